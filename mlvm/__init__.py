@@ -1,0 +1,23 @@
+"""mlvm: an ahead-of-time compiler from ML programs to plain C.
+
+    import mlvm
+    m = mlvm.compile("model.mlir", params="w.npz")  # builds and loads a .so (cached)
+    y = m.main(x)
+"""
+
+from mlvm.api import compile, load
+from mlvm.diagnostics import MlvmError
+from mlvm.loader import FunctionInfo, MlvmCallError, Module, TensorSpec
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "compile",
+    "load",
+    "MlvmError",
+    "MlvmCallError",
+    "Module",
+    "FunctionInfo",
+    "TensorSpec",
+    "__version__",
+]

@@ -1,0 +1,102 @@
+"""Where each SSA value of a function lives, and for how long.
+
+A value's bytes are one of: a caller-owned input, a caller-owned output, a
+compile-time constant, or a buffer in the arena. Ops whose result is their
+operand seen with another shape (`reshape`) alias the operand's storage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+
+from mlvm.dialect.base import MlvmOp
+
+
+def nbytes(v: SSAValue) -> int:
+    t = v.type
+    assert isinstance(t, TensorType)
+    return 4 * prod(t.get_shape())
+
+
+def root(v: SSAValue) -> SSAValue:
+    """The value that owns the bytes `v` names."""
+    while True:
+        owner = v.owner
+        if isinstance(owner, MlvmOp) and owner.aliases_operand():
+            v = owner.operands[0]
+            continue
+        return v
+
+
+@dataclass(frozen=True)
+class Storage:
+    kind: str  # "input" | "output" | "data" | "arena"
+    index: int = -1  # input/output position
+
+
+@dataclass(eq=False)
+class Interval:
+    value: SSAValue
+    start: int  # index of the defining op
+    end: int  # index of the last op that reads it (or an alias of it)
+    size: int
+
+
+@dataclass
+class FunctionStorage:
+    func: func.FuncOp
+    storage: dict[SSAValue, Storage]
+    intervals: list[Interval]
+
+    def of(self, v: SSAValue) -> Storage:
+        return self.storage[root(v)]
+
+
+def _return_op(f: func.FuncOp) -> func.ReturnOp:
+    last = f.body.block.last_op
+    assert isinstance(last, func.ReturnOp)
+    return last
+
+
+def analyze(f: func.FuncOp) -> FunctionStorage:
+    block = f.body.block
+    ret = _return_op(f)
+    storage: dict[SSAValue, Storage] = {}
+    for i, arg in enumerate(block.args):
+        storage[arg] = Storage("input", i)
+    for j, v in enumerate(ret.operands):
+        if v not in storage and not isinstance(v, BlockArgument) and root(v) is v:
+            owner = v.owner
+            if isinstance(owner, MlvmOp) and not owner.IS_DATA:
+                storage[v] = Storage("output", j)
+
+    index: dict[Operation, int] = {op: i for i, op in enumerate(block.ops)}
+    intervals: dict[SSAValue, Interval] = {}
+    for op in block.ops:
+        if not isinstance(op, MlvmOp):
+            continue
+        for r in op.results:
+            if root(r) is not r or r in storage:
+                continue
+            if op.IS_DATA:
+                storage[r] = Storage("data")
+                continue
+            storage[r] = Storage("arena")
+            intervals[r] = Interval(r, index[op], index[op], nbytes(r))
+    for op in block.ops:
+        for operand in op.operands:
+            iv = intervals.get(root(operand))
+            if iv is not None:
+                iv.end = max(iv.end, index[op])
+    return FunctionStorage(f, storage, list(intervals.values()))
+
+
+def element_attr(v: SSAValue) -> Attribute:
+    t = v.type
+    assert isinstance(t, TensorType)
+    return t.element_type

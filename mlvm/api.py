@@ -1,0 +1,70 @@
+"""The Python entry points: `mlvm.compile` and `mlvm.load`."""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+
+from mlvm.codegen.cc import build_shared, cache_dir, cflags, compiler, fingerprint
+from mlvm.diagnostics import verify_module
+from mlvm.loader import Module
+from mlvm.pipeline import CompileOptions, compile_to_c, load_params, parse_file
+
+_PKG = Path(__file__).resolve().parent
+
+
+@cache
+def _compiler_fingerprint() -> str:
+    files = sorted(p for p in _PKG.rglob("*") if p.suffix in (".py", ".j2", ".c", ".h"))
+    return fingerprint(*(f.read_bytes() for f in files))
+
+
+def _params_digest(params: dict[str, np.ndarray]) -> str:
+    h = hashlib.sha256()
+    for k in sorted(params):
+        a = np.ascontiguousarray(params[k])
+        h.update(k.encode() + b"\0" + str(a.dtype).encode() + str(a.shape).encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def compile(
+    source: str | Path | ModuleOp,
+    params: str | Path | dict[str, np.ndarray] | None = None,
+    *,
+    alignment: int = 64,
+) -> Module:
+    """Compile a model (.mlir path or xDSL ModuleOp) to a cached .so and load it."""
+    if isinstance(source, ModuleOp):
+        module = source.clone()
+        name = "<module>"
+        verify_module(module, name)
+        text = str(module)
+    else:
+        module, name = parse_file(source)
+        text = Path(source).read_text()
+    param_arrays = params if isinstance(params, dict) else load_params(params)
+    key = fingerprint(
+        text, _params_digest(param_arrays), _compiler_fingerprint(), compiler(), *cflags(),
+        str(alignment),
+    )
+    so = cache_dir() / "modules" / key / "model.so"
+    if not so.exists():
+        c_path = so.with_suffix(".c")
+        c_path.parent.mkdir(parents=True, exist_ok=True)
+        c_text, h_text = compile_to_c(
+            module, c_path, param_arrays, name, CompileOptions(alignment=alignment)
+        )
+        c_path.write_text(c_text)
+        c_path.with_suffix(".h").write_text(h_text)
+        build_shared(c_path, so)
+    return Module(so)
+
+
+def load(path: str | Path) -> Module:
+    """Load a .so built by `mlvm-aot build` (or `mlvm.compile`)."""
+    return Module(path)

@@ -1,0 +1,123 @@
+"""Command-line entry points: `mlvm-aot` and `mlvm-opt`.
+
+User mistakes print one line (`file:line:col: error: ...`) and exit 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.target import Target
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from mlvm.diagnostics import LocatingParser, MlvmError, verify_module
+
+
+def _fail(prog: str, err: Exception) -> int:
+    msg = str(err).strip()
+    first, _, rest = msg.partition("\n")
+    print(first if "error" in first else f"{prog}: error: {first}", file=sys.stderr)
+    if rest and "C compiler failed" in first:
+        print(rest, file=sys.stderr)  # the compiler's own diagnostics
+    return 1
+
+
+def aot_main(argv: Sequence[str] | None = None) -> int:
+    from mlvm.codegen.cc import build_shared
+    from mlvm.pipeline import CompileOptions, write_c
+
+    ap = argparse.ArgumentParser(prog="mlvm-aot", description="mlvm ahead-of-time compiler")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    for cmd, what in (("compile", "write OUT.c and OUT.h"), ("build", "build OUT.so")):
+        p = sub.add_parser(cmd, help=what)
+        p.add_argument("input", help="model (.mlir)")
+        p.add_argument("-o", "--output", required=True)
+        p.add_argument("--params", help="parameter archive (.npz) for mlvm.param")
+        p.add_argument("--alignment", type=int, default=64, help="arena buffer alignment")
+    args = ap.parse_args(argv)
+    options = CompileOptions(alignment=args.alignment)
+    try:
+        out = Path(args.output)
+        if args.cmd == "compile":
+            if out.suffix != ".c":
+                raise MlvmError(f"{out}: error: the output of compile must end in .c")
+            write_c(args.input, out, args.params, options)
+        else:
+            if out.suffix != ".so":
+                raise MlvmError(f"{out}: error: the output of build must end in .so")
+            c_path = out.with_suffix(".c")
+            write_c(args.input, c_path, args.params, options)
+            build_shared(c_path, out)
+    except MlvmError as e:
+        return _fail("mlvm-aot", e)
+    return 0
+
+
+@dataclass(frozen=True)
+class CTarget(Target):
+    """`mlvm-opt -t c`: the generated C source (parameters are not bound)."""
+
+    name = "c"
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        from mlvm.codegen.emitter import emit_c
+
+        c_text, _ = emit_c(module, "module", {}, "mlvm-opt")
+        output.write(c_text)
+
+
+class MlvmOptMain(xDSLOptMain):
+    def register_all_dialects(self) -> None:
+        super().register_all_dialects()
+        from mlvm.dialect import Mlvm
+
+        self.ctx.register_dialect("mlvm", lambda: Mlvm)
+
+    def register_all_passes(self) -> None:
+        super().register_all_passes()
+        from mlvm.passes import ALL_PASSES
+
+        for name, factory in ALL_PASSES.items():
+            self.register_pass(name, factory)
+
+    def register_all_targets(self) -> None:
+        super().register_all_targets()
+        self.available_targets["c"] = lambda: CTarget
+
+    def register_all_frontends(self) -> None:
+        super().register_all_frontends()
+
+        def parse_mlir(io: IO[bytes]) -> ModuleOp:
+            return LocatingParser(self.ctx, io.read().decode(), self.get_input_name()).parse_module()
+
+        self.available_frontends["mlir"] = parse_mlir
+
+    def apply_passes(self, prog: ModuleOp) -> None:
+        if not self.args.disable_verify:
+            verify_module(prog, self.get_input_name())
+        super().apply_passes(prog)
+
+
+def opt_main(argv: Sequence[str] | None = None) -> int:
+    try:
+        MlvmOptMain(description="mlvm modular optimizer driver", args=argv).run()
+    except MlvmError as e:
+        return _fail("mlvm-opt", e)
+    except ParseError as e:
+        loc = e.span.get_location()
+        return _fail("mlvm-opt", MlvmError(f"{loc.filename}:{loc.line}:{loc.col}: error: {e.msg}"))
+    except DiagnosticException as e:
+        return _fail("mlvm-opt", e)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(aot_main())

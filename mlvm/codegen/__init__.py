@@ -1,0 +1,1 @@
+"""C emission: lowering of ops to kernel calls, Jinja templates, C compiler driver."""

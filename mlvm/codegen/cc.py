@@ -1,0 +1,116 @@
+"""Driving the C compiler: the runtime as a cached static library, modules as .so."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+from functools import cache
+from pathlib import Path
+
+from mlvm.diagnostics import MlvmError
+
+RUNTIME_DIR = Path(__file__).resolve().parent.parent / "runtime_c"
+INCLUDE_DIR = RUNTIME_DIR / "include"
+
+# -std=c99 also keeps gcc from contracting a*b+c into FMAs, so results
+# match the numpy references operation for operation.
+DEFAULT_CFLAGS = ["-std=c99", "-O3", "-march=native", "-fPIC"]
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("MLVM_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "mlvm"
+    )
+    p = Path(base)
+    p.mkdir(parents=True, exist_ok=True)
+    return p
+
+
+def compiler() -> str:
+    return os.environ.get("CC") or "cc"
+
+
+def cflags() -> list[str]:
+    extra = os.environ.get("MLVM_CFLAGS")
+    return shlex.split(extra) if extra is not None else list(DEFAULT_CFLAGS)
+
+
+def runtime_sources() -> list[Path]:
+    return sorted((RUNTIME_DIR / "src").rglob("*.c"))
+
+
+def _run(cmd: list[str]) -> None:
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise MlvmError(
+            "error: C compiler failed: " + " ".join(cmd) + "\n" + res.stderr.strip()
+        )
+
+
+@cache
+def _cc_version(cc: str) -> str:
+    try:
+        res = subprocess.run([cc, "--version"], capture_output=True, text=True)
+    except FileNotFoundError:
+        raise MlvmError(f"error: C compiler '{cc}' not found (set CC)") from None
+    return res.stdout
+
+
+def fingerprint(*parts: bytes | str) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p if isinstance(p, bytes) else p.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:24]
+
+
+def runtime_fingerprint() -> str:
+    files = sorted(RUNTIME_DIR.rglob("*.[ch]"))
+    return fingerprint(*(f.read_bytes() for f in files), *(str(f.relative_to(RUNTIME_DIR)) for f in files))
+
+
+def runtime_library(cc: str | None = None, flags: list[str] | None = None) -> Path:
+    """The runtime compiled with `flags`, cached by sources, compiler and flags."""
+    cc = cc or compiler()
+    flags = flags if flags is not None else cflags()
+    key = fingerprint(runtime_fingerprint(), cc, _cc_version(cc), *flags)
+    lib = cache_dir() / "runtime" / f"libmlvm_rt-{key}.a"
+    if lib.exists():
+        return lib
+    lib.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=lib.parent) as tmp:
+        objs: list[str] = []
+        for i, src in enumerate(runtime_sources()):
+            obj = os.path.join(tmp, f"{i}_{src.stem}.o")
+            _run([cc, *flags, "-I", str(INCLUDE_DIR), "-c", str(src), "-o", obj])
+            objs.append(obj)
+        tmp_lib = os.path.join(tmp, lib.name)
+        _run([os.environ.get("AR") or "ar", "rcs", tmp_lib, *objs])
+        os.replace(tmp_lib, lib)  # atomic: concurrent builders agree
+    return lib
+
+
+def build_shared(c_path: Path, so_path: Path) -> Path:
+    """Compile a generated module and link it with the runtime into a .so."""
+    cc, flags = compiler(), cflags()
+    lib = runtime_library(cc, flags)
+    so_path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=so_path.parent) as tmp:
+        tmp_so = os.path.join(tmp, so_path.name)
+        _run(
+            [
+                cc, *flags, "-shared", "-DMLVM_SO_ENTRY",
+                "-I", str(INCLUDE_DIR), "-I", str(c_path.parent),
+                str(c_path), str(lib), "-lm", "-o", tmp_so,
+            ]
+        )
+        os.replace(tmp_so, so_path)
+    return so_path
+
+
+def has_compiler(name: str) -> bool:
+    return shutil.which(name) is not None

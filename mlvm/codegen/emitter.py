@@ -1,0 +1,311 @@
+"""Render a planned mlvm module as `<name>.c` + `<name>.h`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from math import prod
+
+import jinja2
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Operation, SSAValue
+
+from mlvm.analysis.storage import FunctionStorage, analyze, nbytes, root
+from mlvm.codegen.lowering import Lowering, StaticTable
+from mlvm.codegen.names import c_ident, c_string, unique
+from mlvm.diagnostics import MlvmError, op_error
+from mlvm.dialect.base import MlvmOp, elem_name, type_str
+from mlvm.dialect.ops import ParamOp
+from mlvm.passes.plan_memory import PlanMemoryPass
+
+C_TYPES = {"f32": "float", "i32": "int32_t"}
+DTYPE_ENUM = {"f32": "MLVM_F32", "i32": "MLVM_I32"}
+NP_DTYPES = {"f32": np.dtype(np.float32), "i32": np.dtype(np.int32)}
+
+
+@cache
+def _env() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("mlvm.codegen", "templates"),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+
+
+def _elem(v: SSAValue) -> str:
+    t = v.type
+    assert isinstance(t, TensorType)
+    e = elem_name(t.element_type)
+    assert e is not None
+    return e
+
+
+def _shape(v: SSAValue) -> tuple[int, ...]:
+    t = v.type
+    assert isinstance(t, TensorType)
+    return tuple(t.get_shape())
+
+
+def _words(arr: np.ndarray) -> str:
+    """32-bit words of `arr` as hex, 8 per line: the exact bits, no rounding."""
+    words = np.ascontiguousarray(arr).reshape(-1).view("<u4").tolist()
+    lines = [
+        "    " + ", ".join(f"0x{w:08x}u" for w in words[i : i + 8])
+        for i in range(0, len(words), 8)
+    ]
+    return ",\n".join(lines)
+
+
+def exported_functions(module: ModuleOp) -> list[func.FuncOp]:
+    return [
+        op
+        for op in module.ops
+        if isinstance(op, func.FuncOp)
+        and (op.sym_visibility is None or op.sym_visibility.data == "public")
+    ]
+
+
+@dataclass
+class _Data:
+    name: str
+    n: int
+    words: str
+
+
+@dataclass
+class _Tensor:
+    literal: str
+    dtype: str
+    rank: int
+    dims: list[int]
+    dims_name: str
+    dims_ref: str
+
+
+@dataclass
+class _Function:
+    name_literal: str
+    cname: str
+    macro: str
+    doc: str
+    arena_bytes: int
+    params: list[str] = field(default_factory=list[str])
+    entry_args: list[str] = field(default_factory=list[str])
+    body: list[str] = field(default_factory=list[str])
+    inputs: list[_Tensor] = field(default_factory=list[_Tensor])
+    outputs: list[_Tensor] = field(default_factory=list[_Tensor])
+
+    @property
+    def tensors(self) -> list[_Tensor]:
+        return self.inputs + self.outputs
+
+
+class ModuleEmitter:
+    def __init__(
+        self,
+        module: ModuleOp,
+        name: str,
+        params: Mapping[str, np.ndarray],
+        source: str,
+        header: str,
+    ) -> None:
+        self.header = header
+        self.module = module
+        self.mod = c_ident(name, "m")
+        self.params = params
+        self.source = source
+        self.statics = StaticTable(f"{self.mod}__s")
+        self.data: list[_Data] = []
+        self._data_by_key: dict[object, str] = {}
+        self._cnames: set[str] = set()
+
+    # -- data ------------------------------------------------------------
+    def _param_array(self, op: ParamOp) -> np.ndarray:
+        pname = op.param_name.data
+        want_shape, elem = _shape(op.result), _elem(op.result)
+        arr = self.params.get(pname)
+        if arr is None:
+            raise op_error(op, f"parameter '{pname}' is not in the parameter archive", self.source)
+        arr = np.asarray(arr)
+        if tuple(arr.shape) != want_shape:
+            raise op_error(
+                op,
+                f"parameter '{pname}' has shape {tuple(arr.shape)} in the archive but "
+                f"the op declares {type_str(op.result.type)}",
+                self.source,
+            )
+        if arr.dtype != NP_DTYPES[elem]:
+            raise op_error(
+                op,
+                f"parameter '{pname}' has dtype {arr.dtype} in the archive but the op "
+                f"declares {elem} ({NP_DTYPES[elem]})",
+                self.source,
+            )
+        return arr
+
+    def _data_name(self, op: MlvmOp) -> str:
+        if isinstance(op, ParamOp):
+            key: object = ("param", op.param_name.data)
+            get = lambda: self._param_array(op)  # noqa: E731
+        else:
+            key = op
+            get = lambda: op.reference([], self.params)[0]  # noqa: E731
+        name = self._data_by_key.get(key)
+        if name is None:
+            arr = get()
+            name = f"{self.mod}__d{len(self.data)}"
+            self.data.append(_Data(name, max(1, arr.size), _words(arr.astype(arr.dtype.newbyteorder("<")))))
+            self._data_by_key[key] = name
+        return name
+
+    # -- functions ---------------------------------------------------------
+    def _tensor(self, literal: str, v_type: object, dims_name: str) -> _Tensor:
+        assert isinstance(v_type, TensorType)
+        e = elem_name(v_type.element_type)
+        assert e is not None
+        dims = list(v_type.get_shape())
+        return _Tensor(
+            literal, DTYPE_ENUM[e], len(dims), dims, dims_name, dims_name if dims else "NULL"
+        )
+
+    def _check_body(self, f: func.FuncOp) -> None:
+        if len(f.body.blocks) != 1:
+            raise op_error(f, "functions must have exactly one block", self.source)
+        for op in f.body.block.ops:
+            if not isinstance(op, MlvmOp | func.ReturnOp):
+                raise op_error(op, "this op cannot be compiled to C (only mlvm ops and func.return)", self.source)
+        for t in [*f.function_type.inputs.data, *f.function_type.outputs.data]:
+            if not isinstance(t, TensorType) or elem_name(t.element_type) is None:
+                raise op_error(
+                    f, f"function @{f.sym_name.data} has a {t} argument or result; "
+                    "only f32 / i32 tensors are supported", self.source
+                )
+
+    def _function(self, f: func.FuncOp) -> _Function:
+        self._check_body(f)
+        if "mlvm.arena_bytes" not in f.attributes:
+            PlanMemoryPass().apply(Context(), self.module)
+        fname = f.sym_name.data
+        cname = unique(f"{self.mod}_{c_ident(fname, 'f')}", self._cnames)
+        arena_attr = f.attributes["mlvm.arena_bytes"]
+        assert isinstance(arena_attr, IntegerAttr)
+        out = _Function(
+            c_string(fname),
+            cname,
+            cname.upper(),
+            f"@{fname}: " + ", ".join(type_str(t) for t in f.function_type.inputs.data)
+            + " -> " + ", ".join(type_str(t) for t in f.function_type.outputs.data),
+            int(arena_attr.value.data),
+        )
+        block = f.body.block
+        fs = analyze(f)
+        taken = {"arena_", "arena", "inputs", "outputs"}
+        in_names: list[str] = []
+        for i, arg in enumerate(block.args):
+            hint = arg.name_hint or f"{i}"
+            pname = unique(f"in_{c_ident(hint, 'v')}", taken)
+            in_names.append(pname)
+            e = _elem(arg)
+            out.params.append(f"const {C_TYPES[e]} *{pname}")
+            out.entry_args.append(f"(const {C_TYPES[e]} *)inputs[{i}]")
+            out.inputs.append(self._tensor(c_string(hint), arg.type, f"{cname}__in{i}_dims"))
+        out.params.insert(0, "void *arena_")
+        out.entry_args.insert(0, "arena")
+        ret = block.last_op
+        assert isinstance(ret, func.ReturnOp)
+        for j, v in enumerate(ret.operands):
+            e = _elem(v)
+            out.params.append(f"{C_TYPES[e]} *out{j}")
+            out.entry_args.append(f"({C_TYPES[e]} *)outputs[{j}]")
+            out.outputs.append(self._tensor(c_string(f"out{j}"), v.type, f"{cname}__out{j}_dims"))
+
+        cg = Lowering(self.statics, lambda v: self._ptr(fs, v, in_names))
+        for op in block.ops:
+            if isinstance(op, MlvmOp) and not op.IS_DATA:
+                op.lower(cg)
+        for j, v in enumerate(ret.operands):
+            st = fs.of(v)
+            if st.kind == "output" and st.index == j and root(v) is v:
+                continue
+            cg.stmt(f"mlvm_copy({nbytes(v)}, {self._ptr(fs, v, in_names)}, out{j});")
+        out.body = cg.lines
+        return out
+
+    def _ptr(self, fs: FunctionStorage, v: SSAValue, in_names: list[str]) -> str:
+        st = fs.of(v)
+        r = root(v)
+        ctype = C_TYPES[_elem(v)]
+        if st.kind == "input":
+            return in_names[st.index]
+        if st.kind == "output":
+            return f"out{st.index}"
+        owner = r.owner
+        assert isinstance(owner, MlvmOp)
+        if st.kind == "data":
+            member = "f" if _elem(r) == "f32" else "i"
+            return f"{self._data_name(owner)}.{member}"
+        offsets = owner.attributes.get("mlvm.offsets")
+        assert isinstance(offsets, DenseArrayBase)
+        assert isinstance(r, type(owner.results[0]))
+        off = offsets.get_values()[owner.results.index(r)]
+        return f"(({ctype} *)(arena + {off}))"
+
+    def render(self) -> tuple[str, str]:
+        funcs = exported_functions(self.module)
+        for op in self.module.ops:
+            if not isinstance(op, func.FuncOp):
+                raise op_error(op, "only func.func is allowed at module level", self.source)
+        functions = [self._function(f) for f in funcs]
+        header = self.header
+        ctx = dict(
+            source=c_comment(self.source),
+            mod=self.mod,
+            MOD=self.mod.upper(),
+            mod_literal=c_string(self.mod),
+            guard=f"MLVM_GEN_{self.mod.upper()}_H_",
+            arena_bytes=max((f.arena_bytes for f in functions), default=0),
+            functions=functions,
+            data=self.data,
+            statics=self.statics.defs,
+            header=header,
+        )
+        c_text = _env().get_template("module.c.j2").render(**ctx)
+        h_text = _env().get_template("module.h.j2").render(**ctx)
+        return c_text, h_text
+
+
+def c_comment(text: str) -> str:
+    """`text` made safe inside a /* */ comment (no terminator, printable ASCII)."""
+    safe = "".join(ch if 0x20 <= ord(ch) < 0x7F else "?" for ch in text)
+    return safe.replace("*/", "*?/")
+
+
+def emit_c(
+    module: ModuleOp,
+    name: str,
+    params: Mapping[str, np.ndarray],
+    source: str,
+    header: str | None = None,
+) -> tuple[str, str]:
+    """C source and header of a verified module; `name` becomes the C prefix."""
+    mod = c_ident(name, "m")
+    return ModuleEmitter(module, name, params, source, header or f"{mod}.h").render()
+
+
+def op_count(module: ModuleOp) -> int:
+    return sum(1 for op in module.walk() if isinstance(op, Operation))
+
+
+__all__ = ["emit_c", "exported_functions", "MlvmError", "StringAttr", "prod"]

@@ -1,0 +1,71 @@
+"""The interface ops lower through: C expressions for values, static tables."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+from xdsl.ir import SSAValue
+
+from mlvm.dialect.shapes import MAX_RANK, collapse
+
+
+def c_float(x: float) -> str:
+    """An exact C literal for an f32 value (hex float; macros for inf/nan)."""
+    if math.isnan(x):
+        return "NAN"
+    if math.isinf(x):
+        return "HUGE_VALF" if x > 0 else "(-HUGE_VALF)"
+    return f"{float(x).hex()}f" if x != 0 else ("-0.0f" if math.copysign(1, x) < 0 else "0.0f")
+
+
+class StaticTable:
+    """Static const definitions shared by a translation unit, de-duplicated."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.defs: list[str] = []
+        self._by_text: dict[tuple[str, str], str] = {}
+
+    def add(self, ctype: str, init: str) -> str:
+        key = (ctype, init)
+        name = self._by_text.get(key)
+        if name is None:
+            name = f"{self.prefix}{len(self.defs)}"
+            self.defs.append(f"static const {ctype} {name} = {{{init}}};")
+            self._by_text[key] = name
+        return name
+
+
+class Lowering:
+    """What an op's `lower` sees: pointers for its values, a place for statements."""
+
+    def __init__(self, statics: StaticTable, ptr: Callable[[SSAValue], str]) -> None:
+        self.statics = statics
+        self._ptr = ptr
+        self.lines: list[str] = []
+
+    def ptr(self, v: SSAValue) -> str:
+        return self._ptr(v)
+
+    def stmt(self, text: str) -> None:
+        self.lines.append(text)
+
+    def flt(self, x: float) -> str:
+        return c_float(x)
+
+    def const_struct(self, ctype: str, init: str) -> str:
+        return "&" + self.statics.add(ctype, init)
+
+    def iter(self, shape: Sequence[int], strides: Sequence[Sequence[int]]) -> str:
+        """A static mlvm_iter_t over `shape` for up to two operands."""
+        assert 1 <= len(strides) <= 2
+        cshape, cstrides = collapse(shape, strides)
+        assert len(cshape) <= MAX_RANK
+        rows = [list(s) for s in cstrides] + [[0] * len(cshape)] * (2 - len(cstrides))
+
+        def arr(vals: Sequence[int]) -> str:
+            return "{" + ", ".join(str(v) for v in vals) + "}"
+
+        init = f"{len(cshape)}, {arr(cshape)}, {{{arr(rows[0])}, {arr(rows[1])}}}"
+        return self.const_struct("mlvm_iter_t", init)

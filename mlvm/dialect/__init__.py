@@ -1,0 +1,10 @@
+"""The `mlvm` dialect: one Dialect object, `Mlvm`."""
+
+from xdsl.ir import Dialect
+
+from mlvm.dialect.base import MlvmOp
+from mlvm.dialect.ops import MLVM_OPS
+
+Mlvm = Dialect("mlvm", list(MLVM_OPS), [])
+
+__all__ = ["Mlvm", "MlvmOp", "MLVM_OPS"]

@@ -1,0 +1,129 @@
+"""What every mlvm op offers beyond its IRDL definition.
+
+An op class is the one place that holds the op's definition (IRDL fields),
+its shape rule (`verify_`), its numpy reference (`reference`) and its C
+lowering (`lower`). Nothing else in the compiler switches on op names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+from xdsl.dialects.builtin import Float32Type, IntegerType, TensorType
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import IRDLOperation
+from xdsl.utils.exceptions import VerifyException
+
+from mlvm.dialect.shapes import MAX_RANK, Shape
+
+if TYPE_CHECKING:
+    from mlvm.codegen.lowering import Lowering
+
+DTYPES: dict[str, np.dtype[np.generic]] = {
+    "f32": np.dtype(np.float32),
+    "i32": np.dtype(np.int32),
+}
+
+
+def elem_name(t: Attribute) -> str | None:
+    """'f32' / 'i32' for the element types mlvm computes with, else None."""
+    if isinstance(t, Float32Type):
+        return "f32"
+    if isinstance(t, IntegerType) and t.width.data == 32:
+        return "i32"
+    return None
+
+
+def type_str(t: Attribute) -> str:
+    if isinstance(t, TensorType):
+        dims = "x".join(str(d) for d in t.get_shape())
+        return f"tensor<{dims}{'x' if dims else ''}{t.element_type}>"
+    return str(t)
+
+
+class MlvmOp(IRDLOperation):
+    """Base of every mlvm op: typed access to operands and results."""
+
+    # Names given to operands in diagnostics, in order.
+    OPERAND_NAMES: ClassVar[tuple[str, ...]] = ()
+    # Ops whose result is data known at compile time (emitted as C constants).
+    IS_DATA: ClassVar[bool] = False
+
+    # -- typing helpers ----------------------------------------------------
+    def tensor(self, v: SSAValue, what: str) -> TensorType[Attribute]:
+        t = v.type
+        if not isinstance(t, TensorType):
+            raise VerifyException(f"{self.name}: {what} must be a ranked tensor, got {t}")
+        shape = t.get_shape()
+        if any(d < 0 for d in shape):
+            raise VerifyException(
+                f"{self.name}: {what} {type_str(t)} must have a static shape"
+            )
+        if len(shape) > MAX_RANK:
+            raise VerifyException(
+                f"{self.name}: {what} {type_str(t)} has rank {len(shape)} > {MAX_RANK}"
+            )
+        if elem_name(t.element_type) is None:
+            raise VerifyException(
+                f"{self.name}: {what} {type_str(t)} must have element type f32 or i32"
+            )
+        return t
+
+    def shape_of(self, v: SSAValue, what: str) -> Shape:
+        return tuple(self.tensor(v, what).get_shape())
+
+    def elem_of(self, v: SSAValue, what: str) -> str:
+        name = elem_name(self.tensor(v, what).element_type)
+        assert name is not None
+        return name
+
+    def expect_elem(self, v: SSAValue, what: str, allowed: Sequence[str]) -> str:
+        e = self.elem_of(v, what)
+        if e not in allowed:
+            raise VerifyException(
+                f"{self.name}: {what} {type_str(v.type)} must have element type "
+                + " or ".join(allowed)
+            )
+        return e
+
+    def expect_result(self, idx: int, shape: Shape, elem: str, what: str = "result") -> None:
+        got = self.shape_of(self.results[idx], what)
+        got_elem = self.elem_of(self.results[idx], what)
+        if got != tuple(shape) or got_elem != elem:
+            want = "x".join(str(d) for d in shape)
+            want = f"tensor<{want}{'x' if want else ''}{elem}>"
+            raise VerifyException(
+                f"{self.name}: {what} type {type_str(self.results[idx].type)} "
+                f"does not match the expected {want}"
+            )
+
+    # -- the op's semantics ------------------------------------------------
+    def reference(
+        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        """numpy reference: the op's results for the given operand arrays."""
+        raise NotImplementedError(self.name)
+
+    def lower(self, cg: Lowering) -> None:
+        """Emit the C statements that compute the op's results."""
+        raise NotImplementedError(self.name)
+
+    def aliases_operand(self) -> bool:
+        """Whether the result is the operand's bytes seen with another type."""
+        return False
+
+
+def result_dtype(op: MlvmOp, idx: int = 0) -> np.dtype[np.generic]:
+    t = op.results[idx].type
+    assert isinstance(t, TensorType)
+    name = elem_name(t.element_type)
+    assert name is not None
+    return DTYPES[name]
+
+
+def result_shape(op: MlvmOp, idx: int = 0) -> Shape:
+    t = op.results[idx].type
+    assert isinstance(t, TensorType)
+    return tuple(t.get_shape())

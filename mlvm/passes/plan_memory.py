@@ -1,0 +1,95 @@
+"""Give every arena-resident value of each function an offset in one arena.
+
+Liveness is taken over the whole function (a value lives from its defining
+op to its last reader, aliases included). Buffers are placed largest first
+at the lowest offset that no simultaneously live buffer occupies. The plan
+is checked by `validate` before it is written into the IR:
+
+  * each mlvm op gets `mlvm.offsets = array<i64: ...>`, one per result
+    (-1 where the result is not in the arena);
+  * each function gets `mlvm.arena_bytes = N : i64`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, i64
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import PassFailedException
+
+from mlvm.analysis.storage import Interval, analyze
+from mlvm.dialect.base import MlvmOp
+
+
+def _align(n: int, a: int) -> int:
+    return (n + a - 1) // a * a
+
+
+def _overlap_in_time(a: Interval, b: Interval) -> bool:
+    return a.start <= b.end and b.start <= a.end
+
+
+def place(intervals: list[Interval], alignment: int) -> dict[Interval, int]:
+    """Greedy by size: each buffer at the lowest gap free for its lifetime."""
+    offsets: dict[Interval, int] = {}
+    order = sorted(intervals, key=lambda iv: (-iv.size, iv.start))
+    for iv in order:
+        size = _align(iv.size, alignment)
+        busy = sorted(
+            (offsets[o], offsets[o] + _align(o.size, alignment))
+            for o in offsets
+            if _overlap_in_time(iv, o)
+        )
+        off = 0
+        for lo, hi in busy:
+            if off + size <= lo:
+                break
+            off = max(off, hi)
+        offsets[iv] = off
+    return offsets
+
+
+def validate(offsets: dict[Interval, int]) -> None:
+    """Reject any plan in which two simultaneously live buffers share bytes."""
+    items = sorted(offsets.items(), key=lambda kv: kv[1])
+    for i, (a, oa) in enumerate(items):
+        for b, ob in items[i + 1 :]:
+            if ob >= oa + a.size:
+                break
+            if _overlap_in_time(a, b):
+                raise PassFailedException(
+                    f"memory plan overlaps: buffers at [{oa}, {oa + a.size}) and "
+                    f"[{ob}, {ob + b.size}) are live together"
+                )
+
+
+@dataclass(frozen=True)
+class PlanMemoryPass(ModulePass):
+    name = "mlvm-plan-memory"
+
+    alignment: int = 64
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.alignment <= 0 or self.alignment & (self.alignment - 1):
+            raise PassFailedException(
+                f"mlvm-plan-memory: alignment {self.alignment} is not a power of two"
+            )
+        for f in op.walk():
+            if isinstance(f, func.FuncOp) and not f.is_declaration:
+                self._plan(f)
+
+    def _plan(self, f: func.FuncOp) -> None:
+        fs = analyze(f)
+        offsets = place(fs.intervals, self.alignment)
+        validate(offsets)
+        by_value = {iv.value: off for iv, off in offsets.items()}
+        for o in f.body.block.ops:
+            if isinstance(o, MlvmOp) and o.results:
+                o.attributes["mlvm.offsets"] = DenseArrayBase.from_list(
+                    i64, [by_value.get(r, -1) for r in o.results]
+                )
+        total = max((off + iv.size for iv, off in offsets.items()), default=0)
+        f.attributes["mlvm.arena_bytes"] = IntegerAttr(_align(total, self.alignment), i64)

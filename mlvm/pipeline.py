@@ -1,0 +1,107 @@
+"""From MLIR text (or a ModuleOp) to C: parse, verify, plan, emit."""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import Builtin, ModuleOp
+from xdsl.dialects.func import Func
+from xdsl.utils.exceptions import DiagnosticException
+
+from mlvm.codegen.emitter import emit_c
+from mlvm.diagnostics import MlvmError, parse_module, read_source, verify_module
+from mlvm.dialect import Mlvm
+from mlvm.passes.plan_memory import PlanMemoryPass
+
+
+def make_context() -> Context:
+    ctx = Context()
+    ctx.load_dialect(Builtin)
+    ctx.load_dialect(Func)
+    ctx.load_dialect(Mlvm)
+    return ctx
+
+
+@dataclass
+class CompileOptions:
+    alignment: int = 64
+
+
+def load_params(path: str | Path | None) -> dict[str, np.ndarray]:
+    """Arrays of a parameter archive (.npz); errors name the file."""
+    if path is None:
+        return {}
+    p = Path(path)
+    if not p.is_file():
+        raise MlvmError(f"{p}: error: parameter archive not found")
+    try:
+        with np.load(p, allow_pickle=False) as npz:
+            return {k: npz[k] for k in npz.files}
+    except (ValueError, OSError, zipfile.BadZipFile) as e:
+        raise MlvmError(f"{p}: error: not a readable .npz archive ({e})") from None
+
+
+def parse_file(path: str | Path) -> tuple[ModuleOp, str]:
+    text = read_source(path)
+    name = str(path)
+    module = parse_module(make_context(), text, name)
+    verify_module(module, name)
+    return module, name
+
+
+def lower(module: ModuleOp, options: CompileOptions, source: str) -> None:
+    """The pass pipeline between the verified dialect and C emission."""
+    try:
+        PlanMemoryPass(alignment=options.alignment).apply(make_context(), module)
+    except DiagnosticException as e:
+        raise MlvmError(f"{source}: error: {e}") from None
+
+
+_SAFE_FILE = re.compile(r"^[A-Za-z0-9_.+-]+$")
+
+
+def header_name(c_path: Path) -> str:
+    h = c_path.with_suffix(".h").name
+    if not _SAFE_FILE.match(h):
+        raise MlvmError(
+            f"{c_path}: error: output file name must use only letters, digits and "
+            "'_.+-' (it is #included by the generated C)"
+        )
+    return h
+
+
+def compile_to_c(
+    module: ModuleOp,
+    c_path: Path,
+    params: Mapping[str, np.ndarray],
+    source: str,
+    options: CompileOptions | None = None,
+) -> tuple[str, str]:
+    """Lower a verified module and return (C source, header) for `c_path`."""
+    lower(module, options or CompileOptions(), source)
+    c_text, h_text = emit_c(module, c_path.stem, params, source, header_name(c_path))
+    return c_text, h_text
+
+
+def write_c(
+    src: str | Path,
+    c_path: str | Path,
+    params_path: str | Path | None = None,
+    options: CompileOptions | None = None,
+) -> tuple[Path, Path]:
+    """`mlvm-aot compile`: write OUT.c and OUT.h."""
+    module, name = parse_file(src)
+    params = load_params(params_path)
+    c_path = Path(c_path)
+    c_text, h_text = compile_to_c(module, c_path, params, name, options)
+    h_path = c_path.with_suffix(".h")
+    c_path.parent.mkdir(parents=True, exist_ok=True)
+    c_path.write_text(c_text)
+    h_path.write_text(h_text)
+    return c_path, h_path

@@ -1,0 +1,84 @@
+/* Kernels: the compute routines generated code calls. No checks: callers
+ * (the compiler, or a checked eager boundary) guarantee shapes and sizes. */
+#ifndef MLVM_KERNELS_H_
+#define MLVM_KERNELS_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MLVM_MAX_RANK 8
+
+typedef ptrdiff_t mlvm_index_t;
+
+/* An iteration space over `shape` (row-major, innermost last) in which
+ * operand k reads element `sum(idx[d] * stride[k][d])`. Broadcast dims have
+ * stride 0. The compiler collapses dims so rank is small. */
+typedef struct mlvm_iter {
+    int32_t rank;
+    mlvm_index_t shape[MLVM_MAX_RANK];
+    mlvm_index_t stride[2][MLVM_MAX_RANK];
+} mlvm_iter_t;
+
+/* One matrix product out[m][n] = sum_k a(i, k) * b(k, j) with
+ * a(i, k) = a[i * a_rs + k * a_cs] and b(k, j) = b[k * b_rs + j * b_cs]. */
+typedef struct mlvm_matmul {
+    mlvm_index_t m, n, k;
+    mlvm_index_t a_rs, a_cs, b_rs, b_cs;
+} mlvm_matmul_t;
+
+/* Elementwise binary ops; `it` strides address a (0) and b (1); out is
+ * contiguous over it->shape. */
+#define MLVM_BINARY_KERNELS(X) \
+    X(add) X(sub) X(mul) X(div) X(max) X(min)
+#define MLVM_DECLARE_BINARY(name)                                              \
+    void mlvm_##name##_f32(const mlvm_iter_t *it, const float *a,              \
+                           const float *b, float *out);                        \
+    void mlvm_##name##_i32(const mlvm_iter_t *it, const int32_t *a,            \
+                           const int32_t *b, int32_t *out);
+MLVM_BINARY_KERNELS(MLVM_DECLARE_BINARY)
+
+/* Comparisons: f32 1.0 where true, 0.0 where false. */
+void mlvm_eq_f32(const mlvm_iter_t *it, const float *a, const float *b, float *out);
+void mlvm_eq_i32(const mlvm_iter_t *it, const int32_t *a, const int32_t *b, float *out);
+void mlvm_cmpl_f32(const mlvm_iter_t *it, const float *a, const float *b, float *out);
+void mlvm_cmpl_i32(const mlvm_iter_t *it, const int32_t *a, const int32_t *b, float *out);
+
+/* Elementwise unary ops over n contiguous f32 (out may equal a). */
+#define MLVM_UNARY_KERNELS(X) \
+    X(neg) X(exp) X(log) X(sqrt) X(tanh) X(sigmoid) X(relu)
+#define MLVM_DECLARE_UNARY(name) \
+    void mlvm_##name##_f32(size_t n, const float *a, float *out);
+MLVM_UNARY_KERNELS(MLVM_DECLARE_UNARY)
+void mlvm_rsqrt_f32(size_t n, float eps, const float *a, float *out);
+
+/* Batched matmul: `batch` iterates the broadcast batch dims with element
+ * strides into a (0) and b (1); out is contiguous, m * n per batch. */
+void mlvm_matmul_f32(const mlvm_matmul_t *p, const mlvm_iter_t *batch,
+                     const float *a, const float *b, float *out);
+
+/* Reductions: `it` walks the input (stride 0) and the output (stride 1, 0 on
+ * reduced dims). out has out_n elements; count is the reduced size. */
+void mlvm_reduce_sum_f32(const mlvm_iter_t *it, const float *in, float *out,
+                         size_t out_n, size_t count);
+void mlvm_reduce_max_f32(const mlvm_iter_t *it, const float *in, float *out,
+                         size_t out_n, size_t count);
+void mlvm_reduce_mean_f32(const mlvm_iter_t *it, const float *in, float *out,
+                          size_t out_n, size_t count);
+
+/* Index of the first maximum along the middle dim of [outer, n, inner]. */
+void mlvm_argmax_f32(size_t outer, size_t n, size_t inner, const float *in,
+                     int32_t *out);
+
+/* Softmax cross-entropy per row of [rows, cols]. */
+void mlvm_softmax_xent_f32(size_t rows, size_t cols, const float *labels,
+                           const float *logits, float *loss, float *grad);
+
+void mlvm_fill_f32(size_t n, float v, float *out);
+void mlvm_fill_i32(size_t n, int32_t v, int32_t *out);
+void mlvm_cast_f32_i32(size_t n, const float *in, int32_t *out);
+void mlvm_cast_i32_f32(size_t n, const int32_t *in, float *out);
+void mlvm_copy(size_t nbytes, const void *src, void *dst);
+/* Strided gather of 32-bit elements (broadcast_to): `it` stride 0 reads in. */
+void mlvm_broadcast_b32(const mlvm_iter_t *it, const void *in, void *out);
+
+#endif /* MLVM_KERNELS_H_ */

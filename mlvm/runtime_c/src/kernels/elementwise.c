@@ -1,0 +1,148 @@
+/* Elementwise kernels. Binary ops broadcast through an mlvm_iter_t; the
+ * innermost loop is specialised for the contiguous and scalar cases so the
+ * compiler can vectorise it. */
+#include <math.h>
+#include <string.h>
+
+#include "iter.h"
+
+#define MLVM_DEFINE_BINARY(name, sfx, T, OutT, EXPR)                            \
+    void mlvm_##name##_##sfx(const mlvm_iter_t *it, const T *a, const T *b,   \
+                             OutT *out)                                        \
+    {                                                                          \
+        mlvm_index_t idx[MLVM_MAX_RANK] = {0};                                 \
+        mlvm_index_t oa = 0, ob = 0, i;                                        \
+        const int32_t outer = it->rank - 1;                                    \
+        const mlvm_index_t n = it->shape[outer];                               \
+        const mlvm_index_t sa = it->stride[0][outer];                          \
+        const mlvm_index_t sb = it->stride[1][outer];                          \
+        size_t r, rows = mlvm_iter_count(it, outer);                           \
+        for (r = 0; r < rows; ++r, out += n) {                                 \
+            const T *pa = a + oa, *pb = b + ob;                                \
+            if (sa == 1 && sb == 1) {                                          \
+                for (i = 0; i < n; ++i) {                                      \
+                    const T x = pa[i], y = pb[i];                              \
+                    out[i] = (EXPR);                                           \
+                }                                                              \
+            } else if (sa == 0 && sb == 1) {                                   \
+                const T x = pa[0];                                             \
+                for (i = 0; i < n; ++i) {                                      \
+                    const T y = pb[i];                                         \
+                    out[i] = (EXPR);                                           \
+                }                                                              \
+            } else if (sa == 1 && sb == 0) {                                   \
+                const T y = pb[0];                                             \
+                for (i = 0; i < n; ++i) {                                      \
+                    const T x = pa[i];                                         \
+                    out[i] = (EXPR);                                           \
+                }                                                              \
+            } else {                                                           \
+                for (i = 0; i < n; ++i) {                                      \
+                    const T x = pa[i * sa], y = pb[i * sb];                    \
+                    out[i] = (EXPR);                                           \
+                }                                                              \
+            }                                                                  \
+            mlvm_iter_step(it, outer, idx, &oa, &ob);                          \
+        }                                                                      \
+    }
+
+/* Integer arithmetic wraps (two's complement), as numpy's int32 does. */
+#define WRAP(op) ((int32_t)((uint32_t)x op (uint32_t)y))
+
+MLVM_DEFINE_BINARY(add, f32, float, float, x + y)
+MLVM_DEFINE_BINARY(sub, f32, float, float, x - y)
+MLVM_DEFINE_BINARY(mul, f32, float, float, x * y)
+MLVM_DEFINE_BINARY(div, f32, float, float, x / y)
+/* max / min propagate NaN like numpy.maximum / numpy.minimum. */
+MLVM_DEFINE_BINARY(max, f32, float, float, (x > y || x != x) ? x : y)
+MLVM_DEFINE_BINARY(min, f32, float, float, (x < y || x != x) ? x : y)
+MLVM_DEFINE_BINARY(eq, f32, float, float, x == y ? 1.0f : 0.0f)
+MLVM_DEFINE_BINARY(cmpl, f32, float, float, x > y ? 1.0f : 0.0f)
+
+MLVM_DEFINE_BINARY(add, i32, int32_t, int32_t, WRAP(+))
+MLVM_DEFINE_BINARY(sub, i32, int32_t, int32_t, WRAP(-))
+MLVM_DEFINE_BINARY(mul, i32, int32_t, int32_t, WRAP(*))
+/* Integer division is not an mlvm op (div is f32 only); kept for the table. */
+MLVM_DEFINE_BINARY(div, i32, int32_t, int32_t, y != 0 ? x / y : 0)
+MLVM_DEFINE_BINARY(max, i32, int32_t, int32_t, x > y ? x : y)
+MLVM_DEFINE_BINARY(min, i32, int32_t, int32_t, x < y ? x : y)
+MLVM_DEFINE_BINARY(eq, i32, int32_t, float, x == y ? 1.0f : 0.0f)
+MLVM_DEFINE_BINARY(cmpl, i32, int32_t, float, x > y ? 1.0f : 0.0f)
+
+#define MLVM_DEFINE_UNARY(name, EXPR)                                          \
+    void mlvm_##name##_f32(size_t n, const float *a, float *out)               \
+    {                                                                          \
+        size_t i;                                                              \
+        for (i = 0; i < n; ++i) {                                              \
+            const float x = a[i];                                              \
+            out[i] = (EXPR);                                                   \
+        }                                                                      \
+    }
+
+MLVM_DEFINE_UNARY(neg, -x)
+MLVM_DEFINE_UNARY(exp, expf(x))
+MLVM_DEFINE_UNARY(log, logf(x))
+MLVM_DEFINE_UNARY(sqrt, sqrtf(x))
+MLVM_DEFINE_UNARY(tanh, tanhf(x))
+MLVM_DEFINE_UNARY(sigmoid, 1.0f / (1.0f + expf(-x)))
+/* NaN passes through, like numpy.maximum(x, 0). */
+MLVM_DEFINE_UNARY(relu, x < 0.0f ? 0.0f : x)
+
+void mlvm_rsqrt_f32(size_t n, float eps, const float *a, float *out)
+{
+    size_t i;
+    for (i = 0; i < n; ++i)
+        out[i] = 1.0f / sqrtf(a[i] + eps);
+}
+
+void mlvm_fill_f32(size_t n, float v, float *out)
+{
+    size_t i;
+    for (i = 0; i < n; ++i)
+        out[i] = v;
+}
+
+void mlvm_fill_i32(size_t n, int32_t v, int32_t *out)
+{
+    size_t i;
+    for (i = 0; i < n; ++i)
+        out[i] = v;
+}
+
+/* Truncates toward zero; out-of-range values are the C conversion's. */
+void mlvm_cast_f32_i32(size_t n, const float *in, int32_t *out)
+{
+    size_t i;
+    for (i = 0; i < n; ++i)
+        out[i] = (int32_t)in[i];
+}
+
+void mlvm_cast_i32_f32(size_t n, const int32_t *in, float *out)
+{
+    size_t i;
+    for (i = 0; i < n; ++i)
+        out[i] = (float)in[i];
+}
+
+void mlvm_copy(size_t nbytes, const void *src, void *dst)
+{
+    if (src != dst)
+        memmove(dst, src, nbytes);
+}
+
+void mlvm_broadcast_b32(const mlvm_iter_t *it, const void *in, void *out)
+{
+    const uint32_t *src = (const uint32_t *)in;
+    uint32_t *dst = (uint32_t *)out;
+    mlvm_index_t idx[MLVM_MAX_RANK] = {0};
+    mlvm_index_t oi = 0, unused = 0, i;
+    const int32_t outer = it->rank - 1;
+    const mlvm_index_t n = it->shape[outer];
+    const mlvm_index_t s = it->stride[0][outer];
+    size_t r, rows = mlvm_iter_count(it, outer);
+    for (r = 0; r < rows; ++r, dst += n) {
+        for (i = 0; i < n; ++i)
+            dst[i] = src[oi + i * s];
+        mlvm_iter_step(it, outer, idx, &oi, &unused);
+    }
+}

@@ -1,0 +1,138 @@
+/* Reductions, argmax and the softmax cross-entropy loss. */
+#include <math.h>
+
+#include "iter.h"
+
+#define MLVM_SUM_LANES 8
+
+/* Sum of a contiguous row with several partial sums: vectorisable, and the
+ * rounding error grows with n / MLVM_SUM_LANES rather than n. */
+static float row_sum(mlvm_index_t n, const float *x)
+{
+    float acc[MLVM_SUM_LANES] = {0};
+    float s = 0.0f;
+    mlvm_index_t i = 0;
+    int l;
+    for (; i + MLVM_SUM_LANES <= n; i += MLVM_SUM_LANES)
+        for (l = 0; l < MLVM_SUM_LANES; ++l)
+            acc[l] += x[i + l];
+    for (l = 0; l < MLVM_SUM_LANES; ++l)
+        s += acc[l];
+    for (; i < n; ++i)
+        s += x[i];
+    return s;
+}
+
+/* NaN wins, as in numpy.max. */
+static float max2(float acc, float v)
+{
+    return (v > acc || v != v) ? v : acc;
+}
+
+static float row_max(mlvm_index_t n, const float *x, float acc)
+{
+    mlvm_index_t i;
+    for (i = 0; i < n; ++i)
+        acc = max2(acc, x[i]);
+    return acc;
+}
+
+static void reduce_walk(const mlvm_iter_t *it, const float *in, float *out,
+                        int is_max)
+{
+    mlvm_index_t idx[MLVM_MAX_RANK] = {0};
+    mlvm_index_t oi = 0, oo = 0, i;
+    const int32_t outer = it->rank - 1;
+    const mlvm_index_t n = it->shape[outer];
+    const mlvm_index_t si = it->stride[0][outer];
+    const mlvm_index_t so = it->stride[1][outer];
+    size_t r, rows = mlvm_iter_count(it, outer);
+    for (r = 0; r < rows; ++r) {
+        const float *pi = in + oi;
+        float *po = out + oo;
+        if (so == 0 && si == 1) {
+            po[0] = is_max ? row_max(n, pi, po[0]) : po[0] + row_sum(n, pi);
+        } else if (is_max) {
+            for (i = 0; i < n; ++i)
+                po[i * so] = max2(po[i * so], pi[i * si]);
+        } else {
+            for (i = 0; i < n; ++i)
+                po[i * so] += pi[i * si];
+        }
+        mlvm_iter_step(it, outer, idx, &oi, &oo);
+    }
+}
+
+void mlvm_reduce_sum_f32(const mlvm_iter_t *it, const float *in, float *out,
+                         size_t out_n, size_t count)
+{
+    size_t o;
+    (void)count;
+    for (o = 0; o < out_n; ++o)
+        out[o] = 0.0f;
+    reduce_walk(it, in, out, 0);
+}
+
+void mlvm_reduce_max_f32(const mlvm_iter_t *it, const float *in, float *out,
+                         size_t out_n, size_t count)
+{
+    size_t o;
+    (void)count;
+    for (o = 0; o < out_n; ++o)
+        out[o] = -HUGE_VALF;
+    reduce_walk(it, in, out, 1);
+}
+
+void mlvm_reduce_mean_f32(const mlvm_iter_t *it, const float *in, float *out,
+                          size_t out_n, size_t count)
+{
+    size_t o;
+    mlvm_reduce_sum_f32(it, in, out, out_n, count);
+    for (o = 0; o < out_n; ++o)
+        out[o] /= (float)count;
+}
+
+void mlvm_argmax_f32(size_t outer, size_t n, size_t inner, const float *in,
+                     int32_t *out)
+{
+    size_t o, j, i;
+    for (o = 0; o < outer; ++o) {
+        const float *base = in + o * n * inner;
+        for (j = 0; j < inner; ++j) {
+            float best = base[j];
+            int32_t bi = 0;
+            for (i = 1; i < n; ++i) {
+                const float v = base[i * inner + j];
+                /* The first NaN is the maximum, as in numpy.argmax. */
+                if (v > best || (v != v && best == best)) {
+                    best = v;
+                    bi = (int32_t)i;
+                }
+            }
+            out[o * inner + j] = bi;
+        }
+    }
+}
+
+void mlvm_softmax_xent_f32(size_t rows, size_t cols, const float *labels,
+                           const float *logits, float *loss, float *grad)
+{
+    size_t r, c;
+    for (r = 0; r < rows; ++r) {
+        const float *x = logits + r * cols;
+        const float *y = labels + r * cols;
+        float *g = grad + r * cols;
+        float mx = row_max((mlvm_index_t)cols, x, -HUGE_VALF);
+        float s = 0.0f, l = 0.0f, lse;
+        for (c = 0; c < cols; ++c) {
+            g[c] = expf(x[c] - mx);
+            s += g[c];
+        }
+        lse = logf(s);
+        for (c = 0; c < cols; ++c) {
+            l -= y[c] * (x[c] - mx - lse);
+            g[c] = g[c] / s - y[c];
+        }
+        loss[r] = l;
+    }
+}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import tempfile
 from functools import cache
 from pathlib import Path
 
@@ -52,16 +53,18 @@ def compile(
         text, _params_digest(param_arrays), _compiler_fingerprint(), compiler(), *cflags(),
         str(alignment),
     )
-    so = cache_dir() / "modules" / key / "model.so"
+    so = cache_dir() / "modules" / f"{key}.so"
     if not so.exists():
-        c_path = so.with_suffix(".c")
-        c_path.parent.mkdir(parents=True, exist_ok=True)
-        c_text, h_text = compile_to_c(
-            module, c_path, param_arrays, name, CompileOptions(alignment=alignment)
-        )
-        c_path.write_text(c_text)
-        c_path.with_suffix(".h").write_text(h_text)
-        build_shared(c_path, so)
+        so.parent.mkdir(parents=True, exist_ok=True)
+        # Sources go to a private directory so concurrent builds never share files.
+        with tempfile.TemporaryDirectory(dir=so.parent) as tmp:
+            c_path = Path(tmp) / "model.c"
+            c_text, h_text = compile_to_c(
+                module, c_path, param_arrays, name, CompileOptions(alignment=alignment)
+            )
+            c_path.write_text(c_text)
+            c_path.with_suffix(".h").write_text(h_text)
+            build_shared(c_path, so)
     return Module(so)
 
 

@@ -1,0 +1,45 @@
+# mlvm: `make demo`, `make test`, `make bench`. Each target sets up .venv itself.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+SYSSTAMP := $(VENV)/.sysdeps
+# Debian packages the tests need (a C compiler pair for the -Werror checks).
+APT_PACKAGES := clang
+
+.PHONY: all demo test bench venv sysdeps clean
+
+all: test
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	touch $@
+
+venv: $(STAMP)
+
+# Installs missing Debian packages (as root, or through sudo when available).
+$(SYSSTAMP): | $(STAMP)
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  command -v $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  echo "installing:$$missing"; \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+	touch $@
+
+sysdeps: $(SYSSTAMP)
+
+demo: $(STAMP)
+	$(BIN)/python samples/mlp/demo.py
+
+test: $(STAMP) $(SYSSTAMP)
+	$(BIN)/python -m pytest -q -n 2 tests
+
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) out build

@@ -14,11 +14,11 @@ from typing import IO
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from mlvm.diagnostics import LocatingParser, MlvmError, verify_module
+from mlvm.diagnostics import LocatingParser, MlvmError, parse_error, verify_module
 
 
 def _fail(prog: str, err: Exception) -> int:
@@ -92,17 +92,32 @@ class MlvmOptMain(xDSLOptMain):
         super().register_all_targets()
         self.available_targets["c"] = lambda: CTarget
 
+    _line_offset = 0
+
     def register_all_frontends(self) -> None:
         super().register_all_frontends()
 
         def parse_mlir(io: IO[bytes]) -> ModuleOp:
-            return LocatingParser(self.ctx, io.read().decode(), self.get_input_name()).parse_module()
+            text = io.read().decode()
+            name = self.get_input_name()
+            return LocatingParser(self.ctx, text, name, self._line_offset).parse_module()
 
         self.available_frontends["mlir"] = parse_mlir
 
+    def parse_chunk(
+        self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
+    ) -> ModuleOp | None:
+        # Locations of ops in a split chunk count lines from the file's start.
+        self._line_offset = start_offset
+        return super().parse_chunk(chunk, file_extension, start_offset)
+
     def apply_passes(self, prog: ModuleOp) -> None:
         if not self.args.disable_verify:
-            verify_module(prog, self.get_input_name())
+            try:
+                verify_module(prog, self.get_input_name())
+            except MlvmError as e:
+                # A DiagnosticException, so that --verify-diagnostics prints it.
+                raise VerifyException(str(e)) from None
         super().apply_passes(prog)
 
 
@@ -112,8 +127,7 @@ def opt_main(argv: Sequence[str] | None = None) -> int:
     except MlvmError as e:
         return _fail("mlvm-opt", e)
     except ParseError as e:
-        loc = e.span.get_location()
-        return _fail("mlvm-opt", MlvmError(f"{loc.filename}:{loc.line}:{loc.col}: error: {e.msg}"))
+        return _fail("mlvm-opt", parse_error(e))
     except DiagnosticException as e:
         return _fail("mlvm-opt", e)
     return 0

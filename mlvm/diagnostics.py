@@ -7,6 +7,7 @@ dtypes) surfaces as `MlvmError`; the CLI prints its text and exits 1.
 from __future__ import annotations
 
 import bisect
+import re
 from pathlib import Path
 
 from xdsl.context import Context
@@ -32,15 +33,30 @@ def where(op: Operation, fallback: str = "<input>") -> str:
 
 
 def op_error(op: Operation, msg: str, fallback: str = "<input>") -> MlvmError:
-    return MlvmError(f"{where(op, fallback)}: error: '{op.name}': {msg}")
+    """`file:line:col: error: op.name: msg` (op verifiers already lead with the name)."""
+    if not msg.startswith(f"{op.name}:"):
+        msg = f"{op.name}: {msg}"
+    return MlvmError(f"{where(op, fallback)}: error: {msg}")
+
+
+_UNKNOWN_OP = re.compile(r"^Operation (\S+) is not registered$")
+
+
+def parse_error(e: ParseError) -> MlvmError:
+    loc = e.span.get_location()
+    msg = _first_line(e.msg)
+    if (m := _UNKNOWN_OP.match(msg)) is not None:
+        msg = f"unknown op '{m.group(1)}'"
+    return MlvmError(f"{loc.file}:{loc.line}:{loc.col}: error: {msg}")
 
 
 class LocatingParser(Parser):
     """xDSL's parser, recording each op's source position as its location."""
 
-    def __init__(self, ctx: Context, text: str, name: str) -> None:
+    def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0) -> None:
         super().__init__(ctx, text, name)
         self._file = name
+        self._line_offset = line_offset
         self._line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
 
     def parse_operation(self) -> Operation:
@@ -48,7 +64,9 @@ class LocatingParser(Parser):
         op = super().parse_operation()
         line = bisect.bisect_right(self._line_starts, start)
         col = start - self._line_starts[line - 1] + 1
-        op.location = FileLineColLoc(StringAttr(self._file), IntAttr(line), IntAttr(col))
+        op.location = FileLineColLoc(
+            StringAttr(self._file), IntAttr(line + self._line_offset), IntAttr(col)
+        )
         return op
 
 
@@ -61,8 +79,7 @@ def parse_module(ctx: Context, text: str, filename: str) -> ModuleOp:
     try:
         return LocatingParser(ctx, text, filename).parse_module()
     except ParseError as e:
-        loc = e.span.get_location()
-        raise MlvmError(f"{loc.filename}:{loc.line}:{loc.col}: error: {e.msg}") from None
+        raise parse_error(e) from None
 
 
 def verify_module(module: ModuleOp, filename: str) -> None:

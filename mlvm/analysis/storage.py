@@ -69,11 +69,14 @@ def analyze(f: func.FuncOp) -> FunctionStorage:
     storage: dict[SSAValue, Storage] = {}
     for i, arg in enumerate(block.args):
         storage[arg] = Storage("input", i)
+    # A returned value is computed straight into the caller's output buffer;
+    # through a reshape too, since an alias has the same bytes.
     for j, v in enumerate(ret.operands):
-        if v not in storage and not isinstance(v, BlockArgument) and root(v) is v:
-            owner = v.owner
+        r = root(v)
+        if r not in storage and not isinstance(r, BlockArgument):
+            owner = r.owner
             if isinstance(owner, MlvmOp) and not owner.IS_DATA:
-                storage[v] = Storage("output", j)
+                storage[r] = Storage("output", j)
 
     index: dict[Operation, int] = {op: i for i, op in enumerate(block.ops)}
     intervals: dict[SSAValue, Interval] = {}

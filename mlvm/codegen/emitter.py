@@ -237,7 +237,7 @@ class ModuleEmitter:
                 op.lower(cg)
         for j, v in enumerate(ret.operands):
             st = fs.of(v)
-            if st.kind == "output" and st.index == j and root(v) is v:
+            if st.kind == "output" and st.index == j:
                 continue
             cg.stmt(f"mlvm_copy({nbytes(v)}, {self._ptr(fs, v, in_names)}, out{j});")
         out.body = cg.lines

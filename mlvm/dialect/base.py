@@ -38,7 +38,7 @@ def elem_name(t: Attribute) -> str | None:
 
 def type_str(t: Attribute) -> str:
     if isinstance(t, TensorType):
-        dims = "x".join(str(d) for d in t.get_shape())
+        dims = "x".join(str(d) if d >= 0 else "?" for d in t.get_shape())
         return f"tensor<{dims}{'x' if dims else ''}{t.element_type}>"
     return str(t)
 

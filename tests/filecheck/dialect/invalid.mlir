@@ -1,0 +1,156 @@
+// RUN: mlvm-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+// Verifier messages: one line, with the file, line, op and shapes.
+
+func.func @f(%a: tensor<4x3xf32>, %b: tensor<5xf32>) -> tensor<4x3xf32> {
+  %0 = "mlvm.add"(%a, %b) : (tensor<4x3xf32>, tensor<5xf32>) -> tensor<4x3xf32>
+  func.return %0 : tensor<4x3xf32>
+}
+// CHECK: invalid.mlir:6:3: error: mlvm.add: operands lhs tensor<4x3xf32> and rhs tensor<5xf32> do not broadcast
+
+// -----
+func.func @f(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x4xf32> {
+  %0 = "mlvm.mul"(%a, %b) : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x4xf32>
+  func.return %0 : tensor<4x4xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.mul: result type tensor<4x4xf32> does not match the expected tensor<4x3xf32>
+
+// -----
+func.func @f(%a: tensor<4x3xi32>) -> tensor<4x3xi32> {
+  %0 = "mlvm.div"(%a, %a) : (tensor<4x3xi32>, tensor<4x3xi32>) -> tensor<4x3xi32>
+  func.return %0 : tensor<4x3xi32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.div: lhs tensor<4x3xi32> must have element type f32
+
+// -----
+func.func @f(%a: tensor<4x3xf32>, %b: tensor<4x3xi32>) -> tensor<4x3xf32> {
+  %0 = "mlvm.sub"(%a, %b) : (tensor<4x3xf32>, tensor<4x3xi32>) -> tensor<4x3xf32>
+  func.return %0 : tensor<4x3xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.sub: operand element types differ: lhs tensor<4x3xf32>, rhs tensor<4x3xi32>
+
+// -----
+func.func @f(%a: tensor<4x3xf32>, %b: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %0 = "mlvm.matmul"(%a, %b) : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  func.return %0 : tensor<4x3xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.matmul: contraction dims differ (3 vs 4) for lhs tensor<4x3xf32> and rhs tensor<4x3xf32>
+
+// -----
+func.func @f(%a: tensor<2x4x3xf32>, %b: tensor<3x5xf32>) -> tensor<2x4x5xf32> {
+  %0 = "mlvm.matmul"(%a, %b) : (tensor<2x4x3xf32>, tensor<3x5xf32>) -> tensor<2x4x5xf32>
+  func.return %0 : tensor<2x4x5xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.matmul: lhs tensor<2x4x3xf32> and rhs tensor<3x5xf32> must both be rank 2, or both rank >= 3 with batch dims
+
+// -----
+func.func @f(%a: tensor<2x4x3xf32>, %b: tensor<3x3x5xf32>) -> tensor<2x4x5xf32> {
+  %0 = "mlvm.matmul"(%a, %b) : (tensor<2x4x3xf32>, tensor<3x3x5xf32>) -> tensor<2x4x5xf32>
+  func.return %0 : tensor<2x4x5xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.matmul: batch dims of lhs tensor<2x4x3xf32> and rhs tensor<3x3x5xf32> do not broadcast
+
+// -----
+func.func @f(%a: tensor<4x3xf32>) -> tensor<4xf32> {
+  %0 = "mlvm.reduce"(%a) <{kind = "prod", axes = array<i64: 1>}> : (tensor<4x3xf32>) -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.reduce: kind 'prod' is not one of sum, max, mean
+
+// -----
+func.func @f(%a: tensor<4x3xf32>) -> tensor<4xf32> {
+  %0 = "mlvm.reduce"(%a) <{kind = "sum", axes = array<i64: 2>}> : (tensor<4x3xf32>) -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.reduce: axis 2 is out of range for operand tensor<4x3xf32>
+
+// -----
+func.func @f(%a: tensor<4x3xf32>) -> tensor<4xf32> {
+  %0 = "mlvm.reduce"(%a) <{kind = "sum", axes = array<i64: 1, -1>}> : (tensor<4x3xf32>) -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.reduce: axis -1 is repeated in axes
+
+// -----
+func.func @f(%a: tensor<4x3xf32>) -> tensor<4xf32> {
+  %0 = "mlvm.reduce"(%a) <{kind = "max", axes = array<i64: 1>, keepdims = true}> : (tensor<4x3xf32>) -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.reduce: result type tensor<4xf32> does not match the expected tensor<4x1xf32>
+
+// -----
+func.func @f(%a: tensor<4x3xf32>) -> tensor<4xi32> {
+  %0 = "mlvm.argmax"(%a) <{axis = 3 : i64}> : (tensor<4x3xf32>) -> tensor<4xi32>
+  func.return %0 : tensor<4xi32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.argmax: axis 3 is out of range for operand tensor<4x3xf32>
+
+// -----
+func.func @f(%a: tensor<4x3xf32>) -> tensor<4xf32> {
+  %0 = "mlvm.argmax"(%a) <{axis = 1 : i64}> : (tensor<4x3xf32>) -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.argmax: result type tensor<4xf32> does not match the expected tensor<4xi32>
+
+// -----
+func.func @f(%a: tensor<4x3xf32>) -> tensor<5x2xf32> {
+  %0 = "mlvm.reshape"(%a) : (tensor<4x3xf32>) -> tensor<5x2xf32>
+  func.return %0 : tensor<5x2xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.reshape: cannot reshape operand tensor<4x3xf32> (12 elements) to tensor<5x2xf32> (10 elements)
+
+// -----
+func.func @f(%a: tensor<4x3xf32>) -> tensor<4x6xf32> {
+  %0 = "mlvm.broadcast_to"(%a) : (tensor<4x3xf32>) -> tensor<4x6xf32>
+  func.return %0 : tensor<4x6xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.broadcast_to: operand tensor<4x3xf32> does not broadcast to tensor<4x6xf32>
+
+// -----
+func.func @f(%a: tensor<4x3xf32>, %b: tensor<4x4xf32>) -> tensor<4xf32> {
+  %l, %g = "mlvm.softmax_xent"(%a, %b) : (tensor<4x3xf32>, tensor<4x4xf32>) -> (tensor<4xf32>, tensor<4x4xf32>)
+  func.return %l : tensor<4xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.softmax_xent: labels tensor<4x3xf32> and logits tensor<4x4xf32> must have the same shape, rank >= 1
+
+// -----
+func.func @f(%a: tensor<4x3xi32>) -> tensor<4x3xi32> {
+  %0 = "mlvm.exp"(%a) : (tensor<4x3xi32>) -> tensor<4x3xi32>
+  func.return %0 : tensor<4x3xi32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.exp: operand tensor<4x3xi32> must have element type f32
+
+// -----
+func.func @f(%a: tensor<4x3xf64>) -> tensor<4x3xf64> {
+  %0 = "mlvm.relu"(%a) : (tensor<4x3xf64>) -> tensor<4x3xf64>
+  func.return %0 : tensor<4x3xf64>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.relu: operand tensor<4x3xf64> must have element type f32 or i32
+
+// -----
+func.func @f() -> tensor<4xi32> {
+  %0 = "mlvm.fill"() <{value = 2.5 : f32}> : () -> tensor<4xi32>
+  func.return %0 : tensor<4xi32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.fill: value 2.5 is not an integer but the result is i32
+
+// -----
+func.func @f() -> tensor<3xf32> {
+  %0 = "mlvm.constant"() <{value = dense<1.0> : tensor<4xf32>}> : () -> tensor<3xf32>
+  func.return %0 : tensor<3xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.constant: value type tensor<4xf32> does not match result type tensor<3xf32>
+
+// -----
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "mlvm.rsqrt"(%a) <{eps = 1.0 : f64}> : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.rsqrt: property 'eps' must be an f32 float
+
+// -----
+func.func @f(%a: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %0 = "mlvm.neg"(%a) : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  func.return %0 : tensor<?x4xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.neg: operand tensor<?x4xf32> must have a static shape

@@ -1,0 +1,411 @@
+"""Many small numeric cases, one compiled module.
+
+A `Suite` collects cases. Each case is one `func.func` in generic MLIR form
+(the header names the function `@FUNC`; the suite renames it `@case_N`),
+its numpy inputs, and optionally an independent expectation computed by the
+test itself (usually in float64). All cases of a suite go into one `.mlir`
+file that is parsed once and compiled once with `mlvm.compile` (which caches
+the `.so` by content), so a test module costs one C build, not one per case.
+
+For case N the suite gives:
+
+* `suite.compiled(case)`  - the outputs of the generated C;
+* `suite.reference(case)` - the outputs of `mlvm.reference.run` on the same
+  parsed module, i.e. of each op's own numpy `reference`;
+* `suite.check(case)`     - compares the C with the reference, and both with
+  the test's independent expectation, under the case's tolerance.
+
+Tolerances:
+
+* `EXACT` - same shape, dtype and values (`np.array_equal`, NaN equal NaN):
+  for ops where the C performs the same single IEEE operation as numpy.
+* `BITS`  - the same 32-bit words (signed zeros and NaN payloads included):
+  for data that is only copied (constant, fill).
+* `Rel(r)` - `|got - want| <= r * |want|` (plus the smallest normal f32 to
+  allow flushing to zero), the same non-finite values at the same places:
+  for libm functions.
+* `Bound(value, err)`, returned by an expectation - `|got - value| <= err`
+  element by element. `sum_bound(value, scale)` builds the bound
+  `1e-5 * scale` used for accumulations (sums, means, matmuls, softmax
+  cross-entropy), where `scale` is the float64 sum of the absolute values
+  of the terms accumulated. The C and the op's reference must both lie
+  within the bound of the float64 value, and within twice the bound of
+  each other.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import mlvm
+from mlvm import reference
+from mlvm.pipeline import parse_file
+
+F32 = np.dtype(np.float32)
+I32 = np.dtype(np.int32)
+TINY = float(np.finfo(np.float32).tiny)
+
+# Dimensions every shape generator draws from: unit dims and odd primes.
+DIMS = (1, 1, 2, 3, 5, 7, 13, 31)
+
+# --------------------------------------------------------------------------
+# MLIR text
+# --------------------------------------------------------------------------
+
+_ELEM = {F32: "f32", I32: "i32"}
+
+
+def ttype(shape: Sequence[int], dtype: Any = F32) -> str:
+    """`tensor<3x4xf32>` for a shape and a numpy dtype (or an element name)."""
+    elem = dtype if isinstance(dtype, str) else _ELEM[np.dtype(dtype)]
+    dims = "x".join(str(d) for d in shape)
+    return f"tensor<{dims}{'x' if dims else ''}{elem}>"
+
+
+def type_of(x: np.ndarray | tuple[Sequence[int], Any]) -> str:
+    if isinstance(x, np.ndarray):
+        return ttype(x.shape, x.dtype)
+    shape, dtype = x
+    return ttype(shape, dtype)
+
+
+def f32_attr(v: float) -> str:
+    """An f32 property value, exact (hex bits for non-finite values)."""
+    f = np.float32(v)
+    if not np.isfinite(f) or (f == 0 and np.signbit(f)):
+        return f"0x{int(np.array(f).view(np.uint32)):08X} : f32" if np.isfinite(f) is np.False_ or not np.isfinite(f) else "-0.0 : f32"
+    return f"{float(f)!r} : f32"
+
+
+def i64_attr(v: int) -> str:
+    return f"{int(v)} : i64"
+
+
+def bool_attr(v: bool) -> str:
+    return "true" if v else "false"
+
+
+def array_attr(vals: Sequence[int]) -> str:
+    return "array<i64" + (": " + ", ".join(str(int(v)) for v in vals) if len(vals) else "") + ">"
+
+
+def str_attr(s: str) -> str:
+    return '"' + s + '"'
+
+
+def dense_attr(arr: np.ndarray) -> str:
+    """`dense<"0x...">` holding the exact little-endian bytes of `arr`."""
+    a = np.ascontiguousarray(arr)
+    data = a.astype(a.dtype.newbyteorder("<")).tobytes().hex().upper()
+    return f'dense<"0x{data}"> : {ttype(a.shape, a.dtype)}'
+
+
+def generic_op(
+    op: str,
+    results: str,
+    operands: Sequence[str],
+    operand_types: Sequence[str],
+    result_types: Sequence[str],
+    props: Mapping[str, str] | None = None,
+) -> str:
+    """One op in generic form: `%r = "mlvm.x"(%a) <{...}> : (...) -> ...`."""
+    p = ""
+    if props:
+        p = " <{" + ", ".join(f"{k} = {v}" for k, v in props.items()) + "}>"
+    res = f"({', '.join(result_types)})" if len(result_types) != 1 else result_types[0]
+    lhs = f"{results} = " if result_types else ""
+    return (
+        f'{lhs}"{op}"({", ".join(operands)}){p} : '
+        f"({', '.join(operand_types)}) -> {res}"
+    )
+
+
+def op_func(
+    op: str,
+    inputs: Sequence[np.ndarray | tuple[Sequence[int], Any]],
+    results: Sequence[tuple[Sequence[int], Any]],
+    props: Mapping[str, str] | None = None,
+) -> str:
+    """`func.func @FUNC` that applies one op to its arguments and returns its results."""
+    in_types = [type_of(x) for x in inputs]
+    out_types = [type_of(r) for r in results]
+    args = ", ".join(f"%a{i}: {t}" for i, t in enumerate(in_types))
+    names = [f"%r#{i}" for i in range(len(out_types))] if len(out_types) > 1 else ["%r"]
+    res = f"%r:{len(out_types)}" if len(out_types) > 1 else "%r"
+    body = generic_op(
+        op, res, [f"%a{i}" for i in range(len(in_types))], in_types, out_types, props
+    )
+    ret_types = ", ".join(out_types)
+    return (
+        f"func.func @FUNC({args}) -> ({ret_types}) {{\n"
+        f"  {body}\n"
+        f"  func.return {', '.join(names)} : {ret_types}\n"
+        f"}}"
+    )
+
+
+# --------------------------------------------------------------------------
+# Tolerances
+# --------------------------------------------------------------------------
+
+
+def _same_layout(got: np.ndarray, want: np.ndarray, what: str) -> None:
+    assert isinstance(got, np.ndarray), f"{what}: not an array: {got!r}"
+    assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
+
+
+def _worst(got: np.ndarray, want: np.ndarray, bad: np.ndarray) -> str:
+    idx = tuple(int(i) for i in np.argwhere(bad)[0]) if bad.ndim else ()
+    return (
+        f"{int(bad.sum())} of {bad.size} elements differ; first at {idx}: "
+        f"got {got[idx]!r}, want {want[idx]!r}"
+    )
+
+
+class Tolerance:
+    def check(self, got: np.ndarray, want: np.ndarray, what: str) -> None:
+        raise NotImplementedError
+
+
+class _Exact(Tolerance):
+    def check(self, got: np.ndarray, want: np.ndarray, what: str) -> None:
+        _same_layout(got, want, what)
+        assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
+        if not np.array_equal(got, want, equal_nan=got.dtype.kind == "f"):
+            bad = ~((got == want) | (np.isnan(got) & np.isnan(want)) if got.dtype.kind == "f" else got == want)
+            raise AssertionError(f"{what}: not equal: {_worst(got, want, bad)}")
+
+    def __repr__(self) -> str:
+        return "EXACT"
+
+
+class _Bits(Tolerance):
+    def check(self, got: np.ndarray, want: np.ndarray, what: str) -> None:
+        _same_layout(got, want, what)
+        assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
+        g, w = got.view(np.uint32), want.view(np.uint32)
+        if not np.array_equal(g, w):
+            raise AssertionError(f"{what}: bits differ: {_worst(g, w, g != w)}")
+
+    def __repr__(self) -> str:
+        return "BITS"
+
+
+@dataclass(frozen=True)
+class Rel(Tolerance):
+    rtol: float = 1e-5
+
+    def check(self, got: np.ndarray, want: np.ndarray, what: str) -> None:
+        _same_layout(got, want, what)
+        assert got.dtype == F32, f"{what}: dtype {got.dtype} is not float32"
+        g, w = got.astype(np.float64), np.asarray(want, dtype=np.float64)
+        fin = np.isfinite(w)
+        bad = ~fin & ~((g == w) | (np.isnan(g) & np.isnan(w)))
+        with np.errstate(invalid="ignore"):
+            bad |= fin & ~(np.abs(g - w) <= self.rtol * np.abs(w) + TINY)
+        if bad.any():
+            raise AssertionError(f"{what}: beyond rtol {self.rtol}: {_worst(g, w, bad)}")
+
+
+EXACT = _Exact()
+BITS = _Bits()
+REL = Rel(1e-5)
+
+
+@dataclass
+class Bound:
+    """An expected value with an absolute error bound per element."""
+
+    value: np.ndarray
+    err: np.ndarray
+
+    def check(self, got: np.ndarray, what: str, factor: float = 1.0) -> None:
+        v = np.asarray(self.value, dtype=np.float64)
+        _same_layout(got, v, what)
+        assert got.dtype == F32, f"{what}: dtype {got.dtype} is not float32"
+        g = got.astype(np.float64)
+        e = np.broadcast_to(np.asarray(self.err, dtype=np.float64), v.shape)
+        fin = np.isfinite(v)
+        bad = ~fin & ~((g == v) | (np.isnan(g) & np.isnan(v)))
+        with np.errstate(invalid="ignore"):
+            bad |= fin & ~(np.abs(g - v) <= factor * e)
+        if bad.any():
+            idx = tuple(int(i) for i in np.argwhere(bad)[0]) if bad.ndim else ()
+            raise AssertionError(
+                f"{what}: {int(bad.sum())} of {bad.size} elements outside the bound; "
+                f"first at {idx}: got {g[idx]!r}, want {v[idx]!r} +- {factor * e[idx]!r} "
+                f"(error {abs(g[idx] - v[idx])!r})"
+            )
+
+
+def sum_bound(value: np.ndarray, scale: np.ndarray, k: float = 1e-5) -> Bound:
+    """|got - value| <= k * scale (+ the smallest normal f32, for underflow)."""
+    return Bound(np.asarray(value, np.float64), k * np.asarray(scale, np.float64) + TINY)
+
+
+# --------------------------------------------------------------------------
+# Suites
+# --------------------------------------------------------------------------
+
+Expectation = Callable[..., Sequence[Any]]
+
+
+@dataclass
+class Case:
+    id: str
+    body: str
+    inputs: list[np.ndarray]
+    expect: Expectation | None = None
+    tol: Tolerance = EXACT
+    group: str = "main"
+    name: str = ""
+
+    def __repr__(self) -> str:
+        return f"<case {self.name} {self.id}>"
+
+
+@dataclass
+class _Built:
+    path: Path
+    module: Any  # mlvm.Module
+    parsed: Any  # xDSL ModuleOp
+
+
+@dataclass
+class Suite:
+    """Cases compiled together. Cases in another `group` go to another module."""
+
+    name: str
+    params: dict[str, np.ndarray] = field(default_factory=dict)
+    cases: list[Case] = field(default_factory=list)
+    _built: dict[str, _Built] = field(default_factory=dict)
+
+    def add(
+        self,
+        id: str,
+        body: str,
+        inputs: Sequence[np.ndarray] = (),
+        expect: Expectation | None = None,
+        tol: Tolerance = EXACT,
+        group: str = "main",
+    ) -> Case:
+        assert "@FUNC(" in body, "the case's function must be named @FUNC"
+        assert not self._built, "cases must be added before the suite is built"
+        case = Case(id, body, [np.ascontiguousarray(x) for x in inputs], expect, tol, group)
+        case.name = f"case_{len(self.cases)}"
+        self.cases.append(case)
+        return case
+
+    @property
+    def ids(self) -> list[str]:
+        seen: dict[str, int] = {}
+        out = []
+        for c in self.cases:
+            n = seen.get(c.id, 0)
+            seen[c.id] = n + 1
+            out.append(c.id if n == 0 else f"{c.id}~{n}")
+        return out
+
+    def text(self, group: str = "main") -> str:
+        funcs = [
+            c.body.replace("@FUNC(", f"@{c.name}(") for c in self.cases if c.group == group
+        ]
+        inner = "\n".join("  " + line for f in funcs for line in f.splitlines())
+        return "builtin.module {\n" + inner + "\n}\n"
+
+    def build(self, group: str = "main") -> _Built:
+        """Write, parse and compile one group's module (once per process)."""
+        built = self._built.get(group)
+        if built is None:
+            text = self.text(group)
+            digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+            d = Path(tempfile.gettempdir()) / "mlvm-op-tests"
+            d.mkdir(parents=True, exist_ok=True)
+            path = d / f"{self.name}-{group}-{digest}.mlir"
+            if not path.exists() or path.read_text() != text:
+                tmp = path.with_suffix(f".{id(self)}.tmp")
+                tmp.write_text(text)
+                tmp.replace(path)
+            parsed, _ = parse_file(path)
+            module = mlvm.compile(path, params=self.params or None)
+            built = self._built[group] = _Built(path, module, parsed)
+        return built
+
+    def compiled(self, case: Case) -> list[np.ndarray]:
+        out = self.build(case.group).module[case.name](*case.inputs)
+        return list(out) if isinstance(out, tuple) else [out]
+
+    def reference(self, case: Case) -> list[np.ndarray]:
+        parsed = self.build(case.group).parsed
+        return [np.asarray(x) for x in reference.run(parsed, case.name, case.inputs, self.params)]
+
+    def expected(self, case: Case) -> list[Any] | None:
+        if case.expect is None:
+            return None
+        out = case.expect(*[x.copy() for x in case.inputs])
+        return list(out) if isinstance(out, list | tuple) else [out]
+
+    def check(self, case: Case) -> list[np.ndarray]:
+        """Compare C, op reference and independent expectation; return the C outputs."""
+        got = self.compiled(case)
+        ref = self.reference(case)
+        exp = self.expected(case)
+        assert len(got) == len(ref), f"{len(got)} outputs, reference has {len(ref)}"
+        if exp is not None:
+            assert len(exp) == len(got), f"{len(got)} outputs, expectation has {len(exp)}"
+        for i, (g, r) in enumerate(zip(got, ref)):
+            e = exp[i] if exp is not None else None
+            if isinstance(e, Bound):
+                e.check(g, f"output {i}: C vs float64")
+                e.check(r, f"output {i}: op reference vs float64")
+                Bound(r.astype(np.float64), e.err).check(g, f"output {i}: C vs op reference", 2.0)
+                continue
+            case.tol.check(g, r, f"output {i}: C vs op reference")
+            if e is not None:
+                e = np.asarray(e)
+                if case.tol is not EXACT and case.tol is not BITS:
+                    case.tol.check(g, e, f"output {i}: C vs independent")
+                    case.tol.check(r, e, f"output {i}: op reference vs independent")
+                else:
+                    e = e.astype(g.dtype) if e.dtype != g.dtype and e.dtype.kind == g.dtype.kind == "f" else e
+                    case.tol.check(g, e, f"output {i}: C vs independent")
+        return got
+
+
+# --------------------------------------------------------------------------
+# Random data
+# --------------------------------------------------------------------------
+
+
+def rng(seed: int) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+def random_shape(g: np.random.Generator, rank: int, dims: Sequence[int] = DIMS) -> tuple[int, ...]:
+    return tuple(int(g.choice(dims)) for _ in range(rank))
+
+
+def f32_data(g: np.random.Generator, shape: Sequence[int], lo: float = -4.0, hi: float = 4.0) -> np.ndarray:
+    return g.uniform(lo, hi, size=tuple(shape)).astype(np.float32)
+
+
+def i32_data(g: np.random.Generator, shape: Sequence[int], lo: int = -(2**31), hi: int = 2**31 - 1) -> np.ndarray:
+    return g.integers(lo, hi, size=tuple(shape), endpoint=True, dtype=np.int64).astype(np.int32)
+
+
+def round_f32(x: np.ndarray) -> np.ndarray:
+    """A float64 result rounded once to float32."""
+    return np.asarray(x, dtype=np.float64).astype(np.float32)
+
+
+def wrap_i32(x: np.ndarray) -> np.ndarray:
+    """Two's-complement wrap of exact integers (int64 or Python ints) to int32."""
+    x = np.asarray(x, dtype=object) if np.asarray(x).dtype == object else np.asarray(x, dtype=np.int64)
+    return ((x + 2**31) % 2**32 - 2**31).astype(np.int32)

@@ -7,9 +7,9 @@ the dialect contract: integers are i64, floats f32, flags bool, lists
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from math import prod
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -227,15 +227,14 @@ class BinaryOp(MlvmOp):
             )
         self.expect_result(0, out, "f32" if self.COMPARE else ea)
 
-    @staticmethod
-    def compute(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        raise NotImplementedError
+    # The numpy function the C kernel mirrors, operation for operation.
+    NP_FN: ClassVar[Callable[..., Any]]
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
     ) -> list[np.ndarray]:
         with np.errstate(all="ignore"):
-            out = self.compute(inputs[0], inputs[1])
+            out = self.NP_FN(inputs[0], inputs[1])
         return [np.asarray(out).astype(result_dtype(self))]
 
     def lower(self, cg: Lowering) -> None:
@@ -258,45 +257,45 @@ class BinaryOp(MlvmOp):
 @irdl_op_definition
 class AddOp(BinaryOp):
     name = "mlvm.add"
-    compute = staticmethod(np.add)
+    NP_FN = staticmethod(np.add)
 
 
 @irdl_op_definition
 class SubOp(BinaryOp):
     name = "mlvm.sub"
-    compute = staticmethod(np.subtract)
+    NP_FN = staticmethod(np.subtract)
 
 
 @irdl_op_definition
 class MulOp(BinaryOp):
     name = "mlvm.mul"
-    compute = staticmethod(np.multiply)
+    NP_FN = staticmethod(np.multiply)
 
 
 @irdl_op_definition
 class DivOp(BinaryOp):
     name = "mlvm.div"
     ELEMS: ClassVar[tuple[str, ...]] = ("f32",)
-    compute = staticmethod(np.divide)
+    NP_FN = staticmethod(np.divide)
 
 
 @irdl_op_definition
 class MaxOp(BinaryOp):
     name = "mlvm.max"
-    compute = staticmethod(np.maximum)
+    NP_FN = staticmethod(np.maximum)
 
 
 @irdl_op_definition
 class MinOp(BinaryOp):
     name = "mlvm.min"
-    compute = staticmethod(np.minimum)
+    NP_FN = staticmethod(np.minimum)
 
 
 @irdl_op_definition
 class EqOp(BinaryOp):
     name = "mlvm.eq"
     COMPARE: ClassVar[bool] = True
-    compute = staticmethod(np.equal)
+    NP_FN = staticmethod(np.equal)
 
 
 @irdl_op_definition
@@ -305,7 +304,7 @@ class CmplOp(BinaryOp):
 
     name = "mlvm.cmpl"
     COMPARE: ClassVar[bool] = True
-    compute = staticmethod(np.greater)
+    NP_FN = staticmethod(np.greater)
 
 
 # --------------------------------------------------------------------------
@@ -323,15 +322,13 @@ class UnaryOp(MlvmOp):
         self.expect_elem(self.operand, "operand", ("f32",))
         self.expect_result(0, self.shape_of(self.operand, "operand"), "f32")
 
-    @staticmethod
-    def compute(a: np.ndarray) -> np.ndarray:
-        raise NotImplementedError
+    NP_FN: ClassVar[Callable[..., Any]]
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
     ) -> list[np.ndarray]:
         with np.errstate(all="ignore"):
-            return [np.asarray(self.compute(inputs[0])).astype(np.float32)]
+            return [np.asarray(self.NP_FN(inputs[0])).astype(np.float32)]
 
     def lower(self, cg: Lowering) -> None:
         kernel = self.name.split(".")[1]
@@ -342,31 +339,31 @@ class UnaryOp(MlvmOp):
 @irdl_op_definition
 class NegOp(UnaryOp):
     name = "mlvm.neg"
-    compute = staticmethod(np.negative)
+    NP_FN = staticmethod(np.negative)
 
 
 @irdl_op_definition
 class ExpOp(UnaryOp):
     name = "mlvm.exp"
-    compute = staticmethod(np.exp)
+    NP_FN = staticmethod(np.exp)
 
 
 @irdl_op_definition
 class LogOp(UnaryOp):
     name = "mlvm.log"
-    compute = staticmethod(np.log)
+    NP_FN = staticmethod(np.log)
 
 
 @irdl_op_definition
 class SqrtOp(UnaryOp):
     name = "mlvm.sqrt"
-    compute = staticmethod(np.sqrt)
+    NP_FN = staticmethod(np.sqrt)
 
 
 @irdl_op_definition
 class TanhOp(UnaryOp):
     name = "mlvm.tanh"
-    compute = staticmethod(np.tanh)
+    NP_FN = staticmethod(np.tanh)
 
 
 def _sigmoid(a: np.ndarray) -> np.ndarray:
@@ -377,7 +374,7 @@ def _sigmoid(a: np.ndarray) -> np.ndarray:
 @irdl_op_definition
 class SigmoidOp(UnaryOp):
     name = "mlvm.sigmoid"
-    compute = staticmethod(_sigmoid)
+    NP_FN = staticmethod(_sigmoid)
 
 
 def _relu(a: np.ndarray) -> np.ndarray:
@@ -388,7 +385,7 @@ def _relu(a: np.ndarray) -> np.ndarray:
 @irdl_op_definition
 class ReluOp(UnaryOp):
     name = "mlvm.relu"
-    compute = staticmethod(_relu)
+    NP_FN = staticmethod(_relu)
 
 
 @irdl_op_definition
@@ -501,6 +498,7 @@ class MatmulOp(MlvmOp):
 # --------------------------------------------------------------------------
 
 REDUCE_KINDS = ("sum", "max", "mean")
+REDUCE_NP_FNS: dict[str, Callable[..., Any]] = {"sum": np.sum, "max": np.max, "mean": np.mean}
 
 
 @irdl_op_definition
@@ -553,8 +551,7 @@ class ReduceOp(MlvmOp):
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
     ) -> list[np.ndarray]:
-        fn = {"sum": np.sum, "max": np.max, "mean": np.mean}[self.kind.data]
-        out = fn(inputs[0], axis=self.norm_axes(), keepdims=True)
+        out = REDUCE_NP_FNS[self.kind.data](inputs[0], axis=self.norm_axes(), keepdims=True)
         return [np.asarray(out, dtype=np.float32).reshape(result_shape(self))]
 
     def lower(self, cg: Lowering) -> None:

@@ -99,7 +99,7 @@ def demo(out_dir: Path = OUT_DIR) -> bool:
         f"{h_path.name} ({time.perf_counter() - t0:.1f} s)"
     )
 
-    cc = [
+    cc: list[str | Path] = [
         "cc", *C99_FLAGS, "-c", "-I", INCLUDE_DIR, c_path, "-o", c_path.with_suffix(".o")
     ]
     run(cc)

@@ -45,7 +45,8 @@ def write_params(out_dir: str | Path, seed: int = DEFAULT_SEED) -> Path:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "mlp.npz"
-    np.savez(path, **make_params(seed))
+    # numpy's stubs match **kwargs against savez's `allow_pickle: bool`.
+    np.savez(path, **make_params(seed))  # type: ignore[arg-type]
     return path
 
 

@@ -273,7 +273,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             window.clear()
 
     t0 = time.perf_counter()
-    losses, accuracy = train(args.steps, seed=args.seed, module=module, log=log)
+    _, accuracy = train(args.steps, seed=args.seed, module=module, log=log)
     seconds = time.perf_counter() - t0
     print(
         f"trained {args.steps} steps of batch {BATCH} in {seconds:.2f} s; "

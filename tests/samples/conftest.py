@@ -21,9 +21,6 @@ SAMPLES_DIR = REPO_ROOT / "samples"
 #: What the project promises of its generated C.
 STRICT_C99 = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic")
 
-#: Compilers the generated C is checked with; only clang may be absent.
-C_COMPILERS = ("gcc", "clang")
-
 
 def load_sample(relpath: str) -> ModuleType:
     """Import a sample script (`samples/<relpath>`) as a module, without running it."""
@@ -42,7 +39,7 @@ def sample() -> Callable[[str], ModuleType]:
     return load_sample
 
 
-def aot_build(mlir: Path, out_dir: Path, params: Path | None = None) -> Path:
+def _aot_build(mlir: Path, out_dir: Path, params: Path | None = None) -> Path:
     """`mlvm-aot build MLIR -o OUT_DIR/<stem>.so`: the .so, with the generated
     .c and .h beside it."""
     so = out_dir / f"{mlir.stem}.so"
@@ -54,7 +51,7 @@ def aot_build(mlir: Path, out_dir: Path, params: Path | None = None) -> Path:
     return so
 
 
-def check_strict_c99(compiler: str, c_path: Path) -> None:
+def _check_strict_c99(compiler: str, c_path: Path) -> None:
     """Compile a generated module with STRICT_C99: the .c both as plain C (as
     firmware builds it) and with MLVM_SO_ENTRY (as shared objects are built),
     and its header alone, to show it is self-contained. Any diagnostic fails."""
@@ -79,3 +76,15 @@ def check_strict_c99(compiler: str, c_path: Path) -> None:
         assert res.returncode == 0, f"{' '.join(cmd)}\n{res.stderr}"
         assert res.stderr.strip() == "", f"{' '.join(cmd)} printed diagnostics:\n{res.stderr}"
         assert obj.is_file() and obj.stat().st_size > 0, f"{obj} was not written"
+
+
+@pytest.fixture(scope="session")
+def aot_build() -> Callable[[Path, Path, Path | None], Path]:
+    """`aot_build(mlir, out_dir, params)` runs `mlvm-aot build` and returns the .so."""
+    return _aot_build
+
+
+@pytest.fixture(scope="session")
+def strict_c99() -> Callable[[str, Path], None]:
+    """`strict_c99(compiler, c_path)` asserts the generated C compiles cleanly."""
+    return _check_strict_c99

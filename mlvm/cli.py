@@ -42,19 +42,31 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
         p.add_argument("-o", "--output", required=True)
         p.add_argument("--params", help="parameter archive (.npz) for mlvm.param")
         p.add_argument("--alignment", type=int, default=64, help="arena buffer alignment")
+        p.add_argument("--no-inplace", action="store_true", help="never reuse an operand's buffer")
+        p.add_argument(
+            "--arena", choices=("caller", "static"), default="caller",
+            help="who provides the arena: the caller (default) or a static buffer",
+        )
+        p.add_argument("--memory-report", metavar="R.json", help="write the memory plan as JSON")
+        p.add_argument("--memory-plot", metavar="R.svg", help="draw the memory plan as SVG")
     args = ap.parse_args(argv)
-    options = CompileOptions(alignment=args.alignment)
+    options = CompileOptions(
+        alignment=args.alignment,
+        inplace=not args.no_inplace,
+        static_arena=args.arena == "static",
+    )
+    reports = dict(memory_report=args.memory_report, memory_plot=args.memory_plot)
     try:
         out = Path(args.output)
         if args.cmd == "compile":
             if out.suffix != ".c":
                 raise MlvmError(f"{out}: error: the output of compile must end in .c")
-            write_c(args.input, out, args.params, options)
+            write_c(args.input, out, args.params, options, **reports)
         else:
             if out.suffix != ".so":
                 raise MlvmError(f"{out}: error: the output of build must end in .so")
             c_path = out.with_suffix(".c")
-            write_c(args.input, c_path, args.params, options)
+            write_c(args.input, c_path, args.params, options, **reports)
             build_shared(c_path, out)
     except MlvmError as e:
         return _fail("mlvm-aot", e)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import zipfile
 from collections.abc import Mapping
@@ -12,11 +13,14 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.dialects.func import Func
+from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
+from mlvm.analysis.memory_report import module_report, to_svg
 from mlvm.codegen.emitter import emit_c
 from mlvm.diagnostics import MlvmError, parse_module, read_source, verify_module
 from mlvm.dialect import Mlvm
+from mlvm.passes.inplace import InplacePass
 from mlvm.passes.plan_memory import PlanMemoryPass
 
 
@@ -30,7 +34,18 @@ def make_context() -> Context:
 
 @dataclass
 class CompileOptions:
+    """Knobs of the pass pipeline; every pass can be turned off for comparison."""
+
     alignment: int = 64
+    inplace: bool = True
+    static_arena: bool = False  # emit the arena as a static buffer
+
+    def passes(self) -> list[ModulePass]:
+        out: list[ModulePass] = []
+        if self.inplace:
+            out.append(InplacePass())
+        out.append(PlanMemoryPass(alignment=self.alignment))
+        return out
 
 
 def load_params(path: str | Path | None) -> dict[str, np.ndarray]:
@@ -57,8 +72,10 @@ def parse_file(path: str | Path) -> tuple[ModuleOp, str]:
 
 def lower(module: ModuleOp, options: CompileOptions, source: str) -> None:
     """The pass pipeline between the verified dialect and C emission."""
+    ctx = make_context()
     try:
-        PlanMemoryPass(alignment=options.alignment).apply(make_context(), module)
+        for p in options.passes():
+            p.apply(ctx, module)
     except DiagnosticException as e:
         raise MlvmError(f"{source}: error: {e}") from None
 
@@ -84,9 +101,12 @@ def compile_to_c(
     options: CompileOptions | None = None,
 ) -> tuple[str, str]:
     """Lower a verified module and return (C source, header) for `c_path`."""
-    lower(module, options or CompileOptions(), source)
-    c_text, h_text = emit_c(module, c_path.stem, params, source, header_name(c_path))
-    return c_text, h_text
+    options = options or CompileOptions()
+    lower(module, options, source)
+    return emit_c(
+        module, c_path.stem, params, source, header_name(c_path),
+        static_arena=options.static_arena,
+    )
 
 
 def write_c(
@@ -94,8 +114,10 @@ def write_c(
     c_path: str | Path,
     params_path: str | Path | None = None,
     options: CompileOptions | None = None,
+    memory_report: str | Path | None = None,
+    memory_plot: str | Path | None = None,
 ) -> tuple[Path, Path]:
-    """`mlvm-aot compile`: write OUT.c and OUT.h."""
+    """`mlvm-aot compile`: write OUT.c and OUT.h (and the memory report/plot)."""
     module, name = parse_file(src)
     params = load_params(params_path)
     c_path = Path(c_path)
@@ -104,4 +126,10 @@ def write_c(
     c_path.parent.mkdir(parents=True, exist_ok=True)
     c_path.write_text(c_text)
     h_path.write_text(h_text)
+    if memory_report is not None or memory_plot is not None:
+        report = module_report(module)
+        if memory_report is not None:
+            Path(memory_report).write_text(json.dumps(report, indent=2) + "\n")
+        if memory_plot is not None:
+            Path(memory_plot).write_text(to_svg(report))
     return c_path, h_path

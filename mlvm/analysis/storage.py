@@ -1,8 +1,8 @@
 """Where each SSA value of a function lives, and for how long.
 
 A value's bytes are one of: a caller-owned input, a caller-owned output, a
-compile-time constant, or a buffer in the arena. Ops whose result is their
-operand seen with another shape (`reshape`) alias the operand's storage.
+compile-time constant, or a buffer in the arena. Views (`reshape`) and ops
+marked in place by `mlvm-inplace` alias an operand's storage.
 """
 
 from __future__ import annotations
@@ -24,12 +24,14 @@ def nbytes(v: SSAValue) -> int:
 
 
 def root(v: SSAValue) -> SSAValue:
-    """The value that owns the bytes `v` names."""
+    """The value that owns the bytes `v` names (through views and in-place ops)."""
     while True:
         owner = v.owner
-        if isinstance(owner, MlvmOp) and owner.aliases_operand():
-            v = owner.operands[0]
-            continue
+        if isinstance(owner, MlvmOp) and v is owner.results[0]:
+            k = owner.alias_operand()
+            if k is not None:
+                v = owner.operands[k]
+                continue
         return v
 
 

@@ -120,8 +120,10 @@ class ModuleEmitter:
         params: Mapping[str, np.ndarray],
         source: str,
         header: str,
+        static_arena: bool = False,
     ) -> None:
         self.header = header
+        self.static_arena = static_arena
         self.module = module
         self.mod = c_ident(name, "m")
         self.params = params
@@ -280,6 +282,7 @@ class ModuleEmitter:
             data=self.data,
             statics=self.statics.defs,
             header=header,
+            static_arena=self.static_arena,
         )
         c_text = _env().get_template("module.c.j2").render(**ctx)
         h_text = _env().get_template("module.h.j2").render(**ctx)
@@ -298,10 +301,14 @@ def emit_c(
     params: Mapping[str, np.ndarray],
     source: str,
     header: str | None = None,
+    *,
+    static_arena: bool = False,
 ) -> tuple[str, str]:
     """C source and header of a verified module; `name` becomes the C prefix."""
     mod = c_ident(name, "m")
-    return ModuleEmitter(module, name, params, source, header or f"{mod}.h").render()
+    return ModuleEmitter(
+        module, name, params, source, header or f"{mod}.h", static_arena
+    ).render()
 
 
 def op_count(module: ModuleOp) -> int:

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import Float32Type, IntegerType, TensorType
+from xdsl.dialects.builtin import Float32Type, IntegerAttr, IntegerType, TensorType
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.utils.exceptions import VerifyException
@@ -110,9 +110,28 @@ class MlvmOp(IRDLOperation):
         """Emit the C statements that compute the op's results."""
         raise NotImplementedError(self.name)
 
-    def aliases_operand(self) -> bool:
-        """Whether the result is the operand's bytes seen with another type."""
-        return False
+    # Operands whose buffer result 0 may take over when the operand dies at
+    # this op (the kernel reads each element before writing the same one).
+    INPLACE_OPERANDS: ClassVar[tuple[int, ...]] = ()
+
+    def alias_operand(self) -> int | None:
+        """Index of the operand whose bytes result 0 reuses, if any.
+
+        Views (`reshape`) always alias; other ops do when the in-place pass
+        marked them with `mlvm.inplace`.
+        """
+        attr = self.attributes.get("mlvm.inplace")
+        if isinstance(attr, IntegerAttr):
+            return int(attr.value.data)
+        return None
+
+    def can_run_inplace(self, k: int) -> bool:
+        """Whether result 0 may be computed into operand k's buffer."""
+        return (
+            k in self.INPLACE_OPERANDS
+            and len(self.results) == 1
+            and self.operands[k].type == self.results[0].type
+        )
 
 
 def result_dtype(op: MlvmOp, idx: int = 0) -> np.dtype[np.generic]:

@@ -209,6 +209,7 @@ class BinaryOp(MlvmOp):
 
     ELEMS: ClassVar[tuple[str, ...]] = ("f32", "i32")
     COMPARE: ClassVar[bool] = False  # result is f32 1.0/0.0
+    INPLACE_OPERANDS: ClassVar[tuple[int, ...]] = (0, 1)
 
     def verify_(self) -> None:
         ea = self.expect_elem(self.lhs, "lhs", self.ELEMS)
@@ -317,6 +318,7 @@ class UnaryOp(MlvmOp):
     result = result_def(TensorType)
     traits = traits_def(Pure())
     OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("operand",)
+    INPLACE_OPERANDS: ClassVar[tuple[int, ...]] = (0,)
 
     def verify_(self) -> None:
         self.expect_elem(self.operand, "operand", ("f32",))
@@ -732,8 +734,8 @@ class ReshapeOp(MlvmOp):
                 f"({n_in} elements) to {type_str(self.result.type)} ({n_out} elements)"
             )
 
-    def aliases_operand(self) -> bool:
-        return True
+    def alias_operand(self) -> int | None:
+        return 0
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]

@@ -11,6 +11,13 @@ def _plan_memory() -> type[ModulePass]:
     return PlanMemoryPass
 
 
+def _inplace() -> type[ModulePass]:
+    from mlvm.passes.inplace import InplacePass
+
+    return InplacePass
+
+
 ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "mlvm-inplace": _inplace,
     "mlvm-plan-memory": _plan_memory,
 }

@@ -1,13 +1,16 @@
 """Give every arena-resident value of each function an offset in one arena.
 
 Liveness is taken over the whole function (a value lives from its defining
-op to its last reader, aliases included). Buffers are placed largest first
-at the lowest offset that no simultaneously live buffer occupies. The plan
-is checked by `validate` before it is written into the IR:
+op to its last reader, aliases included). Buffers are placed greedily, each
+at the lowest offset that no simultaneously live buffer occupies, in a few
+orders (largest first, largest lifetime x size first, program order); the
+smallest arena wins. The plan is checked by `validate` before it is written
+into the IR:
 
   * each mlvm op gets `mlvm.offsets = array<i64: ...>`, one per result
     (-1 where the result is not in the arena);
-  * each function gets `mlvm.arena_bytes = N : i64`.
+  * each function gets `mlvm.arena_bytes = N : i64` and
+    `mlvm.arena_lower_bound = L : i64`, the most bytes live at any one op.
 """
 
 from __future__ import annotations
@@ -32,10 +35,9 @@ def _overlap_in_time(a: Interval, b: Interval) -> bool:
     return a.start <= b.end and b.start <= a.end
 
 
-def place(intervals: list[Interval], alignment: int) -> dict[Interval, int]:
-    """Greedy by size: each buffer at the lowest gap free for its lifetime."""
+def _place_in_order(order: list[Interval], alignment: int) -> dict[Interval, int]:
+    """Each buffer, in `order`, at the lowest gap free for its whole lifetime."""
     offsets: dict[Interval, int] = {}
-    order = sorted(intervals, key=lambda iv: (-iv.size, iv.start))
     for iv in order:
         size = _align(iv.size, alignment)
         busy = sorted(
@@ -50,6 +52,40 @@ def place(intervals: list[Interval], alignment: int) -> dict[Interval, int]:
             off = max(off, hi)
         offsets[iv] = off
     return offsets
+
+
+def peak(offsets: dict[Interval, int]) -> int:
+    return max((off + iv.size for iv, off in offsets.items()), default=0)
+
+
+# Orders tried; the smallest arena wins (ties: the first).
+_ORDERS = (
+    lambda iv: (-iv.size, iv.start),  # largest first (TFLite's greedy by size)
+    lambda iv: (-(iv.end - iv.start) * iv.size, iv.start),  # largest area first
+    lambda iv: (iv.start, -iv.size),  # program order
+)
+
+
+def place(intervals: list[Interval], alignment: int) -> dict[Interval, int]:
+    """Offsets for every buffer: the best of a few greedy placements."""
+    best: dict[Interval, int] = {}
+    for key in _ORDERS:
+        cand = _place_in_order(sorted(intervals, key=key), alignment)
+        if not best or peak(cand) < peak(best):
+            best = cand
+    return best
+
+
+def lower_bound(intervals: list[Interval], alignment: int) -> int:
+    """Max over program points of the bytes live there: no plan can beat it."""
+    points = sorted({iv.start for iv in intervals})
+    return max(
+        (
+            sum(_align(iv.size, alignment) for iv in intervals if iv.start <= t <= iv.end)
+            for t in points
+        ),
+        default=0,
+    )
 
 
 def validate(offsets: dict[Interval, int]) -> None:
@@ -91,5 +127,8 @@ class PlanMemoryPass(ModulePass):
                 o.attributes["mlvm.offsets"] = DenseArrayBase.from_list(
                     i64, [by_value.get(r, -1) for r in o.results]
                 )
-        total = max((off + iv.size for iv, off in offsets.items()), default=0)
-        f.attributes["mlvm.arena_bytes"] = IntegerAttr(_align(total, self.alignment), i64)
+        total = _align(peak(offsets), self.alignment)
+        f.attributes["mlvm.arena_bytes"] = IntegerAttr(total, i64)
+        f.attributes["mlvm.arena_lower_bound"] = IntegerAttr(
+            lower_bound(fs.intervals, self.alignment), i64
+        )

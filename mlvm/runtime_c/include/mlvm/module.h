@@ -12,6 +12,13 @@
 #define MLVM_ABI_VERSION 1u
 #define MLVM_ARENA_ALIGN 64u          /* arenas must be aligned to this */
 
+/* Alignment of statically allocated arenas. */
+#if defined(__GNUC__) || defined(__clang__)
+#define MLVM_ALIGNED(n) __attribute__((aligned(n)))
+#else
+#define MLVM_ALIGNED(n)
+#endif
+
 typedef enum mlvm_dtype {
     MLVM_F32 = 1,
     MLVM_I32 = 2

@@ -1,0 +1,114 @@
+"""Compile options: memory report and plot, static arena, passes off."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mlvm
+from mlvm.codegen.cc import INCLUDE_DIR, runtime_sources
+
+BIN = Path(sys.executable).parent
+MODEL = """\
+func.func @main(%x: tensor<3x5xf32>) -> tensor<3x5xf32> {
+  %0 = "mlvm.exp"(%x) : (tensor<3x5xf32>) -> tensor<3x5xf32>
+  %1 = "mlvm.neg"(%x) : (tensor<3x5xf32>) -> tensor<3x5xf32>
+  %2 = "mlvm.mul"(%0, %1) : (tensor<3x5xf32>, tensor<3x5xf32>) -> tensor<3x5xf32>
+  %3 = "mlvm.tanh"(%2) : (tensor<3x5xf32>) -> tensor<3x5xf32>
+  %4 = "mlvm.add"(%3, %0) : (tensor<3x5xf32>, tensor<3x5xf32>) -> tensor<3x5xf32>
+  func.return %4 : tensor<3x5xf32>
+}
+"""
+
+HARNESS = r"""
+#include <stdio.h>
+#include "model.h"
+int main(void)
+{
+    float x[15], y[15];
+    int i;
+    for (i = 0; i < 15; ++i)
+        x[i] = (float)i / 7.0f - 1.0f;
+    if (model_main(NULL, x, y) != MLVM_OK)
+        return 1;
+    for (i = 0; i < 15; ++i)
+        printf("%.9g\n", y[i]);
+    return 0;
+}
+"""
+
+
+def reference(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x)
+    return np.tanh(e * -x) + e
+
+
+def aot(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(BIN / "mlvm-aot"), *map(str, args)], capture_output=True, text=True)
+
+
+@pytest.fixture
+def model(tmp_path: Path) -> Path:
+    src = tmp_path / "model.mlir"
+    src.write_text(MODEL)
+    return src
+
+
+def test_memory_report_and_plot(tmp_path: Path, model: Path) -> None:
+    res = aot("compile", model, "-o", tmp_path / "model.c",
+              "--memory-report", tmp_path / "r.json", "--memory-plot", tmp_path / "r.svg")
+    assert res.returncode == 0, res.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    (fr,) = report["functions"]
+    assert fr["function"] == "main"
+    assert fr["lower_bound_bytes"] <= fr["arena_bytes"] <= 1.05 * fr["lower_bound_bytes"]
+    # neg, mul, tanh and add all run in the output buffer; only exp, read
+    # again by the add, needs the arena.
+    assert fr["arena_bytes"] == 64
+    assert fr["intermediate_bytes"] == 4 * 60
+    header = (tmp_path / "model.h").read_text()
+    assert f"#define MODEL_ARENA_BYTES {fr['arena_bytes']}u" in header
+    svg = (tmp_path / "r.svg").read_text()
+    assert svg.count("<rect") == 1 + len(fr["buffers"])
+    assert "lower bound" in svg
+
+
+def test_no_inplace_needs_more_memory(tmp_path: Path, model: Path) -> None:
+    sizes = {}
+    for flag in ([], ["--no-inplace"]):
+        r = tmp_path / f"r{len(flag)}.json"
+        res = aot("compile", model, "-o", tmp_path / "model.c", "--memory-report", r, *flag)
+        assert res.returncode == 0, res.stderr
+        sizes[bool(flag)] = json.loads(r.read_text())["functions"][0]["arena_bytes"]
+    assert sizes[False] < sizes[True]
+
+
+@pytest.mark.parametrize("flags", [[], ["--no-inplace"], ["--alignment", "4"]], ids=str)
+def test_numerics_unchanged_by_options(tmp_path: Path, model: Path, flags: list[str]) -> None:
+    res = aot("build", model, "-o", tmp_path / "model.so", *flags)
+    assert res.returncode == 0, res.stderr
+    x = np.linspace(-2, 2, 15, dtype=np.float32).reshape(3, 5)
+    np.testing.assert_allclose(mlvm.load(tmp_path / "model.so").main(x), reference(x), rtol=1e-6)
+
+
+def test_static_arena_from_c(tmp_path: Path, model: Path) -> None:
+    """The one-shot entry called from plain C, with the static arena (NULL)."""
+    res = aot("compile", model, "-o", tmp_path / "model.c", "--arena", "static")
+    assert res.returncode == 0, res.stderr
+    (tmp_path / "main.c").write_text(HARNESS)
+    exe = tmp_path / "harness"
+    subprocess.run(
+        ["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2",
+         "-I", str(INCLUDE_DIR), "-I", str(tmp_path), str(tmp_path / "main.c"),
+         str(tmp_path / "model.c"), *map(str, runtime_sources()), "-lm", "-o", str(exe)],
+        check=True,
+    )
+    out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
+    got = np.array([float(v) for v in out.split()], dtype=np.float32)
+    x = (np.arange(15, dtype=np.float32) / np.float32(7) - np.float32(1))
+    np.testing.assert_allclose(got, reference(x), rtol=1e-6)

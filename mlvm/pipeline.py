@@ -20,6 +20,7 @@ from mlvm.analysis.memory_report import module_report, to_svg
 from mlvm.codegen.emitter import emit_c
 from mlvm.diagnostics import MlvmError, parse_module, read_source, verify_module
 from mlvm.dialect import Mlvm
+from mlvm.passes.canonicalize import CanonicalizePass
 from mlvm.passes.inplace import InplacePass
 from mlvm.passes.plan_memory import PlanMemoryPass
 
@@ -37,11 +38,14 @@ class CompileOptions:
     """Knobs of the pass pipeline; every pass can be turned off for comparison."""
 
     alignment: int = 64
+    canonicalize: bool = True
     inplace: bool = True
     static_arena: bool = False  # emit the arena as a static buffer
 
     def passes(self) -> list[ModulePass]:
         out: list[ModulePass] = []
+        if self.canonicalize:
+            out.append(CanonicalizePass())
         if self.inplace:
             out.append(InplacePass())
         out.append(PlanMemoryPass(alignment=self.alignment))

@@ -17,7 +17,14 @@ def _inplace() -> type[ModulePass]:
     return InplacePass
 
 
+def _canonicalize() -> type[ModulePass]:
+    from mlvm.passes.canonicalize import CanonicalizePass
+
+    return CanonicalizePass
+
+
 ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "mlvm-canonicalize": _canonicalize,
     "mlvm-inplace": _inplace,
     "mlvm-plan-memory": _plan_memory,
 }

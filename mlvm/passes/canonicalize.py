@@ -1,0 +1,160 @@
+"""Algebraic simplification and constant folding on the mlvm dialect.
+
+Rewrites (each keeps the result type, so users see no change):
+
+  * `x + 0`, `0 + x`, `x - 0`, `x * 1`, `1 * x`, `x / 1` -> `x`, when the
+    constant is all zeros / ones and broadcasting does not grow `x`;
+  * `reshape(reshape(x))` -> `reshape(x)`; a reshape or broadcast_to to
+    the operand's own type -> the operand;
+  * `broadcast_to(constant)` -> a constant of the broadcast shape;
+  * an op whose operands are all constants, with a result of at most
+    `fold_limit` elements -> a constant, computed by the op's reference;
+  * pure ops whose results are unused are erased.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, ModuleOp, TensorType
+from xdsl.ir import Attribute, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from mlvm.dialect.base import DTYPES, MlvmOp, elem_name
+from mlvm.dialect.ops import (
+    AddOp,
+    BroadcastToOp,
+    ConstantOp,
+    DivOp,
+    MulOp,
+    ReshapeOp,
+    SubOp,
+)
+
+
+def constant_of(v: SSAValue) -> np.ndarray | None:
+    owner = v.owner
+    return owner.data() if isinstance(owner, ConstantOp) else None
+
+
+def make_constant(t: Attribute, arr: np.ndarray) -> ConstantOp:
+    assert isinstance(t, TensorType)
+    elem = elem_name(t.element_type)
+    assert elem is not None
+    data = np.ascontiguousarray(arr, dtype=DTYPES[elem].newbyteorder("<"))
+    value = DenseIntOrFPElementsAttr(t, BytesAttr(data.tobytes()))
+    return ConstantOp.create(result_types=[t], properties={"value": value})
+
+
+def _is_splat(v: SSAValue, x: float) -> bool:
+    arr = constant_of(v)
+    return arr is not None and bool(np.all(arr == x))
+
+
+class IdentityOperand(RewritePattern):
+    """x + 0, x - 0, x * 1, x / 1 (and the commuted forms) -> x."""
+
+    # op class -> (neutral value, operand positions the neutral may take)
+    RULES: dict[type[MlvmOp], tuple[float, tuple[int, ...]]] = {
+        AddOp: (0.0, (0, 1)),
+        SubOp: (0.0, (1,)),
+        MulOp: (1.0, (0, 1)),
+        DivOp: (1.0, (1,)),
+    }
+
+    def match_and_rewrite(self, op: object, rewriter: PatternRewriter) -> None:
+        rule = self.RULES.get(type(op))
+        if rule is None:
+            return
+        assert isinstance(op, MlvmOp)
+        neutral, positions = rule
+        for k in positions:
+            other = op.operands[1 - k]
+            if other.type == op.results[0].type and _is_splat(op.operands[k], neutral):
+                rewriter.replace_op(op, [], [other])
+                return
+
+
+class ReshapeChain(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ReshapeOp, rewriter: PatternRewriter) -> None:
+        src = op.operand
+        if src.type == op.result.type:
+            rewriter.replace_op(op, [], [src])
+            return
+        inner = src.owner
+        if isinstance(inner, ReshapeOp):
+            rewriter.replace_op(
+                op, ReshapeOp.create(operands=[inner.operand], result_types=[op.result.type])
+            )
+
+
+class BroadcastSimplify(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: BroadcastToOp, rewriter: PatternRewriter) -> None:
+        if op.operand.type == op.result.type:
+            rewriter.replace_op(op, [], [op.operand])
+            return
+        arr = constant_of(op.operand)
+        if arr is not None:
+            t = op.result.type
+            assert isinstance(t, TensorType)
+            rewriter.replace_op(op, make_constant(t, np.broadcast_to(arr, t.get_shape())))
+
+
+@dataclass
+class FoldConstants(RewritePattern):
+    limit: int
+
+    def match_and_rewrite(self, op: object, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, MlvmOp) or op.IS_DATA or not op.operands or not op.results:
+            return
+        if isinstance(op, ReshapeOp | BroadcastToOp):
+            return  # handled without materialising the data
+        arrays = [constant_of(v) for v in op.operands]
+        if any(a is None for a in arrays):
+            return
+        sizes = [prod(r.type.get_shape()) for r in op.results if isinstance(r.type, TensorType)]
+        if sum(sizes) > self.limit:
+            return
+        outs = op.reference([a for a in arrays if a is not None], {})
+        rewriter.replace_op(
+            op, [make_constant(r.type, a) for r, a in zip(op.results, outs, strict=True)]
+        )
+
+
+class EraseDead(RewritePattern):
+    def match_and_rewrite(self, op: object, rewriter: PatternRewriter) -> None:
+        if isinstance(op, MlvmOp) and op.results and all(not r.uses for r in op.results):
+            rewriter.erase_op(op)
+
+
+@dataclass(frozen=True)
+class CanonicalizePass(ModulePass):
+    name = "mlvm-canonicalize"
+
+    fold_limit: int = 4096
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier(
+                [
+                    IdentityOperand(),
+                    ReshapeChain(),
+                    BroadcastSimplify(),
+                    FoldConstants(self.fold_limit),
+                    EraseDead(),
+                ]
+            ),
+            walk_reverse=True,
+        ).rewrite_module(op)

@@ -20,7 +20,7 @@ from math import prod
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, ModuleOp, TensorType
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -72,11 +72,9 @@ class IdentityOperand(RewritePattern):
         DivOp: (1.0, (1,)),
     }
 
-    def match_and_rewrite(self, op: object, rewriter: PatternRewriter) -> None:
-        rule = self.RULES.get(type(op))
-        if rule is None:
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, MlvmOp) or (rule := self.RULES.get(type(op))) is None:
             return
-        assert isinstance(op, MlvmOp)
         neutral, positions = rule
         for k in positions:
             other = op.operands[1 - k]
@@ -116,7 +114,7 @@ class BroadcastSimplify(RewritePattern):
 class FoldConstants(RewritePattern):
     limit: int
 
-    def match_and_rewrite(self, op: object, rewriter: PatternRewriter) -> None:
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, MlvmOp) or op.IS_DATA or not op.operands or not op.results:
             return
         if isinstance(op, ReshapeOp | BroadcastToOp):
@@ -134,7 +132,7 @@ class FoldConstants(RewritePattern):
 
 
 class EraseDead(RewritePattern):
-    def match_and_rewrite(self, op: object, rewriter: PatternRewriter) -> None:
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if isinstance(op, MlvmOp) and op.results and all(not r.uses for r in op.results):
             rewriter.erase_op(op)
 

@@ -8,11 +8,13 @@
 from mlvm.api import compile, load
 from mlvm.diagnostics import MlvmError
 from mlvm.loader import FunctionInfo, MlvmCallError, Module, TensorSpec
+from mlvm.pipeline import CompileOptions
 
 __version__ = "0.1.0"
 
 __all__ = [
     "compile",
+    "CompileOptions",
     "load",
     "MlvmError",
     "MlvmCallError",

@@ -37,9 +37,13 @@ def compile(
     source: str | Path | ModuleOp,
     params: str | Path | dict[str, np.ndarray] | None = None,
     *,
-    alignment: int = 64,
+    options: CompileOptions | None = None,
 ) -> Module:
-    """Compile a model (.mlir path or xDSL ModuleOp) to a cached .so and load it."""
+    """Compile a model (.mlir path or xDSL ModuleOp) to a cached .so and load it.
+
+    `options` turns passes on and off (`CompileOptions(fuse=False)`, ...).
+    """
+    options = options or CompileOptions()
     if isinstance(source, ModuleOp):
         module = source.clone()
         name = "<module>"
@@ -51,7 +55,7 @@ def compile(
     param_arrays = params if isinstance(params, dict) else load_params(params)
     key = fingerprint(
         text, _params_digest(param_arrays), _compiler_fingerprint(), compiler(), *cflags(),
-        str(alignment),
+        repr(options),
     )
     so = cache_dir() / "modules" / f"{key}.so"
     if not so.exists():
@@ -59,9 +63,7 @@ def compile(
         # Sources go to a private directory so concurrent builds never share files.
         with tempfile.TemporaryDirectory(dir=so.parent) as tmp:
             c_path = Path(tmp) / "model.c"
-            c_text, h_text = compile_to_c(
-                module, c_path, param_arrays, name, CompileOptions(alignment=alignment)
-            )
+            c_text, h_text = compile_to_c(module, c_path, param_arrays, name, options)
             c_path.write_text(c_text)
             c_path.with_suffix(".h").write_text(h_text)
             build_shared(c_path, so)

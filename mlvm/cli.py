@@ -43,6 +43,7 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
         p.add_argument("--params", help="parameter archive (.npz) for mlvm.param")
         p.add_argument("--alignment", type=int, default=64, help="arena buffer alignment")
         p.add_argument("--no-canonicalize", action="store_true", help="no folding or simplification")
+        p.add_argument("--no-fuse", action="store_true", help="one kernel call per elementwise op")
         p.add_argument("--no-inplace", action="store_true", help="never reuse an operand's buffer")
         p.add_argument(
             "--arena", choices=("caller", "static"), default="caller",
@@ -54,6 +55,7 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
     options = CompileOptions(
         alignment=args.alignment,
         canonicalize=not args.no_canonicalize,
+        fuse=not args.no_fuse,
         inplace=not args.no_inplace,
         static_arena=args.arena == "static",
     )

@@ -21,6 +21,7 @@ from mlvm.codegen.emitter import emit_c
 from mlvm.diagnostics import MlvmError, parse_module, read_source, verify_module
 from mlvm.dialect import Mlvm
 from mlvm.passes.canonicalize import CanonicalizePass
+from mlvm.passes.fuse import FusePass
 from mlvm.passes.inplace import InplacePass
 from mlvm.passes.plan_memory import PlanMemoryPass
 
@@ -39,6 +40,7 @@ class CompileOptions:
 
     alignment: int = 64
     canonicalize: bool = True
+    fuse: bool = True
     inplace: bool = True
     static_arena: bool = False  # emit the arena as a static buffer
 
@@ -46,6 +48,8 @@ class CompileOptions:
         out: list[ModulePass] = []
         if self.canonicalize:
             out.append(CanonicalizePass())
+        if self.fuse:
+            out.append(FusePass())
         if self.inplace:
             out.append(InplacePass())
         out.append(PlanMemoryPass(alignment=self.alignment))

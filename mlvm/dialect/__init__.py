@@ -3,8 +3,9 @@
 from xdsl.ir import Dialect
 
 from mlvm.dialect.base import MlvmOp
+from mlvm.dialect.fused import FusedOp, FusedYieldOp
 from mlvm.dialect.ops import MLVM_OPS
 
-Mlvm = Dialect("mlvm", list(MLVM_OPS), [])
+Mlvm = Dialect("mlvm", [*MLVM_OPS, FusedOp, FusedYieldOp], [])
 
 __all__ = ["Mlvm", "MlvmOp", "MLVM_OPS"]

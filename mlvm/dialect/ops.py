@@ -54,6 +54,8 @@ from mlvm.dialect.shapes import (
     normalize_axis,
 )
 
+from mlvm.codegen.lowering import c_float
+
 if TYPE_CHECKING:
     from mlvm.codegen.lowering import Lowering
 
@@ -63,6 +65,8 @@ TensorT = TensorType[Attribute]
 
 def _f32_prop(op: MlvmOp, name: str) -> float:
     attr = op.properties.get(name)
+    if attr is None:  # an optional property left out: its declared default
+        attr = op.get_irdl_definition().properties[name].default_value
     if attr is None:
         raise VerifyException(f"{op.name}: missing property '{name}'")
     if not isinstance(attr, FloatAttr) or not isinstance(attr.type, Float32Type):
@@ -176,10 +180,13 @@ class FillOp(MlvmOp):
 
     def verify_(self) -> None:
         v = _f32_prop(self, "value")
-        if self.elem_of(self.result, "result") == "i32" and v != int(v):
-            raise VerifyException(
-                f"{self.name}: value {v} is not an integer but the result is i32"
-            )
+        if self.elem_of(self.result, "result") == "i32":
+            if not np.isfinite(v) or v != int(v):
+                raise VerifyException(
+                    f"{self.name}: value {v} is not an integer but the result is i32"
+                )
+            if not -(2**31) <= v < 2**31:
+                raise VerifyException(f"{self.name}: value {v} does not fit in i32")
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
@@ -228,8 +235,13 @@ class BinaryOp(MlvmOp):
             )
         self.expect_result(0, out, "f32" if self.COMPARE else ea)
 
-    # The numpy function the C kernel mirrors, operation for operation.
+    # The numpy function the C kernel mirrors, operation for operation, and
+    # the same operation on C scalars by operand type (for fused loops).
     NP_FN: ClassVar[Callable[..., Any]]
+    C_EXPR: ClassVar[dict[str, str]]
+
+    def scalar_expr(self, args: Sequence[str]) -> str:
+        return self.C_EXPR[self.elem_of(self.lhs, "lhs")].format(*args)
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
@@ -258,45 +270,52 @@ class BinaryOp(MlvmOp):
 @irdl_op_definition
 class AddOp(BinaryOp):
     name = "mlvm.add"
-    NP_FN = staticmethod(np.add)
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.add)
+    C_EXPR: ClassVar[dict[str, str]] = {"f32": "({0} + {1})", "i32": "((int32_t)((uint32_t){0} + (uint32_t){1}))"}
 
 
 @irdl_op_definition
 class SubOp(BinaryOp):
     name = "mlvm.sub"
-    NP_FN = staticmethod(np.subtract)
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.subtract)
+    C_EXPR: ClassVar[dict[str, str]] = {"f32": "({0} - {1})", "i32": "((int32_t)((uint32_t){0} - (uint32_t){1}))"}
 
 
 @irdl_op_definition
 class MulOp(BinaryOp):
     name = "mlvm.mul"
-    NP_FN = staticmethod(np.multiply)
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.multiply)
+    C_EXPR: ClassVar[dict[str, str]] = {"f32": "({0} * {1})", "i32": "((int32_t)((uint32_t){0} * (uint32_t){1}))"}
 
 
 @irdl_op_definition
 class DivOp(BinaryOp):
     name = "mlvm.div"
     ELEMS: ClassVar[tuple[str, ...]] = ("f32",)
-    NP_FN = staticmethod(np.divide)
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.divide)
+    C_EXPR: ClassVar[dict[str, str]] = {"f32": "({0} / {1})"}
 
 
 @irdl_op_definition
 class MaxOp(BinaryOp):
     name = "mlvm.max"
-    NP_FN = staticmethod(np.maximum)
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.maximum)
+    C_EXPR: ClassVar[dict[str, str]] = {"f32": "(({0} > {1} || {0} != {0}) ? {0} : {1})", "i32": "({0} > {1} ? {0} : {1})"}
 
 
 @irdl_op_definition
 class MinOp(BinaryOp):
     name = "mlvm.min"
-    NP_FN = staticmethod(np.minimum)
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.minimum)
+    C_EXPR: ClassVar[dict[str, str]] = {"f32": "(({0} < {1} || {0} != {0}) ? {0} : {1})", "i32": "({0} < {1} ? {0} : {1})"}
 
 
 @irdl_op_definition
 class EqOp(BinaryOp):
     name = "mlvm.eq"
     COMPARE: ClassVar[bool] = True
-    NP_FN = staticmethod(np.equal)
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.equal)
+    C_EXPR: ClassVar[dict[str, str]] = {"f32": "({0} == {1} ? 1.0f : 0.0f)", "i32": "({0} == {1} ? 1.0f : 0.0f)"}
 
 
 @irdl_op_definition
@@ -305,7 +324,8 @@ class CmplOp(BinaryOp):
 
     name = "mlvm.cmpl"
     COMPARE: ClassVar[bool] = True
-    NP_FN = staticmethod(np.greater)
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.greater)
+    C_EXPR: ClassVar[dict[str, str]] = {"f32": "({0} > {1} ? 1.0f : 0.0f)", "i32": "({0} > {1} ? 1.0f : 0.0f)"}
 
 
 # --------------------------------------------------------------------------
@@ -325,6 +345,10 @@ class UnaryOp(MlvmOp):
         self.expect_result(0, self.shape_of(self.operand, "operand"), "f32")
 
     NP_FN: ClassVar[Callable[..., Any]]
+    C_EXPR: ClassVar[dict[str, str]]
+
+    def scalar_expr(self, args: Sequence[str]) -> str:
+        return self.C_EXPR["f32"].format(*args)
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
@@ -341,31 +365,36 @@ class UnaryOp(MlvmOp):
 @irdl_op_definition
 class NegOp(UnaryOp):
     name = "mlvm.neg"
-    NP_FN = staticmethod(np.negative)
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.negative)
+    C_EXPR: ClassVar[dict[str, str]] = {"f32": "(-{0})"}
 
 
 @irdl_op_definition
 class ExpOp(UnaryOp):
     name = "mlvm.exp"
-    NP_FN = staticmethod(np.exp)
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.exp)
+    C_EXPR: ClassVar[dict[str, str]] = {"f32": "expf({0})"}
 
 
 @irdl_op_definition
 class LogOp(UnaryOp):
     name = "mlvm.log"
-    NP_FN = staticmethod(np.log)
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.log)
+    C_EXPR: ClassVar[dict[str, str]] = {"f32": "logf({0})"}
 
 
 @irdl_op_definition
 class SqrtOp(UnaryOp):
     name = "mlvm.sqrt"
-    NP_FN = staticmethod(np.sqrt)
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.sqrt)
+    C_EXPR: ClassVar[dict[str, str]] = {"f32": "sqrtf({0})"}
 
 
 @irdl_op_definition
 class TanhOp(UnaryOp):
     name = "mlvm.tanh"
-    NP_FN = staticmethod(np.tanh)
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.tanh)
+    C_EXPR: ClassVar[dict[str, str]] = {"f32": "tanhf({0})"}
 
 
 def _sigmoid(a: np.ndarray) -> np.ndarray:
@@ -376,7 +405,8 @@ def _sigmoid(a: np.ndarray) -> np.ndarray:
 @irdl_op_definition
 class SigmoidOp(UnaryOp):
     name = "mlvm.sigmoid"
-    NP_FN = staticmethod(_sigmoid)
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(_sigmoid)
+    C_EXPR: ClassVar[dict[str, str]] = {"f32": "(1.0f / (1.0f + expf(-{0})))"}
 
 
 def _relu(a: np.ndarray) -> np.ndarray:
@@ -387,7 +417,8 @@ def _relu(a: np.ndarray) -> np.ndarray:
 @irdl_op_definition
 class ReluOp(UnaryOp):
     name = "mlvm.relu"
-    NP_FN = staticmethod(_relu)
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(_relu)
+    C_EXPR: ClassVar[dict[str, str]] = {"f32": "({0} < 0.0f ? 0.0f : {0})"}
 
 
 @irdl_op_definition
@@ -407,6 +438,10 @@ class RsqrtOp(UnaryOp):
         eps = np.float32(_f32_prop(self, "eps"))
         with np.errstate(all="ignore"):
             return [(np.float32(1) / np.sqrt(inputs[0] + eps)).astype(np.float32)]
+
+    def scalar_expr(self, args: Sequence[str]) -> str:
+        eps = c_float(_f32_prop(self, "eps"))
+        return f"(1.0f / sqrtf({args[0]} + {eps}))"
 
     def lower(self, cg: Lowering) -> None:
         n = prod(result_shape(self))

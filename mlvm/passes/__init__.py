@@ -23,7 +23,14 @@ def _canonicalize() -> type[ModulePass]:
     return CanonicalizePass
 
 
+def _fuse() -> type[ModulePass]:
+    from mlvm.passes.fuse import FusePass
+
+    return FusePass
+
+
 ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "mlvm-fuse": _fuse,
     "mlvm-canonicalize": _canonicalize,
     "mlvm-inplace": _inplace,
     "mlvm-plan-memory": _plan_memory,

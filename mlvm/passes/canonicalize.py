@@ -2,8 +2,9 @@
 
 Rewrites (each keeps the result type, so users see no change):
 
-  * `x + 0`, `0 + x`, `x - 0`, `x * 1`, `1 * x`, `x / 1` -> `x`, when the
-    constant is all zeros / ones and broadcasting does not grow `x`;
+  * `x + (-0)`, `(-0) + x`, `x - 0`, `x * 1`, `1 * x`, `x / 1` -> `x`, when
+    the constant is all such values (bit for bit: `x + 0.0` is not `x` for
+    x = -0.0) and broadcasting does not grow `x`;
   * `reshape(reshape(x))` -> `reshape(x)`; a reshape or broadcast_to to
     the operand's own type -> the operand;
   * `broadcast_to(constant)` -> a constant of the broadcast shape;
@@ -57,16 +58,24 @@ def make_constant(t: Attribute, arr: np.ndarray) -> ConstantOp:
 
 
 def _is_splat(v: SSAValue, x: float) -> bool:
+    """Whether v is a constant whose every element is x, bit for bit (f32)."""
     arr = constant_of(v)
-    return arr is not None and bool(np.all(arr == x))
+    if arr is None:
+        return False
+    if arr.dtype == np.int32:
+        return bool(np.all(arr == int(x)))
+    want = np.array(x, dtype=np.float32).view(np.uint32)
+    return bool(np.all(arr.view(np.uint32) == want))
 
 
 class IdentityOperand(RewritePattern):
     """x + 0, x - 0, x * 1, x / 1 (and the commuted forms) -> x."""
 
-    # op class -> (neutral value, operand positions the neutral may take)
+    # op class -> (neutral value, operand positions the neutral may take).
+    # Bit-exact for every x: x + (-0.0) and x - (+0.0) keep the sign of a
+    # zero x, whereas x + (+0.0) turns -0.0 into +0.0; integers have one 0.
     RULES: dict[type[MlvmOp], tuple[float, tuple[int, ...]]] = {
-        AddOp: (0.0, (0, 1)),
+        AddOp: (-0.0, (0, 1)),
         SubOp: (0.0, (1,)),
         MulOp: (1.0, (0, 1)),
         DivOp: (1.0, (1,)),
@@ -126,9 +135,8 @@ class FoldConstants(RewritePattern):
         if sum(sizes) > self.limit:
             return
         outs = op.reference([a for a in arrays if a is not None], {})
-        rewriter.replace_op(
-            op, [make_constant(r.type, a) for r, a in zip(op.results, outs, strict=True)]
-        )
+        consts = [make_constant(r.type, a) for r, a in zip(op.results, outs, strict=True)]
+        rewriter.replace_op(op, consts, [c.result for c in consts])
 
 
 class EraseDead(RewritePattern):

@@ -8,12 +8,14 @@ size_t mlvm_shape_bytes(int32_t rank)
     return sizeof(mlvm_shape_t) + (size_t)rank * sizeof(int64_t);
 }
 
+#ifdef MLVM_CHECKS
 static int shape_args_ok(int32_t rank, const int64_t *dims)
 {
     if (rank < 0 || rank > MLVM_MAX_RANK || (rank > 0 && dims == NULL))
         return 0;
     return mlvm_dims_size_(rank, dims) != SIZE_MAX;
 }
+#endif
 
 static void shape_fill(mlvm_shape_t *s, const mlvm_allocator_t *alloc,
                        int32_t rank, const int64_t *dims)

@@ -5,8 +5,9 @@
 // CHECK-NEXT: func.return %x : tensor<4x8xf32>
 func.func @neutral(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %z = "mlvm.constant"() <{value = dense<0.0> : tensor<8xf32>}> : () -> tensor<8xf32>
+  %nz = "mlvm.constant"() <{value = dense<-0.0> : tensor<8xf32>}> : () -> tensor<8xf32>
   %o = "mlvm.constant"() <{value = dense<1.0> : tensor<f32>}> : () -> tensor<f32>
-  %0 = "mlvm.add"(%z, %x) : (tensor<8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %0 = "mlvm.add"(%nz, %x) : (tensor<8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
   %1 = "mlvm.mul"(%0, %o) : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
   %2 = "mlvm.sub"(%1, %z) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
   %3 = "mlvm.div"(%2, %o) : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
@@ -14,13 +15,16 @@ func.func @neutral(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 }
 
 // -----
-// Not neutral: 0 - x, 1 / x, x + 0 where the zero is larger than x, x * 2.
+// Not neutral: 0 - x, 1 / x, x + 0 where the zero is larger than x, x * 2,
+// and x + (+0.0), which turns -0.0 into +0.0.
 // CHECK-LABEL: func.func @not_neutral
 // CHECK: "mlvm.sub"(%z, %x)
 // CHECK: "mlvm.div"(%o, %0)
 // CHECK: "mlvm.add"(%1, %zz)
 // CHECK: "mlvm.mul"(%2, %t)
+// CHECK: "mlvm.add"(%3, %pz)
 func.func @not_neutral(%x: tensor<8xf32>) -> tensor<4x8xf32> {
+  %pz = "mlvm.constant"() <{value = dense<0.0> : tensor<f32>}> : () -> tensor<f32>
   %z = "mlvm.constant"() <{value = dense<0.0> : tensor<8xf32>}> : () -> tensor<8xf32>
   %zz = "mlvm.constant"() <{value = dense<0.0> : tensor<4x8xf32>}> : () -> tensor<4x8xf32>
   %o = "mlvm.constant"() <{value = dense<1.0> : tensor<f32>}> : () -> tensor<f32>
@@ -29,7 +33,8 @@ func.func @not_neutral(%x: tensor<8xf32>) -> tensor<4x8xf32> {
   %1 = "mlvm.div"(%o, %0) : (tensor<f32>, tensor<8xf32>) -> tensor<8xf32>
   %2 = "mlvm.add"(%1, %zz) : (tensor<8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
   %3 = "mlvm.mul"(%2, %t) : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
-  func.return %3 : tensor<4x8xf32>
+  %4 = "mlvm.add"(%3, %pz) : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  func.return %4 : tensor<4x8xf32>
 }
 
 // -----

@@ -1,0 +1,152 @@
+"""The C runtime as a library of its own.
+
+* `runtime_shared(checks)` builds the whole runtime (VM, tensors, shapes,
+  scratch pads, arenas, eager execution, kernels) into a cached shared
+  library, with or without `MLVM_CHECKS`; `mlvm.eager` loads it with cffi.
+* `emit_runtime(dest)` copies the runtime's headers and sources into a
+  firmware tree (`mlvm-aot runtime --emit DIR`, or
+  `python -m mlvm.runtime --emit DIR`).
+
+The static library that generated modules link against is built by
+`mlvm.codegen.cc.runtime_library`; both compile the same sources.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+
+from mlvm.codegen.cc import (
+    INCLUDE_DIR,
+    RUNTIME_DIR,
+    cache_dir,
+    cflags,
+    compiler,
+    fingerprint,
+    runtime_fingerprint,
+    runtime_sources,
+)
+from mlvm.diagnostics import MlvmError
+
+SRC_DIR = RUNTIME_DIR / "src"
+
+#: The one runtime source that needs the C library's <stdlib.h> (malloc):
+#: left out of freestanding trees, where the VM takes the firmware's allocator.
+STDLIB_SOURCES = ("alloc_std.c",)
+
+#: Headers the runtime's sources may include when built for bare metal: the
+#: freestanding headers plus <string.h> and <math.h>.
+FREESTANDING_HEADERS = frozenset(
+    {"float.h", "iso646.h", "limits.h", "stdarg.h", "stdbool.h", "stddef.h", "stdint.h",
+     "string.h", "math.h"}
+)
+
+
+@cache
+def _cc_version(cc: str) -> str:
+    try:
+        res = subprocess.run([cc, "--version"], capture_output=True, text=True)
+    except FileNotFoundError:
+        raise MlvmError(f"error: C compiler '{cc}' not found (set CC)") from None
+    return res.stdout
+
+
+def _run(cmd: list[str]) -> None:
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise MlvmError(
+            "error: C compiler failed: " + " ".join(cmd) + "\n" + res.stderr.strip()
+        )
+
+
+def runtime_shared(checks: bool = True, cc: str | None = None,
+                   flags: list[str] | None = None) -> Path:
+    """The runtime as a shared library (cached by sources, compiler and flags).
+
+    `checks` compiles it with `MLVM_CHECKS`: handles, dtypes, shapes and
+    bounds are validated and reported as status codes.
+    """
+    cc = cc or compiler()
+    flags = list(flags if flags is not None else cflags())
+    if "-fPIC" not in flags:
+        flags.append("-fPIC")
+    if checks:
+        flags.append("-DMLVM_CHECKS")
+    key = fingerprint(runtime_fingerprint(), cc, _cc_version(cc), *flags)
+    lib = cache_dir() / "runtime" / f"libmlvm_rt-{key}.so"
+    if lib.exists():
+        return lib
+    lib.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=lib.parent) as tmp:
+        tmp_lib = os.path.join(tmp, lib.name)
+        _run([cc, *flags, "-shared", "-I", str(INCLUDE_DIR),
+              *(str(s) for s in runtime_sources()), "-lm", "-o", tmp_lib])
+        os.replace(tmp_lib, lib)  # atomic: concurrent builders agree
+    return lib
+
+
+def runtime_files(freestanding: bool = False) -> list[Path]:
+    """Every header and source of the runtime, relative to its root."""
+    files = sorted(
+        p.relative_to(RUNTIME_DIR)
+        for p in RUNTIME_DIR.rglob("*")
+        if p.is_file() and p.suffix in (".c", ".h")
+    )
+    if freestanding:
+        files = [f for f in files if f.name not in STDLIB_SOURCES]
+    return files
+
+
+def emit_runtime(dest: str | Path, freestanding: bool = False) -> list[Path]:
+    """Copy the runtime into `dest` (`include/mlvm/*.h`, `src/**/*.c`).
+
+    `freestanding` leaves out the default malloc allocator, so every file
+    compiles with only freestanding headers, <string.h> and <math.h>.
+    Returns the files written.
+    """
+    dest = Path(dest)
+    out = []
+    for rel in runtime_files(freestanding):
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(RUNTIME_DIR / rel, target)
+        out.append(target)
+    return out
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of `mlvm-aot runtime`."""
+    p.add_argument("--emit", metavar="DIR", required=True,
+                   help="copy the runtime's headers and sources into DIR")
+    p.add_argument("--freestanding", action="store_true",
+                   help="leave out the malloc-based default allocator (bare metal)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """`mlvm-aot runtime --emit DIR [--freestanding]`."""
+    files = emit_runtime(args.emit, args.freestanding)
+    dest = Path(args.emit)
+    print(f"{len(files)} files written to {dest}")
+    print(f"compile: cc -std=c99 -I {dest / 'include'} -c {dest / 'src'}/*.c "
+          f"{dest / 'src' / 'kernels'}/*.c")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m mlvm.runtime",
+        description="copy the mlvm C runtime into a source tree",
+    )
+    add_arguments(ap)
+    return run(ap.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

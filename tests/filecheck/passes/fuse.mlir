@@ -1,0 +1,81 @@
+// RUN: mlvm-opt %s --split-input-file -p mlvm-fuse | filecheck %s
+// RUN: mlvm-opt %s --split-input-file -p mlvm-fuse,mlvm-inplace,mlvm-plan-memory -t c | filecheck %s --check-prefix=C
+
+// A bias add and activation after a matmul, and a tree joining another
+// elementwise branch, become one loop; the matmul stays a kernel call.
+// CHECK-LABEL: func.func @tree
+// CHECK: %m = "mlvm.matmul"
+// CHECK-NEXT: %{{.*}} = "mlvm.fused"(%m, %b, %x) ({
+// CHECK-NEXT: ^bb0(%{{.*}}: tensor<4x8xf32>, %{{.*}}: tensor<8xf32>, %{{.*}}: tensor<4x8xf32>):
+// CHECK-NEXT: "mlvm.add"
+// CHECK-NEXT: "mlvm.relu"
+// CHECK-NEXT: "mlvm.exp"
+// CHECK-NEXT: "mlvm.mul"
+// CHECK-NEXT: "mlvm.fused_yield"
+// CHECK-NEXT: }) : (tensor<4x8xf32>, tensor<8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT: func.return
+// C-LABEL: mlvm_status_t module_tree(
+// C: mlvm_matmul_f32(&{{.*}}, &{{.*}}, in_x, in_w, out0);
+// C: const float a1 = in1[i1];
+// C: out[i0 * 8 + i1] = t3;
+func.func @tree(%x: tensor<4x8xf32>, %b: tensor<8xf32>, %w: tensor<8x8xf32>) -> tensor<4x8xf32> {
+  %m = "mlvm.matmul"(%x, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %0 = "mlvm.add"(%m, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %1 = "mlvm.relu"(%0) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %e = "mlvm.exp"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = "mlvm.mul"(%1, %e) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return %2 : tensor<4x8xf32>
+}
+
+// -----
+// A value read twice inside the tree is computed once per element (t0);
+// one also read outside the tree stays an op of its own (it must exist in
+// memory anyway); a producer of a smaller shape (it would be recomputed per
+// row) stays outside and is read with broadcasting.
+// CHECK-LABEL: func.func @boundaries
+// CHECK: %0 = "mlvm.neg"(%b)
+// CHECK: %s = "mlvm.sqrt"(%x)
+// CHECK: "mlvm.fused"(%x, %0, %s)
+// CHECK: "mlvm.exp"
+// CHECK-NOT: "mlvm.sqrt"
+// CHECK: "mlvm.fused_yield"
+// C-LABEL: mlvm_status_t module_boundaries(
+// C: const float t0 = expf(a0);
+// C: const float t3 = (t2 - t0);
+func.func @boundaries(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = "mlvm.exp"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %1 = "mlvm.neg"(%b) : (tensor<8xf32>) -> tensor<8xf32>
+  %s = "mlvm.sqrt"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = "mlvm.add"(%0, %1) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %3 = "mlvm.tanh"(%2) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %4 = "mlvm.sub"(%3, %0) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %5 = "mlvm.mul"(%4, %s) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return %5, %s : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+// A lone elementwise op is left to its kernel; non-elementwise ops split
+// chains.
+// CHECK-LABEL: func.func @single
+// CHECK-NOT: mlvm.fused
+// CHECK: func.return
+func.func @single(%x: tensor<4x4xf32>) -> tensor<4xf32> {
+  %0 = "mlvm.exp"(%x) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %1 = "mlvm.reduce"(%0) <{kind = "sum", axes = array<i64: 1>}> : (tensor<4x4xf32>) -> tensor<4xf32>
+  %2 = "mlvm.log"(%1) : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %2 : tensor<4xf32>
+}
+
+// -----
+// Integer ops fuse with their own scalar forms (wrapping arithmetic), and a
+// comparison turns them into f32.
+// CHECK-LABEL: func.func @ints
+// CHECK: "mlvm.fused"(%a, %b)
+// C-LABEL: mlvm_status_t module_ints(
+// C: const int32_t t0 = ((int32_t)((uint32_t)a0 + (uint32_t)a1));
+// C: const float t1 = (t0 > a1 ? 1.0f : 0.0f);
+func.func @ints(%a: tensor<6xi32>, %b: tensor<6xi32>) -> tensor<6xf32> {
+  %0 = "mlvm.add"(%a, %b) : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi32>
+  %1 = "mlvm.cmpl"(%0, %b) : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xf32>
+  func.return %1 : tensor<6xf32>
+}

@@ -88,7 +88,7 @@ class IdentityOperand(RewritePattern):
         for k in positions:
             other = op.operands[1 - k]
             if other.type == op.results[0].type and _is_splat(op.operands[k], neutral):
-                rewriter.replace_op(op, [], [other])
+                rewriter.replace(op, [], [other])
                 return
 
 
@@ -97,11 +97,11 @@ class ReshapeChain(RewritePattern):
     def match_and_rewrite(self, op: ReshapeOp, rewriter: PatternRewriter) -> None:
         src = op.operand
         if src.type == op.result.type:
-            rewriter.replace_op(op, [], [src])
+            rewriter.replace(op, [], [src])
             return
         inner = src.owner
         if isinstance(inner, ReshapeOp):
-            rewriter.replace_op(
+            rewriter.replace(
                 op, ReshapeOp.create(operands=[inner.operand], result_types=[op.result.type])
             )
 
@@ -110,13 +110,13 @@ class BroadcastSimplify(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: BroadcastToOp, rewriter: PatternRewriter) -> None:
         if op.operand.type == op.result.type:
-            rewriter.replace_op(op, [], [op.operand])
+            rewriter.replace(op, [], [op.operand])
             return
         arr = constant_of(op.operand)
         if arr is not None:
             t = op.result.type
             assert isinstance(t, TensorType)
-            rewriter.replace_op(op, make_constant(t, np.broadcast_to(arr, t.get_shape())))
+            rewriter.replace(op, make_constant(t, np.broadcast_to(arr, t.get_shape())))
 
 
 @dataclass
@@ -136,7 +136,7 @@ class FoldConstants(RewritePattern):
             return
         outs = op.reference([a for a in arrays if a is not None], {})
         consts = [make_constant(r.type, a) for r, a in zip(op.results, outs, strict=True)]
-        rewriter.replace_op(op, consts, [c.result for c in consts])
+        rewriter.replace(op, consts, [c.result for c in consts])
 
 
 class EraseDead(RewritePattern):

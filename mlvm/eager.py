@@ -134,7 +134,8 @@ def _as_input(x: Any) -> np.ndarray:
         if isinstance(x, np.ndarray | np.generic):
             raise TypeError(f"mlvm.eager: dtype {a.dtype} is not float32 or int32")
         a = a.astype(F32 if a.dtype.kind in "fc" else I32)
-    return np.ascontiguousarray(a)
+    # (np.ascontiguousarray would turn a 0-d array into a 1-d one.)
+    return a if a.flags.c_contiguous else a.copy(order="C")
 
 
 class VM:

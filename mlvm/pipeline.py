@@ -16,7 +16,7 @@ from xdsl.dialects.func import Func
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
-from mlvm.analysis.memory_report import module_report, to_svg
+from mlvm.analysis.memory_report import module_report, summary_lines, to_svg
 from mlvm.codegen.emitter import emit_c
 from mlvm.diagnostics import MlvmError, parse_module, read_source, verify_module
 from mlvm.dialect import Mlvm
@@ -136,6 +136,8 @@ def write_c(
     h_path.write_text(h_text)
     if memory_report is not None or memory_plot is not None:
         report = module_report(module)
+        for line in summary_lines(report):
+            print(line)
         if memory_report is not None:
             Path(memory_report).write_text(json.dumps(report, indent=2) + "\n")
         if memory_plot is not None:

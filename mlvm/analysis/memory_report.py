@@ -12,6 +12,7 @@ from typing import Any
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp
+from xdsl.ir import Operation
 
 from mlvm.analysis.storage import analyze, nbytes
 from mlvm.dialect.base import MlvmOp
@@ -29,17 +30,26 @@ def function_report(f: func.FuncOp) -> dict[str, Any]:
     ops = list(f.body.block.ops)
     buffers: list[dict[str, Any]] = []
     for iv in sorted(fs.intervals, key=lambda iv: iv.start):
-        owner = iv.value.owner
-        offsets = owner.attributes.get("mlvm.offsets")  # type: ignore[union-attr]
-        assert isinstance(offsets, DenseArrayBase)
-        idx = list(owner.results).index(iv.value)  # type: ignore[union-attr, arg-type]
+        if iv.value is None:
+            assert iv.op is not None
+            off_attr = iv.op.attributes.get("mlvm.scratch")
+            assert isinstance(off_attr, IntegerAttr)
+            name, offset = f"{iv.op.name}#{iv.start} scratch", int(off_attr.value.data)
+        else:
+            owner = iv.value.owner
+            assert isinstance(owner, Operation)
+            offsets = owner.attributes.get("mlvm.offsets")
+            assert isinstance(offsets, DenseArrayBase)
+            idx = list(owner.results).index(iv.value)  # type: ignore[arg-type]
+            name = iv.value.name_hint or f"{ops[iv.start].name}#{iv.start}"
+            offset = int(offsets.get_values()[idx])
         buffers.append(
             {
-                "value": iv.value.name_hint or f"{ops[iv.start].name}#{iv.start}",
+                "value": name,
                 "op": ops[iv.start].name,
                 "start": iv.start,
                 "end": iv.end,
-                "offset": int(offsets.get_values()[idx]),
+                "offset": offset,
                 "bytes": iv.size,
             }
         )

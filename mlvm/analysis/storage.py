@@ -43,10 +43,11 @@ class Storage:
 
 @dataclass(eq=False)
 class Interval:
-    value: SSAValue
+    value: SSAValue | None  # None: scratch bytes an op needs while it runs
     start: int  # index of the defining op
     end: int  # index of the last op that reads it (or an alias of it)
     size: int
+    op: Operation | None = None  # the op owning a scratch interval
 
 
 @dataclass
@@ -98,7 +99,12 @@ def analyze(f: func.FuncOp) -> FunctionStorage:
             iv = intervals.get(root(operand))
             if iv is not None:
                 iv.end = max(iv.end, index[op])
-    return FunctionStorage(f, storage, list(intervals.values()))
+    scratch = [
+        Interval(None, index[op], index[op], op.scratch_bytes(), op)
+        for op in block.ops
+        if isinstance(op, MlvmOp) and op.scratch_bytes() > 0
+    ]
+    return FunctionStorage(f, storage, list(intervals.values()) + scratch)
 
 
 def element_attr(v: SSAValue) -> Attribute:

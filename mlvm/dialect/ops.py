@@ -510,13 +510,18 @@ class MatmulOp(MlvmOp):
             b = np.swapaxes(b, -1, -2)
         return [np.matmul(a, b).astype(np.float32)]
 
+    def strides(self) -> tuple[int, int, int, int]:
+        """Element strides (a_rs, a_cs, b_rs, b_cs) of a(i, k) and b(k, j)."""
+        _, m, n, k = self.dims()
+        ta, tb = _bool_prop(self, "transpose_lhs"), _bool_prop(self, "transpose_rhs")
+        a_rs, a_cs = (1, m) if ta else (k, 1)
+        b_rs, b_cs = (1, k) if tb else (n, 1)
+        return a_rs, a_cs, b_rs, b_cs
+
     def lower(self, cg: Lowering) -> None:
         batch, m, n, k = self.dims()
         sa, sb = self.shape_of(self.lhs, "lhs"), self.shape_of(self.rhs, "rhs")
-        ta, tb = _bool_prop(self, "transpose_lhs"), _bool_prop(self, "transpose_rhs")
-        # Element strides of the (i, k) and (k, j) walks inside one matrix.
-        a_rs, a_cs = (1, m) if ta else (k, 1)
-        b_rs, b_cs = (1, k) if tb else (n, 1)
+        a_rs, a_cs, b_rs, b_cs = self.strides()
         mat_a, mat_b = sa[-1] * sa[-2], sb[-1] * sb[-2]
         bs_a = tuple(s * mat_a for s in broadcast_strides(sa[:-2], batch))
         bs_b = tuple(s * mat_b for s in broadcast_strides(sb[:-2], batch))

@@ -21,6 +21,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlvm.dialect.base import MlvmOp
 from mlvm.dialect.fused import FusedOp, FusedYieldOp
+from mlvm.dialect.ops import MatmulOp
 
 
 def is_elementwise(op: Operation) -> bool:
@@ -54,18 +55,42 @@ def _group(root: MlvmOp, taken: set[Operation]) -> list[Operation]:
     return [op for op in block.ops if op in members]  # program order
 
 
-def _fuse(group: list[Operation]) -> FusedOp:
-    inside = set(group)
-    inputs: list[SSAValue] = []
+def _head(group: list[Operation]) -> MatmulOp | None:
+    """A rank-2 matmul whose only reader is the group and whose result has the
+    group's shape: it can run block by block ahead of the elementwise tree."""
+    out = group[-1].results[0].type
     for op in group:
         for v in op.operands:
-            if v.owner not in inside and v not in inputs:
+            m = v.owner
+            if (
+                isinstance(m, MatmulOp)
+                and m.parent is op.parent
+                and v.type == out
+                and isinstance(out, TensorType)
+                and len(out.get_shape()) == 2
+                and all(u.operation in group for u in v.uses)
+            ):
+                return m
+    return None
+
+
+def _fuse(group: list[Operation], head: MatmulOp | None) -> FusedOp:
+    inside = set(group)
+    inputs: list[SSAValue] = list(head.operands) if head is not None else []
+    for op in group:
+        for v in op.operands:
+            if v.owner not in inside and v not in inputs and v.owner is not head:
                 inputs.append(v)
     body = Block(arg_types=[v.type for v in inputs])
-    mapping: dict[SSAValue, SSAValue] = dict(zip(inputs, body.args, strict=True))
-    for op in group:
+    mapping: dict[SSAValue, SSAValue] = {}
+    for v, a in zip(inputs, body.args, strict=True):
+        mapping.setdefault(v, a)
+    ops = ([head] if head is not None else []) + group
+    for k, op in enumerate(ops):
         clone = op.clone(value_mapper=mapping)
         clone.attributes.clear()
+        if k == 0 and head is not None:
+            clone.operands = body.args[:2]  # the head always reads args 0 and 1
         body.add_op(clone)
         mapping[op.results[0]] = clone.results[0]
     root = group[-1]
@@ -81,6 +106,8 @@ def _fuse(group: list[Operation]) -> FusedOp:
 class FusePass(ModulePass):
     name = "mlvm-fuse"
 
+    epilogues: bool = True  # absorb a rank-2 matmul feeding the tree
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for f in op.walk():
             if isinstance(f, func.FuncOp) and not f.is_declaration:
@@ -88,19 +115,24 @@ class FusePass(ModulePass):
 
     def _run(self, block: Block) -> None:
         taken: set[Operation] = set()
-        groups: list[list[Operation]] = []
+        groups: list[tuple[list[Operation], MatmulOp | None]] = []
         for op in reversed(list(block.ops)):
             if op in taken or not is_elementwise(op):
                 continue
             assert isinstance(op, MlvmOp)
             group = _group(op, taken)
             taken.update(group)
-            if len(group) >= 2:
-                groups.append(group)
-        for group in groups:
+            head = _head(group) if self.epilogues else None
+            if head is not None:
+                taken.add(head)
+            if len(group) + (head is not None) >= 2:
+                groups.append((group, head))
+        for group, head in groups:
             root = group[-1]
-            fused = _fuse(group)
+            fused = _fuse(group, head)
             Rewriter.insert_op(fused, InsertPoint.before(root))
             root.results[0].replace_all_uses_with(fused.result)
             for member in reversed(group):
                 Rewriter.erase_op(member)
+            if head is not None:
+                Rewriter.erase_op(head)

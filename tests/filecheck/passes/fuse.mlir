@@ -1,23 +1,30 @@
 // RUN: mlvm-opt %s --split-input-file -p mlvm-fuse | filecheck %s
 // RUN: mlvm-opt %s --split-input-file -p mlvm-fuse,mlvm-inplace,mlvm-plan-memory -t c | filecheck %s --check-prefix=C
+// RUN: mlvm-opt %s --split-input-file -p 'mlvm-fuse{epilogues=false}' | filecheck %s --check-prefix=NOEPI
 
-// A bias add and activation after a matmul, and a tree joining another
-// elementwise branch, become one loop; the matmul stays a kernel call.
+// A matmul, its bias add and activation, and a tree joining another
+// elementwise branch, become one op: the matmul is the head, computed a
+// block of rows at a time into the output and finished there by the epilogue.
 // CHECK-LABEL: func.func @tree
-// CHECK: %m = "mlvm.matmul"
-// CHECK-NEXT: %{{.*}} = "mlvm.fused"(%m, %b, %x) ({
-// CHECK-NEXT: ^bb0(%{{.*}}: tensor<4x8xf32>, %{{.*}}: tensor<8xf32>, %{{.*}}: tensor<4x8xf32>):
+// CHECK-NEXT: %{{.*}} = "mlvm.fused"(%x, %w, %b) ({
+// CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<8x8xf32>, %{{.*}}: tensor<8xf32>):
+// CHECK-NEXT: "mlvm.matmul"(%[[A]], %[[B]])
 // CHECK-NEXT: "mlvm.add"
 // CHECK-NEXT: "mlvm.relu"
-// CHECK-NEXT: "mlvm.exp"
+// CHECK-NEXT: "mlvm.exp"(%[[A]])
 // CHECK-NEXT: "mlvm.mul"
 // CHECK-NEXT: "mlvm.fused_yield"
-// CHECK-NEXT: }) : (tensor<4x8xf32>, tensor<8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT: }) : (tensor<4x8xf32>, tensor<8x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
 // CHECK-NEXT: func.return
 // C-LABEL: mlvm_status_t module_tree(
-// C: mlvm_matmul_f32(&{{.*}}, &{{.*}}, in_x, in_w, out0);
-// C: const float a1 = in1[i1];
-// C: out[i0 * 8 + i1] = t3;
+// C: mlvm_matmul_f32(&p, &{{.*}}, in0 + r0 * 8, in1, out + r0 * 8);
+// C: const float h = out[(r0 + i) * 8 + j];
+// C: const float a2 = in2[(r0 + i) * 0 + j * 1];
+// C: out[(r0 + i) * 8 + j] = t3;
+// Without epilogues the matmul stays a kernel call.
+// NOEPI-LABEL: func.func @tree
+// NOEPI: %m = "mlvm.matmul"
+// NOEPI-NEXT: "mlvm.fused"(%m, %b, %x)
 func.func @tree(%x: tensor<4x8xf32>, %b: tensor<8xf32>, %w: tensor<8x8xf32>) -> tensor<4x8xf32> {
   %m = "mlvm.matmul"(%x, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
   %0 = "mlvm.add"(%m, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>

@@ -1,0 +1,42 @@
+"""Memory plans of the samples: within 5% of the lower bound, far below no reuse."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mlvm.analysis.memory_report import module_report
+from mlvm.pipeline import CompileOptions, lower, parse_file
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = [ROOT / "samples/mlp/mlp.mlir", ROOT / "samples/mnist_train/train_step.mlir"]
+OPTIONS = [CompileOptions(), CompileOptions(fuse=False), CompileOptions(fuse=False, inplace=False)]
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("options", OPTIONS, ids=("all", "nofuse", "noinplace"))
+def test_arena_near_lower_bound(sample: Path, options: CompileOptions) -> None:
+    module, name = parse_file(sample)
+    lower(module, options, name)
+    for fr in module_report(module)["functions"]:
+        assert fr["lower_bound_bytes"] <= fr["arena_bytes"] <= 1.05 * fr["lower_bound_bytes"], fr
+        assert fr["arena_bytes"] <= fr["intermediate_bytes"], fr
+        if not options.fuse:  # many short-lived intermediates share bytes
+            assert fr["arena_bytes"] < fr["intermediate_bytes"], fr
+        assert len({(b["offset"], b["start"]) for b in fr["buffers"]}) == len(fr["buffers"])
+
+
+def test_cli_prints_figures(tmp_path: Path) -> None:
+    exe = Path(sys.executable).parent / "mlvm-aot"
+    res = subprocess.run(
+        [str(exe), "compile", str(SAMPLES[1]), "-o", str(tmp_path / "t.c"),
+         "--memory-report", str(tmp_path / "r.json")],
+        capture_output=True, text=True,
+    )
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert [ln.split(":")[0] for ln in lines] == ["@train_step", "@predict"]
+    assert all("lower bound" in ln and "(x1.0" in ln for ln in lines), lines

@@ -68,7 +68,7 @@ class FusedOp(MlvmOp):
     def _head_rows(self) -> int:
         """Rows per block: about 16 KiB of product, so the epilogue finds it in L1."""
         m, n = result_shape(self)
-        return max(1, min(m, HEAD_BLOCK_BYTES // (4 * n)))
+        return max(1, min(m, HEAD_BLOCK_BYTES // (4 * max(n, 1))))
 
     def verify_(self) -> None:
         block = self.body.block

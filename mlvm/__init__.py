@@ -7,7 +7,15 @@
 
 from mlvm.api import compile, load
 from mlvm.diagnostics import MlvmError
-from mlvm.loader import FunctionInfo, MlvmCallError, Module, TensorSpec
+from mlvm.loader import (
+    WOULD_BLOCK,
+    Call,
+    FunctionInfo,
+    MlvmCallError,
+    Module,
+    Queue,
+    TensorSpec,
+)
 from mlvm.pipeline import CompileOptions
 
 __version__ = "0.1.0"
@@ -18,6 +26,9 @@ __all__ = [
     "load",
     "MlvmError",
     "MlvmCallError",
+    "WOULD_BLOCK",
+    "Call",
+    "Queue",
     "Module",
     "FunctionInfo",
     "TensorSpec",

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import tempfile
+from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
+from mlvm.codegen.names import c_ident
 from mlvm.codegen.cc import build_shared, cache_dir, cflags, compiler, fingerprint
 from mlvm.diagnostics import verify_module
 from mlvm.loader import Module
@@ -38,10 +41,13 @@ def compile(
     params: str | Path | dict[str, np.ndarray] | None = None,
     *,
     options: CompileOptions | None = None,
+    imports: Mapping[str, Callable[..., Any]] | None = None,
+    queue_capacity: int = 16,
 ) -> Module:
     """Compile a model (.mlir path or xDSL ModuleOp) to a cached .so and load it.
 
-    `options` turns passes on and off (`CompileOptions(fuse=False)`, ...).
+    `options` turns passes on and off (`CompileOptions(fuse=False)`, ...);
+    `imports` and `queue_capacity` are passed to `load`.
     """
     options = options or CompileOptions()
     if isinstance(source, ModuleOp):
@@ -62,14 +68,20 @@ def compile(
         so.parent.mkdir(parents=True, exist_ok=True)
         # Sources go to a private directory so concurrent builds never share files.
         with tempfile.TemporaryDirectory(dir=so.parent) as tmp:
-            c_path = Path(tmp) / "model.c"
+            stem = "module" if isinstance(source, ModuleOp) else c_ident(Path(source).stem, "m")
+            c_path = Path(tmp) / f"{stem}.c"
             c_text, h_text = compile_to_c(module, c_path, param_arrays, name, options)
             c_path.write_text(c_text)
             c_path.with_suffix(".h").write_text(h_text)
             build_shared(c_path, so)
-    return Module(so)
+    return Module(so, imports, queue_capacity)
 
 
-def load(path: str | Path) -> Module:
-    """Load a .so built by `mlvm-aot build` (or `mlvm.compile`)."""
-    return Module(path)
+def load(
+    path: str | Path,
+    imports: Mapping[str, Callable[..., Any]] | None = None,
+    queue_capacity: int = 16,
+) -> Module:
+    """Load a .so built by `mlvm-aot build` (or `mlvm.compile`), binding its
+    native imports to Python callables and giving each queue a capacity."""
+    return Module(path, imports, queue_capacity)

@@ -8,6 +8,7 @@ boundary, so the generated code can run unchecked.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,26 +17,57 @@ import cffi
 import numpy as np
 
 MODULE_MAGIC = 0x4D4C564D
-ABI_VERSION = 1
+ABI_VERSION = 2
 ARENA_ALIGN = 64
 
 _CDEF = """
 typedef struct {
     const char *name; int32_t dtype; int32_t rank; const int64_t *dims;
 } mlvm_tensor_desc_t;
+typedef struct { const char *where; int64_t index; float got; float want; } mlvm_check_report_t;
+typedef struct {
+    int32_t pc; int32_t status; const void *inst; unsigned char *arena;
+    mlvm_check_report_t check;
+} mlvm_call_header_t;
 typedef int (*mlvm_entry_fn)(void *arena, void *const *inputs, void *const *outputs);
+typedef int (*mlvm_begin_fn)(void *call, const void *inst, void *arena,
+                             void *const *inputs, void *const *outputs);
+typedef int (*mlvm_resume_fn)(void *call);
 typedef struct {
     const char *name; int32_t num_inputs; int32_t num_outputs;
     const mlvm_tensor_desc_t *inputs; const mlvm_tensor_desc_t *outputs;
     size_t arena_bytes; mlvm_entry_fn call;
+    size_t call_bytes; mlvm_begin_fn begin; mlvm_resume_fn resume;
+    int32_t suspends; int32_t pad_;
 } mlvm_export_t;
+typedef struct {
+    const char *name; int32_t num_args; int32_t num_results;
+    const mlvm_tensor_desc_t *args; const mlvm_tensor_desc_t *results;
+} mlvm_import_desc_t;
+typedef struct { const char *name; mlvm_tensor_desc_t elem; } mlvm_queue_desc_t;
 typedef struct {
     uint32_t magic; uint32_t abi_version; const char *name;
     int32_t num_exports; int32_t num_imports;
-    const mlvm_export_t *exports; const char *const *imports;
+    const mlvm_export_t *exports; const mlvm_import_desc_t *imports;
     size_t arena_bytes;
+    int32_t num_queues; int32_t pad_;
+    const mlvm_queue_desc_t *queues;
 } mlvm_module_t;
+typedef int (*mlvm_native_fn)(void *user, void *const *args, void *const *results);
+typedef struct { const char *name; mlvm_native_fn fn; void *user; } mlvm_native_t;
+typedef struct {
+    const char *name; size_t elem_bytes; uint32_t capacity; unsigned char *storage;
+    uint32_t head; uint32_t tail;
+} mlvm_queue_t;
+typedef struct {
+    const mlvm_module_t *module; const mlvm_native_t *const *imports; mlvm_queue_t *const *queues;
+} mlvm_instance_t;
 const mlvm_module_t *mlvm_so_module(void);
+int mlvm_queue_init(mlvm_queue_t *q, const char *name, size_t elem_bytes,
+                    uint32_t capacity, void *storage);
+int mlvm_queue_push(mlvm_queue_t *q, const void *elem);
+int mlvm_queue_pop(mlvm_queue_t *q, void *elem);
+uint32_t mlvm_queue_size(const mlvm_queue_t *q);
 """
 
 _ffi = cffi.FFI()
@@ -43,10 +75,21 @@ _ffi.cdef(_CDEF)
 
 _DTYPES = {1: np.dtype(np.float32), 2: np.dtype(np.int32)}
 
+OK, SUSPENDED = 0, 1
+ERR_IMPORT = -5
 STATUS_NAMES = {
     0: "OK", 1: "SUSPENDED", -1: "ERR_INVALID", -2: "ERR_SHAPE", -3: "ERR_BOUNDS",
     -4: "ERR_NOMEM", -5: "ERR_IMPORT", -6: "ERR_CHECK",
 }
+
+
+class _WouldBlock:
+    def __repr__(self) -> str:
+        return "mlvm.WOULD_BLOCK"
+
+
+WOULD_BLOCK = _WouldBlock()
+"""What a Python native function returns to make the call suspend and retry."""
 
 
 class MlvmCallError(RuntimeError):
@@ -59,6 +102,10 @@ class TensorSpec:
     shape: tuple[int, ...]
     dtype: np.dtype[Any]
 
+    @property
+    def nbytes(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+
 
 @dataclass(frozen=True)
 class FunctionInfo:
@@ -66,15 +113,16 @@ class FunctionInfo:
     inputs: tuple[TensorSpec, ...]
     outputs: tuple[TensorSpec, ...]
     arena_bytes: int
+    suspends: bool = False
+
+
+def _spec(d: Any) -> TensorSpec:
+    shape = tuple(int(d.dims[k]) for k in range(d.rank))
+    return TensorSpec(_ffi.string(d.name).decode(), shape, _DTYPES[d.dtype])
 
 
 def _specs(descs: Any, n: int) -> tuple[TensorSpec, ...]:
-    out = []
-    for i in range(n):
-        d = descs[i]
-        shape = tuple(int(d.dims[k]) for k in range(d.rank))
-        out.append(TensorSpec(_ffi.string(d.name).decode(), shape, _DTYPES[d.dtype]))
-    return tuple(out)
+    return tuple(_spec(descs[i]) for i in range(n))
 
 
 def _aligned_empty(nbytes: int) -> tuple[np.ndarray, Any]:
@@ -85,17 +133,115 @@ def _aligned_empty(nbytes: int) -> tuple[np.ndarray, Any]:
     return buf, _ffi.cast("void *", buf.ctypes.data)
 
 
+def _view(ptr: Any, spec: TensorSpec) -> np.ndarray:
+    """A numpy view of a C buffer described by `spec` (no copy)."""
+    buf = _ffi.buffer(_ffi.cast("char *", ptr), spec.nbytes)
+    return np.frombuffer(buf, dtype=spec.dtype).reshape(spec.shape)
+
+
+class Queue:
+    """A runtime queue of a module, fed and drained from numpy."""
+
+    def __init__(self, lib: Any, spec: TensorSpec, capacity: int) -> None:
+        self.spec = spec
+        self._lib = lib
+        self._name = _ffi.new("char[]", spec.name.encode())
+        self._storage = np.empty(max(capacity, 1) * spec.nbytes, dtype=np.uint8)
+        self.ptr = _ffi.new("mlvm_queue_t *")
+        st = lib.mlvm_queue_init(
+            self.ptr, self._name, spec.nbytes, capacity,
+            _ffi.cast("void *", self._storage.ctypes.data),
+        )
+        if st != OK:
+            raise ValueError(f"queue '{spec.name}': capacity must be positive")
+
+    def push(self, x: Any) -> bool:
+        """Appends a copy of x; False when the queue is full."""
+        a = np.ascontiguousarray(x, dtype=self.spec.dtype)
+        if a.shape != self.spec.shape:
+            raise ValueError(
+                f"queue '{self.spec.name}' holds {self.spec.shape} elements, got {a.shape}"
+            )
+        return bool(self._lib.mlvm_queue_push(self.ptr, _ffi.cast("void *", a.ctypes.data)) == OK)
+
+    def pop(self) -> np.ndarray | None:
+        """The oldest element, or None when the queue is empty."""
+        out = np.empty(self.spec.shape, dtype=self.spec.dtype)
+        if self._lib.mlvm_queue_pop(self.ptr, _ffi.cast("void *", out.ctypes.data)) != OK:
+            return None
+        return out
+
+    def __len__(self) -> int:
+        return int(self._lib.mlvm_queue_size(self.ptr))
+
+
+class Call:
+    """A suspendable call: `begin` ran it up to its first suspension."""
+
+    def __init__(self, fn: Function, args: Sequence[Any]) -> None:
+        self._fn = fn
+        self._ins = [fn._check(i, x) for i, x in enumerate(args)]
+        self.outputs = [np.empty(s.shape, dtype=s.dtype) for s in fn.info.outputs]
+        self._arena_buf, self._arena = _aligned_empty(fn.info.arena_bytes)
+        self._state = _ffi.new("char[]", max(fn._call_bytes, 1))
+        self._hdr = _ffi.cast("mlvm_call_header_t *", self._state)
+        ins = _ffi.new("void *[]", [_ffi.cast("void *", a.ctypes.data) for a in self._ins] or [_ffi.NULL])
+        outs = _ffi.new("void *[]", [_ffi.cast("void *", a.ctypes.data) for a in self.outputs] or [_ffi.NULL])
+        self.code: int = fn._owner._checked(
+            fn._begin(self._state, fn._owner._instance, self._arena, ins, outs)
+        )
+
+    @property
+    def status(self) -> str:
+        return STATUS_NAMES.get(self.code, str(self.code))
+
+    @property
+    def done(self) -> bool:
+        return self.code != SUSPENDED
+
+    def resume(self) -> str:
+        """Runs the call on to its next suspension or its end; the status name."""
+        if self.code == SUSPENDED:
+            self.code = self._fn._owner._checked(self._fn._resume(self._state))
+        return self.status
+
+    @property
+    def resume_point(self) -> int:
+        return int(self._hdr.pc)
+
+    def check_message(self) -> str | None:
+        """For a call that ended in ERR_CHECK: where the check is and its worst element."""
+        chk = self._hdr.check
+        if self.code != -6 or chk.where == _ffi.NULL:
+            return None
+        return (
+            f"{_ffi.string(chk.where).decode()} failed: worst element at flat index "
+            f"{int(chk.index)}: got {float(chk.got):.9g}, want {float(chk.want):.9g}"
+        )
+
+    def result(self) -> Any:
+        """The outputs of a call that ended with OK (an error otherwise)."""
+        if self.code != OK:
+            msg = self.check_message() or f"call is {self.status}"
+            raise MlvmCallError(f"{self._fn.info.name}: {msg}")
+        return self.outputs[0] if len(self.outputs) == 1 else tuple(self.outputs)
+
+
 class Function:
     """One exported function: `f(*arrays)` returns an array or a tuple."""
 
     def __init__(self, owner: Module, export: Any) -> None:
         self._owner = owner
         self._call = export.call
+        self._begin = export.begin
+        self._resume = export.resume
+        self._call_bytes = int(export.call_bytes)
         self.info = FunctionInfo(
             _ffi.string(export.name).decode(),
             _specs(export.inputs, export.num_inputs),
             _specs(export.outputs, export.num_outputs),
             int(export.arena_bytes),
+            bool(export.suspends),
         )
         self._local = threading.local()
         n_in, n_out = len(self.info.inputs), len(self.info.outputs)
@@ -123,30 +269,66 @@ class Function:
             )
         return x
 
-    def __call__(self, *args: Any) -> Any:
+    def _arity(self, args: Sequence[Any]) -> None:
         if len(args) != self._n_in:
             raise ValueError(
                 f"{self.info.name} takes {self._n_in} inputs, got {len(args)}"
             )
+
+    def begin(self, *args: Any) -> Call:
+        """Starts a call that may suspend; drive it with `resume()`."""
+        self._arity(args)
+        return Call(self, args)
+
+    def __call__(self, *args: Any) -> Any:
+        self._arity(args)
+        if self.info.suspends or self._call == _ffi.NULL:
+            return self._run_to_end(args)
         ins = [self._check(i, x) for i, x in enumerate(args)]
         outs = [np.empty(s.shape, dtype=s.dtype) for s in self.info.outputs]
         in_ptrs = _ffi.new("void *[]", [_ffi.cast("void *", a.ctypes.data) for a in ins] or [_ffi.NULL])
         out_ptrs = _ffi.new("void *[]", [_ffi.cast("void *", a.ctypes.data) for a in outs] or [_ffi.NULL])
-        status = self._call(self._arena(), in_ptrs, out_ptrs)
-        if status != 0:
+        status = self._owner._checked(self._call(self._arena(), in_ptrs, out_ptrs))
+        if status != OK:
             raise MlvmCallError(
                 f"{self.info.name}: call returned {STATUS_NAMES.get(status, status)}"
             )
         return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def _run_to_end(self, args: Sequence[Any]) -> Any:
+        """begin, then resume while the call makes progress (yields)."""
+        call = self.begin(*args)
+        last = -2
+        while not call.done:
+            if call.resume_point == last:
+                raise MlvmCallError(
+                    f"{self.info.name}: the call waits on a queue or native function; "
+                    "use begin() / resume()"
+                )
+            last = call.resume_point
+            call.resume()
+        return call.result()
 
     def __repr__(self) -> str:
         return f"<mlvm function {self.info.name}>"
 
 
 class Module:
-    """A loaded module; exports are attributes (`m.main`) and items (`m['main']`)."""
+    """A loaded module; exports are attributes (`m.main`) and items (`m['main']`).
 
-    def __init__(self, path: str | Path) -> None:
+    `imports` maps the names of native functions the module calls
+    (`mlvm.call_c`) to Python callables: they receive numpy views of the
+    arguments and return the results (or `WOULD_BLOCK`). Every import must
+    be given: a missing one fails here, naming it. Each queue of the module
+    gets a runtime queue of `queue_capacity` elements (`m.queues[name]`).
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        imports: Mapping[str, Callable[..., Any]] | None = None,
+        queue_capacity: int = 16,
+    ) -> None:
         self.path = Path(path)
         try:
             self._lib = _ffi.dlopen(str(self.path))
@@ -170,10 +352,78 @@ class Module:
         self._desc = desc
         self.name = _ffi.string(desc.name).decode()
         self.arena_bytes = int(desc.arena_bytes)
+        self._error: BaseException | None = None
+        self._bind(imports or {}, queue_capacity)
         self._functions = {
             f.info.name: f
             for f in (Function(self, desc.exports[i]) for i in range(desc.num_exports))
         }
+
+    def _bind(self, imports: Mapping[str, Callable[..., Any]], capacity: int) -> None:
+        desc = self._desc
+        self.import_specs: dict[str, tuple[tuple[TensorSpec, ...], tuple[TensorSpec, ...]]] = {}
+        self._natives: list[Any] = []  # keeps callbacks and names alive
+        slots = _ffi.new("mlvm_native_t *[]", max(desc.num_imports, 1))
+        for i in range(desc.num_imports):
+            d = desc.imports[i]
+            name = _ffi.string(d.name).decode()
+            specs = (_specs(d.args, d.num_args), _specs(d.results, d.num_results))
+            self.import_specs[name] = specs
+            fn = imports.get(name)
+            if fn is None:
+                raise ValueError(f"{self.path}: missing import '{name}' (pass imports={{...}})")
+            native = _ffi.new("mlvm_native_t *")
+            cname = _ffi.new("char[]", name.encode())
+            cb = self._callback(name, fn, *specs)
+            native.name, native.fn = cname, cb
+            slots[i] = native
+            self._natives += [native, cname, cb]
+        self.queues: dict[str, Queue] = {}
+        qslots = _ffi.new("mlvm_queue_t *[]", max(desc.num_queues, 1))
+        for i in range(desc.num_queues):
+            spec = _spec(desc.queues[i].elem)
+            q = Queue(self._lib, spec, capacity)
+            self.queues[spec.name] = q
+            qslots[i] = q.ptr
+        self._instance = _ffi.new("mlvm_instance_t *")
+        self._instance.module = desc
+        self._instance.imports = slots
+        self._instance.queues = qslots
+        self._slots = (slots, qslots)
+
+    def _callback(
+        self,
+        name: str,
+        fn: Callable[..., Any],
+        args: tuple[TensorSpec, ...],
+        results: tuple[TensorSpec, ...],
+    ) -> Any:
+        def on_error(exc_type: Any, exc: BaseException, tb: Any) -> None:
+            self._error = exc
+
+        @_ffi.callback("int(void *, void *const *, void *const *)", error=ERR_IMPORT, onerror=on_error)
+        def native(user: Any, a: Any, r: Any) -> int:
+            views = [_view(a[k], s) for k, s in enumerate(args)]
+            for v in views:
+                v.flags.writeable = False
+            out = fn(*views)
+            if out is WOULD_BLOCK:
+                return SUSPENDED
+            outs = [] if out is None else list(out) if isinstance(out, tuple | list) else [out]
+            if len(outs) != len(results):
+                raise ValueError(f"native '{name}' returned {len(outs)} results, expected {len(results)}")
+            for k, (o, s) in enumerate(zip(outs, results, strict=True)):
+                _view(r[k], s)[...] = np.asarray(o, dtype=s.dtype).reshape(s.shape)
+            return OK
+
+        return native
+
+    def _checked(self, status: int) -> int:
+        """Re-raises an exception a Python native function raised during a call."""
+        if self._error is not None:
+            err, self._error = self._error, None
+            raise MlvmCallError(f"a native function failed: {err!r}") from err
+        return int(status)
 
     @property
     def functions(self) -> dict[str, FunctionInfo]:
@@ -195,5 +445,9 @@ class Module:
         return f"<mlvm module {self.name} exports={list(self._functions)}>"
 
 
-def load(path: str | Path) -> Module:
-    return Module(path)
+def load(
+    path: str | Path,
+    imports: Mapping[str, Callable[..., Any]] | None = None,
+    queue_capacity: int = 16,
+) -> Module:
+    return Module(path, imports, queue_capacity)

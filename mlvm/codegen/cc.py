@@ -105,7 +105,9 @@ def build_shared(c_path: Path, so_path: Path) -> Path:
             [
                 cc, *flags, "-shared", "-DMLVM_SO_ENTRY",
                 "-I", str(INCLUDE_DIR), "-I", str(c_path.parent),
-                str(c_path), str(lib), "-lm", "-o", tmp_so,
+                # The whole runtime, so loaders find its entry points too.
+                str(c_path), "-Wl,--whole-archive", str(lib), "-Wl,--no-whole-archive",
+                "-lm", "-o", tmp_so,
             ]
         )
         os.replace(tmp_so, so_path)

@@ -25,6 +25,7 @@ from mlvm.codegen.lowering import Lowering, StaticTable
 from mlvm.codegen.names import c_ident, c_string, unique
 from mlvm.diagnostics import MlvmError, op_error
 from mlvm.dialect.base import MlvmOp, elem_name, type_str
+from mlvm.dialect.control import CallCOp, QueueOp
 from mlvm.dialect.ops import ParamOp
 from mlvm.passes.plan_memory import PlanMemoryPass
 
@@ -106,10 +107,34 @@ class _Function:
     body: list[str] = field(default_factory=list[str])
     inputs: list[_Tensor] = field(default_factory=list[_Tensor])
     outputs: list[_Tensor] = field(default_factory=list[_Tensor])
+    suspends: bool = False  # has suspension points: body lives in _resume
+    needs_instance: bool = False  # calls imports or uses queues: no one-shot
+    points: int = 0
+    begin_params: list[str] = field(default_factory=list[str])
+    call_args: list[str] = field(default_factory=list[str])
+    arg_names: list[str] = field(default_factory=list[str])
+    arg_decls: list[str] = field(default_factory=list[str])
+    struct_fields: list[str] = field(default_factory=list[str])
 
     @property
     def tensors(self) -> list[_Tensor]:
         return self.inputs + self.outputs
+
+
+@dataclass
+class _Import:
+    literal: str
+    cname: str
+    args: list[_Tensor]
+    results: list[_Tensor]
+    signature: tuple[object, ...]
+
+
+@dataclass
+class _Queue:
+    literal: str
+    elem: _Tensor
+    type: object
 
 
 class ModuleEmitter:
@@ -132,6 +157,47 @@ class ModuleEmitter:
         self.data: list[_Data] = []
         self._data_by_key: dict[object, str] = {}
         self._cnames: set[str] = set()
+        self.imports: dict[str, _Import] = {}
+        self.queues: dict[str, _Queue] = {}
+
+    # -- imports and queues (the Lowering's Tables) ------------------------
+    def import_index(self, op: Operation) -> int:
+        assert isinstance(op, CallCOp)
+        name = op.callee.data
+        sig = op.signature()
+        imp = self.imports.get(name)
+        if imp is None:
+            i = len(self.imports)
+            cname = f"{self.mod}__imp{i}"
+            imp = _Import(
+                c_string(name),
+                cname,
+                [self._tensor(c_string(f"arg{k}"), t, f"{cname}_a{k}_dims") for k, t in enumerate(sig[0])],
+                [self._tensor(c_string(f"result{k}"), t, f"{cname}_r{k}_dims") for k, t in enumerate(sig[1])],
+                sig,
+            )
+            self.imports[name] = imp
+        elif imp.signature != sig:
+            raise op_error(
+                op, f"native function '{name}' is called with two different signatures",
+                self.source,
+            )
+        return list(self.imports).index(name)
+
+    def queue_index(self, op: Operation) -> int:
+        assert isinstance(op, QueueOp)
+        name = op.queue.data
+        t = op.element()
+        q = self.queues.get(name)
+        if q is None:
+            q = _Queue(c_string(name), self._tensor(c_string(name), t, f"{self.mod}__q{len(self.queues)}_dims"), t)
+            self.queues[name] = q
+        elif q.type != t:
+            raise op_error(
+                op, f"queue '{name}' is used with elements {type_str(q.type)} and "  # type: ignore[arg-type]
+                f"{type_str(t)}", self.source,
+            )
+        return list(self.queues).index(name)
 
     # -- data ------------------------------------------------------------
     def _param_array(self, op: ParamOp) -> np.ndarray:
@@ -233,7 +299,7 @@ class ModuleEmitter:
             out.entry_args.append(f"({C_TYPES[e]} *)outputs[{j}]")
             out.outputs.append(self._tensor(c_string(f"out{j}"), v.type, f"{cname}__out{j}_dims"))
 
-        cg = Lowering(self.statics, lambda v: self._ptr(fs, v, in_names))
+        cg = Lowering(self.statics, lambda v: self._ptr(fs, v, in_names), self, self.source)
         for op in block.ops:
             if isinstance(op, MlvmOp) and not op.IS_DATA:
                 op.lower(cg)
@@ -243,6 +309,17 @@ class ModuleEmitter:
                 continue
             cg.stmt(f"mlvm_copy({nbytes(v)}, {self._ptr(fs, v, in_names)}, out{j});")
         out.body = cg.lines
+        mlvm_ops = [op for op in block.ops if isinstance(op, MlvmOp)]
+        out.suspends = any(op.SUSPENDS for op in mlvm_ops)
+        out.needs_instance = any(op.NEEDS_INSTANCE for op in mlvm_ops)
+        out.points = cg.points
+        # Inputs and outputs as the call state keeps them.
+        typed = out.params[1:]
+        out.arg_names = [p.rsplit("*", 1)[1] for p in typed]
+        out.struct_fields = [f"{p};" for p in typed]
+        out.arg_decls = [f"{p} = call->{n}; (void){n};" for p, n in zip(typed, out.arg_names, strict=True)]
+        out.call_args = ["arena_", *out.arg_names]
+        out.begin_params = [f"{cname}_call_t *call", "const mlvm_instance_t *inst", *out.params]
         return out
 
     def _ptr(self, fs: FunctionStorage, v: SSAValue, in_names: list[str]) -> str:
@@ -283,6 +360,10 @@ class ModuleEmitter:
             statics=self.statics.defs,
             header=header,
             static_arena=self.static_arena,
+            imports=list(self.imports.values()),
+            queues=list(self.queues.values()),
+            table_tensors=[t for imp in self.imports.values() for t in imp.args + imp.results]
+            + [q.elem for q in self.queues.values()],
         )
         c_text = _env().get_template("module.c.j2").render(**ctx)
         h_text = _env().get_template("module.h.j2").render(**ctx)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation, SSAValue
@@ -38,13 +39,72 @@ class StaticTable:
         return name
 
 
-class Lowering:
-    """What an op's `lower` sees: pointers for its values, a place for statements."""
+class Tables(Protocol):
+    """Module-level tables of imports and queues, filled while lowering."""
 
-    def __init__(self, statics: StaticTable, ptr: Callable[[SSAValue], str]) -> None:
+    def import_index(self, op: Operation) -> int: ...
+    def queue_index(self, op: Operation) -> int: ...
+
+
+class Lowering:
+    """What an op's `lower` sees: pointers for its values, a place for statements.
+
+    Ops that suspend use `resume_point` / `label` / `suspend` / `fail`: the
+    function is then emitted as a coroutine whose state is `call` (a struct
+    beginning with an `mlvm_call_header_t hdr`).
+    """
+
+    def __init__(
+        self,
+        statics: StaticTable,
+        ptr: Callable[[SSAValue], str],
+        tables: Tables | None = None,
+        source: str = "<input>",
+    ) -> None:
         self.statics = statics
         self._ptr = ptr
+        self._tables = tables
+        self._source = source
         self.lines: list[str] = []
+        self.points = 0
+
+    # -- coroutines --------------------------------------------------------
+    def resume_point(self) -> int:
+        self.points += 1
+        return self.points
+
+    def label(self, k: int) -> str:
+        return f"mlvm_resume_{k}: ;"
+
+    def suspend(self, k: int) -> str:
+        return (
+            f"{{ call->hdr.pc = {k}; call->hdr.status = MLVM_SUSPENDED; "
+            "return MLVM_SUSPENDED; }"
+        )
+
+    def fail(self, status: str) -> str:
+        return f"{{ call->hdr.pc = -1; call->hdr.status = {status}; return {status}; }}"
+
+    def instance(self) -> str:
+        return "call->hdr.inst"
+
+    def call_header(self) -> str:
+        return "call->hdr"
+
+    def where(self, op: Operation) -> str:
+        """A C string naming the op's source location, for reports."""
+        from mlvm.codegen.names import c_string
+        from mlvm.diagnostics import where
+
+        return c_string(f"{where(op, self._source)}: {op.name}")
+
+    def import_index(self, op: Operation) -> int:
+        assert self._tables is not None
+        return self._tables.import_index(op)
+
+    def queue_index(self, op: Operation) -> int:
+        assert self._tables is not None
+        return self._tables.queue_index(op)
 
     def ptr(self, v: SSAValue) -> str:
         return self._ptr(v)

@@ -50,6 +50,10 @@ class MlvmOp(IRDLOperation):
     OPERAND_NAMES: ClassVar[tuple[str, ...]] = ()
     # Ops whose result is data known at compile time (emitted as C constants).
     IS_DATA: ClassVar[bool] = False
+    # Ops that need a call state (the function becomes begin / resume) ...
+    SUSPENDS: ClassVar[bool] = False
+    # ... and ops that also need a module instance (imports, queues).
+    NEEDS_INSTANCE: ClassVar[bool] = False
 
     # -- typing helpers ----------------------------------------------------
     def tensor(self, v: SSAValue, what: str) -> TensorType[Attribute]:

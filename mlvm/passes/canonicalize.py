@@ -10,7 +10,7 @@ Rewrites (each keeps the result type, so users see no change):
   * `broadcast_to(constant)` -> a constant of the broadcast shape;
   * an op whose operands are all constants, with a result of at most
     `fold_limit` elements -> a constant, computed by the op's reference;
-  * pure ops whose results are unused are erased.
+  * pure ops whose results are unused are erased (ops with effects stay).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, ModuleOp, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.traits import Pure
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -124,7 +125,13 @@ class FoldConstants(RewritePattern):
     limit: int
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, MlvmOp) or op.IS_DATA or not op.operands or not op.results:
+        if (
+            not isinstance(op, MlvmOp)
+            or not op.has_trait(Pure)
+            or op.IS_DATA
+            or not op.operands
+            or not op.results
+        ):
             return
         if isinstance(op, ReshapeOp | BroadcastToOp):
             return  # handled without materialising the data
@@ -141,7 +148,12 @@ class FoldConstants(RewritePattern):
 
 class EraseDead(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if isinstance(op, MlvmOp) and op.results and all(not r.uses for r in op.results):
+        if (
+            isinstance(op, MlvmOp)
+            and op.has_trait(Pure)
+            and op.results
+            and all(not r.uses for r in op.results)
+        ):
             rewriter.erase_op(op)
 
 

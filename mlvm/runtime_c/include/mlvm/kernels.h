@@ -81,4 +81,13 @@ void mlvm_copy(size_t nbytes, const void *src, void *dst);
 /* Strided gather of 32-bit elements (broadcast_to): `it` stride 0 reads in. */
 void mlvm_broadcast_b32(const mlvm_iter_t *it, const void *in, void *out);
 
+/* Check ops: 1 when some element of a (got) differs from b (want) beyond
+ * the tolerance, with the flat index and values of the worst element. */
+int mlvm_check_close_f32(const mlvm_iter_t *it, const float *a, const float *b,
+                         float atol, float rtol, int64_t *index, float *got, float *want);
+int mlvm_check_eq_f32(const mlvm_iter_t *it, const float *a, const float *b,
+                      float atol, float rtol, int64_t *index, float *got, float *want);
+int mlvm_check_eq_i32(const mlvm_iter_t *it, const int32_t *a, const int32_t *b,
+                      float atol, float rtol, int64_t *index, float *got, float *want);
+
 #endif /* MLVM_KERNELS_H_ */

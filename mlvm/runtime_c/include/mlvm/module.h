@@ -9,7 +9,7 @@
 #include "mlvm/status.h"
 
 #define MLVM_MODULE_MAGIC 0x4D4C564Du /* "MLVM" */
-#define MLVM_ABI_VERSION 1u
+#define MLVM_ABI_VERSION 2u
 #define MLVM_ARENA_ALIGN 64u          /* arenas must be aligned to this */
 
 /* Alignment of statically allocated arenas. */
@@ -37,6 +37,32 @@ typedef struct mlvm_tensor_desc {
 typedef mlvm_status_t (*mlvm_entry_fn)(void *arena, void *const *inputs,
                                        void *const *outputs);
 
+struct mlvm_instance;
+
+/* Where a failed check op reports: its source location, the flat index of
+ * the worst element and the two values there. */
+typedef struct mlvm_check_report {
+    const char *where;       /* "file:line:col: mlvm.check_close" */
+    int64_t index;
+    float got;
+    float want;
+} mlvm_check_report_t;
+
+/* Every generated call state starts with this header, so generic code
+ * (loaders, schedulers) can read it through a void pointer. */
+typedef struct mlvm_call_header {
+    int32_t pc;              /* resume point; -1 once the call has ended */
+    int32_t status;          /* the status the last begin / resume returned */
+    const struct mlvm_instance *inst;
+    unsigned char *arena;
+    mlvm_check_report_t check;
+} mlvm_call_header_t;
+
+typedef mlvm_status_t (*mlvm_begin_fn)(void *call, const struct mlvm_instance *inst,
+                                       void *arena, void *const *inputs,
+                                       void *const *outputs);
+typedef mlvm_status_t (*mlvm_resume_fn)(void *call);
+
 typedef struct mlvm_export {
     const char *name;
     int32_t num_inputs;
@@ -44,8 +70,28 @@ typedef struct mlvm_export {
     const mlvm_tensor_desc_t *inputs;
     const mlvm_tensor_desc_t *outputs;
     size_t arena_bytes;
-    mlvm_entry_fn call;
+    mlvm_entry_fn call;      /* one-shot; NULL when the function needs an instance */
+    size_t call_bytes;       /* sizeof its call state */
+    mlvm_begin_fn begin;     /* begin / resume: suspendable calls */
+    mlvm_resume_fn resume;
+    int32_t suspends;        /* 1 when the function has suspension points */
+    int32_t pad_;
 } mlvm_export_t;
+
+/* A native function the module imports (mlvm.call_c), with its signature. */
+typedef struct mlvm_import_desc {
+    const char *name;
+    int32_t num_args;
+    int32_t num_results;
+    const mlvm_tensor_desc_t *args;
+    const mlvm_tensor_desc_t *results;
+} mlvm_import_desc_t;
+
+/* A queue the module pops from or pushes to, with its element type. */
+typedef struct mlvm_queue_desc {
+    const char *name;
+    mlvm_tensor_desc_t elem;
+} mlvm_queue_desc_t;
 
 typedef struct mlvm_module {
     uint32_t magic;          /* MLVM_MODULE_MAGIC */
@@ -54,8 +100,11 @@ typedef struct mlvm_module {
     int32_t num_exports;
     int32_t num_imports;
     const mlvm_export_t *exports;
-    const char *const *imports;
+    const mlvm_import_desc_t *imports;
     size_t arena_bytes;      /* the largest arena any export needs */
+    int32_t num_queues;
+    int32_t pad_;
+    const mlvm_queue_desc_t *queues;
 } mlvm_module_t;
 
 #endif /* MLVM_MODULE_H_ */

@@ -1,0 +1,23 @@
+/* A round-robin scheduler for suspended calls on one thread.
+ *
+ * Each task is a call already begun: its resume function and its call
+ * state. mlvm_sched_run resumes every unfinished task in turn until all
+ * have finished (MLVM_OK) or failed, or `max_rounds` rounds pass. */
+#ifndef MLVM_SCHED_H_
+#define MLVM_SCHED_H_
+
+#include <stddef.h>
+
+#include "mlvm/status.h"
+
+typedef struct mlvm_task {
+    mlvm_status_t (*resume)(void *call);
+    void *call;
+    mlvm_status_t status; /* MLVM_SUSPENDED until the task ends */
+} mlvm_task_t;
+
+/* MLVM_OK when every task ended (each task's own status says how), or
+ * MLVM_SUSPENDED when some are still waiting after max_rounds rounds. */
+mlvm_status_t mlvm_sched_run(mlvm_task_t *tasks, size_t num_tasks, size_t max_rounds);
+
+#endif /* MLVM_SCHED_H_ */

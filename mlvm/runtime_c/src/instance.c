@@ -1,0 +1,50 @@
+#include <string.h>
+
+#include "mlvm/instance.h"
+
+static size_t tensor_bytes(const mlvm_tensor_desc_t *t)
+{
+    size_t n = 4;
+    int32_t d;
+    for (d = 0; d < t->rank; ++d)
+        n *= (size_t)t->dims[d];
+    return n;
+}
+
+mlvm_status_t mlvm_instance_init(mlvm_instance_t *inst, const mlvm_module_t *module,
+                                 const mlvm_native_t **import_slots,
+                                 const mlvm_native_t *natives, size_t num_natives,
+                                 mlvm_queue_t **queue_slots, mlvm_queue_t *const *queues,
+                                 size_t num_queues, const char **missing)
+{
+    int32_t i;
+    size_t k;
+    inst->module = module;
+    inst->imports = import_slots;
+    inst->queues = queue_slots;
+    for (i = 0; i < module->num_imports; ++i) {
+        const char *name = module->imports[i].name;
+        import_slots[i] = NULL;
+        for (k = 0; k < num_natives; ++k)
+            if (natives[k].name != NULL && strcmp(natives[k].name, name) == 0)
+                import_slots[i] = &natives[k];
+        if (import_slots[i] == NULL) {
+            if (missing != NULL)
+                *missing = name;
+            return MLVM_ERR_IMPORT;
+        }
+    }
+    for (i = 0; i < module->num_queues; ++i) {
+        const mlvm_queue_desc_t *want = &module->queues[i];
+        queue_slots[i] = NULL;
+        for (k = 0; k < num_queues; ++k)
+            if (queues[k]->name != NULL && strcmp(queues[k]->name, want->name) == 0)
+                queue_slots[i] = queues[k];
+        if (queue_slots[i] == NULL || queue_slots[i]->elem_bytes != tensor_bytes(&want->elem)) {
+            if (missing != NULL)
+                *missing = want->name;
+            return queue_slots[i] == NULL ? MLVM_ERR_IMPORT : MLVM_ERR_SHAPE;
+        }
+    }
+    return MLVM_OK;
+}

@@ -4,8 +4,10 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SYSSTAMP := $(VENV)/.sysdeps
-# Debian packages the tests need (a C compiler pair for the -Werror checks).
-APT_PACKAGES := clang
+# Debian packages the tests need, as command:package pairs: a second C
+# compiler for the -Werror checks, valgrind, and the Cortex-M toolchain.
+APT_PACKAGES := clang:clang valgrind:valgrind \
+                arm-none-eabi-gcc:gcc-arm-none-eabi arm-none-eabi-gcc:libnewlib-arm-none-eabi
 
 .PHONY: all demo test bench venv sysdeps clean
 
@@ -22,7 +24,7 @@ venv: $(STAMP)
 # Installs missing Debian packages (as root, or through sudo when available).
 $(SYSSTAMP): | $(STAMP)
 	@missing=""; for p in $(APT_PACKAGES); do \
-	  command -v $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	  command -v $${p%%:*} >/dev/null 2>&1 || missing="$$missing $${p#*:}"; done; \
 	if [ -n "$$missing" ]; then \
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  echo "installing:$$missing"; \

@@ -51,7 +51,12 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
         )
         p.add_argument("--memory-report", metavar="R.json", help="write the memory plan as JSON")
         p.add_argument("--memory-plot", metavar="R.svg", help="draw the memory plan as SVG")
+    from mlvm import runtime
+
+    runtime.add_arguments(sub.add_parser("runtime", help="copy the C runtime's sources"))
     args = ap.parse_args(argv)
+    if args.cmd == "runtime":
+        return runtime.run(args)
     options = CompileOptions(
         alignment=args.alignment,
         canonicalize=not args.no_canonicalize,

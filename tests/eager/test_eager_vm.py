@@ -1,0 +1,99 @@
+"""mlvm.eager.VM: handles, zero-copy views, in place, batches, errors, bytes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mlvm import eager
+
+
+def test_tensor_roundtrip_and_info() -> None:
+    with eager.VM() as vm:
+        a = np.arange(12, dtype=np.float32).reshape(3, 4)
+        t = vm.tensor(a)
+        assert vm.info(t) == ((3, 4), np.dtype(np.float32))
+        np.testing.assert_array_equal(vm.read(t), a)
+        a[0, 0] = 100  # the tensor holds a copy
+        assert vm.read(t)[0, 0] == 0
+        s = vm.tensor(np.int32(7))
+        assert vm.info(s) == ((), np.dtype(np.int32))
+        assert vm.read(s) == 7
+        assert vm.tensor_count == 2
+
+
+def test_view_is_zero_copy() -> None:
+    with eager.VM() as vm:
+        t = vm.tensor(shape=(2, 3))
+        v = vm.view(t)
+        v[...] = 2.0
+        vm.exec("mul", t, t, t)  # in place
+        np.testing.assert_array_equal(v, np.full((2, 3), 4.0, np.float32))
+
+
+def test_consumed_counts_tensor_bytes() -> None:
+    with eager.VM() as vm:
+        vm.tensor(shape=(1,))  # the table exists from now on
+        base = vm.consumed
+        t = vm.tensor(shape=(100, 10))
+        assert vm.consumed == base + 4000
+        u = vm.tensor(shape=(7,), dtype=np.int32)
+        assert vm.consumed == base + 4000 + 28
+        vm.free(t)
+        vm.free(u)
+        assert vm.consumed == base
+
+
+def test_batch_and_inplace() -> None:
+    x = np.array([[1, -2], [3, -4]], np.float32)
+    with eager.VM() as vm:
+        tx, tb, ty = vm.tensor(x), vm.tensor(np.array([10, 20], np.float32)), vm.tensor(shape=(2, 2))
+        vm.batch([
+            ("matmul", ty, tx, tx, {"transpose_rhs": True}),
+            ("add", ty, ty, tb),
+            ("relu", ty, ty, eager.NONE),
+        ])
+        np.testing.assert_array_equal(vm.read(ty), np.maximum(x @ x.T + [10, 20], 0))
+        with pytest.raises(eager.EagerError) as e:
+            vm.batch([("neg", tx, tx, eager.NONE), ("add", tx, tx, ty + 5)])
+        assert e.value.status_name == "ERR_INVALID"
+        assert "op 1 (add)" in str(e.value)
+
+
+def test_errors_carry_status() -> None:
+    with eager.VM() as vm:
+        a = vm.tensor(np.zeros((2, 3), np.float32))
+        b = vm.tensor(np.zeros((4,), np.float32))
+        with pytest.raises(eager.EagerError) as e:
+            vm.exec("add", a, a, 99)
+        assert e.value.status == -1
+        with pytest.raises(eager.EagerError) as e:
+            vm.exec("add", a, a, b)
+        assert e.value.status == -2
+        with pytest.raises(eager.EagerError) as e:
+            vm.write(b, np.zeros(5, np.float32))
+        assert e.value.status == -3
+        vm.free(b)
+        with pytest.raises(eager.EagerError):
+            vm.free(b)
+        with pytest.raises(ValueError, match="no op 'conv2d'"):
+            vm.exec("conv2d", a, a)
+    with pytest.raises(eager.EagerError, match="ERR_SHAPE"):
+        eager.matmul(np.zeros((2, 3), np.float32), np.zeros((2, 3), np.float32))
+    with pytest.raises(TypeError, match="float64"):
+        eager.add(np.zeros(2), np.zeros(2))
+
+
+def test_python_numbers_convert() -> None:
+    np.testing.assert_array_equal(eager.add([1.5, 2.5], 1.0), np.array([2.5, 3.5], np.float32))
+    np.testing.assert_array_equal(eager.mul([1, 2], 3), np.array([3, 6], np.int32))
+
+
+def test_default_vm_releases_everything() -> None:
+    vm = eager.default_vm()
+    eager.add(np.ones(3, np.float32), np.ones(3, np.float32))
+    count, consumed = vm.tensor_count, vm.consumed
+    for _ in range(50):
+        eager.softmax_xent(np.eye(4, dtype=np.float32), np.ones((4, 4), np.float32))
+    assert vm.tensor_count == count == 0
+    assert vm.consumed == consumed

@@ -7,6 +7,10 @@ test itself (usually in float64). All cases of a suite go into one `.mlir`
 file that is parsed once and compiled once with `mlvm.compile` (which caches
 the `.so` by content), so a test module costs one C build, not one per case.
 
+A suite may be compiled under several pass pipelines (`variants`, see
+`VARIANTS`), e.g. the default one and plain kernel calls, so that one case
+checks both the kernels and the fused / folded / in-place code.
+
 For case N the suite gives:
 
 * `suite.compiled(case)`  - the outputs of the generated C;
@@ -23,7 +27,7 @@ Tolerances:
   for data that is only copied (constant, fill).
 * `Rel(r)` - `|got - want| <= r * |want|` (plus the smallest normal f32 to
   allow flushing to zero), the same non-finite values at the same places:
-  for libm functions.
+  for libm functions. Integer outputs of such a case are compared exactly.
 * `Bound(value, err)`, returned by an expectation - `|got - value| <= err`
   element by element. `sum_bound(value, scale)` builds the bound
   `1e-5 * scale` used for accumulations (sums, means, matmuls, softmax
@@ -36,7 +40,9 @@ Tolerances:
 from __future__ import annotations
 
 import hashlib
+import os
 import tempfile
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,18 +76,18 @@ def ttype(shape: Sequence[int], dtype: Any = F32) -> str:
 
 
 def type_of(x: np.ndarray | tuple[Sequence[int], Any]) -> str:
-    if isinstance(x, np.ndarray):
+    if isinstance(x, np.ndarray | np.generic):
         return ttype(x.shape, x.dtype)
     shape, dtype = x
     return ttype(shape, dtype)
 
 
 def f32_attr(v: float) -> str:
-    """An f32 property value, exact (hex bits for non-finite values)."""
+    """An f32 property value, exact (hex bits for NaN and infinities)."""
     f = np.float32(v)
-    if not np.isfinite(f) or (f == 0 and np.signbit(f)):
-        return f"0x{int(np.array(f).view(np.uint32)):08X} : f32" if np.isfinite(f) is np.False_ or not np.isfinite(f) else "-0.0 : f32"
-    return f"{float(f)!r} : f32"
+    if not np.isfinite(f):
+        return f"0x{int(np.array(f).view(np.uint32)):08X} : f32"
+    return f"{float(f):.9e} : f32"
 
 
 def i64_attr(v: int) -> str:
@@ -102,7 +108,7 @@ def str_attr(s: str) -> str:
 
 def dense_attr(arr: np.ndarray) -> str:
     """`dense<"0x...">` holding the exact little-endian bytes of `arr`."""
-    a = np.ascontiguousarray(arr)
+    a = np.array(arr, order="C")  # keeps rank 0
     data = a.astype(a.dtype.newbyteorder("<")).tobytes().hex().upper()
     return f'dense<"0x{data}"> : {ttype(a.shape, a.dtype)}'
 
@@ -179,7 +185,9 @@ class _Exact(Tolerance):
         _same_layout(got, want, what)
         assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
         if not np.array_equal(got, want, equal_nan=got.dtype.kind == "f"):
-            bad = ~((got == want) | (np.isnan(got) & np.isnan(want)) if got.dtype.kind == "f" else got == want)
+            bad = got != want
+            if got.dtype.kind == "f":
+                bad &= ~(np.isnan(got) & np.isnan(want))
             raise AssertionError(f"{what}: not equal: {_worst(got, want, bad)}")
 
     def __repr__(self) -> str:
@@ -203,6 +211,9 @@ class Rel(Tolerance):
     rtol: float = 1e-5
 
     def check(self, got: np.ndarray, want: np.ndarray, what: str) -> None:
+        if np.asarray(want).dtype.kind in "iu":
+            EXACT.check(got, np.asarray(want), what)  # integers are exact
+            return
         _same_layout(got, want, what)
         assert got.dtype == F32, f"{what}: dtype {got.dtype} is not float32"
         g, w = got.astype(np.float64), np.asarray(want, dtype=np.float64)
@@ -278,14 +289,29 @@ class _Built:
     parsed: Any  # xDSL ModuleOp
 
 
+# Pass pipelines a suite can be compiled with: the default one, and plain
+# kernel calls (no folding, no fusion, no in-place reuse).
+VARIANTS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "plain": {"canonicalize": False, "fuse": False, "inplace": False},
+}
+
+
 @dataclass
 class Suite:
-    """Cases compiled together. Cases in another `group` go to another module."""
+    """Cases compiled together. Cases in another `group` go to another module.
+
+    Each case runs under every name in `variants` (keys of `VARIANTS`): one
+    module per (group, variant).
+    """
 
     name: str
     params: dict[str, np.ndarray] = field(default_factory=dict)
+    variants: tuple[str, ...] = ("default",)
     cases: list[Case] = field(default_factory=list)
-    _built: dict[str, _Built] = field(default_factory=dict)
+    _built: dict[tuple[str, str], _Built] = field(default_factory=dict)
+    _parsed: dict[str, Any] = field(default_factory=dict)
+    _failed: dict[tuple[str, str], Exception] = field(default_factory=dict)
 
     def add(
         self,
@@ -298,7 +324,7 @@ class Suite:
     ) -> Case:
         assert "@FUNC(" in body, "the case's function must be named @FUNC"
         assert not self._built, "cases must be added before the suite is built"
-        case = Case(id, body, [np.ascontiguousarray(x) for x in inputs], expect, tol, group)
+        case = Case(id, body, [np.array(x, order="C") for x in inputs], expect, tol, group)
         case.name = f"case_{len(self.cases)}"
         self.cases.append(case)
         return case
@@ -313,6 +339,16 @@ class Suite:
             out.append(c.id if n == 0 else f"{c.id}~{n}")
         return out
 
+    def params_list(self) -> list[Any]:
+        """`pytest.param(case, variant)` for every case and variant, with ids."""
+        import pytest
+
+        return [
+            pytest.param(c, v, id=i if len(self.variants) == 1 else f"{i}@{v}")
+            for v in self.variants
+            for c, i in zip(self.cases, self.ids)
+        ]
+
     def text(self, group: str = "main") -> str:
         funcs = [
             c.body.replace("@FUNC(", f"@{c.name}(") for c in self.cases if c.group == group
@@ -320,41 +356,76 @@ class Suite:
         inner = "\n".join("  " + line for f in funcs for line in f.splitlines())
         return "builtin.module {\n" + inner + "\n}\n"
 
-    def build(self, group: str = "main") -> _Built:
-        """Write, parse and compile one group's module (once per process)."""
-        built = self._built.get(group)
+    def path(self, group: str = "main") -> Path:
+        """The group's module as a .mlir file (written once, named by content)."""
+        text = self.text(group)
+        digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+        d = Path(tempfile.gettempdir()) / "mlvm-op-tests"
+        d.mkdir(parents=True, exist_ok=True)
+        path = d / f"{self.name}-{group}-{digest}.mlir"
+        if not path.exists() or path.read_text() != text:
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(text)
+            tmp.replace(path)
+        return path
+
+    def build(self, group: str = "main", variant: str = "default") -> _Built:
+        """Parse and compile one group's module (once per process and variant).
+
+        A module that fails to compile fails every case of it with the same
+        error, without compiling it again.
+        """
+        failed = self._failed.get((group, variant))
+        if failed is not None:
+            raise failed
+        built = self._built.get((group, variant))
         if built is None:
-            text = self.text(group)
-            digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-            d = Path(tempfile.gettempdir()) / "mlvm-op-tests"
-            d.mkdir(parents=True, exist_ok=True)
-            path = d / f"{self.name}-{group}-{digest}.mlir"
-            if not path.exists() or path.read_text() != text:
-                tmp = path.with_suffix(f".{id(self)}.tmp")
-                tmp.write_text(text)
-                tmp.replace(path)
-            parsed, _ = parse_file(path)
-            module = mlvm.compile(path, params=self.params or None)
-            built = self._built[group] = _Built(path, module, parsed)
+            try:
+                built = self._compile(group, variant)
+            except Exception as e:
+                self._failed[(group, variant)] = e
+                raise
         return built
 
-    def compiled(self, case: Case) -> list[np.ndarray]:
-        out = self.build(case.group).module[case.name](*case.inputs)
+    def _compile(self, group: str, variant: str) -> _Built:
+        path = self.path(group)
+        parsed = self.parsed(group)
+        kw = VARIANTS[variant]
+        if kw:
+            options = mlvm.CompileOptions(**kw)
+            module = mlvm.compile(path, params=self.params or None, options=options)
+        else:
+            module = mlvm.compile(path, params=self.params or None)
+        built = self._built[(group, variant)] = _Built(path, module, parsed)
+        return built
+
+    def parsed(self, group: str = "main") -> Any:
+        """The group's module parsed and verified (for the op references)."""
+        if group not in self._parsed:
+            self._parsed[group], _ = parse_file(self.path(group))
+        return self._parsed[group]
+
+    def compiled(self, case: Case, variant: str = "default") -> list[np.ndarray]:
+        out = self.build(case.group, variant).module[case.name](*case.inputs)
         return list(out) if isinstance(out, tuple) else [out]
 
     def reference(self, case: Case) -> list[np.ndarray]:
-        parsed = self.build(case.group).parsed
-        return [np.asarray(x) for x in reference.run(parsed, case.name, case.inputs, self.params)]
+        parsed = self.parsed(case.group)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # e.g. the mean of nothing
+            out = reference.run(parsed, case.name, case.inputs, self.params)
+        return [np.asarray(x) for x in out]
 
     def expected(self, case: Case) -> list[Any] | None:
         if case.expect is None:
             return None
-        out = case.expect(*[x.copy() for x in case.inputs])
+        with np.errstate(all="ignore"):
+            out = case.expect(*[x.copy() for x in case.inputs])
         return list(out) if isinstance(out, list | tuple) else [out]
 
-    def check(self, case: Case) -> list[np.ndarray]:
+    def check(self, case: Case, variant: str = "default") -> list[np.ndarray]:
         """Compare C, op reference and independent expectation; return the C outputs."""
-        got = self.compiled(case)
+        got = self.compiled(case, variant)
         ref = self.reference(case)
         exp = self.expected(case)
         assert len(got) == len(ref), f"{len(got)} outputs, reference has {len(ref)}"
@@ -393,11 +464,11 @@ def random_shape(g: np.random.Generator, rank: int, dims: Sequence[int] = DIMS) 
 
 
 def f32_data(g: np.random.Generator, shape: Sequence[int], lo: float = -4.0, hi: float = 4.0) -> np.ndarray:
-    return g.uniform(lo, hi, size=tuple(shape)).astype(np.float32)
+    return np.asarray(g.uniform(lo, hi, size=tuple(shape)), dtype=np.float32)
 
 
 def i32_data(g: np.random.Generator, shape: Sequence[int], lo: int = -(2**31), hi: int = 2**31 - 1) -> np.ndarray:
-    return g.integers(lo, hi, size=tuple(shape), endpoint=True, dtype=np.int64).astype(np.int32)
+    return np.asarray(g.integers(lo, hi, size=tuple(shape), endpoint=True, dtype=np.int64), dtype=np.int32)
 
 
 def round_f32(x: np.ndarray) -> np.ndarray:
@@ -406,6 +477,6 @@ def round_f32(x: np.ndarray) -> np.ndarray:
 
 
 def wrap_i32(x: np.ndarray) -> np.ndarray:
-    """Two's-complement wrap of exact integers (int64 or Python ints) to int32."""
-    x = np.asarray(x, dtype=object) if np.asarray(x).dtype == object else np.asarray(x, dtype=np.int64)
+    """Two's-complement wrap of exact int64 integers to int32."""
+    x = np.asarray(x, dtype=np.int64)
     return ((x + 2**31) % 2**32 - 2**31).astype(np.int32)

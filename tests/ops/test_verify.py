@@ -1,0 +1,208 @@
+"""The verifier of every op: invalid programs raise `mlvm.MlvmError` with a
+one-line message naming the file, the line of the offending op, the op and
+the shapes involved.
+
+Each program puts a valid op on line 2 and the invalid op on line 3, so the
+line number must be the offending op's own.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import mlvm  # noqa: E402
+from mlvm.diagnostics import parse_module, verify_module  # noqa: E402
+from mlvm.pipeline import make_context, parse_file  # noqa: E402
+
+BAD_LINE = 3
+
+
+@dataclass
+class Bad:
+    id: str
+    op: str
+    operands: list[str]
+    results: list[str]
+    props: str = ""
+    words: tuple[str, ...] = ()
+
+    def text(self) -> str:
+        args = ", ".join(f"%a{i}: {t}" for i, t in enumerate(self.operands))
+        names = ", ".join(f"%a{i}" for i in range(len(self.operands)))
+        res = ", ".join(self.results)
+        n = len(self.results)
+        lhs = "%0" if n == 1 else f"%0:{n}"
+        rets = "%0" if n == 1 else ", ".join(f"%0#{i}" for i in range(n))
+        props = f" <{{{self.props}}}>" if self.props else ""
+        return (
+            f"func.func @f({args}) -> ({res}) {{\n"
+            '  %pad = "mlvm.fill"() <{value = 0.0 : f32}> : () -> tensor<2xf32>\n'
+            f'  {lhs} = "mlvm.{self.op}"({names}){props} : ({", ".join(self.operands)}) -> ({res})\n'
+            f"  func.return {rets} : {res}\n"
+            "}\n"
+        )
+
+
+T43 = "tensor<4x3xf32>"
+
+CASES = [
+    # --- binary elementwise
+    Bad("add-no-broadcast", "add", [T43, "tensor<5xf32>"], [T43], words=("tensor<4x3xf32>", "tensor<5xf32>", "broadcast")),
+    Bad("sub-mixed-elem", "sub", [T43, "tensor<4x3xi32>"], [T43], words=("tensor<4x3xf32>", "tensor<4x3xi32>")),
+    Bad("mul-wrong-result-shape", "mul", [T43, "tensor<3xf32>"], ["tensor<4x4xf32>"], words=("tensor<4x4xf32>", "tensor<4x3xf32>")),
+    Bad("div-i32", "div", ["tensor<4x3xi32>", "tensor<4x3xi32>"], ["tensor<4x3xi32>"], words=("tensor<4x3xi32>", "f32")),
+    Bad("max-result-i32", "max", ["tensor<3xf32>", "tensor<3xf32>"], ["tensor<3xi32>"], words=("tensor<3xi32>", "tensor<3xf32>")),
+    Bad("min-both-ways", "min", ["tensor<2x3xf32>", "tensor<3x2xf32>"], ["tensor<3x3xf32>"], words=("tensor<2x3xf32>", "tensor<3x2xf32>")),
+    Bad("eq-result-i32", "eq", ["tensor<3xi32>", "tensor<3xi32>"], ["tensor<3xi32>"], words=("tensor<3xi32>", "tensor<3xf32>")),
+    Bad("cmpl-f16", "cmpl", ["tensor<3xf16>", "tensor<3xf16>"], ["tensor<3xf32>"], words=("tensor<3xf16>", "f32")),
+    Bad("add-dynamic", "add", ["tensor<?x3xf32>", "tensor<?x3xf32>"], ["tensor<?x3xf32>"], words=("tensor<?x3xf32>", "static")),
+    Bad("add-rank-9", "add", ["tensor<1x1x1x1x1x1x1x1x2xf32>"] * 2, ["tensor<1x1x1x1x1x1x1x1x2xf32>"], words=("tensor<1x1x1x1x1x1x1x1x2xf32>", "rank 9")),
+    # --- unary elementwise
+    Bad("neg-i32", "neg", ["tensor<4x3xi32>"], ["tensor<4x3xi32>"], words=("tensor<4x3xi32>", "f32")),
+    Bad("exp-wrong-shape", "exp", [T43], ["tensor<3x4xf32>"], words=("tensor<3x4xf32>", "tensor<4x3xf32>")),
+    Bad("log-result-i32", "log", [T43], ["tensor<4x3xi32>"], words=("tensor<4x3xi32>", "tensor<4x3xf32>")),
+    Bad("sqrt-wrong-rank", "sqrt", [T43], ["tensor<12xf32>"], words=("tensor<12xf32>", "tensor<4x3xf32>")),
+    Bad("tanh-i32", "tanh", ["tensor<5xi32>"], ["tensor<5xf32>"], words=("tensor<5xi32>", "f32")),
+    Bad("sigmoid-scalar-result", "sigmoid", ["tensor<5xf32>"], ["tensor<f32>"], words=("tensor<f32>", "tensor<5xf32>")),
+    Bad("relu-i32", "relu", ["tensor<5xi32>"], ["tensor<5xi32>"], words=("tensor<5xi32>", "f32")),
+    Bad("rsqrt-eps-f64", "rsqrt", [T43], [T43], "eps = 1.0e-05 : f64", words=("eps", "f32")),
+    Bad("rsqrt-i32", "rsqrt", ["tensor<2xi32>"], ["tensor<2xi32>"], "eps = 0.0 : f32", words=("tensor<2xi32>", "f32")),
+    # --- matmul
+    Bad("matmul-contraction", "matmul", [T43, T43], [T43], words=("3 vs 4", "tensor<4x3xf32>")),
+    Bad("matmul-contraction-transposed", "matmul", [T43, "tensor<3x5xf32>"], ["tensor<3x5xf32>"], "transpose_lhs = true", words=("4 vs 3", "tensor<4x3xf32>", "tensor<3x5xf32>", "transpose_lhs=true")),
+    Bad("matmul-contraction-transposed-rhs", "matmul", [T43, "tensor<5x4xf32>"], ["tensor<4x5xf32>"], "transpose_rhs = true", words=("3 vs 4", "tensor<4x3xf32>", "tensor<5x4xf32>", "transpose_rhs=true")),
+    Bad("matmul-rank-1", "matmul", ["tensor<3xf32>", "tensor<3x5xf32>"], ["tensor<5xf32>"], words=("tensor<3xf32>", "tensor<3x5xf32>", "rank")),
+    Bad("matmul-rank-2-and-3", "matmul", ["tensor<2x4x3xf32>", "tensor<3x5xf32>"], ["tensor<2x4x5xf32>"], words=("tensor<2x4x3xf32>", "tensor<3x5xf32>", "rank")),
+    Bad("matmul-batch", "matmul", ["tensor<2x4x3xf32>", "tensor<3x3x5xf32>"], ["tensor<3x4x5xf32>"], words=("tensor<2x4x3xf32>", "tensor<3x3x5xf32>", "batch")),
+    Bad("matmul-result", "matmul", [T43, "tensor<3x5xf32>"], ["tensor<5x4xf32>"], words=("tensor<5x4xf32>", "tensor<4x5xf32>")),
+    Bad("matmul-i32", "matmul", ["tensor<4x3xi32>", "tensor<3x5xi32>"], ["tensor<4x5xi32>"], words=("tensor<4x3xi32>", "f32")),
+    # --- reduce
+    Bad("reduce-kind", "reduce", [T43], ["tensor<4xf32>"], 'kind = "prod", axes = array<i64: 1>', words=("prod", "sum", "max", "mean")),
+    Bad("reduce-kind-min", "reduce", [T43], ["tensor<4xf32>"], 'kind = "min", axes = array<i64: 1>', words=("'min'",)),
+    Bad("reduce-axis-range", "reduce", [T43], ["tensor<4xf32>"], 'kind = "sum", axes = array<i64: 2>', words=("axis 2", "tensor<4x3xf32>")),
+    Bad("reduce-negative-axis-range", "reduce", [T43], ["tensor<4xf32>"], 'kind = "max", axes = array<i64: -3>', words=("axis -3", "tensor<4x3xf32>")),
+    Bad("reduce-repeated-axis", "reduce", [T43], ["tensor<4xf32>"], 'kind = "sum", axes = array<i64: 1, 1>', words=("axis 1", "repeated")),
+    Bad("reduce-repeated-negative-axis", "reduce", [T43], ["tensor<4xf32>"], 'kind = "mean", axes = array<i64: 1, -1>', words=("repeated",)),
+    Bad("reduce-keepdims-result", "reduce", [T43], ["tensor<4xf32>"], 'kind = "sum", axes = array<i64: 1>, keepdims = true', words=("tensor<4xf32>", "tensor<4x1xf32>")),
+    Bad("reduce-dropped-result", "reduce", [T43], ["tensor<4x1xf32>"], 'kind = "sum", axes = array<i64: 1>', words=("tensor<4x1xf32>", "tensor<4xf32>")),
+    Bad("reduce-i32", "reduce", ["tensor<4x3xi32>"], ["tensor<4xi32>"], 'kind = "sum", axes = array<i64: 1>', words=("tensor<4x3xi32>", "f32")),
+    Bad("reduce-axes-i32", "reduce", [T43], ["tensor<4xf32>"], 'kind = "sum", axes = array<i32: 1>'),
+    Bad("reduce-missing-kind", "reduce", [T43], ["tensor<4xf32>"], "axes = array<i64: 1>", words=("kind",)),
+    # --- argmax
+    Bad("argmax-axis-range", "argmax", [T43], ["tensor<4xi32>"], "axis = 2 : i64", words=("axis 2", "tensor<4x3xf32>")),
+    Bad("argmax-negative-axis-range", "argmax", [T43], ["tensor<4xi32>"], "axis = -3 : i64", words=("axis -3", "tensor<4x3xf32>")),
+    Bad("argmax-result-f32", "argmax", [T43], ["tensor<4xf32>"], "axis = 1 : i64", words=("tensor<4xf32>", "tensor<4xi32>")),
+    Bad("argmax-result-shape", "argmax", [T43], ["tensor<3xi32>"], "axis = 1 : i64", words=("tensor<3xi32>", "tensor<4xi32>")),
+    Bad("argmax-i32", "argmax", ["tensor<4x3xi32>"], ["tensor<4xi32>"], "axis = 1 : i64", words=("tensor<4x3xi32>", "f32")),
+    Bad("argmax-axis-i32-attr", "argmax", [T43], ["tensor<4xi32>"], "axis = 1 : i32"),
+    # --- fill
+    Bad("fill-value-f64", "fill", [], ["tensor<3xf32>"], "value = 1.5 : f64", words=("value", "f32")),
+    Bad("fill-value-not-integer", "fill", [], ["tensor<3xi32>"], "value = 1.5 : f32", words=("1.5", "i32")),
+    Bad("fill-value-beyond-i32", "fill", [], ["tensor<3xi32>"], "value = 3.0e+09 : f32", words=("3", "i32")),
+    Bad("fill-value-nan-i32", "fill", [], ["tensor<3xi32>"], "value = 0x7FC00000 : f32", words=("nan", "i32")),
+    Bad("fill-result-f16", "fill", [], ["tensor<3xf16>"], "value = 1.0 : f32", words=("tensor<3xf16>",)),
+    # --- rng_normal
+    Bad("rng_normal-i32", "rng_normal", [], ["tensor<3xi32>"], "seed = 1 : i64", words=("tensor<3xi32>", "f32")),
+    Bad("rng_normal-seed-i32", "rng_normal", [], ["tensor<3xf32>"], "seed = 1 : i32"),
+    Bad("rng_normal-no-seed", "rng_normal", [], ["tensor<3xf32>"], words=("seed",)),
+    # --- softmax_xent
+    Bad("softmax_xent-shapes", "softmax_xent", [T43, "tensor<4x5xf32>"], ["tensor<4xf32>", T43], words=("tensor<4x3xf32>", "tensor<4x5xf32>")),
+    Bad("softmax_xent-rank-0", "softmax_xent", ["tensor<f32>", "tensor<f32>"], ["tensor<f32>", "tensor<f32>"], words=("tensor<f32>", "rank")),
+    Bad("softmax_xent-loss", "softmax_xent", [T43, T43], ["tensor<3xf32>", T43], words=("tensor<3xf32>", "tensor<4xf32>", "loss")),
+    Bad("softmax_xent-grad", "softmax_xent", [T43, T43], ["tensor<4xf32>", "tensor<4xf32>"], words=("tensor<4xf32>", "tensor<4x3xf32>", "grad")),
+    Bad("softmax_xent-i32", "softmax_xent", ["tensor<4x3xi32>", T43], ["tensor<4xf32>", T43], words=("tensor<4x3xi32>", "f32")),
+    # --- cast
+    Bad("cast-shape", "cast", [T43], ["tensor<3x4xi32>"], words=("tensor<3x4xi32>", "tensor<4x3xi32>")),
+    Bad("cast-f64", "cast", [T43], ["tensor<4x3xf64>"], words=("tensor<4x3xf64>", "f32 or i32")),
+    # --- reshape
+    Bad("reshape-count", "reshape", ["tensor<2x3xf32>"], ["tensor<7xf32>"], words=("tensor<2x3xf32>", "tensor<7xf32>", "6", "7")),
+    Bad("reshape-elem", "reshape", ["tensor<2x3xf32>"], ["tensor<6xi32>"], words=("tensor<2x3xf32>", "tensor<6xi32>")),
+    # --- broadcast_to
+    Bad("broadcast_to-incompatible", "broadcast_to", ["tensor<3xf32>"], ["tensor<2x4xf32>"], words=("tensor<3xf32>", "tensor<2x4xf32>")),
+    Bad("broadcast_to-rank-drop", "broadcast_to", ["tensor<1x3xf32>"], ["tensor<3xf32>"], words=("tensor<1x3xf32>", "tensor<3xf32>")),
+    Bad("broadcast_to-shrink", "broadcast_to", ["tensor<4x3xf32>"], ["tensor<1x3xf32>"], words=("tensor<4x3xf32>", "tensor<1x3xf32>")),
+    Bad("broadcast_to-elem", "broadcast_to", ["tensor<3xf32>"], ["tensor<2x3xi32>"], words=("tensor<3xf32>", "tensor<2x3xi32>")),
+    # --- constant
+    Bad("constant-shape", "constant", [], ["tensor<4xf32>"], "value = dense<1.0> : tensor<2x2xf32>", words=("tensor<2x2xf32>", "tensor<4xf32>")),
+    Bad("constant-elem", "constant", [], ["tensor<2xf32>"], "value = dense<[1, 2]> : tensor<2xi32>", words=("tensor<2xi32>", "tensor<2xf32>")),
+    Bad("constant-no-value", "constant", [], ["tensor<2xf32>"], words=("value",)),
+    # --- param
+    Bad("param-i64", "param", [], ["tensor<3xi64>"], 'name = "w"', words=("tensor<3xi64>", "f32 or i32")),
+    Bad("param-no-name", "param", [], ["tensor<3xf32>"], words=("name",)),
+]
+
+
+def check_message(msg: str, path: str, case: Bad) -> None:
+    assert msg == msg.strip() and "\n" not in msg, f"not one line: {msg!r}"
+    assert f"{path}:{BAD_LINE}:" in msg, f"no {path}:{BAD_LINE}: in {msg!r}"
+    assert f"mlvm.{case.op}" in msg, f"op name missing: {msg!r}"
+    assert "error" in msg, msg
+    for w in case.words:
+        assert w in msg, f"{w!r} missing from {msg!r}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_invalid_op(tmp_path: Path, case: Bad) -> None:
+    path = tmp_path / f"{case.id}.mlir"
+    path.write_text(case.text())
+    with pytest.raises(mlvm.MlvmError) as info:
+        parse_file(path)
+    check_message(str(info.value), str(path), case)
+
+
+@pytest.mark.parametrize("case", CASES[::7], ids=[c.id for c in CASES[::7]])
+def test_invalid_op_through_parse_and_verify(case: Bad) -> None:
+    name = f"in-memory/{case.id}.mlir"
+    module = parse_module(make_context(), case.text(), name)
+    with pytest.raises(mlvm.MlvmError) as info:
+        verify_module(module, name)
+    check_message(str(info.value), name, case)
+
+
+@pytest.mark.parametrize("case", CASES[3::9], ids=[c.id for c in CASES[3::9]])
+def test_invalid_op_rejected_by_compile(tmp_path: Path, case: Bad) -> None:
+    path = tmp_path / f"{case.id}.mlir"
+    path.write_text(case.text())
+    with pytest.raises(mlvm.MlvmError) as info:
+        mlvm.compile(path)
+    check_message(str(info.value), str(path), case)
+
+
+def test_every_op_has_an_invalid_case() -> None:
+    from mlvm.dialect import MLVM_OPS
+
+    covered = {f"mlvm.{c.op}" for c in CASES}
+    missing = {op.name for op in MLVM_OPS} - covered
+    assert not missing, missing
+
+
+def test_valid_version_of_the_template_verifies(tmp_path: Path) -> None:
+    good = Bad("good", "add", [T43, "tensor<3xf32>"], [T43])
+    path = tmp_path / "good.mlir"
+    path.write_text(good.text())
+    parse_file(path)
+
+
+def test_error_names_the_op_line_among_many(tmp_path: Path) -> None:
+    lines = ["func.func @f(%a: tensor<4x3xf32>) -> tensor<4x3xf32> {"]
+    for i in range(20):
+        src = "%a" if i == 0 else f"%{i - 1}"
+        lines.append(f'  %{i} = "mlvm.exp"({src}) : (tensor<4x3xf32>) -> tensor<4x3xf32>')
+    lines[15] = (
+        '  %14 = "mlvm.reduce"(%13) <{kind = "sum", axes = array<i64: 5>}> '
+        ": (tensor<4x3xf32>) -> tensor<4x3xf32>"
+    )
+    lines.append("  func.return %19 : tensor<4x3xf32>")
+    lines.append("}")
+    path = tmp_path / "many.mlir"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(mlvm.MlvmError) as info:
+        parse_file(path)
+    msg = str(info.value)
+    assert f"{path}:16:" in msg and "mlvm.reduce" in msg and "axis 5" in msg, msg

@@ -144,7 +144,11 @@ class MlvmOptMain(xDSLOptMain):
 
 def opt_main(argv: Sequence[str] | None = None) -> int:
     try:
-        MlvmOptMain(description="mlvm modular optimizer driver", args=argv).run()
+        try:
+            tool = MlvmOptMain(description="mlvm modular optimizer driver", args=argv)
+        except ValueError as e:  # unknown passes, bad pass options
+            return _fail("mlvm-opt", e)
+        tool.run()
     except MlvmError as e:
         return _fail("mlvm-opt", e)
     except ParseError as e:

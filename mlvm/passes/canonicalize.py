@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, ModuleOp,
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.traits import Pure
+from xdsl.utils.exceptions import PassFailedException
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -164,6 +165,10 @@ class CanonicalizePass(ModulePass):
     fold_limit: int = 4096
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.fold_limit < 0:
+            raise PassFailedException(
+                f"mlvm-canonicalize: fold_limit {self.fold_limit} must not be negative"
+            )
         PatternRewriteWalker(
             GreedyRewritePatternApplier(
                 [

@@ -16,24 +16,23 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
-from functools import cache
 from pathlib import Path
 
 from mlvm.codegen.cc import (
     INCLUDE_DIR,
     RUNTIME_DIR,
     cache_dir,
+    cc_version,
     cflags,
     compiler,
     fingerprint,
+    run_cc,
     runtime_fingerprint,
     runtime_sources,
 )
-from mlvm.diagnostics import MlvmError
 
 SRC_DIR = RUNTIME_DIR / "src"
 
@@ -49,23 +48,6 @@ FREESTANDING_HEADERS = frozenset(
 )
 
 
-@cache
-def _cc_version(cc: str) -> str:
-    try:
-        res = subprocess.run([cc, "--version"], capture_output=True, text=True)
-    except FileNotFoundError:
-        raise MlvmError(f"error: C compiler '{cc}' not found (set CC)") from None
-    return res.stdout
-
-
-def _run(cmd: list[str]) -> None:
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    if res.returncode != 0:
-        raise MlvmError(
-            "error: C compiler failed: " + " ".join(cmd) + "\n" + res.stderr.strip()
-        )
-
-
 def runtime_shared(checks: bool = True, cc: str | None = None,
                    flags: list[str] | None = None) -> Path:
     """The runtime as a shared library (cached by sources, compiler and flags).
@@ -79,14 +61,14 @@ def runtime_shared(checks: bool = True, cc: str | None = None,
         flags.append("-fPIC")
     if checks:
         flags.append("-DMLVM_CHECKS")
-    key = fingerprint(runtime_fingerprint(), cc, _cc_version(cc), *flags)
+    key = fingerprint(runtime_fingerprint(), cc, cc_version(cc), *flags)
     lib = cache_dir() / "runtime" / f"libmlvm_rt-{key}.so"
     if lib.exists():
         return lib
     lib.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=lib.parent) as tmp:
         tmp_lib = os.path.join(tmp, lib.name)
-        _run([cc, *flags, "-shared", "-I", str(INCLUDE_DIR),
+        run_cc([cc, *flags, "-shared", "-I", str(INCLUDE_DIR),
               *(str(s) for s in runtime_sources()), "-lm", "-o", tmp_lib])
         os.replace(tmp_lib, lib)  # atomic: concurrent builders agree
     return lib

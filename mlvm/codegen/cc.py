@@ -43,7 +43,8 @@ def runtime_sources() -> list[Path]:
     return sorted((RUNTIME_DIR / "src").rglob("*.c"))
 
 
-def _run(cmd: list[str]) -> None:
+def run_cc(cmd: list[str]) -> None:
+    """Runs a compiler command; a failure becomes an MlvmError with its output."""
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0:
         raise MlvmError(
@@ -52,7 +53,7 @@ def _run(cmd: list[str]) -> None:
 
 
 @cache
-def _cc_version(cc: str) -> str:
+def cc_version(cc: str) -> str:
     try:
         res = subprocess.run([cc, "--version"], capture_output=True, text=True)
     except FileNotFoundError:
@@ -77,7 +78,7 @@ def runtime_library(cc: str | None = None, flags: list[str] | None = None) -> Pa
     """The runtime compiled with `flags`, cached by sources, compiler and flags."""
     cc = cc or compiler()
     flags = flags if flags is not None else cflags()
-    key = fingerprint(runtime_fingerprint(), cc, _cc_version(cc), *flags)
+    key = fingerprint(runtime_fingerprint(), cc, cc_version(cc), *flags)
     lib = cache_dir() / "runtime" / f"libmlvm_rt-{key}.a"
     if lib.exists():
         return lib
@@ -86,10 +87,10 @@ def runtime_library(cc: str | None = None, flags: list[str] | None = None) -> Pa
         objs: list[str] = []
         for i, src in enumerate(runtime_sources()):
             obj = os.path.join(tmp, f"{i}_{src.stem}.o")
-            _run([cc, *flags, "-I", str(INCLUDE_DIR), "-c", str(src), "-o", obj])
+            run_cc([cc, *flags, "-I", str(INCLUDE_DIR), "-c", str(src), "-o", obj])
             objs.append(obj)
         tmp_lib = os.path.join(tmp, lib.name)
-        _run([os.environ.get("AR") or "ar", "rcs", tmp_lib, *objs])
+        run_cc([os.environ.get("AR") or "ar", "rcs", tmp_lib, *objs])
         os.replace(tmp_lib, lib)  # atomic: concurrent builders agree
     return lib
 
@@ -101,7 +102,7 @@ def build_shared(c_path: Path, so_path: Path) -> Path:
     so_path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=so_path.parent) as tmp:
         tmp_so = os.path.join(tmp, so_path.name)
-        _run(
+        run_cc(
             [
                 cc, *flags, "-shared", "-DMLVM_SO_ENTRY",
                 "-I", str(INCLUDE_DIR), "-I", str(c_path.parent),

@@ -39,6 +39,7 @@ typedef struct {
     size_t arena_bytes; mlvm_entry_fn call;
     size_t call_bytes; mlvm_begin_fn begin; mlvm_resume_fn resume;
     int32_t suspends; int32_t pad_;
+    void (*direct)(void);
 } mlvm_export_t;
 typedef struct {
     const char *name; int32_t num_args; int32_t num_results;
@@ -74,6 +75,7 @@ _ffi = cffi.FFI()
 _ffi.cdef(_CDEF)
 
 _DTYPES = {1: np.dtype(np.float32), 2: np.dtype(np.int32)}
+_from_buffer = _ffi.from_buffer
 
 OK, SUSPENDED = 0, 1
 ERR_IMPORT = -5
@@ -246,6 +248,15 @@ class Function:
         self._local = threading.local()
         n_in, n_out = len(self.info.inputs), len(self.info.outputs)
         self._n_in, self._n_out = n_in, n_out
+        self._in_specs = [(s.dtype, s.shape) for s in self.info.inputs]
+        self._out_specs = [(s.dtype, s.shape) for s in self.info.outputs]
+        suspends = self.info.suspends or export.direct == _ffi.NULL
+        # The typed entry, called with one pointer per tensor: no arrays to fill.
+        arity = ", ".join(["void *"] * (1 + n_in + n_out))
+        self._one_shot = None if suspends else _ffi.cast(f"int (*)({arity})", export.direct)
+        if self._one_shot is not None:
+            fast = self._make_fast()
+            self.__class__ = type("Function", (Function,), {"__call__": fast})
 
     def _arena(self) -> Any:
         ptr = getattr(self._local, "arena", None)
@@ -281,19 +292,58 @@ class Function:
         return Call(self, args)
 
     def __call__(self, *args: Any) -> Any:
+        # One-shot functions get a class whose __call__ is `_make_fast`'s code.
         self._arity(args)
-        if self.info.suspends or self._call == _ffi.NULL:
-            return self._run_to_end(args)
-        ins = [self._check(i, x) for i, x in enumerate(args)]
-        outs = [np.empty(s.shape, dtype=s.dtype) for s in self.info.outputs]
-        in_ptrs = _ffi.new("void *[]", [_ffi.cast("void *", a.ctypes.data) for a in ins] or [_ffi.NULL])
-        out_ptrs = _ffi.new("void *[]", [_ffi.cast("void *", a.ctypes.data) for a in outs] or [_ffi.NULL])
-        status = self._owner._checked(self._call(self._arena(), in_ptrs, out_ptrs))
-        if status != OK:
-            raise MlvmCallError(
-                f"{self.info.name}: call returned {STATUS_NAMES.get(status, status)}"
+        return self._run_to_end(args)
+
+    def _make_fast(self) -> Callable[..., Any]:
+        """The hot path of one-shot calls, written out for this signature.
+
+        Like `dataclasses` and `namedtuple`, it is generated source: one
+        chained test per input (the precise error comes from `_check` only
+        when it fails), one `np.empty` per output and one foreign call, with
+        every constant bound as a default argument. No user string reaches
+        the source: names are positional (`x0`, `o0`, ...).
+        """
+        ins = [f"x{i}" for i in range(self._n_in)]
+        outs = [f"o{j}" for j in range(self._n_out)]
+        lines = [
+            "def fast(self, *args):",
+            f"    if len(args) != {len(ins)}: self._arity(args)",
+        ]
+        if ins:
+            lines.append(f"    {', '.join(ins)}, = args")
+        for i, x in enumerate(ins):
+            lines.append(
+                f"    if type({x}) is not ndarray or {x}.dtype != d{i} or {x}.shape != s{i} "
+                f"or not {x}.flags.c_contiguous: check({i}, {x})"
             )
-        return outs[0] if len(outs) == 1 else tuple(outs)
+        lines.append("    arena = getattr(local, 'arena', None) or arena_of()")
+        for j, o in enumerate(outs):
+            lines.append(f"    {o} = empty(os{j}, od{j})")
+        ptrs = ", ".join(f"fb({v})" for v in ins + outs)
+        lines.append(f"    status = fn(arena{', ' if ptrs else ''}{ptrs})")
+        lines.append("    if status != 0 or owner._error is not None: failed(status)")
+        ret = outs[0] if len(outs) == 1 else f"({', '.join(outs)}{',' if outs else ''})"
+        lines.append(f"    return {ret}")
+        env: dict[str, Any] = {
+            "ndarray": np.ndarray, "empty": np.empty, "fb": _from_buffer, "fn": self._one_shot,
+            "local": self._local, "arena_of": self._arena, "check": self._check,
+            "owner": self._owner, "failed": self._failed,
+        }
+        for i, (dtype, shape) in enumerate(self._in_specs):
+            env[f"d{i}"], env[f"s{i}"] = dtype, shape
+        for j, (dtype, shape) in enumerate(self._out_specs):
+            env[f"od{j}"], env[f"os{j}"] = dtype, shape
+        exec("\n".join(lines), env)  # noqa: S102 - generated from the signature only
+        fast: Callable[..., Any] = env["fast"]
+        return fast
+
+    def _failed(self, status: int) -> None:
+        self._owner._checked(status)
+        raise MlvmCallError(
+            f"{self.info.name}: call returned {STATUS_NAMES.get(status, status)}"
+        )
 
     def _run_to_end(self, args: Sequence[Any]) -> Any:
         """begin, then resume while the call makes progress (yields)."""

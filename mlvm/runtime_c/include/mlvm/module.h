@@ -76,6 +76,9 @@ typedef struct mlvm_export {
     mlvm_resume_fn resume;
     int32_t suspends;        /* 1 when the function has suspension points */
     int32_t pad_;
+    /* The typed one-shot entry itself (arena, inputs..., outputs...), cast
+     * to a generic function pointer; NULL when there is none. */
+    void (*direct)(void);
 } mlvm_export_t;
 
 /* A native function the module imports (mlvm.call_c), with its signature. */

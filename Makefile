@@ -40,7 +40,13 @@ demo: $(STAMP)
 test: $(STAMP) $(SYSSTAMP)
 	$(BIN)/python -m pytest -q -n 2 tests
 
-bench: $(STAMP)
+BENCHSTAMP := $(VENV)/.bench-installed
+
+$(BENCHSTAMP): $(STAMP) pyproject.toml
+	$(BIN)/pip install -q -e '.[test,bench]'
+	touch $@
+
+bench: $(BENCHSTAMP) $(SYSSTAMP)
 	$(BIN)/python bench/run.py
 
 clean:

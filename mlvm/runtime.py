@@ -44,7 +44,9 @@ STDLIB_SOURCES = ("alloc_std.c",)
 #: freestanding headers plus <string.h> and <math.h>.
 FREESTANDING_HEADERS = frozenset(
     {"float.h", "iso646.h", "limits.h", "stdarg.h", "stdbool.h", "stddef.h", "stdint.h",
-     "string.h", "math.h"}
+     "string.h", "math.h",
+     # compiler-provided intrinsics, included only under #if defined(__AVX2__) / (__AVX512F__)
+     "immintrin.h"}
 )
 
 

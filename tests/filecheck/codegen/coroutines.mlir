@@ -41,7 +41,7 @@
 // CHECK: static const mlvm_queue_desc_t module__queues[] = {
 // CHECK-NEXT: { "frames", { "frames", MLVM_F32, 1, module__q0_dims } },
 // CHECK-NEXT: { "out", { "out", MLVM_F32, 1, module__q1_dims } },
-// CHECK: { "f", 1, 1, module_f__inputs, module_f__outputs, MODULE_F_ARENA_BYTES, NULL, sizeof(module_f_call_t), module_f__begin, module_f__resume, 1, 0 },
+// CHECK: { "f", 1, 1, module_f__inputs, module_f__outputs, MODULE_F_ARENA_BYTES, NULL, sizeof(module_f_call_t), module_f__begin, module_f__resume, 1, 0, NULL },
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   "mlvm.yield"() : () -> ()
   %f = "mlvm.queue_pop"() <{queue = "frames"}> : () -> tensor<4xf32>

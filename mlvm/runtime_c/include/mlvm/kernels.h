@@ -90,4 +90,8 @@ int mlvm_check_eq_f32(const mlvm_iter_t *it, const float *a, const float *b,
 int mlvm_check_eq_i32(const mlvm_iter_t *it, const int32_t *a, const int32_t *b,
                       float atol, float rtol, int64_t *index, float *got, float *want);
 
+/* The neural-network ops: transpose, slice, concat, softmax, layer norm,
+ * gelu, conv2d, pooling. */
+#include "mlvm/kernels_nn.h"
+
 #endif /* MLVM_KERNELS_H_ */

@@ -1,62 +1,369 @@
-/* Matrix products. The row-major case runs an i-k-j loop whose inner loop
- * is a contiguous axpy that the compiler vectorises; a transposed rhs runs
- * dot products with several partial sums. */
+/* Matrix products, out = a @ b, with a(i, k) = a[i * a_rs + k * a_cs] and
+ * b(k, j) = b[k * b_rs + j * b_cs].
+ *
+ * Blocked for the caches: the contraction runs in slices of MLVM_MM_KC, the
+ * rows in blocks of MLVM_MM_MC, and within those a register-tiled
+ * micro-kernel computes an MR x NR tile of out from MR rows of a and an
+ * NR-wide sliver of b, which stays in L1 while the kernel walks down the
+ * rows. b is read in place when its rows are contiguous (b_cs == 1) and it
+ * is small; a transposed b, or one of MLVM_MM_PACK_ABOVE elements or more,
+ * is packed sliver by sliver into a buffer on the stack (MLVM_MM_KC * NR
+ * floats: 32 KiB with AVX-512, 1 KiB on a Cortex-M; no allocation, no static
+ * state), which spares the TLB and the L1 sets. a is read in place,
+ * row-major or transposed: the kernel broadcasts one element per row and
+ * step. The signature is unchanged: every caller gets the blocking.
+ *
+ * Micro-kernels, chosen at compile time:
+ *   - AVX-512F: 8 x 32 (16 zmm accumulators), masked loads and stores for
+ *     the ragged edge, explicit FMA;
+ *   - AVX2 + FMA: 6 x 16 (12 ymm accumulators);
+ *   - portable C99: MR x NR accumulators in an array, which gcc and clang
+ *     vectorise when b is contiguous; small tiles for targets without SIMD
+ *     (Cortex-M).
+ * The intrinsic kernels use fused multiply-adds (one rounding per term), so
+ * their results differ in the last bits from the portable kernel and from
+ * numpy's order of summation; every path stays within the accumulation
+ * bound the tests check, 1e-5 * sum_k |a_ik| |b_kj|.
+ *
+ * A single row (a vector-matrix product) is bound by reading b: with
+ * AVX-512 it streams b's rows, up to 1 KiB contiguous per step, into 16
+ * accumulators (gemv); its ragged columns, and the last row of a tile
+ * edge, use a one-row kernel with four partial sums per vector, so that
+ * the FMA chain's latency is hidden. */
+#include <string.h>
+
 #include "iter.h"
 
-#define MLVM_DOT_LANES 8
+#if defined(__AVX512F__) && !defined(MLVM_PORTABLE_KERNELS)
+#include <immintrin.h>
+#define MLVM_MM_AVX512 1
+#define MLVM_MM_MR 8
+#define MLVM_MM_NR 32
+#elif defined(__AVX2__) && defined(__FMA__) && !defined(MLVM_PORTABLE_KERNELS)
+#include <immintrin.h>
+#define MLVM_MM_AVX2 1
+#define MLVM_MM_MR 6
+#define MLVM_MM_NR 16
+#elif defined(__x86_64__) || defined(__aarch64__) || defined(__powerpc64__)
+#define MLVM_MM_MR 4
+#define MLVM_MM_NR 16
+#else
+#define MLVM_MM_MR 4
+#define MLVM_MM_NR 4
+#endif
 
-static float dot_strided(mlvm_index_t k, const float *a, mlvm_index_t sa,
-                         const float *b, mlvm_index_t sb)
+#ifndef MLVM_MM_KC
+#if defined(MLVM_MM_AVX512) || defined(MLVM_MM_AVX2)
+#define MLVM_MM_KC 256
+#elif MLVM_MM_NR >= 16
+#define MLVM_MM_KC 128
+#else
+#define MLVM_MM_KC 64
+#endif
+#endif
+#ifndef MLVM_MM_PACK_ABOVE
+#define MLVM_MM_PACK_ABOVE (512 * 512)
+#endif
+#ifndef MLVM_MM_MC
+#define MLVM_MM_MC 192
+#endif
+
+typedef struct mm_ctx {
+    mlvm_index_t kc;               /* contraction length of this slice */
+    mlvm_index_t a_rs, a_cs;       /* strides of a */
+    mlvm_index_t b_rs;             /* row stride of the (packed or not) sliver */
+    mlvm_index_t c_rs;             /* row stride of out */
+    int accumulate;                /* add to out (slices after the first) */
+} mm_ctx_t;
+
+/* -------------------------------------------------------------------------
+ * Micro-kernels: out[0..mr) x [0..nr) (+)= a rows x b sliver
+ * ---------------------------------------------------------------------- */
+
+#if defined(MLVM_MM_AVX512)
+
+#define MLVM_INLINE static inline __attribute__((always_inline))
+
+MLVM_INLINE void kern_avx512(const mm_ctx_t *x, int mr, const float *a, const float *b,
+                             float *c, __mmask16 m0, __mmask16 m1)
 {
-    float s = 0.0f;
+    __m512 c0[MLVM_MM_MR], c1[MLVM_MM_MR];
+    const mlvm_index_t a_rs = x->a_rs, a_cs = x->a_cs, b_rs = x->b_rs;
     mlvm_index_t kk;
-    for (kk = 0; kk < k; ++kk)
-        s += a[kk * sa] * b[kk * sb];
-    return s;
+    int r;
+    for (r = 0; r < mr; ++r) {
+        c0[r] = _mm512_setzero_ps();
+        c1[r] = _mm512_setzero_ps();
+    }
+    for (kk = 0; kk < x->kc; ++kk) {
+        const __m512 b0 = _mm512_maskz_loadu_ps(m0, b + kk * b_rs);
+        const __m512 b1 = _mm512_maskz_loadu_ps(m1, b + kk * b_rs + 16);
+        const float *ak = a + kk * a_cs;
+        for (r = 0; r < mr; ++r) {
+            const __m512 av = _mm512_set1_ps(ak[r * a_rs]);
+            c0[r] = _mm512_fmadd_ps(av, b0, c0[r]);
+            c1[r] = _mm512_fmadd_ps(av, b1, c1[r]);
+        }
+    }
+    for (r = 0; r < mr; ++r) {
+        float *cr = c + r * x->c_rs;
+        if (x->accumulate) {
+            c0[r] = _mm512_add_ps(c0[r], _mm512_maskz_loadu_ps(m0, cr));
+            c1[r] = _mm512_add_ps(c1[r], _mm512_maskz_loadu_ps(m1, cr + 16));
+        }
+        _mm512_mask_storeu_ps(cr, m0, c0[r]);
+        _mm512_mask_storeu_ps(cr + 16, m1, c1[r]);
+    }
 }
 
-static float dot_contiguous(mlvm_index_t k, const float *a, const float *b)
+/* One row: four independent partial sums per vector, over k mod 4. */
+static void kern_row_avx512(const mm_ctx_t *x, const float *a, const float *b, float *c,
+                            __mmask16 m0, __mmask16 m1)
 {
-    float acc[MLVM_DOT_LANES] = {0};
-    float s = 0.0f;
+    __m512 s0[4], s1[4];
+    const mlvm_index_t a_cs = x->a_cs, b_rs = x->b_rs, kc = x->kc;
     mlvm_index_t kk = 0;
-    int l;
-    for (; kk + MLVM_DOT_LANES <= k; kk += MLVM_DOT_LANES)
-        for (l = 0; l < MLVM_DOT_LANES; ++l)
-            acc[l] += a[kk + l] * b[kk + l];
-    for (l = 0; l < MLVM_DOT_LANES; ++l)
-        s += acc[l];
-    for (; kk < k; ++kk)
-        s += a[kk] * b[kk];
-    return s;
+    int u;
+    for (u = 0; u < 4; ++u) {
+        s0[u] = _mm512_setzero_ps();
+        s1[u] = _mm512_setzero_ps();
+    }
+    for (; kk + 4 <= kc; kk += 4)
+        for (u = 0; u < 4; ++u) {
+            const __m512 av = _mm512_set1_ps(a[(kk + u) * a_cs]);
+            s0[u] = _mm512_fmadd_ps(av, _mm512_maskz_loadu_ps(m0, b + (kk + u) * b_rs), s0[u]);
+            s1[u] = _mm512_fmadd_ps(av, _mm512_maskz_loadu_ps(m1, b + (kk + u) * b_rs + 16), s1[u]);
+        }
+    for (; kk < kc; ++kk) {
+        const __m512 av = _mm512_set1_ps(a[kk * a_cs]);
+        s0[0] = _mm512_fmadd_ps(av, _mm512_maskz_loadu_ps(m0, b + kk * b_rs), s0[0]);
+        s1[0] = _mm512_fmadd_ps(av, _mm512_maskz_loadu_ps(m1, b + kk * b_rs + 16), s1[0]);
+    }
+    s0[0] = _mm512_add_ps(_mm512_add_ps(s0[0], s0[1]), _mm512_add_ps(s0[2], s0[3]));
+    s1[0] = _mm512_add_ps(_mm512_add_ps(s1[0], s1[1]), _mm512_add_ps(s1[2], s1[3]));
+    if (x->accumulate) {
+        s0[0] = _mm512_add_ps(s0[0], _mm512_maskz_loadu_ps(m0, c));
+        s1[0] = _mm512_add_ps(s1[0], _mm512_maskz_loadu_ps(m1, c + 16));
+    }
+    _mm512_mask_storeu_ps(c, m0, s0[0]);
+    _mm512_mask_storeu_ps(c + 16, m1, s1[0]);
 }
 
-static void matmul_2d(const mlvm_matmul_t *p, const float *a, const float *b,
-                      float *out)
+/* A single row times a b with contiguous rows, over the first n128 (a
+ * multiple of 128) columns: up to 256 columns at a time in 16 accumulators,
+ * b streamed row by row (up to 1 KiB contiguous per step). */
+#define MLVM_HAVE_GEMV 1
+#define MLVM_GEMV_COLS 256
+static void gemv(mlvm_index_t n128, mlvm_index_t k, const float *a, mlvm_index_t a_cs,
+                 const float *b, mlvm_index_t b_rs, float *out)
 {
-    const mlvm_index_t m = p->m, n = p->n, k = p->k;
-    mlvm_index_t i, j, kk;
-    if (p->b_cs == 1) {
-        for (i = 0; i < m; ++i) {
-            float *o = out + i * n;
-            for (j = 0; j < n; ++j)
-                o[j] = 0.0f;
+    mlvm_index_t j0, kk;
+    int v;
+    for (j0 = 0; j0 < n128; j0 += MLVM_GEMV_COLS) {
+        __m512 acc[MLVM_GEMV_COLS / 16];
+        if (n128 - j0 >= MLVM_GEMV_COLS) {
+            for (v = 0; v < MLVM_GEMV_COLS / 16; ++v)
+                acc[v] = _mm512_setzero_ps();
             for (kk = 0; kk < k; ++kk) {
-                const float av = a[i * p->a_rs + kk * p->a_cs];
-                const float *br = b + kk * p->b_rs;
-                for (j = 0; j < n; ++j)
-                    o[j] += av * br[j];
+                const __m512 av = _mm512_set1_ps(a[kk * a_cs]);
+                const float *br = b + kk * b_rs + j0;
+                for (v = 0; v < MLVM_GEMV_COLS / 16; ++v)
+                    acc[v] = _mm512_fmadd_ps(av, _mm512_loadu_ps(br + 16 * v), acc[v]);
+            }
+            for (v = 0; v < MLVM_GEMV_COLS / 16; ++v)
+                _mm512_storeu_ps(out + j0 + 16 * v, acc[v]);
+        } else {
+            for (v = 0; v < 8; ++v)
+                acc[v] = _mm512_setzero_ps();
+            for (kk = 0; kk < k; ++kk) {
+                const __m512 av = _mm512_set1_ps(a[kk * a_cs]);
+                const float *br = b + kk * b_rs + j0;
+                for (v = 0; v < 8; ++v)
+                    acc[v] = _mm512_fmadd_ps(av, _mm512_loadu_ps(br + 16 * v), acc[v]);
+            }
+            for (v = 0; v < 8; ++v)
+                _mm512_storeu_ps(out + j0 + 16 * v, acc[v]);
+        }
+    }
+}
+
+static void micro(const mm_ctx_t *x, int mr, int nr, const float *a, const float *b, float *c)
+{
+    const __mmask16 m0 = (__mmask16)(nr >= 16 ? 0xFFFFu : (1u << nr) - 1u);
+    const __mmask16 m1 = (__mmask16)(nr >= 32 ? 0xFFFFu : nr <= 16 ? 0u : (1u << (nr - 16)) - 1u);
+    switch (mr) {
+    case 8: kern_avx512(x, 8, a, b, c, m0, m1); break;
+    case 7: kern_avx512(x, 7, a, b, c, m0, m1); break;
+    case 6: kern_avx512(x, 6, a, b, c, m0, m1); break;
+    case 5: kern_avx512(x, 5, a, b, c, m0, m1); break;
+    case 4: kern_avx512(x, 4, a, b, c, m0, m1); break;
+    case 3: kern_avx512(x, 3, a, b, c, m0, m1); break;
+    case 2: kern_avx512(x, 2, a, b, c, m0, m1); break;
+    default: kern_row_avx512(x, a, b, c, m0, m1); break;
+    }
+}
+
+#elif defined(MLVM_MM_AVX2)
+
+#define MLVM_INLINE static inline __attribute__((always_inline))
+
+MLVM_INLINE void kern_avx2(const mm_ctx_t *x, int mr, const float *a, const float *b,
+                           float *c, __m256i m0, __m256i m1)
+{
+    __m256 c0[MLVM_MM_MR], c1[MLVM_MM_MR];
+    const mlvm_index_t a_rs = x->a_rs, a_cs = x->a_cs, b_rs = x->b_rs;
+    mlvm_index_t kk;
+    int r;
+    for (r = 0; r < mr; ++r) {
+        c0[r] = _mm256_setzero_ps();
+        c1[r] = _mm256_setzero_ps();
+    }
+    for (kk = 0; kk < x->kc; ++kk) {
+        const __m256 b0 = _mm256_maskload_ps(b + kk * b_rs, m0);
+        const __m256 b1 = _mm256_maskload_ps(b + kk * b_rs + 8, m1);
+        const float *ak = a + kk * a_cs;
+        for (r = 0; r < mr; ++r) {
+            const __m256 av = _mm256_broadcast_ss(ak + r * a_rs);
+            c0[r] = _mm256_fmadd_ps(av, b0, c0[r]);
+            c1[r] = _mm256_fmadd_ps(av, b1, c1[r]);
+        }
+    }
+    for (r = 0; r < mr; ++r) {
+        float *cr = c + r * x->c_rs;
+        if (x->accumulate) {
+            c0[r] = _mm256_add_ps(c0[r], _mm256_maskload_ps(cr, m0));
+            c1[r] = _mm256_add_ps(c1[r], _mm256_maskload_ps(cr + 8, m1));
+        }
+        _mm256_maskstore_ps(cr, m0, c0[r]);
+        _mm256_maskstore_ps(cr + 8, m1, c1[r]);
+    }
+}
+
+static __m256i lane_mask(int n)
+{
+    const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), idx);
+}
+
+static void micro(const mm_ctx_t *x, int mr, int nr, const float *a, const float *b, float *c)
+{
+    const __m256i m0 = lane_mask(nr), m1 = lane_mask(nr - 8);
+    switch (mr) {
+    case 6: kern_avx2(x, 6, a, b, c, m0, m1); break;
+    case 5: kern_avx2(x, 5, a, b, c, m0, m1); break;
+    case 4: kern_avx2(x, 4, a, b, c, m0, m1); break;
+    case 3: kern_avx2(x, 3, a, b, c, m0, m1); break;
+    case 2: kern_avx2(x, 2, a, b, c, m0, m1); break;
+    default: kern_avx2(x, 1, a, b, c, m0, m1); break;
+    }
+}
+
+#else /* portable C99 */
+
+/* b is always a packed, zero-padded sliver here (b_rs == MLVM_MM_NR). */
+static void micro(const mm_ctx_t *x, int mr, int nr, const float *a, const float *b, float *c)
+{
+    float t[MLVM_MM_MR][MLVM_MM_NR];
+    mlvm_index_t kk;
+    int r, j;
+    memset(t, 0, sizeof t);
+    for (kk = 0; kk < x->kc; ++kk) {
+        const float *bk = b + kk * MLVM_MM_NR;
+        const float *ak = a + kk * x->a_cs;
+        for (r = 0; r < MLVM_MM_MR; ++r) {
+            const float av = r < mr ? ak[r * x->a_rs] : 0.0f;
+            for (j = 0; j < MLVM_MM_NR; ++j)
+                t[r][j] += av * bk[j];
+        }
+    }
+    for (r = 0; r < mr && r < MLVM_MM_MR; ++r) {
+        float *cr = c + r * x->c_rs;
+        if (x->accumulate)
+            for (j = 0; j < nr && j < MLVM_MM_NR; ++j)
+                cr[j] += t[r][j];
+        else
+            for (j = 0; j < nr && j < MLVM_MM_NR; ++j)
+                cr[j] = t[r][j];
+    }
+}
+
+#endif
+
+/* b(k0 .. k0+kc, j0 .. j0+nr) into buf, kc rows of MLVM_MM_NR floats,
+ * zero-padded on the right. */
+static void pack_sliver(mlvm_index_t kc, int nr, const float *b, mlvm_index_t b_rs,
+                        mlvm_index_t b_cs, float *buf)
+{
+    mlvm_index_t kk;
+    int j;
+    if (b_rs == 1) { /* transposed b: column j is contiguous in k */
+        if (nr < MLVM_MM_NR)
+            memset(buf, 0, (size_t)kc * MLVM_MM_NR * sizeof *buf);
+        for (j = 0; j < nr; ++j) {
+            const float *col = b + j * b_cs;
+            for (kk = 0; kk < kc; ++kk)
+                buf[kk * MLVM_MM_NR + j] = col[kk];
+        }
+        return;
+    }
+    for (kk = 0; kk < kc; ++kk) {
+        const float *row = b + kk * b_rs;
+        float *o = buf + kk * MLVM_MM_NR;
+        for (j = 0; j < nr; ++j)
+            o[j] = row[j * b_cs];
+        for (; j < MLVM_MM_NR; ++j)
+            o[j] = 0.0f;
+    }
+}
+
+static void matmul_2d(const mlvm_matmul_t *p, const float *a, const float *b, float *out)
+{
+    float buf[MLVM_MM_KC * MLVM_MM_NR];
+    const mlvm_index_t m = p->m, n = p->n, k = p->k;
+    mlvm_index_t pc, ic, jr, ir, j_first = 0;
+    mm_ctx_t x;
+#if defined(MLVM_MM_AVX512) || defined(MLVM_MM_AVX2)
+    /* Large b: contiguous slivers spare the TLB and the L1 sets. */
+    const int pack = p->b_cs != 1 || (k * n >= MLVM_MM_PACK_ABOVE && m >= 4 * MLVM_MM_MR);
+#else
+    const int pack = 1;
+#endif
+    if (m == 0 || n == 0)
+        return;
+    if (k == 0) {
+        memset(out, 0, (size_t)(m * n) * sizeof *out);
+        return;
+    }
+#ifdef MLVM_HAVE_GEMV
+    if (m == 1 && p->b_cs == 1 && n >= 128) {
+        j_first = n - n % 128;
+        gemv(j_first, k, a, p->a_cs, b, p->b_rs, out);
+    }
+#endif
+    x.a_rs = p->a_rs;
+    x.a_cs = p->a_cs;
+    x.c_rs = n;
+    for (pc = 0; pc < k; pc += MLVM_MM_KC) {
+        x.kc = k - pc < MLVM_MM_KC ? k - pc : MLVM_MM_KC;
+        x.accumulate = pc > 0;
+        for (ic = 0; ic < m; ic += MLVM_MM_MC) {
+            const mlvm_index_t mc = m - ic < MLVM_MM_MC ? m - ic : MLVM_MM_MC;
+            for (jr = j_first; jr < n; jr += MLVM_MM_NR) {
+                const int nr = (int)(n - jr < MLVM_MM_NR ? n - jr : MLVM_MM_NR);
+                const float *bs = b + pc * p->b_rs + jr * p->b_cs;
+                if (pack) {
+                    pack_sliver(x.kc, nr, bs, p->b_rs, p->b_cs, buf);
+                    bs = buf;
+                    x.b_rs = MLVM_MM_NR;
+                } else {
+                    x.b_rs = p->b_rs;
+                }
+                for (ir = ic; ir < ic + mc; ir += MLVM_MM_MR) {
+                    const int mr = (int)(ic + mc - ir < MLVM_MM_MR ? ic + mc - ir : MLVM_MM_MR);
+                    micro(&x, mr, nr, a + ir * p->a_rs + pc * p->a_cs, bs, out + ir * n + jr);
+                }
             }
         }
-    } else if (p->a_cs == 1 && p->b_rs == 1) {
-        for (i = 0; i < m; ++i)
-            for (j = 0; j < n; ++j)
-                out[i * n + j] = dot_contiguous(k, a + i * p->a_rs, b + j * p->b_cs);
-    } else {
-        for (i = 0; i < m; ++i)
-            for (j = 0; j < n; ++j)
-                out[i * n + j] = dot_strided(k, a + i * p->a_rs, p->a_cs,
-                                             b + j * p->b_cs, p->b_rs);
     }
 }
 

@@ -1,0 +1,750 @@
+"""Neural-network ops: transpose, slice, concat, softmax, layer_norm, gelu,
+conv2d and pool2d.
+
+Each class is the single entry for its op, as in `ops.py`: IRDL definition,
+shape rule (`verify_`), numpy reference and C lowering. Property types
+follow the dialect contract: integers are i64, floats f32, lists
+`array<i64>`, kinds strings. Data movement ops (transpose, slice, concat)
+take f32 or i32; the others compute in f32.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from math import prod
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    Float32Type,
+    FloatAttr,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+    i64,
+)
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from mlvm.dialect.base import MlvmOp, result_shape, type_str
+from mlvm.dialect.ops import UnaryOp, _f32_prop
+from mlvm.dialect.shapes import Shape, contiguous_strides, normalize_axis
+
+if TYPE_CHECKING:
+    from mlvm.codegen.lowering import Lowering
+
+DATA_ELEMS = ("f32", "i32")
+
+
+def _ints(op: MlvmOp, name: str, default: Sequence[int] | None = None) -> tuple[int, ...]:
+    """An `array<i64>` property, or `default` when it is left out."""
+    attr = op.properties.get(name)
+    if attr is None:
+        if default is None:
+            raise VerifyException(f"{op.name}: missing property '{name}'")
+        return tuple(default)
+    assert isinstance(attr, DenseArrayBase)
+    return tuple(int(v) for v in attr.get_values())
+
+
+def _int(op: MlvmOp, name: str, default: int | None = None) -> int:
+    attr = op.properties.get(name)
+    if attr is None:
+        if default is None:
+            raise VerifyException(f"{op.name}: missing property '{name}'")
+        return default
+    assert isinstance(attr, IntegerAttr)
+    return int(attr.value.data)
+
+
+def _str(op: MlvmOp, name: str, default: str) -> str:
+    attr = op.properties.get(name)
+    if attr is None:
+        return default
+    assert isinstance(attr, StringAttr)
+    return attr.data
+
+
+def _lst(vals: Sequence[int]) -> str:
+    return "[" + ", ".join(str(v) for v in vals) + "]"
+
+
+def _norm_axis(op: MlvmOp, axis: int, rank: int, what: str) -> int:
+    a = normalize_axis(axis, rank)
+    if a is None:
+        raise VerifyException(f"{op.name}: axis {axis} is out of range for {what}")
+    return a
+
+
+def _expect_len(op: MlvmOp, name: str, vals: Sequence[int], n: int, what: str) -> None:
+    if len(vals) != n:
+        raise VerifyException(
+            f"{op.name}: {name} {_lst(vals)} must have {n} entries ({what})"
+        )
+
+
+def _expect_positive(op: MlvmOp, name: str, vals: Sequence[int]) -> None:
+    if any(v < 1 for v in vals):
+        raise VerifyException(f"{op.name}: {name} {_lst(vals)} must be >= 1")
+
+
+# --------------------------------------------------------------------------
+# Data movement: transpose, slice, concat
+# --------------------------------------------------------------------------
+
+
+def _gather(cg: Lowering, shape: Shape, strides: Sequence[int], src: str, dst: str) -> None:
+    """dst (contiguous over `shape`) = src read at `strides`."""
+    if prod(shape) == 0:
+        return
+    it = cg.iter(shape, [strides, contiguous_strides(shape)])
+    cg.stmt(f"mlvm_gather_b32({it}, {src}, {dst});")
+
+
+@irdl_op_definition
+class TransposeOp(MlvmOp):
+    """result[i_0, ..., i_r] = operand[j] with j[perm[d]] = i_d (numpy's transpose)."""
+
+    name = "mlvm.transpose"
+    operand = operand_def(TensorType)
+    result = result_def(TensorType)
+    perm = prop_def(DenseArrayBase.constr(i64))
+    traits = traits_def(Pure())
+    OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("operand",)
+
+    def norm_perm(self) -> tuple[int, ...]:
+        shape = self.shape_of(self.operand, "operand")
+        perm = _ints(self, "perm")
+        if sorted(perm) != list(range(len(shape))):
+            raise VerifyException(
+                f"{self.name}: perm {_lst(perm)} is not a permutation of "
+                f"0..{len(shape) - 1} for operand {type_str(self.operand.type)}"
+            )
+        return perm
+
+    def verify_(self) -> None:
+        elem = self.expect_elem(self.operand, "operand", DATA_ELEMS)
+        shape = self.shape_of(self.operand, "operand")
+        perm = self.norm_perm()
+        self.expect_result(0, tuple(shape[p] for p in perm), elem)
+
+    def reference(
+        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        return [np.transpose(inputs[0], self.norm_perm()).copy(order="C")]
+
+    def lower(self, cg: Lowering) -> None:
+        perm = self.norm_perm()
+        own = contiguous_strides(self.shape_of(self.operand, "operand"))
+        _gather(cg, result_shape(self), [own[p] for p in perm],
+                cg.ptr(self.operand), cg.ptr(self.result))
+
+
+@irdl_op_definition
+class SliceOp(MlvmOp):
+    """result[i] = operand[start + i * stride] per dim; the result type gives
+    the sizes. `stride` may be negative (walks backwards); it defaults to 1."""
+
+    name = "mlvm.slice"
+    operand = operand_def(TensorType)
+    result = result_def(TensorType)
+    start = prop_def(DenseArrayBase.constr(i64))
+    stride = opt_prop_def(DenseArrayBase.constr(i64))
+    traits = traits_def(Pure())
+    OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("operand",)
+
+    def params(self) -> tuple[Shape, tuple[int, ...], tuple[int, ...]]:
+        """(result sizes, start, stride), verified against the operand."""
+        shape = self.shape_of(self.operand, "operand")
+        rank = len(shape)
+        what = f"one per dim of operand {type_str(self.operand.type)}"
+        start = _ints(self, "start")
+        stride = _ints(self, "stride", (1,) * rank)
+        _expect_len(self, "start", start, rank, what)
+        _expect_len(self, "stride", stride, rank, what)
+        if any(s == 0 for s in stride):
+            raise VerifyException(f"{self.name}: stride {_lst(stride)} has a zero entry")
+        sizes = self.shape_of(self.result, "result")
+        if len(sizes) != rank:
+            raise VerifyException(
+                f"{self.name}: result {type_str(self.result.type)} must have the rank "
+                f"of operand {type_str(self.operand.type)}"
+            )
+        for d in range(rank):
+            if sizes[d] == 0:
+                continue
+            first, last = start[d], start[d] + (sizes[d] - 1) * stride[d]
+            for idx in (first, last):
+                if not 0 <= idx < shape[d]:
+                    raise VerifyException(
+                        f"{self.name}: dim {d}: start {start[d]}, stride {stride[d]}, "
+                        f"size {sizes[d]} reads index {idx}, outside 0..{shape[d] - 1} "
+                        f"of operand {type_str(self.operand.type)}"
+                    )
+        return sizes, start, stride
+
+    def verify_(self) -> None:
+        elem = self.expect_elem(self.operand, "operand", DATA_ELEMS)
+        sizes, _, _ = self.params()
+        self.expect_result(0, sizes, elem)
+
+    def reference(
+        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        sizes, start, stride = self.params()
+        x = inputs[0]
+        if x.ndim == 0:
+            return [x.copy()]
+        idx = [s + st * np.arange(n) for s, st, n in zip(start, stride, sizes)]
+        return [x[np.ix_(*idx)].copy(order="C")]
+
+    def lower(self, cg: Lowering) -> None:
+        sizes, start, stride = self.params()
+        if prod(sizes) == 0:
+            return
+        own = contiguous_strides(self.shape_of(self.operand, "operand"))
+        off = sum(s * o for s, o in zip(start, own))
+        src = cg.ptr(self.operand) + (f" + {off}" if off else "")
+        _gather(cg, sizes, [st * o for st, o in zip(stride, own)], src, cg.ptr(self.result))
+
+
+@irdl_op_definition
+class ConcatOp(MlvmOp):
+    """Operands joined along `axis`; every other dim must agree."""
+
+    name = "mlvm.concat"
+    inputs = var_operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr.constr(type=i64))
+    traits = traits_def(Pure())
+
+    def norm_axis(self) -> int:
+        if not self.inputs:
+            raise VerifyException(f"{self.name}: needs at least one operand")
+        s0 = self.shape_of(self.inputs[0], "operand 0")
+        if not s0:
+            raise VerifyException(
+                f"{self.name}: operand 0 {type_str(self.inputs[0].type)} must have rank >= 1"
+            )
+        return _norm_axis(self, _int(self, "axis"), len(s0),
+                          f"operand 0 {type_str(self.inputs[0].type)}")
+
+    def verify_(self) -> None:
+        ax = self.norm_axis()
+        e0 = self.expect_elem(self.inputs[0], "operand 0", DATA_ELEMS)
+        s0 = self.shape_of(self.inputs[0], "operand 0")
+        total = 0
+        for k, v in enumerate(self.inputs):
+            what = f"operand {k}"
+            e = self.expect_elem(v, what, DATA_ELEMS)
+            s = self.shape_of(v, what)
+            if e != e0 or len(s) != len(s0) or any(
+                a != b for d, (a, b) in enumerate(zip(s, s0)) if d != ax
+            ):
+                raise VerifyException(
+                    f"{self.name}: {what} {type_str(v.type)} does not match operand 0 "
+                    f"{type_str(self.inputs[0].type)} outside axis {ax}"
+                )
+            total += s[ax]
+        self.expect_result(0, s0[:ax] + (total,) + s0[ax + 1 :], e0)
+
+    def reference(
+        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        return [np.concatenate(list(inputs), axis=self.norm_axis())]
+
+    def lower(self, cg: Lowering) -> None:
+        ax = self.norm_axis()
+        out = result_shape(self)
+        rows, inner = prod(out[:ax]), prod(out[ax + 1 :])
+        out_cols = out[ax] * inner
+        if rows == 0 or out_cols == 0:
+            return
+        col = 0
+        dst = cg.ptr(self.result)
+        for k, v in enumerate(self.inputs):
+            cols = self.shape_of(v, f"operand {k}")[ax] * inner
+            if cols:
+                at = f"{dst} + {col}" if col else dst
+                cg.stmt(
+                    f"mlvm_copy2d_b32({rows}, {cols}, {cg.ptr(v)}, {cols}, {at}, {out_cols});"
+                )
+            col += cols
+
+
+# --------------------------------------------------------------------------
+# softmax, layer_norm
+# --------------------------------------------------------------------------
+
+
+def softmax_reference(x: np.ndarray, axis: int) -> np.ndarray:
+    """exp(x - max) / sum(exp(x - max)) along `axis`, in f32."""
+    with np.errstate(all="ignore"):
+        e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+        return (e / np.sum(e, axis=axis, keepdims=True)).astype(np.float32)
+
+
+@irdl_op_definition
+class SoftmaxOp(MlvmOp):
+    """exp(a - max(a)) / sum(exp(a - max(a))) along `axis` (default -1)."""
+
+    name = "mlvm.softmax"
+    operand = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = opt_prop_def(IntegerAttr.constr(type=i64), IntegerAttr(-1, i64))
+    traits = traits_def(Pure())
+    OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("operand",)
+
+    def norm_axis(self) -> int:
+        shape = self.shape_of(self.operand, "operand")
+        if not shape:
+            raise VerifyException(
+                f"{self.name}: operand {type_str(self.operand.type)} must have rank >= 1"
+            )
+        return _norm_axis(self, _int(self, "axis", -1), len(shape),
+                          f"operand {type_str(self.operand.type)}")
+
+    def verify_(self) -> None:
+        self.expect_elem(self.operand, "operand", ("f32",))
+        self.norm_axis()
+        self.expect_result(0, self.shape_of(self.operand, "operand"), "f32")
+
+    def reference(
+        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        if inputs[0].size == 0:
+            return [inputs[0].copy()]
+        return [softmax_reference(inputs[0], self.norm_axis())]
+
+    def lower(self, cg: Lowering) -> None:
+        shape = self.shape_of(self.operand, "operand")
+        ax = self.norm_axis()
+        outer, n, inner = prod(shape[:ax]), shape[ax], prod(shape[ax + 1 :])
+        if outer * n * inner == 0:
+            return
+        cg.stmt(
+            f"mlvm_softmax_f32({outer}, {n}, {inner}, {cg.ptr(self.operand)}, "
+            f"{cg.ptr(self.result)});"
+        )
+
+
+def layer_norm_reference(
+    x: np.ndarray, axes: Sequence[int], eps: float,
+    gamma: np.ndarray | None, beta: np.ndarray | None,
+) -> np.ndarray:
+    """(x - mean) / sqrt(var + eps) * gamma + beta over `axes` (sorted), in f32.
+
+    gamma and beta have the shape of x's dims at `axes`; they broadcast over
+    the other dims.
+    """
+    ax = tuple(axes)
+    with np.errstate(all="ignore"):
+        mean = x.mean(axis=ax, keepdims=True, dtype=np.float32)
+        d = x - mean
+        var = (d * d).mean(axis=ax, keepdims=True, dtype=np.float32)
+        y = d / np.sqrt(var + np.float32(eps))
+        if gamma is not None and beta is not None:
+            full = tuple(n if i in ax else 1 for i, n in enumerate(x.shape))
+            y = y * gamma.reshape(full) + beta.reshape(full)
+    return y.astype(np.float32)
+
+
+@irdl_op_definition
+class LayerNormOp(MlvmOp):
+    """Normalise over `axes` (default [-1]): `(x - mean) / sqrt(var + eps)`,
+    then `* gamma + beta` when both are given (shape: x's dims at `axes`)."""
+
+    name = "mlvm.layer_norm"
+    x = operand_def(TensorType)
+    affine = var_operand_def(TensorType)
+    result = result_def(TensorType)
+    axes = opt_prop_def(DenseArrayBase.constr(i64), DenseArrayBase.from_list(i64, [-1]))
+    eps = opt_prop_def(FloatAttr, FloatAttr(1e-5, Float32Type()))
+    traits = traits_def(Pure())
+    OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("x", "gamma", "beta")
+
+    def norm_axes(self) -> tuple[int, ...]:
+        shape = self.shape_of(self.x, "x")
+        axes = _ints(self, "axes", (-1,))
+        if not axes:
+            raise VerifyException(f"{self.name}: axes must not be empty")
+        seen: list[int] = []
+        for a in axes:
+            na = _norm_axis(self, a, len(shape), f"x {type_str(self.x.type)}")
+            if na in seen:
+                raise VerifyException(f"{self.name}: axis {a} is repeated in axes {_lst(axes)}")
+            seen.append(na)
+        return tuple(sorted(seen))
+
+    def verify_(self) -> None:
+        self.expect_elem(self.x, "x", ("f32",))
+        shape = self.shape_of(self.x, "x")
+        axes = self.norm_axes()
+        _f32_prop(self, "eps")
+        if len(self.affine) not in (0, 2):
+            raise VerifyException(
+                f"{self.name}: takes gamma and beta together or neither, got "
+                f"{len(self.affine)} of them"
+            )
+        want = tuple(shape[a] for a in axes)
+        for v, what in zip(self.affine, ("gamma", "beta")):
+            self.expect_elem(v, what, ("f32",))
+            if self.shape_of(v, what) != want:
+                raise VerifyException(
+                    f"{self.name}: {what} {type_str(v.type)} must have the shape "
+                    f"{want} of x {type_str(self.x.type)} at axes {_lst(axes)}"
+                )
+        self.expect_result(0, shape, "f32")
+
+    def reference(
+        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        g, b = (inputs[1], inputs[2]) if len(inputs) == 3 else (None, None)
+        return [layer_norm_reference(inputs[0], self.norm_axes(), _f32_prop(self, "eps"), g, b)]
+
+    def lower(self, cg: Lowering) -> None:
+        shape = self.shape_of(self.x, "x")
+        axes = self.norm_axes()
+        if prod(shape) == 0:
+            return
+        eps = cg.flt(_f32_prop(self, "eps"))
+        g, b = (cg.ptr(self.affine[0]), cg.ptr(self.affine[1])) if self.affine else ("NULL", "NULL")
+        x, out = cg.ptr(self.x), cg.ptr(self.result)
+        rank = len(shape)
+        if axes == tuple(range(rank - len(axes), rank)):  # trailing: rows of a matrix
+            cols = prod(shape[a] for a in axes)
+            cg.stmt(
+                f"mlvm_layer_norm_f32({prod(shape) // cols}, {cols}, {eps}, {x}, {g}, {b}, {out});"
+            )
+            return
+        own = contiguous_strides(shape)
+        keep = [d for d in range(rank) if d not in axes]
+        norm_shape = tuple(shape[a] for a in axes)
+        outer = cg.iter(tuple(shape[d] for d in keep) or (1,), [tuple(own[d] for d in keep) or (0,)])
+        inner = cg.iter(norm_shape, [tuple(own[a] for a in axes), contiguous_strides(norm_shape)])
+        cg.stmt(
+            f"mlvm_layer_norm_strided_f32({outer}, {inner}, {eps}, {x}, {g}, {b}, {out});"
+        )
+
+
+# --------------------------------------------------------------------------
+# gelu
+# --------------------------------------------------------------------------
+
+GELU_MODES = ("tanh", "none")
+_F = np.float32
+# gelu(x) = 0.5 x (1 + tanh(u)) = x / (1 + exp(-2u)), u = sqrt(2/pi) (x + 0.044715 x^3):
+# the second form needs one exp and loses no accuracy where tanh(u) is near -1.
+GELU_C3 = _F(0.044715)
+GELU_M2K = _F(-2.0 * math.sqrt(2.0 / math.pi))
+INV_SQRT2 = _F(1.0 / math.sqrt(2.0))
+_erf64 = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def gelu_tanh_np(x: np.ndarray) -> np.ndarray:
+    """x / (1 + exp(-2 sqrt(2/pi) (x + 0.044715 x^3))), in f32, as the C computes it."""
+    t = x * x
+    t = t * x
+    t = t * GELU_C3
+    t = x + t
+    t = t * GELU_M2K
+    return x / (_F(1) + np.exp(t))
+
+
+def gelu_erf_np(x: np.ndarray) -> np.ndarray:
+    """0.5 x (1 + erf(x / sqrt(2))), in f32 (erf correctly rounded to f32)."""
+    e = _erf64((x * INV_SQRT2).astype(np.float64)).astype(np.float32)
+    return (_F(0.5) * x) * (_F(1) + e)
+
+
+@irdl_op_definition
+class GeluOp(UnaryOp):
+    """GELU. approximate = "none" (default): 0.5 x (1 + erf(x / sqrt 2));
+    "tanh": 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), computed as
+    x / (1 + exp(-2 sqrt(2/pi) (x + 0.044715 x^3)))."""
+
+    name = "mlvm.gelu"
+    approximate = opt_prop_def(StringAttr, StringAttr("none"))
+
+    NP_FNS: ClassVar[dict[str, Callable[..., Any]]] = {
+        "tanh": gelu_tanh_np,
+        "none": gelu_erf_np,
+    }
+    C_EXPRS: ClassVar[dict[str, str]] = {
+        "tanh": "mlvm_gelu_tanh({0})",
+        "none": "mlvm_gelu_erf({0})",
+    }
+    KERNELS: ClassVar[dict[str, str]] = {"tanh": "mlvm_gelu_tanh_f32", "none": "mlvm_gelu_erf_f32"}
+
+    def mode(self) -> str:
+        m = _str(self, "approximate", "none")
+        if m not in GELU_MODES:
+            raise VerifyException(
+                f"{self.name}: approximate '{m}' is not one of " + ", ".join(GELU_MODES)
+            )
+        return m
+
+    def verify_(self) -> None:
+        super().verify_()
+        self.mode()
+
+    def scalar_expr(self, args: Sequence[str]) -> str:
+        return self.C_EXPRS[self.mode()].format(*args)
+
+    def reference(
+        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        with np.errstate(all="ignore"):
+            return [np.asarray(self.NP_FNS[self.mode()](inputs[0])).astype(np.float32)]
+
+    def lower(self, cg: Lowering) -> None:
+        n = prod(result_shape(self))
+        cg.stmt(f"{self.KERNELS[self.mode()]}({n}, {cg.ptr(self.operand)}, {cg.ptr(self.result)});")
+
+
+# --------------------------------------------------------------------------
+# conv2d, pool2d
+# --------------------------------------------------------------------------
+
+
+def _out_size(n: int, pad: int, k_eff: int, stride: int) -> int:
+    return (n + pad - k_eff) // stride + 1
+
+
+def _windows(op: MlvmOp, x_type: Any, h: int, w: int, kh: int, kw: int,
+             strides: Sequence[int], padding: Sequence[int], dil: Sequence[int],
+             what: str) -> tuple[int, int]:
+    """Output height and width of a sliding window, verified."""
+    _expect_len(op, "strides", strides, 2, "height, width")
+    _expect_len(op, "padding", padding, 4, "top, left, bottom, right")
+    _expect_positive(op, "strides", strides)
+    if any(p < 0 for p in padding):
+        raise VerifyException(f"{op.name}: padding {_lst(padding)} must be >= 0")
+    ekh, ekw = dil[0] * (kh - 1) + 1, dil[1] * (kw - 1) + 1
+    ph, pw = h + padding[0] + padding[2], w + padding[1] + padding[3]
+    if ekh > ph or ekw > pw:
+        raise VerifyException(
+            f"{op.name}: the {what} {ekh}x{ekw} is larger than the padded input "
+            f"{ph}x{pw} of x {type_str(x_type)}"
+        )
+    return _out_size(h, padding[0] + padding[2], ekh, strides[0]), _out_size(
+        w, padding[1] + padding[3], ekw, strides[1]
+    )
+
+
+@irdl_op_definition
+class Conv2dOp(MlvmOp):
+    """2-D convolution (cross-correlation), x NCHW, w OIHW with I = C / groups,
+    optional bias (O). padding is [top, left, bottom, right] of zeros."""
+
+    name = "mlvm.conv2d"
+    x = operand_def(TensorType)
+    w = operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    result = result_def(TensorType)
+    strides = opt_prop_def(DenseArrayBase.constr(i64), DenseArrayBase.from_list(i64, [1, 1]))
+    padding = opt_prop_def(DenseArrayBase.constr(i64), DenseArrayBase.from_list(i64, [0, 0, 0, 0]))
+    dilations = opt_prop_def(DenseArrayBase.constr(i64), DenseArrayBase.from_list(i64, [1, 1]))
+    groups = opt_prop_def(IntegerAttr.constr(type=i64), IntegerAttr(1, i64))
+    traits = traits_def(Pure())
+    OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("x", "w", "bias")
+
+    def dims(self) -> dict[str, int]:
+        """Every size of the convolution, verified."""
+        self.expect_elem(self.x, "x", ("f32",))
+        self.expect_elem(self.w, "w", ("f32",))
+        sx, sw = self.shape_of(self.x, "x"), self.shape_of(self.w, "w")
+        tx, tw = type_str(self.x.type), type_str(self.w.type)
+        if len(sx) != 4:
+            raise VerifyException(f"{self.name}: x {tx} must be rank 4 (NCHW)")
+        if len(sw) != 4:
+            raise VerifyException(f"{self.name}: w {tw} must be rank 4 (OIHW)")
+        n, c, h, w = sx
+        o, cg, kh, kw = sw
+        groups = _int(self, "groups", 1)
+        strides = _ints(self, "strides", (1, 1))
+        padding = _ints(self, "padding", (0, 0, 0, 0))
+        dil = _ints(self, "dilations", (1, 1))
+        if groups < 1:
+            raise VerifyException(f"{self.name}: groups {groups} must be >= 1")
+        if c % groups:
+            raise VerifyException(
+                f"{self.name}: groups {groups} does not divide the {c} input channels "
+                f"of x {tx}"
+            )
+        if o % groups:
+            raise VerifyException(
+                f"{self.name}: groups {groups} does not divide the {o} output channels "
+                f"of w {tw}"
+            )
+        if cg != c // groups:
+            raise VerifyException(
+                f"{self.name}: w {tw} has {cg} input channels per group, expected "
+                f"{c // groups} (x {tx} has {c} channels, groups {groups})"
+            )
+        _expect_len(self, "dilations", dil, 2, "height, width")
+        _expect_positive(self, "dilations", dil)
+        if kh < 1 or kw < 1:
+            raise VerifyException(f"{self.name}: w {tw} has an empty kernel")
+        oh, ow = _windows(self, self.x.type, h, w, kh, kw, strides, padding, dil,
+                          "dilated kernel")
+        if self.bias is not None:
+            self.expect_elem(self.bias, "bias", ("f32",))
+            if self.shape_of(self.bias, "bias") != (o,):
+                raise VerifyException(
+                    f"{self.name}: bias {type_str(self.bias.type)} must have shape ({o},), "
+                    f"one per output channel of w {tw}"
+                )
+        return dict(n=n, c=c, h=h, w=w, o=o, kh=kh, kw=kw, oh=oh, ow=ow,
+                    sh=strides[0], sw=strides[1], pt=padding[0], pl=padding[1],
+                    dh=dil[0], dw=dil[1], groups=groups)
+
+    def verify_(self) -> None:
+        d = self.dims()
+        self.expect_result(0, (d["n"], d["o"], d["oh"], d["ow"]), "f32")
+
+    def reference(
+        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        d = self.dims()
+        x, w = inputs[0], inputs[1]
+        padding = _ints(self, "padding", (0, 0, 0, 0))
+        xp = np.pad(x, ((0, 0), (0, 0), (padding[0], padding[2]), (padding[1], padding[3])))
+        g = d["groups"]
+        cg, og = d["c"] // g, d["o"] // g
+        out = np.zeros((d["n"], g, og, d["oh"], d["ow"]), np.float32)
+        wg = w.reshape(g, og, cg, d["kh"], d["kw"])
+        for i in range(d["kh"]):
+            for j in range(d["kw"]):
+                r0, c0 = i * d["dh"], j * d["dw"]
+                patch = xp[:, :, r0 : r0 + d["sh"] * (d["oh"] - 1) + 1 : d["sh"],
+                           c0 : c0 + d["sw"] * (d["ow"] - 1) + 1 : d["sw"]]
+                pg = patch.reshape(d["n"], g, cg, d["oh"], d["ow"])
+                out += np.einsum("ngchw,goc->ngohw", pg, wg[:, :, :, i, j])
+        res: np.ndarray = out.reshape(d["n"], d["o"], d["oh"], d["ow"])
+        if len(inputs) == 3:
+            res = res + inputs[2].reshape(1, -1, 1, 1)
+        return [res.astype(np.float32)]
+
+    def lower(self, cg: Lowering) -> None:
+        d = self.dims()
+        if prod(result_shape(self)) == 0:
+            return
+        init = ", ".join(str(d[k]) for k in (
+            "n", "c", "h", "w", "o", "kh", "kw", "oh", "ow", "sh", "sw", "pt", "pl", "dh", "dw", "groups"))
+        p = cg.const_struct("mlvm_conv2d_t", init)
+        bias = cg.ptr(self.bias) if self.bias is not None else "NULL"
+        cg.stmt(f"mlvm_conv2d_f32({p}, {cg.ptr(self.x)}, {cg.ptr(self.w)}, {bias}, {cg.ptr(self.result)});")
+
+
+POOL_KINDS = ("max", "avg")
+
+
+@irdl_op_definition
+class Pool2dOp(MlvmOp):
+    """Max or average over windows of x (NCHW). Padded positions are left out:
+    of the max, and of the average's count. Each pad must be smaller than the
+    window, so every window holds at least one element."""
+
+    name = "mlvm.pool2d"
+    x = operand_def(TensorType)
+    result = result_def(TensorType)
+    kind = prop_def(StringAttr)
+    window = prop_def(DenseArrayBase.constr(i64))
+    strides = opt_prop_def(DenseArrayBase.constr(i64), DenseArrayBase.from_list(i64, [1, 1]))
+    padding = opt_prop_def(DenseArrayBase.constr(i64), DenseArrayBase.from_list(i64, [0, 0, 0, 0]))
+    traits = traits_def(Pure())
+    OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("x",)
+
+    def dims(self) -> dict[str, int]:
+        if self.kind.data not in POOL_KINDS:
+            raise VerifyException(
+                f"{self.name}: kind '{self.kind.data}' is not one of " + ", ".join(POOL_KINDS)
+            )
+        self.expect_elem(self.x, "x", ("f32",))
+        sx = self.shape_of(self.x, "x")
+        tx = type_str(self.x.type)
+        if len(sx) != 4:
+            raise VerifyException(f"{self.name}: x {tx} must be rank 4 (NCHW)")
+        n, c, h, w = sx
+        window = _ints(self, "window")
+        strides = _ints(self, "strides", (1, 1))
+        padding = _ints(self, "padding", (0, 0, 0, 0))
+        _expect_len(self, "window", window, 2, "height, width")
+        _expect_positive(self, "window", window)
+        oh, ow = _windows(self, self.x.type, h, w, window[0], window[1], strides, padding,
+                          (1, 1), "window")
+        if max(padding[0], padding[2]) >= window[0] or max(padding[1], padding[3]) >= window[1]:
+            raise VerifyException(
+                f"{self.name}: padding {_lst(padding)} must be smaller than the window "
+                f"{window[0]}x{window[1]}"
+            )
+        return dict(planes=n * c, n=n, c=c, h=h, w=w, kh=window[0], kw=window[1], oh=oh,
+                    ow=ow, sh=strides[0], sw=strides[1], pt=padding[0], pl=padding[1],
+                    pb=padding[2], pr=padding[3])
+
+    def verify_(self) -> None:
+        d = self.dims()
+        self.expect_result(0, (d["n"], d["c"], d["oh"], d["ow"]), "f32")
+
+    def reference(
+        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        d = self.dims()
+        x = inputs[0]
+        pads = ((0, 0), (0, 0), (d["pt"], d["pb"]), (d["pl"], d["pr"]))
+        is_max = self.kind.data == "max"
+        fill = -np.inf if is_max else 0.0
+        xp = np.pad(x, pads, constant_values=np.float32(fill))
+        ones = np.pad(np.ones((d["h"], d["w"]), np.float32), pads[2:])
+        shape = (d["n"], d["c"], d["oh"], d["ow"])
+        acc = np.full(shape, -np.inf if is_max else 0.0, np.float32)
+        cnt = np.zeros((d["oh"], d["ow"]), np.float32)
+        patches = []
+        for i in range(d["kh"]):
+            for j in range(d["kw"]):
+                rs = slice(i, i + d["sh"] * (d["oh"] - 1) + 1, d["sh"])
+                cs = slice(j, j + d["sw"] * (d["ow"] - 1) + 1, d["sw"])
+                if is_max:
+                    patches.append(xp[:, :, rs, cs])
+                else:
+                    acc = acc + xp[:, :, rs, cs]
+                    cnt = cnt + ones[rs, cs]
+        if is_max:
+            return [np.max(np.stack(patches), axis=0).astype(np.float32)]
+        return [(acc / cnt).astype(np.float32)]
+
+    def lower(self, cg: Lowering) -> None:
+        d = self.dims()
+        if prod(result_shape(self)) == 0:
+            return
+        init = ", ".join(str(d[k]) for k in (
+            "planes", "h", "w", "kh", "kw", "oh", "ow", "sh", "sw", "pt", "pl"))
+        p = cg.const_struct("mlvm_pool2d_t", init)
+        cg.stmt(f"mlvm_{self.kind.data}pool2d_f32({p}, {cg.ptr(self.x)}, {cg.ptr(self.result)});")
+
+
+NN_OPS: list[type[MlvmOp]] = [
+    TransposeOp,
+    SliceOp,
+    ConcatOp,
+    SoftmaxOp,
+    LayerNormOp,
+    GeluOp,
+    Conv2dOp,
+    Pool2dOp,
+]
+
+__all__ = ["NN_OPS"]

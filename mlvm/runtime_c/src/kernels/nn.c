@@ -1,0 +1,376 @@
+/* Kernels of the neural-network ops: data movement (gather, 2-D copy),
+ * softmax, layer norm, gelu, conv2d and pooling. */
+#include <math.h>
+#include <string.h>
+
+#include "iter.h"
+
+/* Side of the square tiles a transposing gather walks: 16 x 16 x 4 bytes
+ * read from 16 input lines and written to 16 output lines. */
+#define MLVM_GATHER_TILE 16
+#define MLVM_LN_LANES 16
+#define MLVM_SOFTMAX_LANES 8
+
+static mlvm_index_t imin(mlvm_index_t a, mlvm_index_t b) { return a < b ? a : b; }
+static mlvm_index_t imax(mlvm_index_t a, mlvm_index_t b) { return a > b ? a : b; }
+
+/* floor(a / b) and ceil(a / b) for b > 0 and any sign of a. */
+static mlvm_index_t floor_div(mlvm_index_t a, mlvm_index_t b)
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+static mlvm_index_t ceil_div(mlvm_index_t a, mlvm_index_t b)
+{
+    return -floor_div(-a, b);
+}
+
+/* -------------------------------------------------------------------------
+ * Data movement
+ * ---------------------------------------------------------------------- */
+
+static void gather_rows(const mlvm_iter_t *it, const uint32_t *src, uint32_t *dst)
+{
+    mlvm_index_t idx[MLVM_MAX_RANK] = {0};
+    mlvm_index_t oi = 0, oo = 0, i;
+    const int32_t last = it->rank - 1;
+    const mlvm_index_t n = it->shape[last];
+    const mlvm_index_t s = it->stride[0][last];
+    size_t r, rows = mlvm_iter_count(it, last);
+    for (r = 0; r < rows; ++r, dst += n) {
+        if (s == 1) {
+            memcpy(dst, src + oi, (size_t)n * sizeof *dst);
+        } else {
+            const uint32_t *p = src + oi;
+            for (i = 0; i < n; ++i)
+                dst[i] = p[i * s];
+        }
+        mlvm_iter_step(it, last, idx, &oi, &oo);
+    }
+}
+
+void mlvm_gather_b32(const mlvm_iter_t *it, const void *in, void *out)
+{
+    const uint32_t *src = (const uint32_t *)in;
+    uint32_t *dst = (uint32_t *)out;
+    const int32_t last = it->rank - 1;
+    const mlvm_index_t n = it->shape[last], s = it->stride[0][last];
+    mlvm_index_t idx[MLVM_MAX_RANK] = {0};
+    mlvm_index_t oi = 0, oo = 0, m, os, i0, j0, i, j;
+    int32_t dims[MLVM_MAX_RANK];
+    int32_t q = -1, d, k, nd = 0;
+    size_t t, count = 1;
+    if (s != 1)
+        for (d = last - 1; d >= 0; --d)
+            if (it->stride[0][d] == 1) {
+                q = d;
+                break;
+            }
+    if (q < 0) {
+        gather_rows(it, src, dst);
+        return;
+    }
+    /* Dim q is contiguous in the input, `last` in the output: tile them. */
+    for (d = 0; d < last; ++d)
+        if (d != q) {
+            dims[nd++] = d;
+            count *= (size_t)it->shape[d];
+        }
+    m = it->shape[q];
+    os = it->stride[1][q];
+    for (t = 0; t < count; ++t) {
+        const uint32_t *sp = src + oi;
+        uint32_t *dp = dst + oo;
+        for (i0 = 0; i0 < m; i0 += MLVM_GATHER_TILE) {
+            const mlvm_index_t ie = imin(i0 + MLVM_GATHER_TILE, m);
+            for (j0 = 0; j0 < n; j0 += MLVM_GATHER_TILE) {
+                const mlvm_index_t je = imin(j0 + MLVM_GATHER_TILE, n);
+                for (i = i0; i < ie; ++i)
+                    for (j = j0; j < je; ++j)
+                        dp[i * os + j] = sp[i + j * s];
+            }
+        }
+        for (k = nd - 1; k >= 0; --k) {
+            d = dims[k];
+            oi += it->stride[0][d];
+            oo += it->stride[1][d];
+            if (++idx[d] < it->shape[d])
+                break;
+            oi -= it->stride[0][d] * it->shape[d];
+            oo -= it->stride[1][d] * it->shape[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+void mlvm_copy2d_b32(size_t rows, size_t cols, const void *src, ptrdiff_t src_rs,
+                     void *dst, ptrdiff_t dst_rs)
+{
+    const uint32_t *s = (const uint32_t *)src;
+    uint32_t *o = (uint32_t *)dst;
+    size_t r;
+    if (src_rs == (ptrdiff_t)cols && dst_rs == (ptrdiff_t)cols) {
+        memcpy(o, s, rows * cols * sizeof *o);
+        return;
+    }
+    for (r = 0; r < rows; ++r, s += src_rs, o += dst_rs)
+        memcpy(o, s, cols * sizeof *o);
+}
+
+/* -------------------------------------------------------------------------
+ * softmax
+ * ---------------------------------------------------------------------- */
+
+/* NaN wins, as in numpy.max. */
+static float max_nan(float acc, float v)
+{
+    return (v > acc || v != v) ? v : acc;
+}
+
+static void softmax_row(size_t n, const float *x, float *o)
+{
+    float acc[MLVM_SOFTMAX_LANES] = {0};
+    float mx = -HUGE_VALF, s = 0.0f;
+    size_t i = 0;
+    int l;
+    for (i = 0; i < n; ++i)
+        mx = max_nan(mx, x[i]);
+    for (i = 0; i < n; ++i)
+        o[i] = expf(x[i] - mx);
+    for (i = 0; i + MLVM_SOFTMAX_LANES <= n; i += MLVM_SOFTMAX_LANES)
+        for (l = 0; l < MLVM_SOFTMAX_LANES; ++l)
+            acc[l] += o[i + l];
+    for (l = 0; l < MLVM_SOFTMAX_LANES; ++l)
+        s += acc[l];
+    for (; i < n; ++i)
+        s += o[i];
+    for (i = 0; i < n; ++i)
+        o[i] = o[i] / s;
+}
+
+void mlvm_softmax_f32(size_t outer, size_t n, size_t inner, const float *in,
+                      float *out)
+{
+    size_t b, i, j;
+    for (b = 0; b < outer; ++b) {
+        const float *x = in + b * n * inner;
+        float *o = out + b * n * inner;
+        if (inner == 1) {
+            softmax_row(n, x, o);
+            continue;
+        }
+        for (j = 0; j < inner; ++j) {
+            float mx = -HUGE_VALF, s = 0.0f;
+            for (i = 0; i < n; ++i)
+                mx = max_nan(mx, x[i * inner + j]);
+            for (i = 0; i < n; ++i) {
+                o[i * inner + j] = expf(x[i * inner + j] - mx);
+                s += o[i * inner + j];
+            }
+            for (i = 0; i < n; ++i)
+                o[i * inner + j] = o[i * inner + j] / s;
+        }
+    }
+}
+
+/* -------------------------------------------------------------------------
+ * layer norm
+ * ---------------------------------------------------------------------- */
+
+/* Mean and 1 / sqrt(var + eps) from the sums of d = x - x0 and d^2. */
+static void ln_stats(float x0, float sum, float sq, size_t n, float eps,
+                     float *mean, float *rstd)
+{
+    const float md = sum / (float)n;
+    float var = sq / (float)n - md * md;
+    if (var < 0.0f)
+        var = 0.0f;
+    *mean = x0 + md;
+    *rstd = 1.0f / sqrtf(var + eps);
+}
+
+/* Sums of x - x0 and of (x - x0)^2 over a contiguous row, in lanes (each
+ * loop a plain lane-wise update that compilers vectorise). */
+static void ln_sums(size_t n, const float *x, float x0, float *sum, float *sq)
+{
+    float s[MLVM_LN_LANES] = {0}, q[MLVM_LN_LANES] = {0};
+    float ts = 0.0f, tq = 0.0f;
+    size_t i = 0;
+    int l;
+    for (; i + MLVM_LN_LANES <= n; i += MLVM_LN_LANES)
+        for (l = 0; l < MLVM_LN_LANES; ++l)
+            s[l] += x[i + l] - x0;
+    for (i = 0; i + MLVM_LN_LANES <= n; i += MLVM_LN_LANES)
+        for (l = 0; l < MLVM_LN_LANES; ++l) {
+            const float d = x[i + l] - x0;
+            q[l] += d * d;
+        }
+    for (l = 0; l < MLVM_LN_LANES; ++l) {
+        ts += s[l];
+        tq += q[l];
+    }
+    for (; i < n; ++i) {
+        const float d = x[i] - x0;
+        ts += d;
+        tq += d * d;
+    }
+    *sum = ts;
+    *sq = tq;
+}
+
+void mlvm_layer_norm_f32(size_t rows, size_t cols, float eps, const float *x,
+                         const float *gamma, const float *beta, float *out)
+{
+    size_t r, i;
+    for (r = 0; r < rows; ++r) {
+        const float *xr = x + r * cols;
+        float *o = out + r * cols;
+        const float x0 = xr[0];
+        float sum, sq, mean, rstd;
+        ln_sums(cols, xr, x0, &sum, &sq);
+        ln_stats(x0, sum, sq, cols, eps, &mean, &rstd);
+        if (gamma != NULL) {
+            for (i = 0; i < cols; ++i)
+                o[i] = (xr[i] - mean) * rstd * gamma[i] + beta[i];
+        } else {
+            for (i = 0; i < cols; ++i)
+                o[i] = (xr[i] - mean) * rstd;
+        }
+    }
+}
+
+void mlvm_layer_norm_strided_f32(const mlvm_iter_t *outer, const mlvm_iter_t *inner,
+                                 float eps, const float *x, const float *gamma,
+                                 const float *beta, float *out)
+{
+    mlvm_index_t oidx[MLVM_MAX_RANK] = {0};
+    mlvm_index_t ox = 0, unused = 0;
+    const size_t n = mlvm_iter_count(inner, inner->rank);
+    size_t t, i, rows = mlvm_iter_count(outer, outer->rank);
+    for (t = 0; t < rows; ++t) {
+        mlvm_index_t idx[MLVM_MAX_RANK] = {0};
+        mlvm_index_t ix = 0, ig = 0;
+        const float x0 = x[ox];
+        float sum = 0.0f, sq = 0.0f, mean, rstd;
+        for (i = 0; i < n; ++i) {
+            const float d = x[ox + ix] - x0;
+            sum += d;
+            sq += d * d;
+            mlvm_iter_step(inner, inner->rank, idx, &ix, &ig);
+        }
+        ln_stats(x0, sum, sq, n, eps, &mean, &rstd);
+        for (i = 0; i < n; ++i) {
+            const float y = (x[ox + ix] - mean) * rstd;
+            out[ox + ix] = gamma != NULL ? y * gamma[ig] + beta[ig] : y;
+            mlvm_iter_step(inner, inner->rank, idx, &ix, &ig);
+        }
+        mlvm_iter_step(outer, outer->rank, oidx, &ox, &unused);
+    }
+}
+
+/* -------------------------------------------------------------------------
+ * gelu
+ * ---------------------------------------------------------------------- */
+
+void mlvm_gelu_tanh_f32(size_t n, const float *a, float *out)
+{
+    size_t i;
+    for (i = 0; i < n; ++i)
+        out[i] = mlvm_gelu_tanh(a[i]);
+}
+
+void mlvm_gelu_erf_f32(size_t n, const float *a, float *out)
+{
+    size_t i;
+    for (i = 0; i < n; ++i)
+        out[i] = mlvm_gelu_erf(a[i]);
+}
+
+/* -------------------------------------------------------------------------
+ * conv2d: for each output plane, accumulate x rows times one weight at a
+ * time; the valid output columns of each kernel column are found up front,
+ * so the inner loop has no test (and is contiguous for stride 1).
+ * ---------------------------------------------------------------------- */
+
+void mlvm_conv2d_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                     const float *bias, float *out)
+{
+    const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups;
+    const mlvm_index_t plane = p->oh * p->ow, in_plane = p->h * p->w;
+    mlvm_index_t n, o, c, i, j, kh, kw, oh;
+    for (n = 0; n < p->n; ++n) {
+        for (o = 0; o < p->o; ++o) {
+            const mlvm_index_t g = o / og;
+            float *op = out + (n * p->o + o) * plane;
+            const float b = bias != NULL ? bias[o] : 0.0f;
+            for (i = 0; i < plane; ++i)
+                op[i] = b;
+            for (c = 0; c < cg; ++c) {
+                const float *xp = x + (n * p->c + g * cg + c) * in_plane;
+                const float *wp = w + (o * cg + c) * p->kh * p->kw;
+                for (kh = 0; kh < p->kh; ++kh) {
+                    for (kw = 0; kw < p->kw; ++kw) {
+                        const float wv = wp[kh * p->kw + kw];
+                        const mlvm_index_t shift = kw * p->dw - p->pl;
+                        const mlvm_index_t lo = imax(0, ceil_div(-shift, p->sw));
+                        const mlvm_index_t hi = imin(p->ow, floor_div(p->w - 1 - shift, p->sw) + 1);
+                        if (lo >= hi)
+                            continue;
+                        for (oh = 0; oh < p->oh; ++oh) {
+                            const mlvm_index_t ih = oh * p->sh + kh * p->dh - p->pt;
+                            const float *xr;
+                            float *orow;
+                            if (ih < 0 || ih >= p->h)
+                                continue;
+                            xr = xp + ih * p->w + lo * p->sw + shift;
+                            orow = op + oh * p->ow + lo;
+                            if (p->sw == 1) {
+                                for (j = 0; j < hi - lo; ++j)
+                                    orow[j] += wv * xr[j];
+                            } else {
+                                for (j = 0; j < hi - lo; ++j)
+                                    orow[j] += wv * xr[j * p->sw];
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* -------------------------------------------------------------------------
+ * pooling
+ * ---------------------------------------------------------------------- */
+
+static void pool2d(const mlvm_pool2d_t *p, const float *x, float *out, int is_max)
+{
+    mlvm_index_t pl, oh, ow, i, j;
+    for (pl = 0; pl < p->planes; ++pl) {
+        const float *xp = x + pl * p->h * p->w;
+        float *op = out + pl * p->oh * p->ow;
+        for (oh = 0; oh < p->oh; ++oh) {
+            const mlvm_index_t h0 = imax(oh * p->sh - p->pt, 0);
+            const mlvm_index_t h1 = imin(oh * p->sh - p->pt + p->kh, p->h);
+            for (ow = 0; ow < p->ow; ++ow) {
+                const mlvm_index_t w0 = imax(ow * p->sw - p->pl, 0);
+                const mlvm_index_t w1 = imin(ow * p->sw - p->pl + p->kw, p->w);
+                float acc = is_max ? -HUGE_VALF : 0.0f;
+                for (i = h0; i < h1; ++i)
+                    for (j = w0; j < w1; ++j)
+                        acc = is_max ? max_nan(acc, xp[i * p->w + j]) : acc + xp[i * p->w + j];
+                op[oh * p->ow + ow] = is_max ? acc : acc / (float)((h1 - h0) * (w1 - w0));
+            }
+        }
+    }
+}
+
+void mlvm_maxpool2d_f32(const mlvm_pool2d_t *p, const float *x, float *out)
+{
+    pool2d(p, x, out, 1);
+}
+
+void mlvm_avgpool2d_f32(const mlvm_pool2d_t *p, const float *x, float *out)
+{
+    pool2d(p, x, out, 0);
+}

@@ -1,0 +1,29 @@
+// RUN: mlvm-opt %s -t c | filecheck %s
+// RUN: mlvm-opt %s -p mlvm-fuse -t c | filecheck %s --check-prefix=FUSE
+
+// gelu calls one kernel per mode; approximate defaults to "none" (erf).
+// CHECK-LABEL: mlvm_status_t module_both(
+// CHECK: mlvm_gelu_tanh_f32(32, in_x, out0);
+// CHECK-NEXT: mlvm_gelu_erf_f32(32, in_x, out1);
+// CHECK-LABEL: mlvm_status_t module_dense(
+// CHECK: mlvm_matmul_f32(
+// CHECK-NEXT: mlvm_add_f32(
+// CHECK-NEXT: mlvm_gelu_tanh_f32(32,
+
+// Fused, gelu is a scalar expression in the matmul's epilogue loop.
+// FUSE-LABEL: mlvm_status_t module_dense(
+// FUSE: mlvm_matmul_f32(
+// FUSE: const float t0 = (h + a2);
+// FUSE-NEXT: const float t1 = mlvm_gelu_tanh(t0);
+// FUSE-NEXT: out[(r0 + i) * 8 + j] = t1;
+func.func @both(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = "mlvm.gelu"(%x) <{approximate = "tanh"}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %1 = "mlvm.gelu"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return %0, %1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+func.func @dense(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %0 = "mlvm.matmul"(%x, %w) : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  %1 = "mlvm.add"(%0, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %2 = "mlvm.gelu"(%1) <{approximate = "tanh"}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return %2 : tensor<4x8xf32>
+}

@@ -1,0 +1,198 @@
+"""`mlvm.conv2d` and `mlvm.pool2d` against direct float64 loops.
+
+Shapes from unit dims and small odd sizes; every option: strides,
+asymmetric padding, dilations, groups (1, some, depthwise), with and
+without bias, options left out (their defaults); pooling max and avg with
+padding smaller than the window.
+
+Tolerances: conv2d and avg pooling are accumulations, checked against
+float64 with `|err| <= 1e-5 * S` where S is the float64 sum of the
+absolute values of the terms (|x| |w| over the window, |bias|; |x| / count
+for the average). Max pooling is exact (NaN propagates, as in numpy.max).
+
+Every case runs with the default pass pipeline and with plain kernel calls.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from harness import (  # noqa: E402
+    EXACT,
+    F32,
+    Suite,
+    array_attr,
+    f32_data,
+    i64_attr,
+    op_func,
+    rng,
+    str_attr,
+    sum_bound,
+)
+
+SUITE = Suite("nn_conv", variants=("default", "plain"))
+
+
+def sid(shape: tuple[int, ...]) -> str:
+    return "x".join(map(str, shape))
+
+
+def out_size(n: int, pad: int, k: int, s: int, d: int = 1) -> int:
+    return (n + pad - d * (k - 1) - 1) // s + 1
+
+
+# --------------------------------------------------------------------------
+# conv2d
+# --------------------------------------------------------------------------
+
+
+def conv_expect(strides, padding, dil, groups, has_bias):  # noqa: ANN001, ANN201
+    def expect(x: np.ndarray, w: np.ndarray, *bias: np.ndarray) -> list:
+        n, c, h, wd = x.shape
+        o, cg, kh, kw = w.shape
+        og = o // groups
+        oh = out_size(h, padding[0] + padding[2], kh, strides[0], dil[0])
+        ow = out_size(wd, padding[1] + padding[3], kw, strides[1], dil[1])
+        val = np.zeros((n, o, oh, ow))
+        scale = np.zeros((n, o, oh, ow))
+        x64, w64 = x.astype(np.float64), w.astype(np.float64)
+        for i in range(oh):
+            for j in range(ow):
+                for a in range(kh):
+                    for b in range(kw):
+                        ih = i * strides[0] - padding[0] + a * dil[0]
+                        iw = j * strides[1] - padding[1] + b * dil[1]
+                        if not (0 <= ih < h and 0 <= iw < wd):
+                            continue
+                        for gi in range(groups):
+                            xs = x64[:, gi * cg : (gi + 1) * cg, ih, iw]  # n, cg
+                            ws = w64[gi * og : (gi + 1) * og, :, a, b]  # og, cg
+                            val[:, gi * og : (gi + 1) * og, i, j] += xs @ ws.T
+                            scale[:, gi * og : (gi + 1) * og, i, j] += np.abs(xs) @ np.abs(ws).T
+        if has_bias:
+            val += bias[0].reshape(1, -1, 1, 1)
+            scale += np.abs(bias[0]).reshape(1, -1, 1, 1)
+        return [sum_bound(val, scale)]
+
+    return expect
+
+
+def add_conv(g: np.random.Generator, n: int, c: int, h: int, w: int, o: int, kh: int, kw: int,
+             strides=(1, 1), padding=(0, 0, 0, 0), dil=(1, 1), groups=1, bias=True,  # noqa: ANN001
+             explicit: bool = True, tag: str = "") -> None:
+    x = f32_data(g, (n, c, h, w), -1, 1)
+    wt = f32_data(g, (o, c // groups, kh, kw), -1, 1)
+    inputs = [x, wt] + ([f32_data(g, (o,), -1, 1)] if bias else [])
+    oh = out_size(h, padding[0] + padding[2], kh, strides[0], dil[0])
+    ow = out_size(w, padding[1] + padding[3], kw, strides[1], dil[1])
+    props = {}
+    if explicit:
+        props = {"strides": array_attr(strides), "padding": array_attr(padding),
+                 "dilations": array_attr(dil), "groups": i64_attr(groups)}
+    body = op_func("mlvm.conv2d", inputs, [((n, o, oh, ow), F32)], props)
+    name = (f"conv2d-x{sid(x.shape)}-w{sid(wt.shape)}-s{sid(strides)}-p{sid(padding)}"
+            f"-d{sid(dil)}-g{groups}{'-bias' if bias else ''}{tag}")
+    SUITE.add(name, body, inputs, conv_expect(strides, padding, dil, groups, bias))
+
+
+g = rng(51)
+add_conv(g, 1, 1, 1, 1, 1, 1, 1)
+add_conv(g, 2, 3, 7, 5, 4, 3, 3, tag="-valid")
+add_conv(g, 1, 3, 7, 5, 4, 3, 3, explicit=False, bias=False, tag="-defaults")
+add_conv(g, 2, 4, 9, 11, 6, 3, 2, (2, 3), (1, 0, 2, 1), (1, 1), 2)
+add_conv(g, 1, 6, 13, 7, 6, 3, 3, (1, 1), (1, 1, 1, 1), (1, 1), 6, tag="-depthwise")
+add_conv(g, 2, 6, 13, 7, 12, 3, 3, (2, 1), (1, 1, 1, 1), (1, 1), 6, bias=False, tag="-depthwise-x2")
+add_conv(g, 1, 2, 13, 13, 3, 3, 3, (1, 1), (2, 2, 2, 2), (2, 3), 1, tag="-dilated")
+add_conv(g, 1, 2, 5, 5, 2, 5, 5, (3, 3), (4, 4, 4, 4), (1, 1), 1, tag="-all-padding")
+add_conv(g, 1, 3, 32, 32, 8, 4, 4, (4, 4), (0, 0, 0, 0), (1, 1), 1, tag="-patches")
+add_conv(g, 3, 5, 7, 31, 2, 1, 1, tag="-pointwise")
+add_conv(g, 1, 9, 6, 6, 3, 2, 2, (1, 2), (0, 1, 1, 0), (2, 1), 3)
+for _ in range(6):  # random options
+    groups = int(g.choice((1, 2, 3)))
+    c, o = groups * int(g.integers(1, 4)), groups * int(g.integers(1, 4))
+    kh, kw = int(g.integers(1, 4)), int(g.integers(1, 4))
+    s = (int(g.integers(1, 4)), int(g.integers(1, 4)))
+    d = (int(g.integers(1, 3)), int(g.integers(1, 3)))
+    p = tuple(int(v) for v in g.integers(0, 3, size=4))
+    h = d[0] * (kh - 1) + 1 + int(g.integers(0, 9))
+    w = d[1] * (kw - 1) + 1 + int(g.integers(0, 9))
+    add_conv(g, int(g.integers(1, 3)), c, h, w, o, kh, kw, s, p, d, groups, bool(g.integers(0, 2)))
+
+
+# --------------------------------------------------------------------------
+# pool2d
+# --------------------------------------------------------------------------
+
+
+def pool_expect(kind: str, window, strides, padding):  # noqa: ANN001, ANN201
+    def expect(x: np.ndarray) -> list:
+        n, c, h, w = x.shape
+        oh = out_size(h, padding[0] + padding[2], window[0], strides[0])
+        ow = out_size(w, padding[1] + padding[3], window[1], strides[1])
+        val = np.zeros((n, c, oh, ow))
+        scale = np.zeros((n, c, oh, ow))
+        for i in range(oh):
+            for j in range(ow):
+                h0, w0 = i * strides[0] - padding[0], j * strides[1] - padding[1]
+                win = x[:, :, max(h0, 0) : min(h0 + window[0], h), max(w0, 0) : min(w0 + window[1], w)]
+                win = win.reshape(n, c, -1).astype(np.float64)
+                if kind == "max":
+                    val[:, :, i, j] = np.max(win, axis=-1)
+                else:
+                    val[:, :, i, j] = win.mean(axis=-1)
+                    scale[:, :, i, j] = np.abs(win).mean(axis=-1)
+        if kind == "max":
+            return [val.astype(np.float32)]
+        return [sum_bound(val, scale)]
+
+    return expect
+
+
+def add_pool(g: np.random.Generator, kind: str, shape: tuple[int, ...], window, strides=None,  # noqa: ANN001
+             padding=None, x: np.ndarray | None = None, tag: str = "") -> None:  # noqa: ANN001
+    x = f32_data(g, shape) if x is None else x
+    st = strides or (1, 1)
+    pd = padding or (0, 0, 0, 0)
+    n, c, h, w = x.shape
+    out = (n, c, out_size(h, pd[0] + pd[2], window[0], st[0]), out_size(w, pd[1] + pd[3], window[1], st[1]))
+    props = {"kind": str_attr(kind), "window": array_attr(window)}
+    if strides is not None:
+        props["strides"] = array_attr(strides)
+    if padding is not None:
+        props["padding"] = array_attr(padding)
+    body = op_func("mlvm.pool2d", [x], [(out, F32)], props)
+    SUITE.add(f"pool2d-{kind}-{sid(x.shape)}-w{sid(window)}-s{sid(st)}-p{sid(pd)}{tag}", body, [x],
+              pool_expect(kind, window, st, pd), EXACT)
+
+
+g = rng(52)
+for kind in ("max", "avg"):
+    add_pool(g, kind, (1, 1, 1, 1), (1, 1))
+    add_pool(g, kind, (2, 3, 7, 5), (2, 2))  # defaults: stride 1, no padding
+    add_pool(g, kind, (2, 3, 8, 8), (2, 2), (2, 2))
+    add_pool(g, kind, (1, 2, 9, 7), (3, 2), (2, 3), (2, 1, 1, 1))
+    add_pool(g, kind, (1, 4, 13, 13), (3, 3), (2, 2), (1, 1, 1, 1))
+    add_pool(g, kind, (3, 1, 5, 31), (5, 1), (1, 4), (0, 0, 4, 0))
+    for _ in range(4):
+        win = (int(g.integers(1, 4)), int(g.integers(1, 4)))
+        st = (int(g.integers(1, 4)), int(g.integers(1, 4)))
+        pd = (int(g.integers(0, win[0])), int(g.integers(0, win[1])),
+              int(g.integers(0, win[0])), int(g.integers(0, win[1])))
+        shape = (int(g.integers(1, 3)), int(g.integers(1, 4)), win[0] + int(g.integers(0, 8)),
+                 win[1] + int(g.integers(0, 8)))
+        add_pool(g, kind, shape, win, st, pd)
+nan_x = f32_data(g, (1, 2, 4, 4))
+nan_x[0, 0, 1, 2] = np.nan
+nan_x[0, 1, 3, 3] = -np.inf
+add_pool(g, "max", nan_x.shape, (2, 2), (2, 2), x=nan_x, tag="-nan")
+
+
+@pytest.mark.parametrize("case,variant", SUITE.params_list())
+def test_nn_conv(case, variant: str) -> None:  # noqa: ANN001
+    SUITE.check(case, variant)

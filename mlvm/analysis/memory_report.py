@@ -12,10 +12,11 @@ from typing import Any
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 
 from mlvm.analysis.storage import analyze, nbytes
 from mlvm.dialect.base import MlvmOp
+from mlvm.dialect.fused import FusedOp, FusedYieldOp
 from mlvm.dialect.ops import ReshapeOp
 
 
@@ -23,6 +24,11 @@ def _int_attr(op: func.FuncOp, name: str) -> int:
     attr = op.attributes.get(name)
     assert isinstance(attr, IntegerAttr), f"{name} missing: run mlvm-plan-memory first"
     return int(attr.value.data)
+
+
+def _yielded(v: SSAValue) -> bool:
+    """A fused body's result, i.e. the fused op's own (already counted) value."""
+    return any(isinstance(u.operation, FusedYieldOp) for u in v.uses)
 
 
 def function_report(f: func.FuncOp) -> dict[str, Any]:
@@ -53,15 +59,18 @@ def function_report(f: func.FuncOp) -> dict[str, Any]:
                 "bytes": iv.size,
             }
         )
-    # What a planner that reuses nothing allocates: every computed value
-    # that is neither a view nor returned to the caller.
+    # What a planner that reuses nothing allocates for the source program:
+    # every computed value that is neither a view nor returned to the caller,
+    # counting the values fused loops no longer store (the ops in their bodies).
     returned = set(ops[-1].operands)
     intermediates = sum(
         nbytes(r)
-        for op in ops
-        if isinstance(op, MlvmOp) and not op.IS_DATA and not isinstance(op, ReshapeOp)
+        for op in f.body.block.walk()
+        if isinstance(op, MlvmOp)
+        and not op.IS_DATA
+        and not isinstance(op, ReshapeOp)
         for r in op.results
-        if r not in returned
+        if r not in returned and not _yielded(r)
     )
     arena = _int_attr(f, "mlvm.arena_bytes")
     bound = _int_attr(f, "mlvm.arena_lower_bound")

@@ -318,7 +318,10 @@ class Function:
                 f"    if type({x}) is not ndarray or {x}.dtype != d{i} or {x}.shape != s{i} "
                 f"or not {x}.flags.c_contiguous: check({i}, {x})"
             )
-        lines.append("    arena = getattr(local, 'arena', None) or arena_of()")
+        if self.info.arena_bytes > 0:  # else the entry never touches its arena
+            lines.append("    arena = getattr(local, 'arena', None) or arena_of()")
+        else:
+            lines.append("    arena = NULL")
         for j, o in enumerate(outs):
             lines.append(f"    {o} = empty(os{j}, od{j})")
         ptrs = ", ".join(f"fb({v})" for v in ins + outs)
@@ -329,7 +332,7 @@ class Function:
         env: dict[str, Any] = {
             "ndarray": np.ndarray, "empty": np.empty, "fb": _from_buffer, "fn": self._one_shot,
             "local": self._local, "arena_of": self._arena, "check": self._check,
-            "owner": self._owner, "failed": self._failed,
+            "owner": self._owner, "failed": self._failed, "NULL": _ffi.NULL,
         }
         for i, (dtype, shape) in enumerate(self._in_specs):
             env[f"d{i}"], env[f"s{i}"] = dtype, shape

@@ -9,7 +9,6 @@ Each program puts a valid op on line 2 and the invalid one on line 3.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -19,32 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import mlvm  # noqa: E402
 from mlvm.dialect.nn import NN_OPS  # noqa: E402
 from mlvm.pipeline import parse_file  # noqa: E402
-
-BAD_LINE = 3
-
-
-@dataclass
-class Bad:
-    id: str
-    op: str
-    operands: list[str]
-    results: list[str]
-    props: str = ""
-    words: tuple[str, ...] = ()
-
-    def text(self) -> str:
-        args = ", ".join(f"%a{i}: {t}" for i, t in enumerate(self.operands))
-        names = ", ".join(f"%a{i}" for i in range(len(self.operands)))
-        res = ", ".join(self.results)
-        props = f" <{{{self.props}}}>" if self.props else ""
-        return (
-            f"func.func @f({args}) -> ({res}) {{\n"
-            '  %pad = "mlvm.fill"() <{value = 0.0 : f32}> : () -> tensor<2xf32>\n'
-            f'  %0 = "mlvm.{self.op}"({names}){props} : ({", ".join(self.operands)}) -> ({res})\n'
-            f"  func.return %0 : {res}\n"
-            "}\n"
-        )
-
+from verify_cases import Bad, check_message  # noqa: E402
 
 T = "tensor<2x3x4xf32>"
 X = "tensor<1x4x5x5xf32>"
@@ -144,15 +118,6 @@ CASES = [
     Bad("pool2d-result", "pool2d", [X], [X], 'kind = "max", window = array<i64: 2, 2>, strides = array<i64: 2, 2>',
         (X, "tensor<1x4x2x2xf32>")),
 ]
-
-
-def check_message(msg: str, path: str, case: Bad) -> None:
-    assert msg == msg.strip() and "\n" not in msg, f"not one line: {msg!r}"
-    assert f"{path}:{BAD_LINE}:" in msg, f"no {path}:{BAD_LINE}: in {msg!r}"
-    assert f"mlvm.{case.op}" in msg, f"op name missing: {msg!r}"
-    assert "error" in msg, msg
-    for w in case.words:
-        assert w in msg, f"{w!r} missing from {msg!r}"
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])

@@ -9,7 +9,6 @@ line number must be the offending op's own.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -19,35 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import mlvm  # noqa: E402
 from mlvm.diagnostics import parse_module, verify_module  # noqa: E402
 from mlvm.pipeline import make_context, parse_file  # noqa: E402
-
-BAD_LINE = 3
-
-
-@dataclass
-class Bad:
-    id: str
-    op: str
-    operands: list[str]
-    results: list[str]
-    props: str = ""
-    words: tuple[str, ...] = ()
-
-    def text(self) -> str:
-        args = ", ".join(f"%a{i}: {t}" for i, t in enumerate(self.operands))
-        names = ", ".join(f"%a{i}" for i in range(len(self.operands)))
-        res = ", ".join(self.results)
-        n = len(self.results)
-        lhs = "%0" if n == 1 else f"%0:{n}"
-        rets = "%0" if n == 1 else ", ".join(f"%0#{i}" for i in range(n))
-        props = f" <{{{self.props}}}>" if self.props else ""
-        return (
-            f"func.func @f({args}) -> ({res}) {{\n"
-            '  %pad = "mlvm.fill"() <{value = 0.0 : f32}> : () -> tensor<2xf32>\n'
-            f'  {lhs} = "mlvm.{self.op}"({names}){props} : ({", ".join(self.operands)}) -> ({res})\n'
-            f"  func.return {rets} : {res}\n"
-            "}\n"
-        )
-
+from verify_cases import Bad, check_message  # noqa: E402
 
 T43 = "tensor<4x3xf32>"
 
@@ -136,15 +107,6 @@ CASES = [
     Bad("param-i64", "param", [], ["tensor<3xi64>"], 'name = "w"', words=("tensor<3xi64>", "f32 or i32")),
     Bad("param-no-name", "param", [], ["tensor<3xf32>"], words=("name",)),
 ]
-
-
-def check_message(msg: str, path: str, case: Bad) -> None:
-    assert msg == msg.strip() and "\n" not in msg, f"not one line: {msg!r}"
-    assert f"{path}:{BAD_LINE}:" in msg, f"no {path}:{BAD_LINE}: in {msg!r}"
-    assert f"mlvm.{case.op}" in msg, f"op name missing: {msg!r}"
-    assert "error" in msg, msg
-    for w in case.words:
-        assert w in msg, f"{w!r} missing from {msg!r}"
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])

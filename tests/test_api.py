@@ -1,0 +1,41 @@
+"""`mlvm.compile` on an xDSL module, caching and options."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+import mlvm
+from mlvm.pipeline import parse_file
+
+SRC = """\
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "mlvm.exp"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = "mlvm.neg"(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %1 : tensor<4xf32>
+}
+"""
+
+
+def test_compile_module_op_leaves_it_untouched(tmp_path: Path) -> None:
+    (tmp_path / "m.mlir").write_text(SRC)
+    module, _ = parse_file(tmp_path / "m.mlir")
+    before = str(module)
+    m = mlvm.compile(module)
+    x = np.linspace(-1, 1, 4, dtype=np.float32)
+    np.testing.assert_allclose(m.main(x), -np.exp(x), rtol=1e-6)
+    assert str(module) == before  # passes ran on a clone
+
+
+def test_cache_key_follows_source_and_options(tmp_path: Path) -> None:
+    (tmp_path / "m.mlir").write_text(SRC)
+    a = mlvm.compile(tmp_path / "m.mlir")
+    b = mlvm.compile(tmp_path / "m.mlir")
+    c = mlvm.compile(tmp_path / "m.mlir", options=mlvm.CompileOptions(fuse=False))
+    assert a.path == b.path and a.path != c.path
+    (tmp_path / "m.mlir").write_text(SRC.replace("mlvm.neg", "mlvm.sqrt"))
+    d = mlvm.compile(tmp_path / "m.mlir")
+    assert d.path != a.path
+    x = np.ones(4, np.float32)
+    np.testing.assert_allclose(d.main(x), np.sqrt(np.exp(x)), rtol=1e-6)

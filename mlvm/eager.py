@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import builtins
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from math import prod
 from typing import Any
@@ -39,6 +39,7 @@ typedef struct mlvm_shape {
 } mlvm_shape_t;
 typedef struct mlvm_opts {
     float f; int32_t axis; uint32_t axes; uint32_t flags; mlvm_handle_t aux;
+    int32_t ints[16];
 } mlvm_opts_t;
 typedef struct mlvm_oparg {
     int32_t op; mlvm_handle_t dst, lhs, rhs; mlvm_opts_t opts;
@@ -87,6 +88,15 @@ STATUS_NAMES = {
 
 TRANSPOSE_LHS = 1
 TRANSPOSE_RHS = 2
+GELU_TANH = 1
+POOL_AVG = 1
+
+# Layout of mlvm_opts_t.ints (exec.h).
+OPTS_INTS = 16
+SLICE_START, SLICE_STRIDE = 0, 8
+WIN_SH, WIN_SW, WIN_PT, WIN_PL, WIN_PB, WIN_PR = range(6)
+CONV_DH, CONV_DW, CONV_GROUPS = 6, 7, 8
+POOL_KH, POOL_KW = 6, 7
 
 
 class EagerError(RuntimeError):
@@ -253,16 +263,22 @@ class VM:
 
     # -- ops -------------------------------------------------------------
     def _opts(self, o: Any, f: float = 0.0, axis: int = 0, axes: Iterable[int] = (),
-              transpose_lhs: bool = False, transpose_rhs: bool = False,
-              aux: int = NONE) -> None:
+              transpose_lhs: bool = False, transpose_rhs: bool = False, flags: int = 0,
+              aux: int = NONE, ints: Mapping[int, int] | Sequence[int] = ()) -> None:
         o.f = f
         o.axis = axis
         mask = 0
         for a in axes:
             mask |= 1 << int(a)
         o.axes = mask
-        o.flags = (TRANSPOSE_LHS if transpose_lhs else 0) | (TRANSPOSE_RHS if transpose_rhs else 0)
+        o.flags = (flags | (TRANSPOSE_LHS if transpose_lhs else 0)
+                   | (TRANSPOSE_RHS if transpose_rhs else 0))
         o.aux = aux
+        items = ints.items() if isinstance(ints, Mapping) else enumerate(ints)
+        for i, v in items:
+            if not 0 <= i < OPTS_INTS:
+                raise ValueError(f"mlvm.eager: ints[{i}] is outside the {OPTS_INTS} entries")
+            o.ints[i] = int(v)
 
     def op(self, name: str) -> int:
         try:
@@ -271,7 +287,8 @@ class VM:
             raise ValueError(f"mlvm.eager: no op '{name}' (ops: {', '.join(self._rt.ops)})") from None
 
     def exec(self, op: str, dst: int, lhs: int = NONE, rhs: int = NONE, **opts: Any) -> None:
-        """`mlvm_exec`: options are f, axis, axes, transpose_lhs, transpose_rhs, aux."""
+        """`mlvm_exec`: options are f, axis, axes, transpose_lhs, transpose_rhs,
+        flags, aux and ints (a sequence, or a mapping of index to value)."""
         o = _ffi.new("mlvm_opts_t *")
         self._opts(o, **opts)
         st = self._lib.mlvm_exec(self._vm, self.op(op), o, dst, lhs, rhs)
@@ -311,7 +328,8 @@ def default_vm(checks: bool = True) -> VM:
 def run(op: str, inputs: Sequence[Any], outputs: Sequence[tuple[Sequence[int], Any]],
         checks: bool = True, **opts: Any) -> list[np.ndarray]:
     """Runs `op` on copies of `inputs` into fresh tensors of the given
-    (shape, dtype) `outputs`; a second output goes in as `aux`."""
+    (shape, dtype) `outputs`; a third input or a second output goes in as
+    `aux`."""
     vm = default_vm(checks)
     handles: list[int] = []
     try:
@@ -321,6 +339,8 @@ def run(op: str, inputs: Sequence[Any], outputs: Sequence[tuple[Sequence[int], A
         handles += outs
         if len(outs) > 1:
             opts["aux"] = outs[1]
+        elif len(ins) > 2:
+            opts["aux"] = ins[2]
         operands = ins + [NONE] * (2 - len(ins))
         vm.exec(op, outs[0], operands[0], operands[1], **opts)
         return [vm.read(t) for t in outs]
@@ -501,9 +521,137 @@ def fill(shape: Sequence[int], value: float, dtype: Any = F32, checks: bool = Tr
     return _one("fill", [], tuple(shape), np.dtype(dtype), checks, f=value)
 
 
+# -- neural-network ops (the mlvm dialect's nn ops) -------------------------
+
+
+def transpose(a: Any, perm: Sequence[int] | None = None, checks: bool = True) -> np.ndarray:
+    """numpy's transpose: result dim d is operand dim perm[d] (default: reversed)."""
+    a = _as_input(a)
+    p = [int(v) for v in (perm if perm is not None else range(a.ndim - 1, -1, -1))]
+    try:
+        shape = tuple(a.shape[v] for v in p)
+    except IndexError:
+        shape = a.shape  # the runtime reports the bad perm
+    return _one("transpose", [a], shape, a.dtype, checks, ints=p)
+
+
+def slice(a: Any, start: Sequence[int], sizes: Sequence[int],  # noqa: A001
+          stride: Sequence[int] | None = None, checks: bool = True) -> np.ndarray:
+    """result[i] = a[start + i * stride] per dim, of the given sizes; stride
+    defaults to 1 and may be negative."""
+    a = _as_input(a)
+    ints = {SLICE_START + d: int(v) for d, v in enumerate(start)}
+    ints.update({SLICE_STRIDE + d: int(v) for d, v in enumerate(stride or ())})
+    return _one("slice", [a], tuple(sizes), a.dtype, checks, ints=ints)
+
+
+def concat(xs: Sequence[Any], axis: int = 0, checks: bool = True) -> np.ndarray:
+    """The arrays joined along `axis` (pairwise, as the runtime's concat is
+    binary; each step is a copy, so the bits are those of one concat)."""
+    arrays = [_as_input(x) for x in xs]
+    if not arrays:
+        raise ValueError("mlvm.eager: concat needs at least one array")
+    vm = default_vm(checks)
+    handles = [vm.tensor(x) for x in arrays]
+    try:
+        acc, shape = handles[0], list(arrays[0].shape)
+        ax = axis + len(shape) if axis < 0 else axis
+        if len(arrays) == 1:
+            out = vm.tensor(shape=shape, dtype=arrays[0].dtype)
+            handles.append(out)
+            vm.exec("reshape", out, acc)
+            return vm.read(out)
+        for x, h in zip(arrays[1:], handles[1:]):
+            if 0 <= ax < len(shape) and x.ndim == len(shape):
+                shape[ax] += x.shape[ax]
+            out = vm.tensor(shape=shape, dtype=arrays[0].dtype)
+            handles.append(out)
+            vm.exec("concat", out, acc, h, axis=axis)
+            acc = out
+        return vm.read(acc)
+    finally:
+        for t in handles:
+            vm.free(t)
+
+
+def softmax(a: Any, axis: int = -1, checks: bool = True) -> np.ndarray:
+    """exp(a - max) / sum(exp(a - max)) along `axis`."""
+    a = _as_input(a)
+    return _one("softmax", [a], a.shape, F32, checks, axis=axis)
+
+
+def layer_norm(x: Any, gamma: Any = None, beta: Any = None, axes: Iterable[int] = (-1,),
+               eps: float = 1e-5, checks: bool = True) -> np.ndarray:
+    """(x - mean) / sqrt(var + eps) over `axes`, then * gamma + beta when both
+    are given (their shape: x's dims at `axes`)."""
+    x = _as_input(x)
+    ax = _norm_axes(axes, x.ndim)
+    inputs = [x] if gamma is None and beta is None else [x, gamma, beta]
+    return _one("layer_norm", inputs, x.shape, F32, checks, axes=ax, f=eps)
+
+
+def gelu(a: Any, approximate: str = "none", checks: bool = True) -> np.ndarray:
+    """GELU: approximate "none" (erf) or "tanh"."""
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"mlvm.eager: approximate '{approximate}' is not 'none' or 'tanh'")
+    return _unary("gelu", a, checks, flags=GELU_TANH if approximate == "tanh" else 0)
+
+
+def _window_out(n: int, pads: int, span: int, stride: int) -> int:
+    return builtins.max((n + pads - span) // builtins.max(stride, 1) + 1, 0)
+
+
+def _window_ints(strides: Sequence[int], padding: Sequence[int]) -> dict[int, int]:
+    sh, sw = strides
+    pt, pl, pb, pr = padding
+    return {WIN_SH: sh, WIN_SW: sw, WIN_PT: pt, WIN_PL: pl, WIN_PB: pb, WIN_PR: pr}
+
+
+def conv2d(x: Any, w: Any, bias: Any = None, strides: Sequence[int] = (1, 1),
+           padding: Sequence[int] = (0, 0, 0, 0), dilations: Sequence[int] = (1, 1),
+           groups: int = 1, checks: bool = True) -> np.ndarray:
+    """2-D convolution of x (NCHW) by w (OIHW, I = C / groups), optional bias
+    (O); padding is [top, left, bottom, right]."""
+    x, w = _as_input(x), _as_input(w)
+    ints = _window_ints(strides, padding)
+    ints.update({CONV_DH: dilations[0], CONV_DW: dilations[1], CONV_GROUPS: groups})
+    if x.ndim == 4 and w.ndim == 4:
+        shape: tuple[int, ...] = (
+            x.shape[0], w.shape[0],
+            _window_out(x.shape[2], padding[0] + padding[2],
+                        dilations[0] * (w.shape[2] - 1) + 1, strides[0]),
+            _window_out(x.shape[3], padding[1] + padding[3],
+                        dilations[1] * (w.shape[3] - 1) + 1, strides[1]))
+    else:
+        shape = (0, 0, 0, 0)  # the runtime reports the ranks
+    inputs = [x, w] if bias is None else [x, w, bias]
+    return _one("conv2d", inputs, shape, F32, checks, ints=ints)
+
+
+def pool2d(x: Any, kind: str, window: Sequence[int], strides: Sequence[int] = (1, 1),
+           padding: Sequence[int] = (0, 0, 0, 0), checks: bool = True) -> np.ndarray:
+    """Max or average ("max", "avg") over windows of x (NCHW); padded
+    positions are left out."""
+    if kind not in ("max", "avg"):
+        raise ValueError(f"mlvm.eager: pool kind '{kind}' is not 'max' or 'avg'")
+    x = _as_input(x)
+    ints = _window_ints(strides, padding)
+    ints.update({POOL_KH: window[0], POOL_KW: window[1]})
+    if x.ndim == 4:
+        shape: tuple[int, ...] = (
+            x.shape[0], x.shape[1],
+            _window_out(x.shape[2], padding[0] + padding[2], window[0], strides[0]),
+            _window_out(x.shape[3], padding[1] + padding[3], window[1], strides[1]))
+    else:
+        shape = (0, 0, 0, 0)  # the runtime reports the rank
+    return _one("pool2d", [x], shape, F32, checks, ints=ints,
+                flags=POOL_AVG if kind == "avg" else 0)
+
+
 __all__ = [
     "VM", "EagerError", "NONE", "default_vm", "run", "op_names", "runtime",
     "add", "sub", "mul", "div", "max", "min", "eq", "cmpl",
     "neg", "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "rsqrt",
     "matmul", "reduce", "argmax", "softmax_xent", "cast", "reshape", "broadcast_to", "fill",
+    "transpose", "slice", "concat", "softmax", "layer_norm", "gelu", "conv2d", "pool2d",
 ]

@@ -30,6 +30,8 @@ from harness import (  # noqa: E402
     F32,
     I32,
     REL,
+    TINY,
+    Bound,
     Case,
     Suite,
     Tolerance,
@@ -226,6 +228,206 @@ add("broadcast_to-i32", "broadcast_to", "mlvm.broadcast_to",
 for v, dt in ((2.5, F32), (-0.0, F32), (7.0, I32)):
     add(f"fill-{v}-{dt}", "fill", "mlvm.fill", [], [((2, 3), dt)], {"value": f32_attr(v)},
         lambda v=v, dt=dt, checks=True: eager.fill((2, 3), v, dt, checks), BITS if dt == F32 else EXACT)
+
+
+# -- neural-network ops ------------------------------------------------------
+
+for i, (shape, perm, dt) in enumerate([((2, 3, 4), (2, 0, 1), F32), ((3, 1, 5), (1, 2, 0), F32),
+                                        ((4, 6), (1, 0), I32), ((5,), (0,), F32),
+                                        ((33, 65), (1, 0), F32), ((2, 3, 4, 5), (0, 3, 1, 2), F32)]):
+    x = small_ints(rng(8000 + i), shape, dt) if dt == I32 else f32_data(rng(8000 + i), shape)
+    add(f"transpose-{i}", "transpose", "mlvm.transpose", [x],
+        [(tuple(shape[p] for p in perm), dt)], {"perm": array_attr(perm)},
+        lambda x, perm=perm, checks=True: eager.transpose(x, perm, checks))
+
+SLICES = [((5, 7), (1, 2), (2, 1), (2, 4), F32), ((6, 5), (5, 4), (-2, -1), (3, 5), F32),
+          ((3, 4, 5), (0, 1, 4), (1, 2, -2), (3, 2, 3), I32), ((4, 3), (1, 0), None, (2, 3), F32),
+          ((9,), (8,), (-1,), (9,), F32)]
+for i, (shape, start, stride, sizes, dt) in enumerate(SLICES):
+    x = small_ints(rng(8100 + i), shape, dt) if dt == I32 else f32_data(rng(8100 + i), shape)
+    props = {"start": array_attr(start)}
+    if stride is not None:
+        props["stride"] = array_attr(stride)
+    add(f"slice-{i}", "slice", "mlvm.slice", [x], [(sizes, dt)], props,
+        lambda x, start=start, sizes=sizes, stride=stride, checks=True: eager.slice(
+            x, start, sizes, stride, checks))
+
+CONCATS = [([(2, 3), (2, 4)], 1, F32), ([(1, 3), (2, 3), (3, 3)], 0, F32),
+           ([(2, 2, 1), (2, 2, 3)], -1, I32), ([(2, 0, 3), (2, 2, 3)], 1, F32)]
+for i, (shapes, axis, dt) in enumerate(CONCATS):
+    g = rng(8200 + i)
+    xs = [small_ints(g, s, dt) if dt == I32 else f32_data(g, s) for s in shapes]
+    out = list(shapes[0])
+    out[axis] = sum(s[axis] for s in shapes)
+    add(f"concat-{i}", "concat", "mlvm.concat", xs, [(tuple(out), dt)], {"axis": i64_attr(axis)},
+        lambda *xs, axis=axis, checks=True: eager.concat(xs, axis, checks))
+
+
+def softmax_bound(axis: int) -> Callable[..., list[Any]]:
+    def expect(x: np.ndarray) -> list[Any]:
+        x64 = x.astype(np.float64)
+        e = np.exp(x64 - x64.max(axis=axis, keepdims=True))
+        p = e / e.sum(axis=axis, keepdims=True)
+        return [sum_bound(p, p)]
+    return expect
+
+
+for i, (shape, axis) in enumerate([((3, 7), -1), ((4, 5, 6), 1), ((6,), 0), ((2, 3, 4), 0)]):
+    add(f"softmax-{i}", "softmax", "mlvm.softmax", [f32_data(rng(8300 + i), shape)],
+        [(shape, F32)], {"axis": i64_attr(axis)},
+        lambda x, axis=axis, checks=True: eager.softmax(x, axis, checks), softmax_bound(axis))
+
+
+def layer_norm_bound(axes: tuple[int, ...], eps: float) -> Callable[..., list[Any]]:
+    """|err| <= 1e-5 (|g| (|v0| + max|x| / s) + |b|), as tests/ops/test_nn_norm.py."""
+    def expect(x: np.ndarray, *gb: np.ndarray) -> list[Any]:
+        ax = tuple(a % x.ndim for a in axes)
+        x64 = x.astype(np.float64)
+        m = x64.mean(axis=ax, keepdims=True)
+        s = np.sqrt(((x64 - m) ** 2).mean(axis=ax, keepdims=True) + np.float64(np.float32(eps)))
+        v0 = (x64 - m) / s
+        big = np.abs(x64).max(axis=ax, keepdims=True)
+        gm, bt = np.float64(1), np.float64(0)
+        if gb:
+            full = tuple(n if i in ax else 1 for i, n in enumerate(x.shape))
+            gm, bt = gb[0].astype(np.float64).reshape(full), gb[1].astype(np.float64).reshape(full)
+        err = 1e-5 * (np.abs(gm) * (np.abs(v0) + big / s) + np.abs(bt))
+        return [Bound(gm * v0 + bt, err + TINY)]
+    return expect
+
+
+LAYER_NORMS = [((4, 16), (-1,), 1e-5, True), ((3, 4, 5), (0, 2), 1e-3, False),
+               ((2, 5, 7, 3), (1,), 1e-5, True), ((2, 3, 4), (1, 2), 1e-5, True),
+               ((3, 13), None, None, False), ((5, 2, 6), (2, 0), 1e-5, True)]
+for i, (shape, axes, eps, affine) in enumerate(LAYER_NORMS):
+    g = rng(8400 + i)
+    x = f32_data(g, shape)
+    ax = axes if axes is not None else (-1,)
+    e = eps if eps is not None else 1e-5
+    inputs = [x]
+    if affine:
+        norm = tuple(shape[a % len(shape)] for a in sorted(a % len(shape) for a in ax))
+        inputs += [f32_data(g, norm, -2, 2), f32_data(g, norm, -1, 1)]
+    props = {}
+    if axes is not None:
+        props["axes"] = array_attr(axes)
+    if eps is not None:
+        props["eps"] = f32_attr(eps)
+    add(f"layer_norm-{i}", "layer_norm", "mlvm.layer_norm", inputs, [(shape, F32)], props,
+        lambda x, *gb, ax=ax, e=e, checks=True: eager.layer_norm(
+            x, *(gb or (None, None)), axes=ax, eps=e, checks=checks),
+        layer_norm_bound(ax, e))
+
+
+def gelu_bound(mode: str) -> Callable[..., list[Any]]:
+    """As tests/ops/test_nn_norm.py: float64 gelu and its error bound."""
+    def expect(x: np.ndarray) -> list[Any]:
+        x64 = x.astype(np.float64)
+        with np.errstate(all="ignore"):
+            if mode == "tanh":
+                u = np.sqrt(2.0 / np.pi) * (x64 + 0.044715 * x64**3)
+                v = x64 / (1.0 + np.exp(-2.0 * u))
+                err = 1e-6 * (4.0 + np.minimum(np.abs(2 * u), 200.0)) * np.abs(v)
+            else:
+                erf = np.vectorize(__import__("math").erf, otypes=[np.float64])
+                v = 0.5 * x64 * (1.0 + erf(x64 / np.sqrt(2.0)))
+                err = 1e-6 * (np.abs(x64) + np.abs(v))
+        return [Bound(v, err + TINY)]
+    return expect
+
+
+for i, mode in enumerate(["tanh", "none", None]):
+    x = f32_data(rng(8500 + i), (3, 37), -6, 6)
+    m = mode or "none"
+    add(f"gelu-{m}-{i}", "gelu", "mlvm.gelu", [x], [((3, 37), F32)],
+        {} if mode is None else {"approximate": str_attr(mode)},
+        lambda x, m=m, checks=True: eager.gelu(x, m, checks), gelu_bound(m))
+
+
+def window_out(n: int, pads: int, k: int, s: int, d: int = 1) -> int:
+    return (n + pads - d * (k - 1) - 1) // s + 1
+
+
+def conv64(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, s: tuple[int, int],
+           p: tuple[int, ...], d: tuple[int, int], groups: int) -> np.ndarray:
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    oh, ow = window_out(h, p[0] + p[2], kh, s[0], d[0]), window_out(wd, p[1] + p[3], kw, s[1], d[1])
+    xp = np.pad(x, ((0, 0), (0, 0), (p[0], p[2]), (p[1], p[3])))
+    wg = w.reshape(groups, o // groups, cg, kh, kw)
+    out = np.zeros((n, groups, o // groups, oh, ow))
+    for i in range(kh):
+        for j in range(kw):
+            patch = xp[:, :, i * d[0]: i * d[0] + s[0] * (oh - 1) + 1: s[0],
+                       j * d[1]: j * d[1] + s[1] * (ow - 1) + 1: s[1]]
+            out += np.einsum("ngchw,goc->ngohw", patch.reshape(n, groups, cg, oh, ow),
+                             wg[:, :, :, i, j])
+    res = out.reshape(n, o, oh, ow)
+    return res + b.reshape(1, -1, 1, 1) if b is not None else res
+
+
+def conv_bound(s: tuple[int, int], p: tuple[int, ...], d: tuple[int, int],
+               groups: int) -> Callable[..., list[Any]]:
+    def expect(x: np.ndarray, w: np.ndarray, *b: np.ndarray) -> list[Any]:
+        x64, w64 = x.astype(np.float64), w.astype(np.float64)
+        b64 = b[0].astype(np.float64) if b else None
+        val = conv64(x64, w64, b64, s, p, d, groups)
+        scale = conv64(np.abs(x64), np.abs(w64), None if b64 is None else np.abs(b64),
+                       s, p, d, groups)
+        return [sum_bound(val, scale)]
+    return expect
+
+
+CONVS = [((2, 3, 7, 5), (4, 3, 3, 3), (1, 1), (0, 0, 0, 0), (1, 1), 1, True),
+         ((2, 4, 9, 11), (6, 2, 3, 2), (2, 3), (1, 0, 2, 1), (1, 1), 2, True),
+         ((1, 6, 13, 7), (6, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 6, False),
+         ((1, 2, 13, 13), (3, 2, 3, 3), (1, 1), (2, 2, 2, 2), (2, 3), 1, True),
+         ((1, 9, 6, 6), (3, 3, 2, 2), (1, 2), (0, 1, 1, 0), (2, 1), 3, False)]
+for i, (sx, sw, st, pad, dil, groups, bias) in enumerate(CONVS):
+    g = rng(8600 + i)
+    inputs = [f32_data(g, sx, -1, 1), f32_data(g, sw, -1, 1)]
+    if bias:
+        inputs.append(f32_data(g, (sw[0],), -1, 1))
+    out = (sx[0], sw[0], window_out(sx[2], pad[0] + pad[2], sw[2], st[0], dil[0]),
+           window_out(sx[3], pad[1] + pad[3], sw[3], st[1], dil[1]))
+    add(f"conv2d-{i}", "conv2d", "mlvm.conv2d", inputs, [(out, F32)],
+        {"strides": array_attr(st), "padding": array_attr(pad), "dilations": array_attr(dil),
+         "groups": i64_attr(groups)},
+        lambda x, w, *b, st=st, pad=pad, dil=dil, groups=groups, checks=True: eager.conv2d(
+            x, w, b[0] if b else None, st, pad, dil, groups, checks),
+        conv_bound(st, pad, dil, groups))
+
+
+def avgpool_bound(window: tuple[int, int], s: tuple[int, int],
+                  p: tuple[int, ...]) -> Callable[..., list[Any]]:
+    def expect(x: np.ndarray) -> list[Any]:
+        n, c, h, w = x.shape
+        oh, ow = window_out(h, p[0] + p[2], window[0], s[0]), window_out(w, p[1] + p[3], window[1], s[1])
+        val, scale = np.zeros((n, c, oh, ow)), np.zeros((n, c, oh, ow))
+        x64 = x.astype(np.float64)
+        for i in range(oh):
+            for j in range(ow):
+                h0, w0 = i * s[0] - p[0], j * s[1] - p[1]
+                win = x64[:, :, max(h0, 0):min(h0 + window[0], h), max(w0, 0):min(w0 + window[1], w)]
+                val[:, :, i, j] = win.mean(axis=(2, 3))
+                scale[:, :, i, j] = np.abs(win).mean(axis=(2, 3))
+        return [sum_bound(val, scale)]
+    return expect
+
+
+POOLS = [("max", (2, 3, 8, 9), (2, 2), (2, 2), (0, 0, 0, 0)),
+         ("max", (1, 2, 7, 5), (3, 3), (2, 1), (1, 1, 2, 0)),
+         ("avg", (2, 3, 8, 9), (2, 2), (2, 2), (0, 0, 0, 0)),
+         ("avg", (1, 2, 7, 5), (3, 2), (1, 2), (2, 1, 1, 1))]
+for i, (kind, shape, window, st, pad) in enumerate(POOLS):
+    out = (shape[0], shape[1], window_out(shape[2], pad[0] + pad[2], window[0], st[0]),
+           window_out(shape[3], pad[1] + pad[3], window[1], st[1]))
+    add(f"pool2d-{kind}-{i}", "pool2d", "mlvm.pool2d", [f32_data(rng(8700 + i), shape)],
+        [(out, F32)], {"kind": str_attr(kind), "window": array_attr(window),
+                       "strides": array_attr(st), "padding": array_attr(pad)},
+        lambda x, kind=kind, window=window, st=st, pad=pad, checks=True: eager.pool2d(
+            x, kind, window, st, pad, checks),
+        EXACT if kind == "max" else avgpool_bound(window, st, pad))
 
 
 # --------------------------------------------------------------------------

@@ -76,8 +76,8 @@ def test_errors_carry_status() -> None:
         vm.free(b)
         with pytest.raises(eager.EagerError):
             vm.free(b)
-        with pytest.raises(ValueError, match="no op 'conv2d'"):
-            vm.exec("conv2d", a, a)
+        with pytest.raises(ValueError, match="no op 'conv3d'"):
+            vm.exec("conv3d", a, a)
     with pytest.raises(eager.EagerError, match="ERR_SHAPE"):
         eager.matmul(np.zeros((2, 3), np.float32), np.zeros((2, 3), np.float32))
     with pytest.raises(TypeError, match="float64"):

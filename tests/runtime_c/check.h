@@ -99,6 +99,14 @@ void counting_init(counting_t *c);
     X(test_exec_batch)                                                         \
     X(test_exec_op_table)                                                      \
     X(test_exec_on_pad_cuts)                                                   \
+    X(test_exec_transpose)                                                     \
+    X(test_exec_slice)                                                         \
+    X(test_exec_concat)                                                        \
+    X(test_exec_softmax)                                                       \
+    X(test_exec_layer_norm)                                                    \
+    X(test_exec_gelu)                                                          \
+    X(test_exec_conv2d)                                                        \
+    X(test_exec_pool2d)                                                        \
     TEST_LIST_CHECKED(X)
 
 #ifdef MLVM_CHECKS
@@ -112,7 +120,9 @@ void counting_init(counting_t *c);
     X(test_checks_overlap)                                                     \
     X(test_checks_options)                                                     \
     X(test_checks_ownership)                                                   \
-    X(test_checks_batch_reports_index)
+    X(test_checks_batch_reports_index)                                         \
+    X(test_checks_nn_options)                                                  \
+    X(test_checks_nn_shapes)
 #else
 #define TEST_LIST_CHECKED(X)
 #endif

@@ -62,7 +62,7 @@ void test_arena_runs_module_layout(void)
     mlvm_shape_t *s;
     mlvm_handle_t x, t0, t1;
     float in[16];
-    mlvm_opts_t two = {2.0f, 0, 0u, 0u, MLVM_NONE};
+    mlvm_opts_t two = {2.0f, 0, 0u, 0u, MLVM_NONE, {0}};
     int i;
     REQUIRE(vm != NULL);
     for (i = 0; i < 16; ++i)

@@ -1,4 +1,6 @@
 /* MLVM_CHECKS: every misuse returns its own status code. */
+#include <string.h>
+
 #include "check.h"
 
 #ifdef MLVM_CHECKS
@@ -37,7 +39,7 @@ void test_checks_shape_mismatch(void)
                          d22[] = {2, 2}, d33[] = {3, 3};
     mlvm_vm_t *vm = mlvm_vm_new(mlvm_allocator_std());
     mlvm_handle_t a, b, c, m, sq;
-    mlvm_opts_t o = {0.0f, 0, 0u, 0u, MLVM_NONE};
+    mlvm_opts_t o = MLVM_OPTS_DEFAULT;
     REQUIRE(vm != NULL);
     a = new_f32(vm, 2, d23, NULL);
     b = new_f32(vm, 2, d32, NULL);
@@ -204,7 +206,7 @@ void test_checks_options(void)
     static const int64_t d[] = {2, 3}, r[] = {3};
     mlvm_vm_t *vm = mlvm_vm_new(mlvm_allocator_std());
     mlvm_handle_t a, out, idx, loss;
-    mlvm_opts_t o = {0.0f, 0, 0u, 0u, MLVM_NONE};
+    mlvm_opts_t o = MLVM_OPTS_DEFAULT;
     REQUIRE(vm != NULL);
     a = new_f32(vm, 2, d, NULL);
     out = new_f32(vm, 1, r, NULL);
@@ -269,9 +271,9 @@ void test_checks_batch_reports_index(void)
     mlvm_vm_t *vm = mlvm_vm_new(mlvm_allocator_std());
     mlvm_handle_t a, b;
     mlvm_oparg_t ops[3] = {
-        {MLVM_OP_NEG, 0, 0, MLVM_NONE, {0.0f, 0, 0u, 0u, MLVM_NONE}},
-        {MLVM_OP_ADD, 0, 0, 1, {0.0f, 0, 0u, 0u, MLVM_NONE}},
-        {MLVM_OP_NEG, 0, 0, MLVM_NONE, {0.0f, 0, 0u, 0u, MLVM_NONE}}};
+        {MLVM_OP_NEG, 0, 0, MLVM_NONE, MLVM_OPTS_DEFAULT},
+        {MLVM_OP_ADD, 0, 0, 1, MLVM_OPTS_DEFAULT},
+        {MLVM_OP_NEG, 0, 0, MLVM_NONE, MLVM_OPTS_DEFAULT}};
     const float v[2] = {1, 2};
     size_t failed = 0;
     REQUIRE(vm != NULL);
@@ -282,6 +284,162 @@ void test_checks_batch_reports_index(void)
     CHECK_EQ(mlvm_batch(vm, 3, ops, &failed), MLVM_ERR_SHAPE);
     CHECK_EQ(failed, 1);
     CHECK_EQ(f32_of(vm, a)[1], -2); /* the first op ran, the third did not */
+    mlvm_vm_free(vm);
+}
+
+/* The nn ops: options no operand allows are MLVM_ERR_INVALID. */
+void test_checks_nn_options(void)
+{
+    static const int64_t d23[] = {2, 3}, d32[] = {3, 2}, d22[] = {2, 2},
+                         d43[] = {4, 3}, x4[] = {1, 2, 4, 4}, w4[] = {2, 2, 3, 3},
+                         y4[] = {1, 2, 2, 2}, w3[] = {2, 1, 3, 3}, b3[] = {3};
+    mlvm_vm_t *vm = mlvm_vm_new(mlvm_allocator_std());
+    mlvm_opts_t o = MLVM_OPTS_DEFAULT;
+    mlvm_handle_t a, a2, at, s, c, x, w, y, wg, pool;
+    REQUIRE(vm != NULL);
+    a = new_f32(vm, 2, d23, NULL);
+    a2 = new_f32(vm, 2, d23, NULL);
+    at = new_f32(vm, 2, d32, NULL);
+    s = new_f32(vm, 2, d22, NULL);
+    c = new_f32(vm, 2, d43, NULL);
+    x = new_f32(vm, 4, x4, NULL);
+    w = new_f32(vm, 4, w4, NULL);
+    y = new_f32(vm, 4, y4, NULL);
+    wg = new_f32(vm, 4, w3, NULL);
+    pool = new_f32(vm, 4, y4, NULL);
+    /* transpose: not a permutation (repeated, out of range). */
+    o.ints[0] = 1, o.ints[1] = 0;
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_TRANSPOSE, &o, at, a, MLVM_NONE), MLVM_OK);
+    o.ints[0] = 1, o.ints[1] = 1;
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_TRANSPOSE, &o, at, a, MLVM_NONE), MLVM_ERR_INVALID);
+    o.ints[0] = 2, o.ints[1] = 0;
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_TRANSPOSE, &o, at, a, MLVM_NONE), MLVM_ERR_INVALID);
+    /* slice: starts or last reads outside the operand. */
+    memset(o.ints, 0, sizeof o.ints);
+    o.ints[MLVM_SLICE_START + 1] = 1;
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_SLICE, &o, s, a, MLVM_NONE), MLVM_OK);
+    o.ints[MLVM_SLICE_START + 1] = 2;
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_SLICE, &o, s, a, MLVM_NONE), MLVM_ERR_INVALID);
+    o.ints[MLVM_SLICE_START + 1] = -1;
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_SLICE, &o, s, a, MLVM_NONE), MLVM_ERR_INVALID);
+    o.ints[MLVM_SLICE_START + 1] = 0;
+    o.ints[MLVM_SLICE_STRIDE + 1] = -1; /* reads index -1 */
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_SLICE, &o, s, a, MLVM_NONE), MLVM_ERR_INVALID);
+    /* concat and softmax: axis out of range. */
+    memset(o.ints, 0, sizeof o.ints);
+    o.axis = 2;
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_CONCAT, &o, c, a, a), MLVM_ERR_INVALID);
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_SOFTMAX, &o, s, s, MLVM_NONE), MLVM_ERR_INVALID);
+    o.axis = -3;
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_SOFTMAX, &o, a, at, MLVM_NONE), MLVM_ERR_SHAPE);
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_SOFTMAX, &o, c, c, MLVM_NONE), MLVM_ERR_INVALID);
+    o.axis = -2;
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_CONCAT, &o, c, a, a), MLVM_OK);
+    o.axis = -1;
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_CONCAT, &o, c, a, a), MLVM_ERR_SHAPE);
+    o.axis = 0;
+    /* layer_norm: axes past the rank; gamma without beta; a bad handle. */
+    o.axes = 1u << 2;
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_LAYER_NORM, &o, a2, a, MLVM_NONE), MLVM_ERR_INVALID);
+    o.axes = 1u << 1;
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_LAYER_NORM, &o, a2, a, MLVM_NONE), MLVM_OK);
+    o.axes = 0u;
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_LAYER_NORM, &o, s, a, MLVM_NONE), MLVM_ERR_SHAPE);
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_LAYER_NORM, &o, s, c, MLVM_NONE), MLVM_ERR_SHAPE);
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_LAYER_NORM, &o, at, at, MLVM_NONE), MLVM_ERR_INVALID);
+    o.aux = MLVM_NONE;
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_LAYER_NORM, &o, a, at, s), MLVM_ERR_SHAPE);
+    /* gelu and pool2d: unknown flags. */
+    o.flags = 2u;
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_GELU, &o, a, a, MLVM_NONE), MLVM_ERR_INVALID);
+    o.ints[MLVM_POOL_KH] = 2, o.ints[MLVM_POOL_KW] = 2;
+    o.ints[MLVM_WIN_SH] = 2, o.ints[MLVM_WIN_SW] = 2;
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_POOL2D, &o, pool, x, MLVM_NONE), MLVM_ERR_INVALID);
+    o.flags = MLVM_POOL_AVG;
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_POOL2D, &o, pool, x, MLVM_NONE), MLVM_OK);
+    /* pool2d: an empty window, a pad as large as the window, a negative
+     * stride, a window larger than the padded input. */
+    o.ints[MLVM_POOL_KW] = 0;
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_POOL2D, &o, pool, x, MLVM_NONE), MLVM_ERR_INVALID);
+    o.ints[MLVM_POOL_KW] = 2;
+    o.ints[MLVM_WIN_PB] = 2;
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_POOL2D, &o, pool, x, MLVM_NONE), MLVM_ERR_INVALID);
+    o.ints[MLVM_WIN_PB] = 0;
+    o.ints[MLVM_WIN_SW] = -1;
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_POOL2D, &o, pool, x, MLVM_NONE), MLVM_ERR_INVALID);
+    o.ints[MLVM_WIN_SW] = 2;
+    o.ints[MLVM_POOL_KH] = 5;
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_POOL2D, &o, pool, x, MLVM_NONE), MLVM_ERR_INVALID);
+    /* conv2d: [1,2,4,4] * [2,2,3,3] -> [1,2,2,2]. */
+    memset(o.ints, 0, sizeof o.ints);
+    o.flags = 0u;
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_CONV2D, &o, y, x, w), MLVM_OK);
+    o.ints[MLVM_WIN_PT] = -1; /* negative pad */
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_CONV2D, &o, y, x, w), MLVM_ERR_INVALID);
+    o.ints[MLVM_WIN_PT] = 0;
+    o.ints[MLVM_CONV_DH] = -2; /* negative dilation */
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_CONV2D, &o, y, x, w), MLVM_ERR_INVALID);
+    o.ints[MLVM_CONV_DH] = 3; /* dilated kernel 7 > 4 */
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_CONV2D, &o, y, x, w), MLVM_ERR_INVALID);
+    o.ints[MLVM_CONV_DH] = 0;
+    o.ints[MLVM_CONV_GROUPS] = 3; /* does not divide 2 channels */
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_CONV2D, &o, y, x, wg), MLVM_ERR_INVALID);
+    o.ints[MLVM_CONV_GROUPS] = 2;
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_CONV2D, &o, y, x, wg), MLVM_OK);
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_CONV2D, &o, y, x, w), MLVM_ERR_SHAPE);
+    o.aux = 999; /* a bias handle that names no tensor */
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_CONV2D, &o, y, x, wg), MLVM_ERR_INVALID);
+    o.aux = new_f32(vm, 1, b3, NULL); /* bias of 3 for 2 channels */
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_CONV2D, &o, y, x, wg), MLVM_ERR_SHAPE);
+    mlvm_vm_free(vm);
+}
+
+/* The nn ops: shapes and dtypes that do not fit are MLVM_ERR_SHAPE; a dst
+ * overlapping an operand is MLVM_ERR_INVALID (gelu runs in place). */
+void test_checks_nn_shapes(void)
+{
+    static const int64_t d23[] = {2, 3}, d32[] = {3, 2}, d24[] = {2, 4},
+                         d6[] = {6}, x4[] = {1, 1, 4, 4}, y4[] = {1, 1, 3, 3},
+                         w4[] = {1, 1, 2, 2};
+    mlvm_vm_t *vm = mlvm_vm_new(mlvm_allocator_std());
+    mlvm_opts_t o = MLVM_OPTS_DEFAULT;
+    mlvm_handle_t a, ai, at, b, f, x, y, w, g;
+    REQUIRE(vm != NULL);
+    a = new_f32(vm, 2, d23, NULL);
+    ai = new_i32(vm, 2, d23, NULL);
+    at = new_f32(vm, 2, d32, NULL);
+    b = new_f32(vm, 2, d24, NULL);
+    f = new_f32(vm, 1, d6, NULL);
+    x = new_f32(vm, 4, x4, NULL);
+    y = new_f32(vm, 4, y4, NULL);
+    w = new_f32(vm, 4, w4, NULL);
+    g = new_f32(vm, 1, d6, NULL);
+    o.ints[0] = 1, o.ints[1] = 0;
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_TRANSPOSE, &o, a, a, MLVM_NONE), MLVM_ERR_SHAPE);
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_TRANSPOSE, &o, at, ai, MLVM_NONE), MLVM_ERR_SHAPE);
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_SLICE, NULL, f, a, MLVM_NONE), MLVM_ERR_SHAPE);
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_SLICE, NULL, a, ai, MLVM_NONE), MLVM_ERR_SHAPE);
+    o.axis = 1;
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_CONCAT, &o, b, a, ai), MLVM_ERR_SHAPE);
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_CONCAT, &o, b, a, at), MLVM_ERR_SHAPE);
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_SOFTMAX, &o, a, ai, MLVM_NONE), MLVM_ERR_SHAPE);
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_SOFTMAX, &o, at, a, MLVM_NONE), MLVM_ERR_SHAPE);
+    o.aux = g; /* gamma and beta of 6 for rows of 3 */
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_LAYER_NORM, &o, at, a, g), MLVM_ERR_SHAPE);
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_LAYER_NORM, &o, f, f, g), MLVM_ERR_INVALID);
+    o.aux = MLVM_NONE;
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_GELU, &o, at, a, MLVM_NONE), MLVM_ERR_SHAPE);
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_GELU, &o, ai, ai, MLVM_NONE), MLVM_ERR_SHAPE);
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_GELU, &o, a, a, MLVM_NONE), MLVM_OK);
+    memset(o.ints, 0, sizeof o.ints);
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_CONV2D, &o, y, x, w), MLVM_OK);
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_CONV2D, &o, x, x, w), MLVM_ERR_INVALID);
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_CONV2D, &o, x, y, w), MLVM_ERR_SHAPE);
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_CONV2D, &o, y, x, a), MLVM_ERR_SHAPE);
+    o.ints[MLVM_POOL_KH] = 2, o.ints[MLVM_POOL_KW] = 2;
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_POOL2D, &o, y, x, MLVM_NONE), MLVM_OK);
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_POOL2D, &o, w, x, MLVM_NONE), MLVM_ERR_SHAPE);
+    CHECK_EQ(mlvm_exec(vm, MLVM_OP_POOL2D, &o, y, a, MLVM_NONE), MLVM_ERR_SHAPE);
     mlvm_vm_free(vm);
 }
 

@@ -12,7 +12,7 @@ void test_exec_fill(void)
 {
     static const int64_t d[] = {2, 3};
     mlvm_vm_t *vm = vm_std();
-    mlvm_opts_t o = {2.5f, 0, 0u, 0u, MLVM_NONE};
+    mlvm_opts_t o = {2.5f, 0, 0u, 0u, MLVM_NONE, {0}};
     mlvm_handle_t f, i;
     REQUIRE(vm != NULL);
     f = new_f32(vm, 2, d, NULL);
@@ -120,7 +120,7 @@ void test_exec_unary(void)
     const float a[5] = {-2, -0.5f, 0, 0.5f, 4};
     mlvm_vm_t *vm = vm_std();
     mlvm_handle_t ta, td;
-    mlvm_opts_t eps = {1.0f, 0, 0u, 0u, MLVM_NONE};
+    mlvm_opts_t eps = {1.0f, 0, 0u, 0u, MLVM_NONE, {0}};
     int i;
     REQUIRE(vm != NULL);
     ta = new_f32(vm, 1, d, a);
@@ -156,7 +156,7 @@ void test_exec_matmul(void)
     const float at[6] = {1, 4, 2, 5, 3, 6};
     const float bt[6] = {7, 9, 11, 8, 10, 12};
     const float want[4] = {58, 64, 139, 154};
-    mlvm_opts_t o = {0.0f, 0, 0u, 0u, MLVM_NONE};
+    mlvm_opts_t o = MLVM_OPTS_DEFAULT;
     mlvm_vm_t *vm = vm_std();
     mlvm_handle_t ta, tb, tat, tbt, td;
     int i;
@@ -221,7 +221,7 @@ void test_exec_reduce(void)
     float a[24];
     mlvm_vm_t *vm = vm_std();
     mlvm_handle_t ta, tk, tr, t02, ts;
-    mlvm_opts_t o = {0.0f, 0, 0u, 0u, MLVM_NONE};
+    mlvm_opts_t o = MLVM_OPTS_DEFAULT;
     int i, j;
     REQUIRE(vm != NULL);
     for (i = 0; i < 24; ++i)
@@ -267,7 +267,7 @@ void test_exec_argmax(void)
     const float a[6] = {1, 9, 3, 4, 2, 9};
     mlvm_vm_t *vm = vm_std();
     mlvm_handle_t ta, t0, t1;
-    mlvm_opts_t o = {0.0f, 0, 0u, 0u, MLVM_NONE};
+    mlvm_opts_t o = MLVM_OPTS_DEFAULT;
     REQUIRE(vm != NULL);
     ta = new_f32(vm, 2, d, a);
     t0 = new_i32(vm, 1, r0, NULL);
@@ -290,7 +290,7 @@ void test_exec_softmax_xent(void)
     const float x[6] = {1, 2, 3, 0, 0, 0};
     mlvm_vm_t *vm = vm_std();
     mlvm_handle_t ty, tx, tl, tg;
-    mlvm_opts_t o = {0.0f, 0, 0u, 0u, MLVM_NONE};
+    mlvm_opts_t o = MLVM_OPTS_DEFAULT;
     double s0;
     REQUIRE(vm != NULL);
     ty = new_f32(vm, 2, d, y);
@@ -375,7 +375,7 @@ void test_exec_batch(void)
 void test_exec_op_table(void)
 {
     int32_t op;
-    CHECK_EQ(MLVM_OP_COUNT, 26);
+    CHECK_EQ(MLVM_OP_COUNT, 34);
     CHECK(strcmp(mlvm_op_name(MLVM_OP_ADD), "add") == 0);
     CHECK(strcmp(mlvm_op_name(MLVM_OP_SOFTMAX_XENT), "softmax_xent") == 0);
     CHECK(mlvm_op_name(MLVM_OP_COUNT) == NULL);

@@ -497,6 +497,485 @@ static mlvm_status_t exec_broadcast_to(mlvm_vm_t *vm, mlvm_op_t op,
 }
 
 /* ------------------------------------------------------------------------ */
+/* Neural-network ops (mirrors mlvm/dialect/nn.py)                           */
+/* ------------------------------------------------------------------------ */
+
+/* An axis option (negative counts from the end) in 0..rank-1, or -1. */
+static int32_t norm_axis(int32_t axis, int32_t rank)
+{
+    const int32_t a = axis < 0 ? axis + rank : axis;
+    return a >= 0 && a < rank ? a : -1;
+}
+
+/* Strides, dilations and groups: 0 means 1. */
+static mlvm_index_t one_if_zero(int32_t v)
+{
+    return v == 0 ? 1 : (mlvm_index_t)v;
+}
+
+/* dst (contiguous over its dims) = the 32-bit elements of `in` at element
+ * strides st, as mlvm.transpose and mlvm.slice lower. */
+static void gather(const mlvm_slot_t *d, const mlvm_index_t *st, const void *in)
+{
+    strides_t own;
+    mlvm_iter_t it;
+    contiguous_strides(RANK(d), DIMS(d), own);
+    make_iter(RANK(d), DIMS(d), st, own, &it);
+    mlvm_gather_b32(&it, in, d->data);
+}
+
+#ifdef MLVM_CHECKS
+static int is_perm(int32_t rank, const int32_t *perm)
+{
+    uint32_t seen = 0;
+    int32_t i;
+    for (i = 0; i < rank; ++i) {
+        if (perm[i] < 0 || perm[i] >= rank || ((seen >> perm[i]) & 1u))
+            return 0;
+        seen |= 1u << perm[i];
+    }
+    return 1;
+}
+#endif
+
+static mlvm_status_t exec_transpose(mlvm_vm_t *vm, mlvm_op_t op,
+                                    const mlvm_opts_t *o, mlvm_handle_t dst,
+                                    mlvm_handle_t lhs, mlvm_handle_t rhs)
+{
+    const mlvm_slot_t *d = SLOT(dst), *a = SLOT(lhs);
+    const int32_t rank = RANK(a);
+    strides_t own, st;
+    int32_t i;
+    (void)op;
+    (void)rhs;
+#ifdef MLVM_CHECKS
+    MLVM_REQUIRE(is_perm(rank, o->ints), MLVM_ERR_INVALID);
+    MLVM_REQUIRE(a->dtype == d->dtype && RANK(d) == rank, MLVM_ERR_SHAPE);
+    for (i = 0; i < rank; ++i)
+        MLVM_REQUIRE(DIMS(d)[i] == DIMS(a)[o->ints[i]], MLVM_ERR_SHAPE);
+    MLVM_REQUIRE(!bytes_overlap(d, a), MLVM_ERR_INVALID);
+#endif
+    if (SIZE(d) == 0)
+        return MLVM_OK;
+    contiguous_strides(rank, DIMS(a), own);
+    for (i = 0; i < rank; ++i)
+        st[i] = own[o->ints[i]];
+    gather(d, st, a->data);
+    return MLVM_OK;
+}
+
+static mlvm_status_t exec_slice(mlvm_vm_t *vm, mlvm_op_t op,
+                                const mlvm_opts_t *o, mlvm_handle_t dst,
+                                mlvm_handle_t lhs, mlvm_handle_t rhs)
+{
+    const mlvm_slot_t *d = SLOT(dst), *a = SLOT(lhs);
+    const int32_t rank = RANK(a);
+    const int32_t *start = o->ints + MLVM_SLICE_START;
+    const int32_t *step = o->ints + MLVM_SLICE_STRIDE;
+    strides_t own, st;
+    mlvm_index_t off = 0;
+    int32_t i;
+    (void)op;
+    (void)rhs;
+#ifdef MLVM_CHECKS
+    MLVM_REQUIRE(a->dtype == d->dtype && RANK(d) == rank, MLVM_ERR_SHAPE);
+    for (i = 0; i < rank; ++i) {
+        const int64_t n = DIMS(d)[i], len = DIMS(a)[i];
+        const int64_t last = start[i] + (n - 1) * (int64_t)one_if_zero(step[i]);
+        MLVM_REQUIRE(n == 0 || (start[i] >= 0 && start[i] < len && last >= 0 &&
+                                last < len),
+                     MLVM_ERR_INVALID);
+    }
+    MLVM_REQUIRE(!bytes_overlap(d, a), MLVM_ERR_INVALID);
+#endif
+    if (SIZE(d) == 0)
+        return MLVM_OK;
+    contiguous_strides(rank, DIMS(a), own);
+    for (i = 0; i < rank; ++i) {
+        off += start[i] * own[i];
+        st[i] = one_if_zero(step[i]) * own[i];
+    }
+    gather(d, st, (const char *)a->data + off * 4);
+    return MLVM_OK;
+}
+
+#ifdef MLVM_CHECKS
+/* a and b agree outside ax, and dst is them joined along ax. */
+static int concat_dims_ok(const mlvm_slot_t *d, const mlvm_slot_t *a,
+                          const mlvm_slot_t *b, int32_t ax)
+{
+    int32_t i;
+    if (RANK(b) != RANK(a) || RANK(d) != RANK(a))
+        return 0;
+    for (i = 0; i < RANK(a); ++i) {
+        const int64_t want = i == ax ? DIMS(a)[i] + DIMS(b)[i] : DIMS(a)[i];
+        if ((i != ax && DIMS(b)[i] != DIMS(a)[i]) || DIMS(d)[i] != want)
+            return 0;
+    }
+    return 1;
+}
+#endif
+
+static mlvm_status_t exec_concat(mlvm_vm_t *vm, mlvm_op_t op,
+                                 const mlvm_opts_t *o, mlvm_handle_t dst,
+                                 mlvm_handle_t lhs, mlvm_handle_t rhs)
+{
+    const mlvm_slot_t *d = SLOT(dst), *a = SLOT(lhs), *b = SLOT(rhs);
+    const int32_t ax = norm_axis(o->axis, RANK(a));
+    size_t rows, inner, ca, cb;
+    (void)op;
+#ifdef MLVM_CHECKS
+    MLVM_REQUIRE(ax >= 0, MLVM_ERR_INVALID);
+    MLVM_REQUIRE(a->dtype == b->dtype && a->dtype == d->dtype, MLVM_ERR_SHAPE);
+    MLVM_REQUIRE(concat_dims_ok(d, a, b, ax), MLVM_ERR_SHAPE);
+    MLVM_REQUIRE(!bytes_overlap(d, a) && !bytes_overlap(d, b), MLVM_ERR_INVALID);
+#endif
+    rows = prod(0, ax, DIMS(d));
+    inner = prod(ax + 1, RANK(d), DIMS(d));
+    ca = (size_t)DIMS(a)[ax] * inner;
+    cb = (size_t)DIMS(b)[ax] * inner;
+    if (rows == 0)
+        return MLVM_OK;
+    if (ca > 0)
+        mlvm_copy2d_b32(rows, ca, a->data, (ptrdiff_t)ca, d->data,
+                        (ptrdiff_t)(ca + cb));
+    if (cb > 0)
+        mlvm_copy2d_b32(rows, cb, b->data, (ptrdiff_t)cb,
+                        (char *)d->data + ca * 4, (ptrdiff_t)(ca + cb));
+    return MLVM_OK;
+}
+
+static mlvm_status_t exec_softmax(mlvm_vm_t *vm, mlvm_op_t op,
+                                  const mlvm_opts_t *o, mlvm_handle_t dst,
+                                  mlvm_handle_t lhs, mlvm_handle_t rhs)
+{
+    const mlvm_slot_t *d = SLOT(dst), *a = SLOT(lhs);
+    const int32_t rank = RANK(a), ax = norm_axis(o->axis, rank);
+    (void)op;
+    (void)rhs;
+#ifdef MLVM_CHECKS
+    MLVM_REQUIRE(a->dtype == MLVM_F32 && d->dtype == MLVM_F32, MLVM_ERR_SHAPE);
+    MLVM_REQUIRE(rank >= 1 && mlvm_shape_equal(a->shape, d->shape),
+                 MLVM_ERR_SHAPE);
+    MLVM_REQUIRE(ax >= 0, MLVM_ERR_INVALID);
+    MLVM_REQUIRE(!bytes_overlap(d, a), MLVM_ERR_INVALID);
+#endif
+    if (SIZE(d) == 0)
+        return MLVM_OK;
+    mlvm_softmax_f32(prod(0, ax, DIMS(a)), (size_t)DIMS(a)[ax],
+                     prod(ax + 1, rank, DIMS(a)), (const float *)a->data,
+                     (float *)d->data);
+    return MLVM_OK;
+}
+
+/* layer_norm's normalised dims as a mask: axes, or the last dim. */
+static uint32_t norm_mask(const mlvm_opts_t *o, int32_t rank)
+{
+    if (o->axes != 0u || rank == 0)
+        return o->axes;
+    return 1u << (rank - 1);
+}
+
+#ifdef MLVM_CHECKS
+/* gamma or beta: f32 of x's dims at the normalised axes. */
+static int affine_ok(const mlvm_slot_t *g, const mlvm_slot_t *x, uint32_t mask)
+{
+    dims_t want;
+    int32_t i, r = 0;
+    for (i = 0; i < RANK(x); ++i)
+        if ((mask >> i) & 1u)
+            want[r++] = DIMS(x)[i];
+    return g->dtype == MLVM_F32 && dims_eq(r, want, RANK(g), DIMS(g));
+}
+
+static mlvm_status_t check_layer_norm(const mlvm_vm_t *vm, const mlvm_opts_t *o,
+                                      mlvm_handle_t dst, mlvm_handle_t lhs,
+                                      mlvm_handle_t rhs, uint32_t mask)
+{
+    const mlvm_slot_t *d = SLOT(dst), *x = SLOT(lhs), *g, *b;
+    MLVM_REQUIRE(x->dtype == MLVM_F32 && d->dtype == MLVM_F32, MLVM_ERR_SHAPE);
+    MLVM_REQUIRE(RANK(x) >= 1 && mlvm_shape_equal(x->shape, d->shape),
+                 MLVM_ERR_SHAPE);
+    MLVM_REQUIRE((mask >> RANK(x)) == 0u, MLVM_ERR_INVALID);
+    MLVM_REQUIRE(!bytes_overlap(d, x), MLVM_ERR_INVALID);
+    if (rhs == MLVM_NONE && o->aux == MLVM_NONE)
+        return MLVM_OK;
+    MLVM_REQUIRE(mlvm_handle_ok_(vm, rhs) && mlvm_handle_ok_(vm, o->aux),
+                 MLVM_ERR_INVALID);
+    g = SLOT(rhs);
+    b = SLOT(o->aux);
+    MLVM_REQUIRE(affine_ok(g, x, mask) && affine_ok(b, x, mask),
+                 MLVM_ERR_SHAPE);
+    MLVM_REQUIRE(!bytes_overlap(d, g) && !bytes_overlap(d, b), MLVM_ERR_INVALID);
+    return MLVM_OK;
+}
+#endif
+
+/* Whether the mask is the trailing dims (lowest set bit up to rank - 1). */
+static int trailing_mask(uint32_t mask, int32_t rank)
+{
+    const uint32_t low = mask & (0u - mask);
+    return mask != 0u && mask == (((1u << rank) - 1u) & ~(low - 1u));
+}
+
+/* Normalised dims anywhere: iterations over the kept dims (x and out
+ * offsets) and over the normalised dims (x offsets, gamma / beta offsets). */
+static void layer_norm_strided(const mlvm_slot_t *x, uint32_t mask, float eps,
+                               const float *g, const float *b, float *out)
+{
+    const int32_t rank = RANK(x);
+    dims_t kd, nd;
+    strides_t own, ks, ns, nc, zero;
+    mlvm_iter_t outer, inner;
+    int32_t i, rk = 0, rn = 0;
+    contiguous_strides(rank, DIMS(x), own);
+    for (i = 0; i < rank; ++i) {
+        if ((mask >> i) & 1u) {
+            nd[rn] = DIMS(x)[i];
+            ns[rn++] = own[i];
+        } else {
+            kd[rk] = DIMS(x)[i];
+            ks[rk++] = own[i];
+        }
+    }
+    memset(zero, 0, sizeof zero);
+    contiguous_strides(rn, nd, nc);
+    make_iter(rk, kd, ks, zero, &outer);
+    make_iter(rn, nd, ns, nc, &inner);
+    mlvm_layer_norm_strided_f32(&outer, &inner, eps, (const float *)x->data, g,
+                                b, out);
+}
+
+static mlvm_status_t exec_layer_norm(mlvm_vm_t *vm, mlvm_op_t op,
+                                     const mlvm_opts_t *o, mlvm_handle_t dst,
+                                     mlvm_handle_t lhs, mlvm_handle_t rhs)
+{
+    const mlvm_slot_t *d = SLOT(dst), *x = SLOT(lhs);
+    const int32_t rank = RANK(x);
+    const uint32_t mask = norm_mask(o, rank);
+    const float *g = NULL, *b = NULL;
+    size_t cols = 1;
+    int32_t i;
+    (void)op;
+#ifdef MLVM_CHECKS
+    {
+        const mlvm_status_t st = check_layer_norm(vm, o, dst, lhs, rhs, mask);
+        if (st != MLVM_OK)
+            return st;
+    }
+#endif
+    if (rhs != MLVM_NONE) {
+        g = (const float *)SLOT(rhs)->data;
+        b = (const float *)SLOT(o->aux)->data;
+    }
+    if (SIZE(x) == 0)
+        return MLVM_OK;
+    if (!trailing_mask(mask, rank)) {
+        layer_norm_strided(x, mask, o->f, g, b, (float *)d->data);
+        return MLVM_OK;
+    }
+    for (i = 0; i < rank; ++i)
+        if ((mask >> i) & 1u)
+            cols *= (size_t)DIMS(x)[i];
+    mlvm_layer_norm_f32(SIZE(x) / cols, cols, o->f, (const float *)x->data, g,
+                        b, (float *)d->data);
+    return MLVM_OK;
+}
+
+static mlvm_status_t exec_gelu(mlvm_vm_t *vm, mlvm_op_t op,
+                               const mlvm_opts_t *o, mlvm_handle_t dst,
+                               mlvm_handle_t lhs, mlvm_handle_t rhs)
+{
+    const mlvm_slot_t *d = SLOT(dst), *a = SLOT(lhs);
+    (void)op;
+    (void)rhs;
+    MLVM_REQUIRE((o->flags & ~MLVM_GELU_TANH) == 0u, MLVM_ERR_INVALID);
+    REQUIRE_UNARY_F32(d, a);
+    if (o->flags & MLVM_GELU_TANH)
+        mlvm_gelu_tanh_f32(SIZE(d), (const float *)a->data, (float *)d->data);
+    else
+        mlvm_gelu_erf_f32(SIZE(d), (const float *)a->data, (float *)d->data);
+    return MLVM_OK;
+}
+
+#ifdef MLVM_CHECKS
+/* Window strides and pads are >= 0. */
+static int window_opts_ok(const int32_t *v)
+{
+    int i;
+    for (i = MLVM_WIN_SH; i <= MLVM_WIN_PR; ++i)
+        if (v[i] < 0)
+            return 0;
+    return 1;
+}
+
+/* Outputs of a window of `span` sliding over n + pads by stride; -1 when
+ * the window is larger than the padded input. */
+static int64_t window_out(int64_t n, int64_t pads, int64_t span, int64_t stride)
+{
+    return span > n + pads ? -1 : (n + pads - span) / stride + 1;
+}
+
+/* Options, w, bias and dst against x, once the ranks are known to be 4. */
+static mlvm_status_t check_conv2d(const mlvm_vm_t *vm, const mlvm_opts_t *o,
+                                  const mlvm_conv2d_t *p, const mlvm_slot_t *d,
+                                  const mlvm_slot_t *w)
+{
+    const int32_t *v = o->ints;
+    const int64_t *dd = DIMS(d);
+    MLVM_REQUIRE(window_opts_ok(v) && v[MLVM_CONV_DH] >= 0 &&
+                     v[MLVM_CONV_DW] >= 0 && v[MLVM_CONV_GROUPS] >= 0,
+                 MLVM_ERR_INVALID);
+    MLVM_REQUIRE(p->c % p->groups == 0 && p->o % p->groups == 0,
+                 MLVM_ERR_INVALID);
+    MLVM_REQUIRE(DIMS(w)[1] == p->c / p->groups && p->kh >= 1 && p->kw >= 1,
+                 MLVM_ERR_SHAPE);
+    {
+        const int64_t oh = window_out(p->h, p->pt + v[MLVM_WIN_PB],
+                                      p->dh * (p->kh - 1) + 1, p->sh);
+        const int64_t ow = window_out(p->w, p->pl + v[MLVM_WIN_PR],
+                                      p->dw * (p->kw - 1) + 1, p->sw);
+        MLVM_REQUIRE(oh >= 0 && ow >= 0, MLVM_ERR_INVALID);
+        MLVM_REQUIRE(dd[0] == p->n && dd[1] == p->o && dd[2] == oh && dd[3] == ow,
+                     MLVM_ERR_SHAPE);
+    }
+    if (o->aux != MLVM_NONE) {
+        const mlvm_slot_t *b;
+        MLVM_REQUIRE(mlvm_handle_ok_(vm, o->aux), MLVM_ERR_INVALID);
+        b = SLOT(o->aux);
+        MLVM_REQUIRE(b->dtype == MLVM_F32 && RANK(b) == 1 && DIMS(b)[0] == p->o,
+                     MLVM_ERR_SHAPE);
+        MLVM_REQUIRE(!bytes_overlap(d, b), MLVM_ERR_INVALID);
+    }
+    return MLVM_OK;
+}
+#endif
+
+static void conv2d_params(const mlvm_opts_t *o, const mlvm_slot_t *x,
+                          const mlvm_slot_t *w, const mlvm_slot_t *d,
+                          mlvm_conv2d_t *p)
+{
+    const int32_t *v = o->ints;
+    p->n = (mlvm_index_t)DIMS(x)[0];
+    p->c = (mlvm_index_t)DIMS(x)[1];
+    p->h = (mlvm_index_t)DIMS(x)[2];
+    p->w = (mlvm_index_t)DIMS(x)[3];
+    p->o = (mlvm_index_t)DIMS(w)[0];
+    p->kh = (mlvm_index_t)DIMS(w)[2];
+    p->kw = (mlvm_index_t)DIMS(w)[3];
+    p->oh = (mlvm_index_t)DIMS(d)[2];
+    p->ow = (mlvm_index_t)DIMS(d)[3];
+    p->sh = one_if_zero(v[MLVM_WIN_SH]);
+    p->sw = one_if_zero(v[MLVM_WIN_SW]);
+    p->pt = v[MLVM_WIN_PT];
+    p->pl = v[MLVM_WIN_PL];
+    p->dh = one_if_zero(v[MLVM_CONV_DH]);
+    p->dw = one_if_zero(v[MLVM_CONV_DW]);
+    p->groups = one_if_zero(v[MLVM_CONV_GROUPS]);
+}
+
+static mlvm_status_t exec_conv2d(mlvm_vm_t *vm, mlvm_op_t op,
+                                 const mlvm_opts_t *o, mlvm_handle_t dst,
+                                 mlvm_handle_t lhs, mlvm_handle_t rhs)
+{
+    const mlvm_slot_t *d = SLOT(dst), *x = SLOT(lhs), *w = SLOT(rhs);
+    const float *bias = NULL;
+    mlvm_conv2d_t p;
+    (void)op;
+#ifdef MLVM_CHECKS
+    MLVM_REQUIRE(x->dtype == MLVM_F32 && w->dtype == MLVM_F32 &&
+                     d->dtype == MLVM_F32,
+                 MLVM_ERR_SHAPE);
+    MLVM_REQUIRE(RANK(x) == 4 && RANK(w) == 4 && RANK(d) == 4, MLVM_ERR_SHAPE);
+    MLVM_REQUIRE(!bytes_overlap(d, x) && !bytes_overlap(d, w), MLVM_ERR_INVALID);
+#endif
+    conv2d_params(o, x, w, d, &p);
+#ifdef MLVM_CHECKS
+    {
+        const mlvm_status_t st = check_conv2d(vm, o, &p, d, w);
+        if (st != MLVM_OK)
+            return st;
+    }
+#endif
+    if (o->aux != MLVM_NONE)
+        bias = (const float *)SLOT(o->aux)->data;
+    if (SIZE(d) == 0)
+        return MLVM_OK;
+    mlvm_conv2d_f32(&p, (const float *)x->data, (const float *)w->data, bias,
+                    (float *)d->data);
+    return MLVM_OK;
+}
+
+static void pool2d_params(const mlvm_opts_t *o, const mlvm_slot_t *x,
+                          const mlvm_slot_t *d, mlvm_pool2d_t *p)
+{
+    const int32_t *v = o->ints;
+    p->planes = (mlvm_index_t)(DIMS(x)[0] * DIMS(x)[1]);
+    p->h = (mlvm_index_t)DIMS(x)[2];
+    p->w = (mlvm_index_t)DIMS(x)[3];
+    p->kh = v[MLVM_POOL_KH];
+    p->kw = v[MLVM_POOL_KW];
+    p->oh = (mlvm_index_t)DIMS(d)[2];
+    p->ow = (mlvm_index_t)DIMS(d)[3];
+    p->sh = one_if_zero(v[MLVM_WIN_SH]);
+    p->sw = one_if_zero(v[MLVM_WIN_SW]);
+    p->pt = v[MLVM_WIN_PT];
+    p->pl = v[MLVM_WIN_PL];
+}
+
+#ifdef MLVM_CHECKS
+static mlvm_status_t check_pool2d(const mlvm_opts_t *o, const mlvm_pool2d_t *p,
+                                  const mlvm_slot_t *d, const mlvm_slot_t *x)
+{
+    const int32_t *v = o->ints;
+    const int64_t *dd = DIMS(d);
+    int64_t oh, ow;
+    MLVM_REQUIRE(window_opts_ok(v) && p->kh >= 1 && p->kw >= 1, MLVM_ERR_INVALID);
+    MLVM_REQUIRE(p->pt < p->kh && v[MLVM_WIN_PB] < p->kh && p->pl < p->kw &&
+                     v[MLVM_WIN_PR] < p->kw,
+                 MLVM_ERR_INVALID);
+    oh = window_out(p->h, p->pt + v[MLVM_WIN_PB], p->kh, p->sh);
+    ow = window_out(p->w, p->pl + v[MLVM_WIN_PR], p->kw, p->sw);
+    MLVM_REQUIRE(oh >= 0 && ow >= 0, MLVM_ERR_INVALID);
+    MLVM_REQUIRE(dd[0] == DIMS(x)[0] && dd[1] == DIMS(x)[1] && dd[2] == oh &&
+                     dd[3] == ow,
+                 MLVM_ERR_SHAPE);
+    return MLVM_OK;
+}
+#endif
+
+static mlvm_status_t exec_pool2d(mlvm_vm_t *vm, mlvm_op_t op,
+                                 const mlvm_opts_t *o, mlvm_handle_t dst,
+                                 mlvm_handle_t lhs, mlvm_handle_t rhs)
+{
+    const mlvm_slot_t *d = SLOT(dst), *x = SLOT(lhs);
+    mlvm_pool2d_t p;
+    (void)op;
+    (void)rhs;
+#ifdef MLVM_CHECKS
+    MLVM_REQUIRE((o->flags & ~MLVM_POOL_AVG) == 0u, MLVM_ERR_INVALID);
+    MLVM_REQUIRE(x->dtype == MLVM_F32 && d->dtype == MLVM_F32, MLVM_ERR_SHAPE);
+    MLVM_REQUIRE(RANK(x) == 4 && RANK(d) == 4, MLVM_ERR_SHAPE);
+    MLVM_REQUIRE(!bytes_overlap(d, x), MLVM_ERR_INVALID);
+#endif
+    pool2d_params(o, x, d, &p);
+#ifdef MLVM_CHECKS
+    {
+        const mlvm_status_t st = check_pool2d(o, &p, d, x);
+        if (st != MLVM_OK)
+            return st;
+    }
+#endif
+    if (SIZE(d) == 0)
+        return MLVM_OK;
+    if (o->flags & MLVM_POOL_AVG)
+        mlvm_avgpool2d_f32(&p, (const float *)x->data, (float *)d->data);
+    else
+        mlvm_maxpool2d_f32(&p, (const float *)x->data, (float *)d->data);
+    return MLVM_OK;
+}
+
+/* ------------------------------------------------------------------------ */
 /* The table                                                                 */
 /* ------------------------------------------------------------------------ */
 
@@ -531,7 +1010,7 @@ int32_t mlvm_op_arity(int32_t op)
 mlvm_status_t mlvm_exec(mlvm_vm_t *vm, mlvm_op_t op, const mlvm_opts_t *opts,
                         mlvm_handle_t dst, mlvm_handle_t lhs, mlvm_handle_t rhs)
 {
-    static const mlvm_opts_t defaults = {0.0f, 0, 0u, 0u, MLVM_NONE};
+    static const mlvm_opts_t defaults = MLVM_OPTS_DEFAULT;
     const op_entry_t *e;
     /* Unsigned: enums may be narrow (-fshort-enums on ARM EABI). */
     if ((uint32_t)op >= (uint32_t)MLVM_OP_COUNT)

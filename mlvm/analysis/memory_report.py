@@ -16,7 +16,7 @@ from xdsl.ir import Operation, SSAValue
 
 from mlvm.analysis.storage import analyze, nbytes
 from mlvm.dialect.base import MlvmOp
-from mlvm.dialect.fused import FusedOp, FusedYieldOp
+from mlvm.dialect.fused import FusedYieldOp
 from mlvm.dialect.ops import ReshapeOp
 
 

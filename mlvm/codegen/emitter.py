@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from math import prod
 
 import jinja2
 import numpy as np
@@ -15,7 +14,6 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     IntegerAttr,
     ModuleOp,
-    StringAttr,
     TensorType,
 )
 from xdsl.ir import Operation, SSAValue
@@ -23,7 +21,7 @@ from xdsl.ir import Operation, SSAValue
 from mlvm.analysis.storage import FunctionStorage, analyze, nbytes, root
 from mlvm.codegen.lowering import Lowering, StaticTable
 from mlvm.codegen.names import c_ident, c_string, unique
-from mlvm.diagnostics import MlvmError, op_error
+from mlvm.diagnostics import op_error
 from mlvm.dialect.base import MlvmOp, elem_name, type_str
 from mlvm.dialect.control import CallCOp, QueueOp
 from mlvm.dialect.ops import ParamOp
@@ -391,9 +389,3 @@ def emit_c(
         module, name, params, source, header or f"{mod}.h", static_arena
     ).render()
 
-
-def op_count(module: ModuleOp) -> int:
-    return sum(1 for op in module.walk() if isinstance(op, Operation))
-
-
-__all__ = ["emit_c", "exported_functions", "MlvmError", "StringAttr", "prod"]

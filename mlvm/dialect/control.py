@@ -10,7 +10,6 @@ fold or reorder them.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from math import prod
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -284,4 +283,4 @@ CONTROL_OPS: list[type[MlvmOp]] = [
     YieldOp, CallCOp, QueuePopOp, QueuePushOp, CheckCloseOp, CheckEqOp,
 ]
 
-__all__ = ["CONTROL_OPS", "CheckFailed", "import_key", "queue_key", "prod"]
+__all__ = ["CONTROL_OPS", "CheckFailed", "import_key", "queue_key"]

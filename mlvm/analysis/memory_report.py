@@ -36,19 +36,13 @@ def function_report(f: func.FuncOp) -> dict[str, Any]:
     ops = list(f.body.block.ops)
     buffers: list[dict[str, Any]] = []
     for iv in sorted(fs.intervals, key=lambda iv: iv.start):
-        if iv.value is None:
-            assert iv.op is not None
-            off_attr = iv.op.attributes.get("mlvm.scratch")
-            assert isinstance(off_attr, IntegerAttr)
-            name, offset = f"{iv.op.name}#{iv.start} scratch", int(off_attr.value.data)
-        else:
-            owner = iv.value.owner
-            assert isinstance(owner, Operation)
-            offsets = owner.attributes.get("mlvm.offsets")
-            assert isinstance(offsets, DenseArrayBase)
-            idx = list(owner.results).index(iv.value)  # type: ignore[arg-type]
-            name = iv.value.name_hint or f"{ops[iv.start].name}#{iv.start}"
-            offset = int(offsets.get_values()[idx])
+        owner = iv.value.owner
+        assert isinstance(owner, Operation)
+        offsets = owner.attributes.get("mlvm.offsets")
+        assert isinstance(offsets, DenseArrayBase)
+        idx = list(owner.results).index(iv.value)  # type: ignore[arg-type]
+        name = iv.value.name_hint or f"{ops[iv.start].name}#{iv.start}"
+        offset = int(offsets.get_values()[idx])
         buffers.append(
             {
                 "value": name,

@@ -12,7 +12,7 @@ from math import prod
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from mlvm.dialect.base import MlvmOp
 
@@ -43,11 +43,10 @@ class Storage:
 
 @dataclass(eq=False)
 class Interval:
-    value: SSAValue | None  # None: scratch bytes an op needs while it runs
+    value: SSAValue
     start: int  # index of the defining op
     end: int  # index of the last op that reads it (or an alias of it)
     size: int
-    op: Operation | None = None  # the op owning a scratch interval
 
 
 @dataclass
@@ -99,15 +98,4 @@ def analyze(f: func.FuncOp) -> FunctionStorage:
             iv = intervals.get(root(operand))
             if iv is not None:
                 iv.end = max(iv.end, index[op])
-    scratch = [
-        Interval(None, index[op], index[op], op.scratch_bytes(), op)
-        for op in block.ops
-        if isinstance(op, MlvmOp) and op.scratch_bytes() > 0
-    ]
-    return FunctionStorage(f, storage, list(intervals.values()) + scratch)
-
-
-def element_attr(v: SSAValue) -> Attribute:
-    t = v.type
-    assert isinstance(t, TensorType)
-    return t.element_type
+    return FunctionStorage(f, storage, list(intervals.values()))

@@ -6,7 +6,6 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation, SSAValue
 
 from mlvm.dialect.shapes import MAX_RANK, collapse
@@ -109,11 +108,6 @@ class Lowering:
     def ptr(self, v: SSAValue) -> str:
         return self._ptr(v)
 
-    def scratch(self, op: Operation, ctype: str = "float") -> str:
-        """The op's scratch bytes in the arena (see `MlvmOp.scratch_bytes`)."""
-        off = op.attributes.get("mlvm.scratch")
-        assert isinstance(off, IntegerAttr), "scratch not planned"
-        return f"(({ctype} *)(arena + {int(off.value.data)}))"
 
     def stmt(self, text: str) -> None:
         self.lines.append(text)

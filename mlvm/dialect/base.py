@@ -129,10 +129,6 @@ class MlvmOp(IRDLOperation):
             return int(attr.value.data)
         return None
 
-    def scratch_bytes(self) -> int:
-        """Arena bytes the op needs while it runs (freed when it returns)."""
-        return 0
-
     def can_run_inplace(self, k: int) -> bool:
         """Whether result 0 may be computed into operand k's buffer."""
         return (

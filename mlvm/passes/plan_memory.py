@@ -8,8 +8,7 @@ smallest arena wins. The plan is checked by `validate` before it is written
 into the IR:
 
   * each mlvm op gets `mlvm.offsets = array<i64: ...>`, one per result
-    (-1 where the result is not in the arena), and `mlvm.scratch = off`
-    when it needs scratch bytes while it runs;
+    (-1 where the result is not in the arena);
   * each function gets `mlvm.arena_bytes = N : i64` and
     `mlvm.arena_lower_bound = L : i64`, the most bytes live at any one op.
 """
@@ -122,10 +121,7 @@ class PlanMemoryPass(ModulePass):
         fs = analyze(f)
         offsets = place(fs.intervals, self.alignment)
         validate(offsets)
-        by_value = {iv.value: off for iv, off in offsets.items() if iv.value is not None}
-        for iv, off in offsets.items():
-            if iv.op is not None:
-                iv.op.attributes["mlvm.scratch"] = IntegerAttr(off, i64)
+        by_value = {iv.value: off for iv, off in offsets.items()}
         for o in f.body.block.ops:
             if isinstance(o, MlvmOp) and o.results:
                 o.attributes["mlvm.offsets"] = DenseArrayBase.from_list(

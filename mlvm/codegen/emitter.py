@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 
 from mlvm.analysis.storage import FunctionStorage, analyze, nbytes, root
-from mlvm.codegen.lowering import Lowering, StaticTable
+from mlvm.codegen.lowering import C_TYPES, Lowering, StaticTable
 from mlvm.codegen.names import c_ident, c_string, unique
 from mlvm.diagnostics import op_error
 from mlvm.dialect.base import MlvmOp, elem_name, type_str
@@ -27,7 +27,6 @@ from mlvm.dialect.control import CallCOp, QueueOp
 from mlvm.dialect.ops import ParamOp
 from mlvm.passes.plan_memory import PlanMemoryPass
 
-C_TYPES = {"f32": "float", "i32": "int32_t"}
 DTYPE_ENUM = {"f32": "MLVM_F32", "i32": "MLVM_I32"}
 NP_DTYPES = {"f32": np.dtype(np.float32), "i32": np.dtype(np.int32)}
 

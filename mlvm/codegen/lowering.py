@@ -11,6 +11,10 @@ from xdsl.ir import Operation, SSAValue
 from mlvm.dialect.shapes import MAX_RANK, collapse
 
 
+C_TYPES = {"f32": "float", "i32": "int32_t"}
+"""The C element type of each mlvm element type."""
+
+
 def c_float(x: float) -> str:
     """An exact C literal for an f32 value (hex float; macros for inf/nan)."""
     if math.isnan(x):

@@ -32,6 +32,7 @@ from xdsl.irdl import (
 from xdsl.traits import HasParent, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from mlvm.codegen.lowering import C_TYPES
 from mlvm.dialect.base import MlvmOp, elem_name, result_shape
 from mlvm.dialect.ops import MatmulOp
 from mlvm.dialect.shapes import broadcast_strides, collapse, contiguous_strides
@@ -39,7 +40,6 @@ from mlvm.dialect.shapes import broadcast_strides, collapse, contiguous_strides
 if TYPE_CHECKING:
     from mlvm.codegen.lowering import Lowering
 
-_C_TYPES = {"f32": "float", "i32": "int32_t"}
 HEAD_BLOCK_BYTES = 16 * 1024
 
 
@@ -208,7 +208,7 @@ def _shape(v: SSAValue) -> tuple[int, ...]:
 def _ctype(v: SSAValue) -> str:
     t = v.type
     assert isinstance(t, TensorType)
-    return _C_TYPES[elem_name(t.element_type) or "f32"]
+    return C_TYPES[elem_name(t.element_type) or "f32"]
 
 
 def _at(idx: Sequence[str], stride: Sequence[int]) -> str:

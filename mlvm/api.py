@@ -16,7 +16,7 @@ from mlvm.codegen.names import c_ident
 from mlvm.codegen.cc import build_shared, cache_dir, cflags, compiler, fingerprint
 from mlvm.diagnostics import verify_module
 from mlvm.loader import Module
-from mlvm.pipeline import CompileOptions, compile_to_c, load_params, parse_file
+from mlvm.pipeline import CompileOptions, check_params, compile_to_c, load_params, parse_file
 
 _PKG = Path(__file__).resolve().parent
 
@@ -53,12 +53,14 @@ def compile(
     if isinstance(source, ModuleOp):
         module = source.clone()
         name = "<module>"
-        verify_module(module, name)
+        verify_module(module, name, options.max_bytes)
         text = str(module)
     else:
-        module, name = parse_file(source)
+        module, name = parse_file(source, options.max_bytes)
         text = Path(source).read_text()
-    param_arrays = params if isinstance(params, dict) else load_params(params)
+    param_arrays = (
+        check_params(params) if isinstance(params, dict) else load_params(params, options.max_bytes)
+    )
     key = fingerprint(
         text, _params_digest(param_arrays), _compiler_fingerprint(), compiler(), *cflags(),
         repr(options),

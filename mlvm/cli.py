@@ -18,7 +18,13 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from mlvm.diagnostics import LocatingParser, MlvmError, parse_error, verify_module
+from mlvm.diagnostics import (
+    MAX_TENSOR_BYTES,
+    LocatingParser,
+    MlvmError,
+    parse_error,
+    verify_module,
+)
 
 
 def _fail(prog: str, err: Exception) -> int:
@@ -42,6 +48,11 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
         p.add_argument("-o", "--output", required=True)
         p.add_argument("--params", help="parameter archive (.npz) for mlvm.param")
         p.add_argument("--alignment", type=int, default=64, help="arena buffer alignment")
+        p.add_argument(
+            "--max-bytes", type=int, default=MAX_TENSOR_BYTES, metavar="N",
+            help="refuse tensors, arenas and parameter archives larger than N bytes "
+            "(default 2^40)",
+        )
         p.add_argument("--no-canonicalize", action="store_true", help="no folding or simplification")
         p.add_argument("--no-fuse", action="store_true", help="one kernel call per elementwise op")
         p.add_argument("--no-inplace", action="store_true", help="never reuse an operand's buffer")
@@ -63,6 +74,7 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
         fuse=not args.no_fuse,
         inplace=not args.no_inplace,
         static_arena=args.arena == "static",
+        max_bytes=args.max_bytes,
     )
     reports = dict(memory_report=args.memory_report, memory_plot=args.memory_plot)
     try:
@@ -79,6 +91,8 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
             build_shared(c_path, out)
     except MlvmError as e:
         return _fail("mlvm-aot", e)
+    except OSError as e:  # unwritable output
+        return _fail("mlvm-aot", MlvmError(f"{e.filename or ''}: error: {e.strerror or e}"))
     return 0
 
 
@@ -119,9 +133,13 @@ class MlvmOptMain(xDSLOptMain):
         super().register_all_frontends()
 
         def parse_mlir(io: IO[bytes]) -> ModuleOp:
-            text = io.read().decode()
             name = self.get_input_name()
-            return LocatingParser(self.ctx, text, name, self._line_offset).parse_module()
+            try:
+                text = io.read().decode()
+            except UnicodeDecodeError as e:
+                raise MlvmError(f"{name}: error: cannot read: {e}") from None
+            parser = LocatingParser(self.ctx, text, name, self._line_offset)
+            return parser.parse_module_checked()
 
         self.available_frontends["mlir"] = parse_mlir
 
@@ -155,6 +173,8 @@ def opt_main(argv: Sequence[str] | None = None) -> int:
         return _fail("mlvm-opt", parse_error(e))
     except DiagnosticException as e:
         return _fail("mlvm-opt", e)
+    except OSError as e:  # missing input, unwritable output
+        return _fail("mlvm-opt", MlvmError(f"{e.filename or ''}: error: {e.strerror or e}"))
     return 0
 
 

@@ -3,22 +3,31 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import Builtin, ModuleOp
+from xdsl.dialects.builtin import Builtin, IntegerAttr, ModuleOp
 from xdsl.dialects.func import Func
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from mlvm.analysis.memory_report import module_report, summary_lines, to_svg
 from mlvm.codegen.emitter import emit_c
-from mlvm.diagnostics import MlvmError, parse_module, read_source, verify_module
+from mlvm.diagnostics import (
+    MAX_TENSOR_BYTES,
+    MlvmError,
+    op_error,
+    parse_module,
+    read_source,
+    verify_module,
+)
 from mlvm.dialect import Mlvm
 from mlvm.passes.canonicalize import CanonicalizePass
 from mlvm.passes.fuse import FusePass
@@ -43,6 +52,9 @@ class CompileOptions:
     fuse: bool = True
     inplace: bool = True
     static_arena: bool = False  # emit the arena as a static buffer
+    # Largest tensor, arena or constant data a module may need; larger ones
+    # are refused before anything is allocated or emitted.
+    max_bytes: int = MAX_TENSOR_BYTES
 
     def passes(self) -> list[ModulePass]:
         out: list[ModulePass] = []
@@ -56,25 +68,87 @@ class CompileOptions:
         return out
 
 
-def load_params(path: str | Path | None) -> dict[str, np.ndarray]:
-    """Arrays of a parameter archive (.npz); errors name the file."""
+def load_params(
+    path: str | Path | None, max_bytes: int = MAX_TENSOR_BYTES
+) -> dict[str, np.ndarray]:
+    """Arrays of a parameter archive (.npz); errors name the file.
+
+    The archive is untrusted: every member's header is read and checked
+    (a plain array, no pickled objects, a size that matches the member and
+    the limit) before numpy allocates anything for it.
+    """
     if path is None:
         return {}
     p = Path(path)
     if not p.is_file():
         raise MlvmError(f"{p}: error: parameter archive not found")
     try:
+        with zipfile.ZipFile(p) as zf:
+            total = 0
+            for info in zf.infolist():
+                total += _check_member(p, zf, info, max_bytes)
+                if total > max_bytes:
+                    raise MlvmError(
+                        f"{p}: error: the arrays need more than the limit of {max_bytes} bytes"
+                    )
         with np.load(p, allow_pickle=False) as npz:
-            return {k: npz[k] for k in npz.files}
-    except (ValueError, OSError, zipfile.BadZipFile) as e:
-        raise MlvmError(f"{p}: error: not a readable .npz archive ({e})") from None
+            return check_params({k: npz[k] for k in npz.files}, str(p))
+    except MlvmError:
+        raise
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, zipfile.LargeZipFile,
+            NotImplementedError, KeyError, MemoryError, OverflowError, RuntimeError) as e:
+        why = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise MlvmError(f"{p}: error: not a readable .npz archive ({why})") from None
 
 
-def parse_file(path: str | Path) -> tuple[ModuleOp, str]:
+def _check_member(p: Path, zf: zipfile.ZipFile, info: zipfile.ZipInfo, max_bytes: int) -> int:
+    """Bytes of one `.npy` member after checking its header; MlvmError if it is unfit."""
+    name = info.filename
+    if not name.endswith(".npy"):
+        raise MlvmError(f"{p}: error: member '{name}' is not a .npy array")
+    if info.file_size > max_bytes + 65536:
+        raise MlvmError(f"{p}: error: array '{name[:-4]}' is larger than the limit of {max_bytes} bytes")
+    with zf.open(info) as fh:
+        version = np.lib.format.read_magic(fh)
+        if version == (1, 0):
+            shape, _, dtype = np.lib.format.read_array_header_1_0(fh)
+        elif version in ((2, 0), (3, 0)):
+            shape, _, dtype = np.lib.format.read_array_header_2_0(fh)
+        else:
+            raise MlvmError(f"{p}: error: array '{name[:-4]}' has .npy version {version}")
+        header_end = fh.tell()
+    if dtype.hasobject:
+        raise MlvmError(f"{p}: error: array '{name[:-4]}' holds Python objects")
+    nbytes = math.prod(shape) * dtype.itemsize
+    if nbytes != info.file_size - header_end:
+        raise MlvmError(
+            f"{p}: error: array '{name[:-4]}' declares {nbytes} bytes of data but the "
+            f"archive holds {info.file_size - header_end}"
+        )
+    return nbytes
+
+
+def check_params(params: Mapping[Any, Any], source: str = "params") -> dict[str, np.ndarray]:
+    """Parameters given as a dict: string names, numeric arrays."""
+    out: dict[str, np.ndarray] = {}
+    for k, v in params.items():
+        if not isinstance(k, str):
+            raise MlvmError(f"{source}: error: parameter names must be strings, got {k!r}")
+        if not isinstance(v, np.ndarray):
+            raise MlvmError(
+                f"{source}: error: parameter '{k}' must be a numpy array, got {type(v).__name__}"
+            )
+        if v.dtype.hasobject or v.dtype.kind not in "biuf":
+            raise MlvmError(f"{source}: error: parameter '{k}' has unsupported dtype {v.dtype}")
+        out[k] = v
+    return out
+
+
+def parse_file(path: str | Path, max_bytes: int = MAX_TENSOR_BYTES) -> tuple[ModuleOp, str]:
     text = read_source(path)
     name = str(path)
     module = parse_module(make_context(), text, name)
-    verify_module(module, name)
+    verify_module(module, name, max_bytes)
     return module, name
 
 
@@ -85,7 +159,19 @@ def lower(module: ModuleOp, options: CompileOptions, source: str) -> None:
         for p in options.passes():
             p.apply(ctx, module)
     except DiagnosticException as e:
-        raise MlvmError(f"{source}: error: {e}") from None
+        raise MlvmError(f"{source}: error: {_one_line(str(e))}") from None
+    for f in module.ops:
+        arena = f.attributes.get("mlvm.arena_bytes")
+        if isinstance(arena, IntegerAttr) and arena.value.data > options.max_bytes:
+            raise op_error(
+                f, f"the arena needs {arena.value.data} bytes, more than the limit of "
+                f"{options.max_bytes}", source,
+            )
+
+
+def _one_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    return lines[0] if lines else text
 
 
 _SAFE_FILE = re.compile(r"^[A-Za-z0-9_.+-]+$")
@@ -126,8 +212,9 @@ def write_c(
     memory_plot: str | Path | None = None,
 ) -> tuple[Path, Path]:
     """`mlvm-aot compile`: write OUT.c and OUT.h (and the memory report/plot)."""
-    module, name = parse_file(src)
-    params = load_params(params_path)
+    options = options or CompileOptions()
+    module, name = parse_file(src, options.max_bytes)
+    params = load_params(params_path, options.max_bytes)
     c_path = Path(c_path)
     c_text, h_text = compile_to_c(module, c_path, params, name, options)
     h_path = c_path.with_suffix(".h")

@@ -20,8 +20,8 @@ from xdsl.ir import Operation, SSAValue
 
 from mlvm.analysis.storage import FunctionStorage, analyze, nbytes, root
 from mlvm.codegen.lowering import C_TYPES, Lowering, StaticTable
-from mlvm.codegen.names import c_ident, c_string, unique
-from mlvm.diagnostics import op_error
+from mlvm.codegen.names import NameClash, Symbols, c_comment, c_ident, c_string, unique
+from mlvm.diagnostics import op_error, tensor_bytes
 from mlvm.dialect.base import MlvmOp, elem_name, type_str
 from mlvm.dialect.control import CallCOp, QueueOp
 from mlvm.dialect.ops import ParamOp
@@ -153,7 +153,7 @@ class ModuleEmitter:
         self.statics = StaticTable(f"{self.mod}__s")
         self.data: list[_Data] = []
         self._data_by_key: dict[object, str] = {}
-        self._cnames: set[str] = set()
+        self.symbols = Symbols()
         self.imports: dict[str, _Import] = {}
         self.queues: dict[str, _Queue] = {}
 
@@ -161,6 +161,7 @@ class ModuleEmitter:
     def import_index(self, op: Operation) -> int:
         assert isinstance(op, CallCOp)
         name = op.callee.data
+        self._check_string(op, "native function", name)
         sig = op.signature()
         imp = self.imports.get(name)
         if imp is None:
@@ -184,6 +185,7 @@ class ModuleEmitter:
     def queue_index(self, op: Operation) -> int:
         assert isinstance(op, QueueOp)
         name = op.queue.data
+        self._check_string(op, "queue", name)
         t = op.element()
         q = self.queues.get(name)
         if q is None:
@@ -195,6 +197,18 @@ class ModuleEmitter:
                 f"{type_str(t)}", self.source,
             )
         return list(self.queues).index(name)
+
+    def _check_string(self, op: Operation, what: str, name: str) -> None:
+        """Names a loader finds by C string: no NUL (it would cut the name short)."""
+        if "\0" in name or not name:
+            raise op_error(op, f"{what} name {name!r} must be non-empty and have no NUL", self.source)
+
+    def _claim(self, op: Operation, owner: str, *cnames: str) -> None:
+        try:
+            for c in cnames:
+                self.symbols.claim(c, owner)
+        except NameClash as e:
+            raise op_error(op, str(e), self.source) from None
 
     # -- data ------------------------------------------------------------
     def _param_array(self, op: ParamOp) -> np.ndarray:
@@ -263,15 +277,28 @@ class ModuleEmitter:
         if "mlvm.arena_bytes" not in f.attributes:
             PlanMemoryPass().apply(Context(), self.module)
         fname = f.sym_name.data
-        cname = unique(f"{self.mod}_{c_ident(fname, 'f')}", self._cnames)
+        self._check_string(f, "function", fname)
+        cname = f"{self.mod}_{c_ident(fname, 'f')}"
+        # Every file-scope name the templates derive from this function.
+        self._claim(
+            f, f"function @{fname}", cname,
+            *(cname + s for s in (
+                "_begin", "_resume", "_call", "_call_t", "_ARENA_BYTES", "_CALL_BYTES",
+                "__entry", "__begin", "__resume", "__inputs", "__outputs",
+            )),
+            *(f"{cname}__in{i}_dims" for i in range(len(f.function_type.inputs.data))),
+            *(f"{cname}__out{j}_dims" for j in range(len(f.function_type.outputs.data))),
+        )
         arena_attr = f.attributes["mlvm.arena_bytes"]
         assert isinstance(arena_attr, IntegerAttr)
         out = _Function(
             c_string(fname),
             cname,
             cname.upper(),
-            f"@{fname}: " + ", ".join(type_str(t) for t in f.function_type.inputs.data)
-            + " -> " + ", ".join(type_str(t) for t in f.function_type.outputs.data),
+            c_comment(
+                f"@{fname}: " + ", ".join(type_str(t) for t in f.function_type.inputs.data)
+                + " -> " + ", ".join(type_str(t) for t in f.function_type.outputs.data)
+            ),
             int(arena_attr.value.data),
         )
         block = f.body.block
@@ -343,6 +370,12 @@ class ModuleEmitter:
         for op in self.module.ops:
             if not isinstance(op, func.FuncOp):
                 raise op_error(op, "only func.func is allowed at module level", self.source)
+        mod, owner = self.mod, f"module '{self.mod}'"
+        self._claim(
+            self.module, owner, f"{mod}_module", f"{mod}_ARENA_BYTES", f"{mod}_NUM_IMPORTS",
+            f"{mod}_NUM_QUEUES", f"{mod}__arena", f"{mod}__exports", f"{mod}__imports",
+            f"{mod}__queues", f"MLVM_GEN_{mod}_H_",
+        )
         functions = [self._function(f) for f in funcs]
         header = self.header
         ctx = dict(
@@ -352,6 +385,10 @@ class ModuleEmitter:
             mod_literal=c_string(self.mod),
             guard=f"MLVM_GEN_{self.mod.upper()}_H_",
             arena_bytes=max((f.arena_bytes for f in functions), default=0),
+            largest_tensor=max(
+                (tensor_bytes(v.type) for op in self.module.walk() for v in op.results),
+                default=0,
+            ),
             functions=functions,
             data=self.data,
             statics=self.statics.defs,
@@ -365,12 +402,6 @@ class ModuleEmitter:
         c_text = _env().get_template("module.c.j2").render(**ctx)
         h_text = _env().get_template("module.h.j2").render(**ctx)
         return c_text, h_text
-
-
-def c_comment(text: str) -> str:
-    """`text` made safe inside a /* */ comment (no terminator, printable ASCII)."""
-    safe = "".join(ch if 0x20 <= ord(ch) < 0x7F else "?" for ch in text)
-    return safe.replace("*/", "*?/")
 
 
 def emit_c(

@@ -1,6 +1,7 @@
-"""Turning user strings into C: identifiers and string literals.
+"""Turning user strings into C: identifiers, string literals and comments.
 
-No user string reaches generated C except through these two functions.
+No user string reaches generated C except through `c_ident`, `c_string` or
+`c_comment`; `Symbols` refuses two user names that would become one C name.
 """
 
 from __future__ import annotations
@@ -57,3 +58,40 @@ def c_string(text: str) -> str:
         else:
             parts.append(f"\\{b:03o}")
     return '"' + "".join(parts) + '"'
+
+
+def c_comment(text: str) -> str:
+    """`text` made safe inside a `/* */` comment.
+
+    Only printable ASCII is kept, and `*`, `?` and `\\` become `.`: so no
+    `*/` can end the comment, no trigraph (`??/`) can form, and no
+    backslash can splice the next line into it.
+    """
+    return "".join(
+        "." if ch in "*?\\" or not 0x20 <= ord(ch) < 0x7F else ch for ch in text
+    )
+
+
+class NameClash(ValueError):
+    """Two user names that become the same C name."""
+
+
+class Symbols:
+    """The file-scope C names of one module, each owned by the user name it came from.
+
+    C is case-sensitive but the header's macros are upper-cased names, so
+    names are compared case-folded: `@a` and `@A` clash (both would define
+    `M_A_ARENA_BYTES`), as do `@f` and `@f_begin` (`m_f_begin` twice).
+    """
+
+    def __init__(self) -> None:
+        self._owner: dict[str, str] = {}
+
+    def claim(self, cname: str, owner: str) -> None:
+        key = cname.lower()
+        prev = self._owner.get(key)
+        if prev is not None and prev != owner:
+            raise NameClash(
+                f"{owner} and {prev} both become the C name '{cname}'; rename one of them"
+            )
+        self._owner[key] = owner

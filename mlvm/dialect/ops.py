@@ -584,6 +584,13 @@ class ReduceOp(MlvmOp):
         self.expect_elem(self.operand, "operand", ("f32",))
         axes = self.norm_axes()
         kept = self.kept_shape()
+        shape = self.shape_of(self.operand, "operand")
+        empty = [a for a in axes if shape[a] == 0]
+        if empty and self.kind.data in ("max", "min"):
+            raise VerifyException(
+                f"{self.name}: kind '{self.kind.data}' over axis {empty[0]} of size 0 "
+                f"of operand {type_str(self.operand.type)} has no value"
+            )
         if _bool_prop(self, "keepdims"):
             want = kept
         else:
@@ -637,6 +644,11 @@ class ArgmaxOp(MlvmOp):
         self.expect_elem(self.operand, "operand", ("f32",))
         shape = self.shape_of(self.operand, "operand")
         ax = self.norm_axis()
+        if shape[ax] == 0:
+            raise VerifyException(
+                f"{self.name}: axis {ax} of operand {type_str(self.operand.type)} has "
+                "size 0: there is no maximum"
+            )
         dropped = shape[:ax] + shape[ax + 1 :]
         kept = shape[:ax] + (1,) + shape[ax + 1 :]
         if self.shape_of(self.result, "result") == kept:

@@ -108,16 +108,19 @@ class ReshapeChain(RewritePattern):
             )
 
 
+@dataclass
 class BroadcastSimplify(RewritePattern):
+    limit: int  # a constant is broadcast at compile time up to this many elements
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: BroadcastToOp, rewriter: PatternRewriter) -> None:
         if op.operand.type == op.result.type:
             rewriter.replace(op, [], [op.operand])
             return
         arr = constant_of(op.operand)
-        if arr is not None:
-            t = op.result.type
-            assert isinstance(t, TensorType)
+        t = op.result.type
+        assert isinstance(t, TensorType)
+        if arr is not None and prod(t.get_shape()) <= self.limit:
             rewriter.replace(op, make_constant(t, np.broadcast_to(arr, t.get_shape())))
 
 
@@ -174,7 +177,7 @@ class CanonicalizePass(ModulePass):
                 [
                     IdentityOperand(),
                     ReshapeChain(),
-                    BroadcastSimplify(),
+                    BroadcastSimplify(self.fold_limit),
                     FoldConstants(self.fold_limit),
                     EraseDead(),
                 ]

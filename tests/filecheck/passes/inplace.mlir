@@ -61,3 +61,20 @@ func.func @not_elementwise(%x: tensor<4x4xf32>) -> tensor<4x4xi32> {
   %2 = "mlvm.cast"(%g) : (tensor<4x4xf32>) -> tensor<4x4xi32>
   func.return %2 : tensor<4x4xi32>
 }
+
+// -----
+// A broadcast operand that dies at the op is not taken over, even when it
+// is the function's own buffer: the 4x1 value cannot hold the 4x8 result.
+// The 4x8 operand that dies there may be.
+// CHECK-LABEL: func.func @broadcast_dies
+// CHECK: %0 = "mlvm.exp"(%b) : (tensor<4x1xf32>) -> tensor<4x1xf32>
+// CHECK: %1 = "mlvm.exp"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK: %2 = "mlvm.add"(%0, %1) {mlvm.inplace = 1 : i64}
+// CHECK: %3 = "mlvm.mul"(%0, %x) : (tensor<4x1xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+func.func @broadcast_dies(%x: tensor<4x8xf32>, %b: tensor<4x1xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = "mlvm.exp"(%b) : (tensor<4x1xf32>) -> tensor<4x1xf32>
+  %1 = "mlvm.exp"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = "mlvm.add"(%0, %1) : (tensor<4x1xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %3 = "mlvm.mul"(%0, %x) : (tensor<4x1xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return %2, %3 : tensor<4x8xf32>, tensor<4x8xf32>
+}

@@ -16,7 +16,15 @@ from mlvm.codegen.names import c_ident
 from mlvm.codegen.cc import build_shared, cache_dir, cflags, compiler, fingerprint
 from mlvm.diagnostics import verify_module
 from mlvm.loader import Module
-from mlvm.pipeline import CompileOptions, check_params, compile_to_c, load_params, parse_file
+from mlvm.pipeline import (
+    CompileOptions,
+    InputShapes,
+    check_params,
+    compile_to_c,
+    load_params,
+    load_source,
+    merge_params,
+)
 
 _PKG = Path(__file__).resolve().parent
 
@@ -43,27 +51,30 @@ def compile(
     options: CompileOptions | None = None,
     imports: Mapping[str, Callable[..., Any]] | None = None,
     queue_capacity: int = 16,
+    input_shapes: InputShapes | None = None,
 ) -> Module:
-    """Compile a model (.mlir path or xDSL ModuleOp) to a cached .so and load it.
+    """Compile a model (.mlir or .onnx path, or xDSL ModuleOp) to a cached .so and load it.
 
     `options` turns passes on and off (`CompileOptions(fuse=False)`, ...);
-    `imports` and `queue_capacity` are passed to `load`.
+    `imports` and `queue_capacity` are passed to `load`; `input_shapes`
+    fixes the unknown dims of an ONNX model's inputs (`{"x": (1, 3, 224, 224)}`).
     """
     options = options or CompileOptions()
     if isinstance(source, ModuleOp):
         module = source.clone()
         name = "<module>"
         verify_module(module, name, options.max_bytes)
-        text = str(module)
+        text: str | bytes = str(module)
+        own: dict[str, np.ndarray] = {}
     else:
-        module, name = parse_file(source, options.max_bytes)
-        text = Path(source).read_text()
-    param_arrays = (
+        module, name, own = load_source(source, options, input_shapes)
+        text = Path(source).read_bytes()
+    param_arrays = merge_params(own, (
         check_params(params) if isinstance(params, dict) else load_params(params, options.max_bytes)
-    )
+    ), name)
     key = fingerprint(
         text, _params_digest(param_arrays), _compiler_fingerprint(), compiler(), *cflags(),
-        repr(options),
+        repr(options), repr(sorted((input_shapes or {}).items())),
     )
     so = cache_dir() / "modules" / f"{key}.so"
     if not so.exists():

@@ -44,7 +44,7 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     for cmd, what in (("compile", "write OUT.c and OUT.h"), ("build", "build OUT.so")):
         p = sub.add_parser(cmd, help=what)
-        p.add_argument("input", help="model (.mlir)")
+        p.add_argument("input", help="model (.mlir or .onnx)")
         p.add_argument("-o", "--output", required=True)
         p.add_argument("--params", help="parameter archive (.npz) for mlvm.param")
         p.add_argument("--alignment", type=int, default=64, help="arena buffer alignment")
@@ -62,12 +62,32 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
         )
         p.add_argument("--memory-report", metavar="R.json", help="write the memory plan as JSON")
         p.add_argument("--memory-plot", metavar="R.svg", help="draw the memory plan as SVG")
+        _add_input_shape(p)
+    imp = sub.add_parser("import", help="write an ONNX model as dialect text and weights")
+    imp.add_argument("input", help="model (.onnx)")
+    imp.add_argument("-o", "--output", required=True, help="the dialect text (OUT.mlir)")
+    imp.add_argument("--params-out", metavar="W.npz", help="the weights, for --params")
+    _add_input_shape(imp)
     from mlvm import runtime
 
     runtime.add_arguments(sub.add_parser("runtime", help="copy the C runtime's sources"))
     args = ap.parse_args(argv)
     if args.cmd == "runtime":
         return runtime.run(args)
+    try:
+        shapes = _input_shapes(args.input_shape)
+    except MlvmError as e:
+        return _fail("mlvm-aot", e)
+    if args.cmd == "import":
+        from mlvm.pipeline import write_import
+
+        try:
+            write_import(args.input, args.output, args.params_out, shapes)
+        except MlvmError as e:
+            return _fail("mlvm-aot", e)
+        except OSError as e:
+            return _fail("mlvm-aot", MlvmError(f"{e.filename or ''}: error: {e.strerror or e}"))
+        return 0
     options = CompileOptions(
         alignment=args.alignment,
         canonicalize=not args.no_canonicalize,
@@ -76,7 +96,9 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
         static_arena=args.arena == "static",
         max_bytes=args.max_bytes,
     )
-    reports = dict(memory_report=args.memory_report, memory_plot=args.memory_plot)
+    reports = dict(
+        memory_report=args.memory_report, memory_plot=args.memory_plot, input_shapes=shapes
+    )
     try:
         out = Path(args.output)
         if args.cmd == "compile":
@@ -94,6 +116,29 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
     except OSError as e:  # unwritable output
         return _fail("mlvm-aot", MlvmError(f"{e.filename or ''}: error: {e.strerror or e}"))
     return 0
+
+
+def _add_input_shape(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--input-shape", action="append", default=[], metavar="NAME=DxDx...",
+        help="the shape of an ONNX input with unknown dims (repeat per input)",
+    )
+
+
+def _input_shapes(specs: Sequence[str]) -> dict[str, tuple[int, ...]]:
+    """`NAME=1x3x224x224` (a scalar: `NAME=`) per --input-shape."""
+    out: dict[str, tuple[int, ...]] = {}
+    for spec in specs:
+        name, eq, dims = spec.rpartition("=")
+        try:
+            shape = tuple(int(d) for d in dims.split("x")) if dims else ()
+        except ValueError:
+            shape = (-1,)
+        if not eq or not name or any(d < 0 for d in shape):
+            raise MlvmError(f"mlvm-aot: error: --input-shape '{spec}' is not NAME=DxDx... "
+                            "with non-negative dims")
+        out[name] = shape
+    return out
 
 
 @dataclass(frozen=True)

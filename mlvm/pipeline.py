@@ -6,7 +6,7 @@ import json
 import math
 import re
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from mlvm.analysis.memory_report import module_report, summary_lines, to_svg
 from mlvm.codegen.emitter import emit_c
+from mlvm.codegen.names import c_comment
 from mlvm.diagnostics import (
     MAX_TENSOR_BYTES,
     MlvmError,
@@ -152,6 +153,46 @@ def parse_file(path: str | Path, max_bytes: int = MAX_TENSOR_BYTES) -> tuple[Mod
     return module, name
 
 
+InputShapes = Mapping[str, Sequence[int]]
+
+
+def load_source(
+    path: str | Path,
+    options: CompileOptions | None = None,
+    input_shapes: InputShapes | None = None,
+) -> tuple[ModuleOp, str, dict[str, np.ndarray]]:
+    """A verified module from `.mlir` text or an `.onnx` model, with the
+    parameters the file itself carries (an ONNX model's initializers)."""
+    options = options or CompileOptions()
+    if Path(path).suffix.lower() != ".onnx":
+        if input_shapes:
+            raise MlvmError(f"{path}: error: input shapes are given only for .onnx models")
+        module, name = parse_file(path, options.max_bytes)
+        return module, name, {}
+    try:
+        from mlvm.frontend.onnx import import_onnx
+    except ImportError:
+        raise MlvmError(
+            f"{path}: error: reading ONNX needs the onnx package (pip install 'mlvm[onnx]')"
+        ) from None
+    name = str(path)
+    module, params = import_onnx(path, input_shapes, options.max_bytes)
+    verify_module(module, name, options.max_bytes)
+    return module, name, params
+
+
+def merge_params(
+    own: dict[str, np.ndarray], given: dict[str, np.ndarray], source: str
+) -> dict[str, np.ndarray]:
+    """A model's own parameters and those of `--params`; a name in both is an error."""
+    both = sorted(set(own) & set(given))
+    if both:
+        raise MlvmError(
+            f"{source}: error: parameter '{both[0]}' is both in the model and in --params"
+        )
+    return {**own, **given}
+
+
 def lower(module: ModuleOp, options: CompileOptions, source: str) -> None:
     """The pass pipeline between the verified dialect and C emission."""
     ctx = make_context()
@@ -210,11 +251,12 @@ def write_c(
     options: CompileOptions | None = None,
     memory_report: str | Path | None = None,
     memory_plot: str | Path | None = None,
+    input_shapes: InputShapes | None = None,
 ) -> tuple[Path, Path]:
     """`mlvm-aot compile`: write OUT.c and OUT.h (and the memory report/plot)."""
     options = options or CompileOptions()
-    module, name = parse_file(src, options.max_bytes)
-    params = load_params(params_path, options.max_bytes)
+    module, name, own = load_source(src, options, input_shapes)
+    params = merge_params(own, load_params(params_path, options.max_bytes), name)
     c_path = Path(c_path)
     c_text, h_text = compile_to_c(module, c_path, params, name, options)
     h_path = c_path.with_suffix(".h")
@@ -230,3 +272,33 @@ def write_c(
         if memory_plot is not None:
             Path(memory_plot).write_text(to_svg(report))
     return c_path, h_path
+
+
+def write_import(
+    src: str | Path,
+    mlir_path: str | Path,
+    params_out: str | Path | None,
+    input_shapes: InputShapes | None = None,
+    max_bytes: int = MAX_TENSOR_BYTES,
+) -> None:
+    """`mlvm-aot import`: an ONNX model as dialect text and a parameter archive."""
+    if Path(src).suffix.lower() != ".onnx":
+        raise MlvmError(f"{src}: error: import reads .onnx models")
+    module, name, params = load_source(src, CompileOptions(max_bytes=max_bytes), input_shapes)
+    if params and params_out is None:
+        raise MlvmError(
+            f"{src}: error: the model has {len(params)} weight tensors: give --params-out W.npz"
+        )
+    weights = c_comment(Path(params_out).name) if params_out is not None else "(none)"
+    header = f"// Imported by mlvm from {c_comment(Path(src).name)}; weights in {weights}.\n"
+    Path(mlir_path).write_text(header + str(module) + "\n")
+    if params_out is not None:
+        save_params(params_out, params)
+
+
+def save_params(path: str | Path, params: Mapping[str, np.ndarray]) -> None:
+    """An .npz archive that `load_params` reads back (any parameter name)."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
+        for name, arr in params.items():
+            with zf.open(f"{name}.npy", "w", force_zip64=True) as fh:
+                np.lib.format.write_array(fh, np.ascontiguousarray(arr), allow_pickle=False)

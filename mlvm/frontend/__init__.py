@@ -1,0 +1,1 @@
+"""Front ends: ways into the mlvm dialect other than its text."""

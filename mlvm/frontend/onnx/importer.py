@@ -1,0 +1,494 @@
+"""ONNX graph -> mlvm module: values, constants, folding, one exported `main`.
+
+Each ONNX node is either folded at import (every input known: shape
+arithmetic, `Constant`, weight preprocessing), by the onnx package's own
+reference implementation, or converted by its entry in `ops.CONVERTERS` onto
+mlvm ops. Initializers and folded tensors that the program reads become
+`mlvm.param`s (bit-exact, in the returned parameter dict) or, when tiny,
+`mlvm.constant`s. Unsupported nodes are collected, not fatal one by one: the
+error lists every unsupported op type with its node names.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    BoolAttr,
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    f32,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.utils.exceptions import DiagnosticException
+
+from mlvm.diagnostics import MlvmError
+from mlvm.dialect.base import MlvmOp
+from mlvm.dialect.ops import ParamOp
+from mlvm.frontend.onnx.model import load_model, onnx_type_name, tensor_array
+from mlvm.passes.canonicalize import make_constant
+
+# Element types a runtime tensor may have, by numpy dtype and by ONNX type.
+ELEMS = {np.dtype(np.float32): "f32", np.dtype(np.int32): "i32"}
+ELEM_OF_ONNX: dict[int, str] = {int(onnx.TensorProto.FLOAT): "f32", int(onnx.TensorProto.INT32): "i32"}
+XDSL_ELEM = {"f32": f32, "i32": i32}
+
+MAX_FOLD_ELEMENTS = 1 << 24
+"""Largest tensor a node is folded into at import; past it the node runs."""
+
+# Nodes never folded: random ones, and ops with no inputs that the
+# converters handle directly.
+NO_FOLD = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
+                     "Multinomial", "Bernoulli"})
+
+TINY = 16
+"""Known tensors up to this many elements are inlined as `mlvm.constant`."""
+
+
+class Unsupported(Exception):
+    """A node the importer cannot convert (collected and reported together)."""
+
+
+class NodeError(Exception):
+    """A node that is wrong in the model itself (reported at once)."""
+
+
+@dataclass(frozen=True)
+class Const:
+    """A tensor known at import time; `name` is its ONNX value name, if any."""
+
+    array: np.ndarray
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """A tensor computed by the program."""
+
+    value: SSAValue
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        t = self.value.type
+        assert isinstance(t, TensorType)
+        return tuple(t.get_shape())
+
+    @property
+    def elem(self) -> str:
+        t = self.value.type
+        assert isinstance(t, TensorType)
+        return "i32" if t.element_type == i32 else "f32"
+
+
+class Poison:
+    """The output of a node that could not be converted."""
+
+
+Value = Const | Tensor | Poison
+
+
+def show(name: str) -> str:
+    """A user string for a one-line message: non-printables escaped."""
+    return name.encode("unicode_escape").decode("ascii")
+
+
+def attr_value(a: onnx.AttributeProto) -> Any:
+    v = helper.get_attribute_value(a)
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "replace")
+    if isinstance(v, list) and v and isinstance(v[0], bytes):
+        return [x.decode("utf-8", "replace") for x in v]
+    return v
+
+
+def to_attr(v: object) -> Attribute:
+    """A property value as the dialect wants it (see DESIGN: property types)."""
+    if isinstance(v, Attribute):
+        return v
+    if isinstance(v, bool):
+        return BoolAttr.from_bool(v)
+    if isinstance(v, int):
+        return IntegerAttr(v, i64)
+    if isinstance(v, float):
+        return FloatAttr(v, f32)
+    if isinstance(v, str):
+        return StringAttr(v)
+    if isinstance(v, tuple | list):
+        return DenseArrayBase.from_list(i64, [int(x) for x in v])
+    raise TypeError(f"no property for {v!r}")
+
+
+def tensor_type(shape: Sequence[int], elem: str) -> TensorType[Attribute]:
+    return TensorType(XDSL_ELEM[elem], [int(d) for d in shape])
+
+
+_VALID_HINT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+class Importer:
+    def __init__(
+        self,
+        model: onnx.ModelProto,
+        path: Path,
+        input_shapes: Mapping[str, Sequence[int]],
+        max_bytes: int,
+    ) -> None:
+        self.model = model
+        self.graph = model.graph
+        self.path = path
+        self.max_bytes = max_bytes
+        self.opset = next(
+            (o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 1
+        )
+        self.block = Block()
+        self.values: dict[str, Value] = {}
+        self.params: dict[str, np.ndarray] = {}
+        self._materialized: dict[str, SSAValue] = {}
+        self._param_names: set[str] = set()
+        self.unsupported: dict[str, list[str]] = {}
+        self.node: onnx.NodeProto | None = None
+        self.node_label = ""
+        self.uses = self._count_uses()
+        self._input_shapes = dict(input_shapes)
+
+    # -- values ------------------------------------------------------------
+    def _count_uses(self) -> dict[str, int]:
+        uses: dict[str, int] = {}
+        for n in self.graph.node:
+            for name in n.input:
+                uses[name] = uses.get(name, 0) + 1
+        for o in self.graph.output:
+            uses[o.name] = uses.get(o.name, 0) + 1
+        return uses
+
+    def shape(self, v: Value) -> tuple[int, ...]:
+        if isinstance(v, Const):
+            return tuple(v.array.shape)
+        assert isinstance(v, Tensor)
+        return v.shape
+
+    def elem(self, v: Value) -> str:
+        if isinstance(v, Tensor):
+            return v.elem
+        assert isinstance(v, Const)
+        e = ELEMS.get(v.array.dtype)
+        if e is None:
+            raise Unsupported(f"a {v.array.dtype} tensor computed at run time")
+        return e
+
+    def t(self, v: Value | None, key: str | None = None) -> SSAValue:
+        """The SSA value of `v`; a known tensor becomes a param or constant (once)."""
+        if v is None:
+            raise NodeError("a required input is missing")
+        if isinstance(v, Tensor):
+            return v.value
+        assert isinstance(v, Const)
+        arr = v.array
+        elem = ELEMS.get(arr.dtype)
+        if elem is None:
+            raise Unsupported(f"a {arr.dtype} tensor computed at run time")
+        key = key or v.name
+        if key is not None and key in self._materialized:
+            return self._materialized[key]
+        t = tensor_type(arr.shape, elem)
+        op: Operation
+        if arr.size <= TINY and (elem != "f32" or bool(np.isfinite(arr).all())):
+            op = make_constant(t, arr)
+        else:
+            name = self._param_name(key or f"{self.node_label}_const")
+            self.params[name] = np.ascontiguousarray(arr)
+            op = ParamOp.create(result_types=[t], properties={"name": StringAttr(name)})
+        self.block.add_op(op)
+        if key is not None:
+            self._materialized[key] = op.results[0]
+        return op.results[0]
+
+    def _param_name(self, base: str) -> str:
+        name, k = base or "const", 2
+        while name in self._param_names:
+            name = f"{base}_{k}"
+            k += 1
+        self._param_names.add(name)
+        return name
+
+    def const(self, arr: np.ndarray | float | int, like: str = "f32") -> SSAValue:
+        """A small constant of the element type `like`."""
+        a = np.asarray(arr, dtype=np.float32 if like == "f32" else np.int32)
+        return self.t(Const(a))
+
+    def emit(
+        self,
+        cls: type[MlvmOp],
+        operands: Sequence[SSAValue],
+        shape: Sequence[int],
+        elem: str = "f32",
+        **props: object,
+    ) -> SSAValue:
+        """Append one mlvm op, verified now so a mistake names this node."""
+        op = cls.create(
+            operands=list(operands),
+            result_types=[tensor_type(shape, elem)],
+            properties={k: to_attr(v) for k, v in props.items() if v is not None},
+        )
+        try:
+            op.verify()
+        except DiagnosticException as e:
+            raise NodeError(str(e).strip().splitlines()[0].removeprefix(
+                "Operation does not verify: ")) from None
+        self.block.add_op(op)
+        return op.results[0]
+
+    # -- the graph -----------------------------------------------------------
+    def error(self, msg: str) -> MlvmError:
+        return MlvmError(f"{self.path}: error: {msg}")
+
+    def run(self) -> tuple[ModuleOp, dict[str, np.ndarray]]:
+        from mlvm.frontend.onnx.ops import CONVERTERS
+
+        inits = {t.name for t in self.graph.initializer}
+        for t in self.graph.initializer:
+            self.values[t.name] = Const(tensor_array(t, self.path, self.max_bytes), t.name)
+        arg_types: list[Attribute] = []
+        arg_names: list[str] = []
+        for inp in self.graph.input:
+            if inp.name in inits:
+                continue
+            arg_types.append(self._input_type(inp))
+            arg_names.append(inp.name)
+        unknown = set(self._input_shapes) - set(arg_names)
+        if unknown:
+            raise self.error(
+                f"--input-shape names {', '.join(sorted(map(show, unknown)))}, which "
+                "is not an input of the graph"
+            )
+        self.block = Block(arg_types=arg_types)
+        for name, arg in zip(arg_names, self.block.args, strict=True):
+            if _VALID_HINT.fullmatch(name):
+                arg.name_hint = name
+            self.values[name] = Tensor(arg)
+        for index, node in enumerate(self._fold_batch_norms()):
+            self._node(index, node, CONVERTERS)
+        if self.unsupported:
+            parts = [
+                f"{what} ({len(names)}: {', '.join(names[:5])}{', ...' if len(names) > 5 else ''})"
+                for what, names in sorted(self.unsupported.items())
+            ]
+            raise self.error("unsupported ONNX ops: " + "; ".join(parts))
+        results: list[SSAValue] = []
+        for out in self.graph.output:
+            v = self.values.get(out.name)
+            if v is None:
+                raise self.error(f"graph output '{show(out.name)}' is never computed")
+            self.node_label = out.name
+            try:
+                results.append(self.t(v, key=out.name))
+            except Unsupported as e:
+                raise self.error(f"graph output '{show(out.name)}' is {e}") from None
+        self.block.add_op(func.ReturnOp(*results))
+        f = func.FuncOp(
+            "main", ([a.type for a in self.block.args], [r.type for r in results]),
+            Region(self.block),
+        )
+        return ModuleOp([f]), self.params
+
+    def _input_type(self, inp: onnx.ValueInfoProto) -> Attribute:
+        name = show(inp.name)
+        tt = inp.type.tensor_type
+        if not inp.type.HasField("tensor_type"):
+            raise self.error(f"input '{name}' is not a tensor")
+        elem = ELEM_OF_ONNX.get(tt.elem_type)
+        if elem is None:
+            raise self.error(
+                f"input '{name}' has element type {onnx_type_name(tt.elem_type)}; "
+                "inputs may be float or int32"
+            )
+        given = self._input_shapes.get(inp.name)
+        if given is not None:
+            dims = list(given)
+            if tt.HasField("shape") and len(tt.shape.dim) != len(dims):
+                raise self.error(
+                    f"--input-shape {name} has rank {len(dims)} but the input has rank "
+                    f"{len(tt.shape.dim)}"
+                )
+        else:
+            if not tt.HasField("shape"):
+                raise self.error(
+                    f"input '{name}' has no shape; give it with --input-shape {name}=DxDx..."
+                )
+            dims = []
+            for k, d in enumerate(tt.shape.dim):
+                if d.HasField("dim_value") and d.dim_value >= 0:
+                    dims.append(d.dim_value)
+                    continue
+                sym = f" ('{show(d.dim_param)}')" if d.dim_param else ""
+                raise self.error(
+                    f"input '{name}' has an unknown dim {k}{sym}; give the shape with "
+                    f"--input-shape {name}=DxDx... (input_shapes= in Python)"
+                )
+        if any(d < 0 for d in dims):
+            raise self.error(f"input '{name}' has a negative dim in {dims}")
+        return tensor_type(dims, elem)
+
+    def _node(self, index: int, node: onnx.NodeProto, converters: Mapping[str, Any]) -> None:
+        self.node = node
+        label = node.name or f"#{index}"
+        self.node_label = label
+        ins: list[Value | None] = []
+        for name in node.input:
+            if name == "":
+                ins.append(None)
+                continue
+            v = self.values.get(name)
+            if v is None:
+                raise self.error(
+                    f"node '{show(label)}' ({node.op_type}) reads '{show(name)}' before it "
+                    "is computed (the graph is not in order, has a cycle or lacks an "
+                    "initializer)"
+                )
+            ins.append(v)
+        attrs = {a.name: attr_value(a) for a in node.attribute}
+        outs: list[Value]
+        if any(isinstance(v, Poison) for v in ins):
+            outs = [Poison() for _ in node.output]
+        else:
+            try:
+                if node.domain not in ("", "ai.onnx"):
+                    raise Unsupported(f"domain '{node.domain}'")
+                known = [v for v in ins if v is not None]
+                folded = None
+                if all(isinstance(v, Const) for v in known) and node.op_type not in NO_FOLD:
+                    folded = self._try_fold(node, ins)
+                if folded is not None:
+                    outs = folded
+                else:
+                    conv = converters.get(node.op_type)
+                    if conv is None:
+                        raise Unsupported("")
+                    outs = conv(self, node, ins, attrs)
+            except Unsupported as e:
+                why = f" ({e})" if str(e) else ""
+                self.unsupported.setdefault(f"{node.op_type}{why}", []).append(show(label))
+                outs = [Poison() for _ in node.output]
+            except NodeError as e:
+                raise self.error(f"node '{show(label)}' ({node.op_type}): {e}") from None
+        for name, v in zip(node.output, outs, strict=False):
+            if name:
+                self.values[name] = v
+
+    def _fold_batch_norms(self) -> list[onnx.NodeProto]:
+        """The graph's nodes with each Conv -> BatchNormalization pair whose
+        parameters are initializers, and whose conv output nothing else reads,
+        made one Conv with scaled weights and a shifted bias."""
+        from mlvm.frontend.onnx.ops import batch_norm_affine
+
+        nodes = list(self.graph.node)
+        producer = {o: k for k, n in enumerate(nodes) for o in n.output if o}
+        drop: set[int] = set()
+        for k, bn in enumerate(nodes):
+            if bn.op_type != "BatchNormalization" or bn.domain not in ("", "ai.onnx"):
+                continue
+            attrs = {a.name: attr_value(a) for a in bn.attribute}
+            src = producer.get(bn.input[0]) if bn.input else None
+            if (src is None or src in drop or int(attrs.get("training_mode", 0))
+                    or any(o for o in bn.output[1:]) or len(bn.input) != 5
+                    or self.uses.get(bn.input[0], 0) != 1):
+                continue
+            conv = nodes[src]
+            if conv.op_type != "Conv" or conv.domain not in ("", "ai.onnx") or len(conv.input) < 2:
+                continue
+            has_bias = len(conv.input) > 2 and conv.input[2] != ""
+            wv = self.values.get(conv.input[1])
+            bv = self.values.get(conv.input[2]) if has_bias else None
+            bn_params = [self.values.get(n) for n in bn.input[1:]]
+            if not isinstance(wv, Const) or wv.array.dtype != np.float32 or (
+                    has_bias and not isinstance(bv, Const)) or not all(
+                    isinstance(c, Const) for c in bn_params):
+                continue
+            w = wv.array
+            b = bv.array if isinstance(bv, Const) else None
+            scale, bias, mean, var = (c.array for c in bn_params if isinstance(c, Const))
+            mul, add = batch_norm_affine(scale, bias, mean, var, float(attrs.get("epsilon", 1e-5)))
+            w2 = (w.astype(np.float64) * mul.reshape((-1,) + (1,) * (w.ndim - 1))).astype(np.float32)
+            b2 = ((b.astype(np.float64) if b is not None else 0.0) * mul + add).astype(np.float32)
+            wname, bname = f"{conv.input[1]}__bn", f"{bn.name or bn.output[0]}__bias"
+            self.values[wname], self.values[bname] = Const(w2, wname), Const(b2, bname)
+            fused = onnx.NodeProto()
+            fused.CopyFrom(conv)
+            del fused.input[:]
+            fused.input.extend([conv.input[0], wname, bname])
+            del fused.output[:]
+            fused.output.append(bn.output[0])
+            nodes[src] = fused
+            drop.add(k)
+        return [n for k, n in enumerate(nodes) if k not in drop]
+
+    # -- folding ---------------------------------------------------------------
+    def _try_fold(self, node: onnx.NodeProto, ins: Sequence[Value | None]) -> list[Value] | None:
+        """The node's outputs computed now by the onnx package's reference, or
+        None when their size is unknown or too large to compute at import
+        (onnx's shape inference tells the size before anything is computed)."""
+        from onnx.reference import ReferenceEvaluator
+
+        names = [f"in{k}" if v is not None else "" for k, v in enumerate(ins)]
+        feeds = {n: v.array for n, v in zip(names, ins, strict=True) if isinstance(v, Const)}
+        if sum(a.size for a in feeds.values()) > MAX_FOLD_ELEMENTS:
+            return None
+        outs = [f"out{k}" if o else "" for k, o in enumerate(node.output)]
+        n = helper.make_node(node.op_type, names, outs, domain=node.domain)
+        n.attribute.extend(node.attribute)
+        graph = helper.make_graph(
+            [n], "fold", [],
+            [helper.make_tensor_value_info(o, onnx.TensorProto.UNDEFINED, None) for o in outs if o],
+            initializer=[numpy_helper.from_array(a, k) for k, a in feeds.items()],
+        )
+        m = helper.make_model(graph, opset_imports=list(self.model.opset_import))
+        m.ir_version = self.model.ir_version or onnx.IR_VERSION
+        try:
+            inferred = onnx.shape_inference.infer_shapes(m, strict_mode=True, data_prop=True)
+        except Exception:  # noqa: BLE001 - onnx's inference failed: run the node instead
+            return None
+        for vi in inferred.graph.output:
+            tt = vi.type.tensor_type
+            if not tt.HasField("shape") or any(not d.HasField("dim_value") for d in tt.shape.dim):
+                return None
+            if math.prod(d.dim_value for d in tt.shape.dim) > MAX_FOLD_ELEMENTS:
+                return None
+        try:
+            with np.errstate(all="ignore"):
+                results = ReferenceEvaluator(m).run(None, {})
+        except Exception as e:  # noqa: BLE001 - the onnx reference's own failure
+            why = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise NodeError(f"cannot be computed at import: {why}") from None
+        it = iter(results)
+        return [Const(np.asarray(next(it)), name) if o else Poison()
+                for o, name in zip(outs, node.output, strict=True)]
+
+
+def import_onnx(
+    source: str | Path | onnx.ModelProto,
+    input_shapes: Mapping[str, Sequence[int]] | None = None,
+    max_bytes: int = 1 << 40,
+) -> tuple[ModuleOp, dict[str, np.ndarray]]:
+    """The mlvm module of an ONNX model (a path, or a ModelProto whose external
+    data, if any, lies beside the current folder) and its parameters."""
+    if isinstance(source, onnx.ModelProto):
+        model, p = source, Path("<model>")
+    else:
+        p = Path(source)
+        model = load_model(p, max_bytes)
+    return Importer(model, p, input_shapes or {}, max_bytes).run()

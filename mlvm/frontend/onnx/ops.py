@@ -1,0 +1,766 @@
+"""ONNX ops onto mlvm ops: one converter per ONNX op, found in `CONVERTERS`.
+
+A converter takes the importer, the node, its inputs (`Const`, `Tensor`, or
+None for an omitted optional input) and its attributes, and returns one
+value per node output. It raises `Unsupported` (with a reason) for what the
+dialect cannot express yet, and `NodeError` for a node that is wrong.
+Nodes whose inputs are all known never get here: the importer folds them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import onnx
+
+from mlvm.dialect.base import MlvmOp
+from mlvm.dialect.nn import (
+    ConcatOp,
+    Conv2dOp,
+    GeluOp,
+    LayerNormOp,
+    Pool2dOp,
+    SliceOp,
+    SoftmaxOp,
+    TransposeOp,
+)
+from mlvm.dialect.ops import (
+    AddOp,
+    BroadcastToOp,
+    CastOp,
+    DivOp,
+    ExpOp,
+    FillOp,
+    LogOp,
+    MatmulOp,
+    MaxOp,
+    MinOp,
+    MulOp,
+    NegOp,
+    ReduceOp,
+    ReluOp,
+    ReshapeOp,
+    SigmoidOp,
+    SqrtOp,
+    SubOp,
+    TanhOp,
+)
+from mlvm.dialect.shapes import broadcast_shapes
+from mlvm.frontend.onnx.importer import Const, Importer, NodeError, Tensor, Unsupported, Value
+
+Converter = Callable[[Importer, onnx.NodeProto, list[Value | None], dict[str, Any]], list[Value]]
+CONVERTERS: dict[str, Converter] = {}
+
+
+def converter(*names: str) -> Callable[[Converter], Converter]:
+    def register(fn: Converter) -> Converter:
+        for n in names:
+            CONVERTERS[n] = fn
+        return fn
+
+    return register
+
+
+def _axis(axis: int, rank: int) -> int:
+    if not -rank <= axis < max(rank, 1):
+        raise NodeError(f"axis {axis} is out of range for rank {rank}")
+    return axis % rank if rank else 0
+
+
+def _ints_input(v: Value | None, what: str) -> list[int] | None:
+    """An input that must be known at import (shapes, axes, pads)."""
+    if v is None:
+        return None
+    if not isinstance(v, Const):
+        raise Unsupported(f"{what} computed at run time")
+    return [int(x) for x in v.array.reshape(-1)]
+
+
+def _scalar_input(v: Value | None, what: str) -> float | None:
+    if v is None:
+        return None
+    if not isinstance(v, Const):
+        raise Unsupported(f"{what} computed at run time")
+    if v.array.size != 1:
+        raise NodeError(f"{what} must be a scalar")
+    return float(v.array.reshape(-1)[0])
+
+
+def _only_first_output(node: onnx.NodeProto, what: str) -> None:
+    if any(o for o in node.output[1:]):
+        raise Unsupported(f"the {what} output")
+
+
+def reshape(imp: Importer, v: Value, shape: Sequence[int]) -> Value:
+    shape = tuple(int(d) for d in shape)
+    if isinstance(v, Const):
+        return Const(v.array.reshape(shape))
+    if imp.shape(v) == shape:
+        return v
+    return Tensor(imp.emit(ReshapeOp, [imp.t(v)], shape, imp.elem(v)))
+
+
+def binary(imp: Importer, cls: type[MlvmOp], a: Value, b: Value) -> Tensor:
+    out = broadcast_shapes(imp.shape(a), imp.shape(b))
+    if out is None:
+        raise NodeError(f"shapes {list(imp.shape(a))} and {list(imp.shape(b))} do not broadcast")
+    elem = imp.elem(a) if isinstance(a, Tensor) else imp.elem(b)
+    return Tensor(imp.emit(cls, [imp.t(a), imp.t(b)], out, elem))
+
+
+def scalar(imp: Importer, x: float, like: Value) -> Const:
+    return Const(np.asarray(x, dtype=np.float32 if imp.elem(like) == "f32" else np.int32))
+
+
+def unary(imp: Importer, cls: type[MlvmOp], x: Value, **props: object) -> Tensor:
+    return Tensor(imp.emit(cls, [imp.t(x)], imp.shape(x), imp.elem(x), **props))
+
+
+# -- elementwise -----------------------------------------------------------------
+BINARY: dict[str, type[MlvmOp]] = {
+    "Add": AddOp, "Sub": SubOp, "Mul": MulOp, "Div": DivOp,
+    "Max": MaxOp, "Min": MinOp, "Sum": AddOp,
+}
+UNARY: dict[str, type[MlvmOp]] = {
+    "Neg": NegOp, "Exp": ExpOp, "Log": LogOp, "Sqrt": SqrtOp, "Tanh": TanhOp,
+    "Sigmoid": SigmoidOp, "Relu": ReluOp,
+}
+
+
+@converter(*BINARY)
+def _binary(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    vals = [v for v in ins if v is not None]
+    if not vals:
+        raise NodeError("needs at least one input")
+    out = vals[0]
+    for v in vals[1:]:
+        out = binary(imp, BINARY[node.op_type], out, v)
+    if not isinstance(out, Tensor):
+        out = Tensor(imp.t(out))
+    return [out]
+
+
+@converter("Mean")
+def _mean(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    vals = [v for v in ins if v is not None]
+    if not vals:
+        raise NodeError("needs at least one input")
+    total = vals[0]
+    for v in vals[1:]:
+        total = binary(imp, AddOp, total, v)
+    if len(vals) == 1:
+        return [total]
+    return [binary(imp, DivOp, total, scalar(imp, len(vals), total))]
+
+
+@converter(*UNARY)
+def _unary(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    return [unary(imp, UNARY[node.op_type], _one(ins))]
+
+
+def _one(ins: list[Value | None]) -> Value:
+    if not ins or ins[0] is None:
+        raise NodeError("input 0 is missing")
+    return ins[0]
+
+
+@converter("Identity", "Dropout")
+def _identity(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    if node.op_type == "Dropout":
+        if len(node.output) > 1 and imp.uses.get(node.output[1], 0):
+            raise Unsupported("the mask output")
+        if len(ins) > 2 and ins[2] is not None:
+            mode = _scalar_input(ins[2], "training_mode")
+            if mode:
+                raise Unsupported("training_mode")
+    return [_one(ins)]
+
+
+@converter("Reciprocal")
+def _reciprocal(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x = _one(ins)
+    return [binary(imp, DivOp, scalar(imp, 1.0, x), x)]
+
+
+@converter("Abs")
+def _abs(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x = _one(ins)
+    return [binary(imp, MaxOp, x, unary(imp, NegOp, x))]
+
+
+@converter("Pow")
+def _pow(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x, y = ins[0], ins[1]
+    if x is None or y is None:
+        raise NodeError("needs two inputs")
+    e = _scalar_input(y, "a Pow exponent")
+    if imp.elem(x) != "f32":
+        raise Unsupported("integer Pow")
+    if e == 1.0:
+        return [x]
+    if e == 2.0:
+        return [binary(imp, MulOp, x, x)]
+    if e == 0.5:
+        return [unary(imp, SqrtOp, x)]
+    if e == -1.0:
+        return [binary(imp, DivOp, scalar(imp, 1.0, x), x)]
+    raise Unsupported(f"exponent {e}")
+
+
+@converter("LeakyRelu")
+def _leaky(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x = _one(ins)
+    alpha = float(attrs.get("alpha", 0.01))
+    if not 0.0 <= alpha <= 1.0:
+        raise Unsupported(f"alpha {alpha} outside [0, 1]")
+    return [binary(imp, MaxOp, x, binary(imp, MulOp, x, scalar(imp, alpha, x)))]
+
+
+@converter("Clip")
+def _clip(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x = _one(ins)
+    if imp.opset < 11:
+        lo: float | None = float(attrs.get("min", -math.inf))
+        hi: float | None = float(attrs.get("max", math.inf))
+    else:
+        lo = _scalar_input(ins[1] if len(ins) > 1 else None, "Clip min")
+        hi = _scalar_input(ins[2] if len(ins) > 2 else None, "Clip max")
+    out: Value = x
+    if lo is not None and lo != -math.inf:
+        out = binary(imp, MaxOp, out, scalar(imp, lo, x))
+    if hi is not None and hi != math.inf:
+        out = binary(imp, MinOp, out, scalar(imp, hi, x))
+    return [out if isinstance(out, Tensor) else Tensor(imp.t(out))]
+
+
+@converter("HardSigmoid")
+def _hard_sigmoid(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x = _one(ins)
+    a, b = float(attrs.get("alpha", 0.2)), float(attrs.get("beta", 0.5))
+    y = binary(imp, AddOp, binary(imp, MulOp, x, scalar(imp, a, x)), scalar(imp, b, x))
+    return [binary(imp, MaxOp, binary(imp, MinOp, y, scalar(imp, 1.0, x)), scalar(imp, 0.0, x))]
+
+
+@converter("Gelu")
+def _gelu(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    approx = attrs.get("approximate", "none")
+    if approx not in ("none", "tanh"):
+        raise NodeError(f"approximate '{approx}' is not 'none' or 'tanh'")
+    return [unary(imp, GeluOp, _one(ins), approximate=approx)]
+
+
+@converter("Cast")
+def _cast(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x = _one(ins)
+    to = {int(onnx.TensorProto.FLOAT): "f32", int(onnx.TensorProto.INT32): "i32"}.get(
+        int(attrs.get("to", 0)))
+    if to is None:
+        raise Unsupported("to a type other than float or int32")
+    if imp.elem(x) == to:
+        return [x]
+    return [Tensor(imp.emit(CastOp, [imp.t(x)], imp.shape(x), to))]
+
+
+# -- shapes ------------------------------------------------------------------------
+@converter("Shape")
+def _shape(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    shape = imp.shape(_one(ins))
+    start, end = int(attrs.get("start", 0)), attrs.get("end")
+    return [Const(np.asarray(shape[start:end if end is None else int(end)], dtype=np.int64))]
+
+
+@converter("Size")
+def _size(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    return [Const(np.asarray(math.prod(imp.shape(_one(ins))), dtype=np.int64))]
+
+
+@converter("Reshape")
+def _reshape(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x = _one(ins)
+    shape = _ints_input(ins[1] if len(ins) > 1 else None, "the target shape")
+    if shape is None:
+        shape = list(attrs.get("shape", []))
+    src = imp.shape(x)
+    allowzero = int(attrs.get("allowzero", 0))
+    out = [src[k] if d == 0 and not allowzero and k < len(src) else d for k, d in enumerate(shape)]
+    if out.count(-1) > 1 or any(d < -1 for d in out):
+        raise NodeError(f"shape {shape} has more than one -1 or a negative dim")
+    if -1 in out:
+        known = math.prod(d for d in out if d != -1)
+        total = math.prod(src)
+        if known == 0 or total % known:
+            raise NodeError(f"cannot reshape {list(src)} to {shape}")
+        out[out.index(-1)] = total // known
+    if math.prod(out) != math.prod(src):
+        raise NodeError(f"cannot reshape {list(src)} to {shape}")
+    return [reshape(imp, x, out)]
+
+
+@converter("Flatten")
+def _flatten(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x = _one(ins)
+    s = imp.shape(x)
+    axis = int(attrs.get("axis", 1))
+    axis = axis + len(s) if axis < 0 else axis
+    if not 0 <= axis <= len(s):
+        raise NodeError(f"axis {attrs.get('axis')} is out of range for rank {len(s)}")
+    return [reshape(imp, x, (math.prod(s[:axis]), math.prod(s[axis:])))]
+
+
+def _axes(imp: Importer, ins: list[Value | None], attrs: dict[str, Any], since: int) -> list[int] | None:
+    """Axes from the attribute (before opset `since`) or the second input."""
+    if imp.opset < since:
+        a = attrs.get("axes")
+        return None if a is None else [int(x) for x in a]
+    return _ints_input(ins[1] if len(ins) > 1 else None, "axes")
+
+
+@converter("Squeeze")
+def _squeeze(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x = _one(ins)
+    s = imp.shape(x)
+    axes = _axes(imp, ins, attrs, 13)
+    drop = {k for k, d in enumerate(s) if d == 1} if axes is None else {_axis(a, len(s)) for a in axes}
+    if any(s[k] != 1 for k in drop):
+        raise NodeError(f"cannot squeeze axes {sorted(drop)} of shape {list(s)}")
+    return [reshape(imp, x, [d for k, d in enumerate(s) if k not in drop])]
+
+
+@converter("Unsqueeze")
+def _unsqueeze(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x = _one(ins)
+    s = list(imp.shape(x))
+    axes = _axes(imp, ins, attrs, 13)
+    if axes is None:
+        raise NodeError("axes are missing")
+    rank = len(s) + len(axes)
+    norm = sorted(_axis(a, rank) for a in axes)
+    for a in norm:
+        s.insert(a, 1)
+    return [reshape(imp, x, s)]
+
+
+@converter("Transpose")
+def _transpose(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x = _one(ins)
+    s = imp.shape(x)
+    perm = [int(p) for p in attrs.get("perm", range(len(s) - 1, -1, -1))]
+    if sorted(perm) != list(range(len(s))):
+        raise NodeError(f"perm {perm} is not a permutation of {len(s)} axes")
+    if perm == list(range(len(s))):
+        return [x]
+    return [Tensor(imp.emit(TransposeOp, [imp.t(x)], [s[p] for p in perm], imp.elem(x), perm=perm))]
+
+
+@converter("Expand")
+def _expand(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x = _one(ins)
+    shape = _ints_input(ins[1] if len(ins) > 1 else None, "the Expand shape") or []
+    out = broadcast_shapes(imp.shape(x), shape)
+    if out is None:
+        raise NodeError(f"shape {list(imp.shape(x))} does not broadcast to {shape}")
+    if out == imp.shape(x):
+        return [x]
+    return [Tensor(imp.emit(BroadcastToOp, [imp.t(x)], out, imp.elem(x)))]
+
+
+@converter("Concat")
+def _concat(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    vals = [v for v in ins if v is not None and math.prod(imp.shape(v)) > 0] or [_one(ins)]
+    s = list(imp.shape(vals[0]))
+    axis = _axis(int(attrs.get("axis", 0)), len(s))
+    if len(vals) == 1:
+        return [vals[0]]
+    s[axis] = sum(imp.shape(v)[axis] for v in vals)
+    elem = next((imp.elem(v) for v in vals if isinstance(v, Tensor)), "f32")
+    return [Tensor(imp.emit(ConcatOp, [imp.t(v) for v in vals], s, elem, axis=axis))]
+
+
+def slice_value(imp: Importer, x: Value, starts: Sequence[int], ends: Sequence[int],
+                axes: Sequence[int], steps: Sequence[int]) -> Value:
+    s = imp.shape(x)
+    start, stride, sizes = [0] * len(s), [1] * len(s), list(s)
+    for st, en, ax, sp in zip(starts, ends, axes, steps, strict=True):
+        a = _axis(ax, len(s))
+        if sp == 0:
+            raise NodeError("a step of 0")
+        r = range(*slice(st, en, sp).indices(s[a]))
+        start[a], stride[a], sizes[a] = (r.start if len(r) else 0), sp, len(r)
+    if sizes == list(s) and all(v == 1 for v in stride):
+        return x
+    return Tensor(imp.emit(SliceOp, [imp.t(x)], sizes, imp.elem(x), start=start, stride=stride))
+
+
+@converter("Slice")
+def _slice(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x = _one(ins)
+    rank = len(imp.shape(x))
+    if imp.opset < 10:
+        starts, ends = list(attrs.get("starts", [])), list(attrs.get("ends", []))
+        axes = list(attrs.get("axes", range(len(starts))))
+        steps = [1] * len(starts)
+    else:
+        starts = _ints_input(ins[1], "starts") or []
+        ends = _ints_input(ins[2], "ends") or []
+        axes = _ints_input(ins[3] if len(ins) > 3 else None, "axes") or list(range(len(starts)))
+        steps = _ints_input(ins[4] if len(ins) > 4 else None, "steps") or [1] * len(starts)
+    if not len(starts) == len(ends) == len(axes) == len(steps) or len(axes) > rank:
+        raise NodeError("starts, ends, axes and steps differ in length")
+    return [slice_value(imp, x, starts, ends, axes, steps)]
+
+
+@converter("Split")
+def _split(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x = _one(ins)
+    s = imp.shape(x)
+    axis = _axis(int(attrs.get("axis", 0)), len(s))
+    n = len(node.output)
+    if imp.opset < 13:
+        split = list(attrs.get("split", []))
+    else:
+        split = _ints_input(ins[1] if len(ins) > 1 else None, "split") or []
+    if not split:
+        parts = int(attrs.get("num_outputs", n))
+        size = -(-s[axis] // parts)
+        split = [min(size, s[axis] - k * size) for k in range(parts)]
+    if sum(split) != s[axis] or len(split) != n:
+        raise NodeError(f"split {split} does not cut axis {axis} of size {s[axis]} into {n}")
+    outs: list[Value] = []
+    at = 0
+    for size in split:
+        outs.append(slice_value(imp, x, [at], [at + size], [axis], [1]))
+        at += size
+    return outs
+
+
+# -- reductions and normalisation ----------------------------------------------------------
+REDUCE = {"ReduceSum": "sum", "ReduceMean": "mean", "ReduceMax": "max", "ReduceMin": "min"}
+
+
+@converter(*REDUCE)
+def _reduce(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x = _one(ins)
+    s = imp.shape(x)
+    axes = _axes(imp, ins, attrs, 13 if node.op_type == "ReduceSum" else 18)
+    keep = bool(int(attrs.get("keepdims", 1)))
+    if not axes:
+        if int(attrs.get("noop_with_empty_axes", 0)):
+            return [x]
+        axes = list(range(len(s)))
+    norm = sorted({_axis(a, len(s)) for a in axes})
+    out = [1 if k in norm else d for k, d in enumerate(s)] if keep else [
+        d for k, d in enumerate(s) if k not in norm]
+    return [reduce(imp, x, REDUCE[node.op_type], norm, out, keep)]
+
+
+def reduce(imp: Importer, x: Value, kind: str, axes: list[int], out: Sequence[int], keep: bool) -> Value:
+    if kind == "min":  # min(x) = -max(-x), exact
+        neg = reduce(imp, unary(imp, NegOp, x), "max", axes, out, keep)
+        return unary(imp, NegOp, neg)
+    return Tensor(imp.emit(ReduceOp, [imp.t(x)], out, "f32", kind=kind, axes=axes, keepdims=keep))
+
+
+@converter("GlobalAveragePool", "GlobalMaxPool")
+def _global_pool(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x = _one(ins)
+    s = imp.shape(x)
+    axes = list(range(2, len(s)))
+    kind = "mean" if node.op_type == "GlobalAveragePool" else "max"
+    return [reduce(imp, x, kind, axes, list(s[:2]) + [1] * len(axes), True)]
+
+
+@converter("Softmax", "LogSoftmax")
+def _softmax(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x = _one(ins)
+    s = imp.shape(x)
+    if imp.opset < 13:  # the input is coerced to 2-D at `axis` (default 1)
+        axis = _axis(int(attrs.get("axis", 1)), len(s))
+        flat = reshape(imp, x, (math.prod(s[:axis]), math.prod(s[axis:])))
+        y: Value = Tensor(imp.emit(SoftmaxOp, [imp.t(flat)], imp.shape(flat), "f32", axis=1))
+    else:
+        axis = _axis(int(attrs.get("axis", -1)), len(s))
+        y = Tensor(imp.emit(SoftmaxOp, [imp.t(x)], s, "f32", axis=axis))
+    if node.op_type == "LogSoftmax":
+        y = unary(imp, LogOp, y)
+    return [reshape(imp, y, s)]
+
+
+@converter("BatchNormalization")
+def _batch_norm(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    _only_first_output(node, "running mean/var")
+    if int(attrs.get("training_mode", 0)):
+        raise Unsupported("training_mode")
+    x = _one(ins)
+    params = []
+    for k, what in enumerate(("scale", "B", "mean", "var"), start=1):
+        v = ins[k] if len(ins) > k else None
+        if not isinstance(v, Const):
+            raise Unsupported(f"{what} computed at run time")
+        params.append(v.array)
+    scale, bias, mean, var = params
+    mul, add = batch_norm_affine(scale, bias, mean, var, float(attrs.get("epsilon", 1e-5)))
+    s = imp.shape(x)
+    bshape = (s[1],) + (1,) * (len(s) - 2)
+    y = binary(imp, MulOp, x, Const(mul.astype(np.float32).reshape(bshape)))
+    return [binary(imp, AddOp, y, Const(add.astype(np.float32).reshape(bshape)))]
+
+
+def batch_norm_affine(scale: np.ndarray, bias: np.ndarray, mean: np.ndarray, var: np.ndarray,
+                      eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """(mul, add) with batch_norm(x) = x * mul + add per channel, in float64."""
+    mul = scale.astype(np.float64) / np.sqrt(var.astype(np.float64) + eps)
+    return mul, bias.astype(np.float64) - mean.astype(np.float64) * mul
+
+
+# -- matmul, gemm --------------------------------------------------------------------------
+def matmul(imp: Importer, a: Value, b: Value, ta: bool = False, tb: bool = False) -> Value:
+    """numpy `matmul` (rank-1 operands, rank-N x rank-2, broadcast batch dims)."""
+    sa, sb = imp.shape(a), imp.shape(b)
+    if imp.elem(a) != "f32" or imp.elem(b) != "f32":
+        raise Unsupported("integer MatMul")
+    squeeze_m, squeeze_n = len(sa) == 1, len(sb) == 1
+    if squeeze_m:
+        a, sa = reshape(imp, a, (1, sa[0])), (1, sa[0])
+    if squeeze_n:
+        b, sb = reshape(imp, b, (sb[0], 1)), (sb[0], 1)
+    m, ka = (sa[-1], sa[-2]) if ta else (sa[-2], sa[-1])
+    kb, n = (sb[-1], sb[-2]) if tb else (sb[-2], sb[-1])
+    if ka != kb:
+        raise NodeError(f"inner dims differ: {list(sa)} @ {list(sb)}")
+    batch = broadcast_shapes(sa[:-2], sb[:-2])
+    if batch is None:
+        raise NodeError(f"batch dims of {list(sa)} and {list(sb)} do not broadcast")
+    props: dict[str, object] = dict(transpose_lhs=ta or None, transpose_rhs=tb or None)
+    if len(sb) == 2 and not ta:  # rows of a against one weight: a 2-D product
+        flat = reshape(imp, a, (math.prod(sa[:-1]), ka))
+        y: Value = Tensor(imp.emit(MatmulOp, [imp.t(flat), imp.t(b)], (math.prod(sa[:-1]), n), "f32", **props))
+    elif len(sa) == 2 and len(sb) == 2:
+        y = Tensor(imp.emit(MatmulOp, [imp.t(a), imp.t(b)], (m, n), "f32", **props))
+    else:
+        r = max(len(sa), len(sb), 3)
+        a = reshape(imp, a, (1,) * (r - len(sa)) + tuple(sa))
+        b = reshape(imp, b, (1,) * (r - len(sb)) + tuple(sb))
+        full = (1,) * (r - 2 - len(batch)) + tuple(batch) + (m, n)
+        y = Tensor(imp.emit(MatmulOp, [imp.t(a), imp.t(b)], full, "f32", **props))
+    out = list(batch) + ([] if squeeze_m else [m]) + ([] if squeeze_n else [n])
+    return reshape(imp, y, out)
+
+
+@converter("MatMul")
+def _matmul(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    a, b = ins[0], ins[1] if len(ins) > 1 else None
+    if a is None or b is None:
+        raise NodeError("needs two inputs")
+    return [matmul(imp, a, b)]
+
+
+@converter("Gemm")
+def _gemm(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    a, b = ins[0], ins[1] if len(ins) > 1 else None
+    c = ins[2] if len(ins) > 2 else None
+    if a is None or b is None:
+        raise NodeError("needs A and B")
+    if len(imp.shape(a)) != 2 or len(imp.shape(b)) != 2:
+        raise NodeError("A and B must be rank 2")
+    alpha, beta = float(attrs.get("alpha", 1.0)), float(attrs.get("beta", 1.0))
+    y = matmul(imp, a, b, bool(attrs.get("transA", 0)), bool(attrs.get("transB", 0)))
+    if alpha != 1.0:
+        y = binary(imp, MulOp, y, scalar(imp, alpha, y))
+    if c is not None and beta != 0.0:
+        if beta != 1.0:
+            c = (Const((np.float32(beta) * c.array.astype(np.float32)).astype(np.float32))
+                 if isinstance(c, Const) else binary(imp, MulOp, c, scalar(imp, beta, c)))
+        y = binary(imp, AddOp, y, c)
+    return [y]
+
+
+# -- convolution and pooling -----------------------------------------------------------
+def _pads(attrs: dict[str, Any], spatial: Sequence[int], kernel: Sequence[int],
+          strides: Sequence[int], dilations: Sequence[int]) -> list[int]:
+    """ONNX pads [begin..., end...] after `auto_pad`."""
+    auto = attrs.get("auto_pad", "NOTSET")
+    n = len(spatial)
+    if auto in ("NOTSET", ""):
+        pads = [int(p) for p in attrs.get("pads", [0] * 2 * n)]
+        if len(pads) != 2 * n or any(p < 0 for p in pads):
+            raise NodeError(f"pads {pads} must be {2 * n} non-negative numbers")
+        return pads
+    if auto == "VALID":
+        return [0] * 2 * n
+    if auto not in ("SAME_UPPER", "SAME_LOWER"):
+        raise NodeError(f"auto_pad '{auto}' is not NOTSET, VALID, SAME_UPPER or SAME_LOWER")
+    begin, end = [], []
+    for size, k, s, d in zip(spatial, kernel, strides, dilations, strict=True):
+        out = -(-size // s)
+        total = max(0, (out - 1) * s + (k - 1) * d + 1 - size)
+        small = total // 2
+        begin.append(small if auto == "SAME_UPPER" else total - small)
+        end.append(total - begin[-1])
+    return begin + end
+
+
+def _spatial_attrs(attrs: dict[str, Any], spatial: Sequence[int], kernel: Sequence[int],
+                   ) -> tuple[list[int], list[int], list[int]]:
+    n = len(spatial)
+    strides = [int(s) for s in attrs.get("strides", [1] * n)]
+    dilations = [int(d) for d in attrs.get("dilations", [1] * n)]
+    if len(strides) != n or len(dilations) != n or min(strides + dilations, default=1) < 1:
+        raise NodeError(f"strides {strides} / dilations {dilations} must be {n} positive numbers")
+    return strides, dilations, _pads(attrs, spatial, kernel, strides, dilations)
+
+
+def _to_2d(imp: Importer, x: Value) -> tuple[Value, bool]:
+    """A rank-3 (1-D spatial) input as rank 4 with height 1."""
+    s = imp.shape(x)
+    if len(s) == 4:
+        return x, False
+    if len(s) == 3:
+        return reshape(imp, x, (s[0], s[1], 1, s[2])), True
+    raise Unsupported(f"{len(s) - 2}-D spatial input")
+
+
+def _emit_conv(imp: Importer, x: Value, w: Value, b: Value | None, props: dict[str, Any],
+               shape: Sequence[int], squeeze: bool) -> Value:
+    operands = [imp.t(x), imp.t(w)] + ([imp.t(b)] if b is not None else [])
+    out: Value = Tensor(imp.emit(Conv2dOp, operands, shape, "f32", **props))
+    if squeeze:
+        out = reshape(imp, out, (shape[0], shape[1], shape[3]))
+    return out
+
+
+@converter("Conv")
+def _conv(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x, w = _one(ins), ins[1] if len(ins) > 1 else None
+    b = ins[2] if len(ins) > 2 else None
+    if w is None:
+        raise NodeError("W is missing")
+    x4, squeeze = _to_2d(imp, x)
+    w4 = w
+    if squeeze:
+        ws = imp.shape(w)
+        w4 = reshape(imp, w, (ws[0], ws[1], 1, ws[2]))
+    n, c, h, wd = imp.shape(x4)
+    o, _, kh, kw = imp.shape(w4)
+    spatial = (h, wd)
+    kernel = (kh, kw)
+    a = dict(attrs)
+    if squeeze:  # 1-D attributes gain a unit height
+        for key, unit in (("strides", 1), ("dilations", 1)):
+            if key in a:
+                a[key] = [unit] + list(a[key])
+        if "pads" in a:
+            p = list(a["pads"])
+            a["pads"] = [0, p[0], 0, p[1]]
+    strides, dilations, pads = _spatial_attrs(a, spatial, kernel)
+    groups = int(attrs.get("group", 1))
+    oh = (h + pads[0] + pads[2] - ((kh - 1) * dilations[0] + 1)) // strides[0] + 1
+    ow = (wd + pads[1] + pads[3] - ((kw - 1) * dilations[1] + 1)) // strides[1] + 1
+    props = dict(strides=strides, padding=[pads[0], pads[1], pads[2], pads[3]],
+                 dilations=dilations, groups=groups)
+    return [_emit_conv(imp, x4, w4, b, props, (n, o, oh, ow), squeeze)]
+
+
+@converter("MaxPool", "AveragePool")
+def _pool(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    _only_first_output(node, "Indices")
+    x = _one(ins)
+    x4, squeeze = _to_2d(imp, x)
+    kernel = [int(k) for k in attrs.get("kernel_shape", [])]
+    a = dict(attrs)
+    if squeeze:
+        kernel = [1] + kernel
+        for key in ("strides", "dilations"):
+            if key in a:
+                a[key] = [1] + list(a[key])
+        if "pads" in a:
+            p = list(a["pads"])
+            a["pads"] = [0, p[0], 0, p[1]]
+    if len(kernel) != 2:
+        raise NodeError(f"kernel_shape {kernel} must have one size per spatial dim")
+    n, c, h, w = imp.shape(x4)
+    strides, dilations, pads = _spatial_attrs(a, (h, w), kernel)
+    if dilations != [1, 1]:
+        raise Unsupported("dilations")
+    if int(attrs.get("storage_order", 0)):
+        raise Unsupported("storage_order")
+    count_pad = int(attrs.get("count_include_pad", 0))
+    if node.op_type == "AveragePool" and count_pad and any(pads):
+        raise Unsupported("count_include_pad with padding")
+    out = []
+    for k, (size, kk, s) in enumerate(zip((h, w), kernel, strides, strict=True)):
+        span = size + pads[k] + pads[k + 2] - kk
+        o = (-(-span // s) if int(attrs.get("ceil_mode", 0)) else span // s) + 1
+        if int(attrs.get("ceil_mode", 0)) and (o - 1) * s >= size + pads[k]:
+            o -= 1  # the last window must start inside the input or its begin pad
+        extra = (o - 1) * s + kk - (size + pads[k] + pads[k + 2])
+        if extra > 0:  # ceil mode: windows past the end see padding, which is left out
+            pads[k + 2] += extra
+        out.append(o)
+    kind = "max" if node.op_type == "MaxPool" else "avg"
+    y: Value = Tensor(imp.emit(Pool2dOp, [imp.t(x4)], (n, c, out[0], out[1]), "f32", kind=kind,
+                               window=kernel, strides=strides, padding=pads))
+    if squeeze:
+        y = reshape(imp, y, (n, c, out[1]))
+    return [y]
+
+
+@converter("LayerNormalization")
+def _layer_norm(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    _only_first_output(node, "Mean / InvStdDev")
+    x = _one(ins)
+    s = imp.shape(x)
+    axis = _axis(int(attrs.get("axis", -1)), len(s))
+    axes = list(range(axis, len(s)))
+    norm_shape = s[axis:]
+    affine = []
+    for k in (1, 2):
+        v = ins[k] if len(ins) > k else None
+        if v is None:
+            v = Const(np.full(norm_shape, 0.0 if k == 2 else 1.0, np.float32))
+        if imp.shape(v) != norm_shape:
+            if not isinstance(v, Const):
+                raise Unsupported("Scale / B broadcast at run time")
+            v = Const(np.ascontiguousarray(np.broadcast_to(v.array, norm_shape)))
+        affine.append(imp.t(v))
+    eps = float(attrs.get("epsilon", 1e-5))
+    return [Tensor(imp.emit(LayerNormOp, [imp.t(x), *affine], s, "f32", axes=axes, eps=eps))]
+
+
+@converter("ConstantOfShape")
+def _constant_of_shape(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    # Reached only when the result is too large to fold: filled at run time.
+    shape = _ints_input(ins[0] if ins else None, "the shape") or []
+    value = attrs.get("value")
+    arr = onnx.numpy_helper.to_array(value) if value is not None else np.zeros(1, np.float32)
+    elem = {np.dtype(np.float32): "f32", np.dtype(np.int32): "i32"}.get(arr.dtype)
+    if elem is None or arr.size != 1:
+        raise Unsupported(f"a {arr.dtype} fill")
+    return [Tensor(imp.emit(FillOp, [], shape, elem, value=float(arr.reshape(-1)[0])))]
+
+
+@converter("LRN")
+def _lrn(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    """x / (bias + alpha / size * sum of x^2 over `size` channels) ^ beta, the
+    channel sum as a convolution with ones (zero padding), the power as exp/log."""
+    x = _one(ins)
+    s = imp.shape(x)
+    if len(s) < 3:
+        raise NodeError(f"input of rank {len(s)}: LRN needs N, C and spatial dims")
+    size = int(attrs.get("size", 0))
+    if size < 1:
+        raise NodeError(f"size {size} must be positive")
+    alpha, beta = float(attrs.get("alpha", 1e-4)), float(attrs.get("beta", 0.75))
+    bias = float(attrs.get("bias", 1.0))
+    n, c, rest = s[0], s[1], math.prod(s[2:])
+    sq = reshape(imp, binary(imp, MulOp, x, x), (n, 1, c, rest))
+    lo, hi = (size - 1) // 2, size - 1 - (size - 1) // 2
+    ones = Const(np.ones((1, 1, size, 1), np.float32))
+    total = Tensor(imp.emit(Conv2dOp, [imp.t(sq), imp.t(ones)], (n, 1, c, rest), "f32",
+                            padding=[lo, 0, hi, 0]))
+    z = binary(imp, AddOp, binary(imp, MulOp, total, scalar(imp, alpha / size, total)),
+               scalar(imp, bias, total))
+    scale = unary(imp, ExpOp, binary(imp, MulOp, unary(imp, LogOp, z), scalar(imp, -beta, z)))
+    return [binary(imp, MulOp, x, reshape(imp, scale, s))]

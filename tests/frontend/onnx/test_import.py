@@ -1,0 +1,369 @@
+"""ONNX import: every converter against onnxruntime, and every error path.
+
+Each case is a one- or few-node ONNX model, with shapes that include unit
+dims and odd primes and operands that broadcast. All cases are imported,
+gathered into one mlvm module (one function per case) and built once.
+Tolerance: rel 1e-5 of the largest output magnitude (plus 1e-6), since
+onnxruntime and mlvm may sum in different orders; exact ops are exact.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+from xdsl.dialects.builtin import ModuleOp, StringAttr  # noqa: E402
+from xdsl.dialects.func import FuncOp  # noqa: E402
+
+import mlvm  # noqa: E402
+from mlvm.dialect.ops import ParamOp  # noqa: E402
+from mlvm.frontend.onnx import import_onnx  # noqa: E402
+
+RNG = np.random.default_rng(7)
+
+
+def rand(*shape: int) -> np.ndarray:
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+@dataclass
+class Case:
+    name: str
+    nodes: list[onnx.NodeProto]
+    inputs: dict[str, np.ndarray]
+    inits: dict[str, np.ndarray] = field(default_factory=dict)
+    outputs: tuple[str, ...] = ("y",)
+    opset: int = 17
+    exact: bool = False
+
+    def model(self) -> onnx.ModelProto:
+        g = helper.make_graph(
+            self.nodes, self.name,
+            [helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
+             for k, v in self.inputs.items()],
+            [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in self.outputs],
+            [numpy_helper.from_array(v, k) for k, v in self.inits.items()],
+        )
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", self.opset)])
+        m.ir_version = 8
+        return m
+
+
+def node(op: str, ins: list[str], outs: list[str] | None = None, **attrs: object) -> onnx.NodeProto:
+    return helper.make_node(op, ins, outs or ["y"], **attrs)
+
+
+def unary_case(op: str, x: np.ndarray, exact: bool = False, **attrs: object) -> Case:
+    return Case(f"{op.lower()}", [node(op, ["x"], **attrs)], {"x": x}, exact=exact)
+
+
+def i64(*v: int) -> np.ndarray:
+    return np.asarray(v, dtype=np.int64)
+
+
+CASES: list[Case] = [
+    # elementwise, with broadcasting and unit / odd-prime dims
+    Case("add_bcast", [node("Add", ["a", "b"])], {"a": rand(3, 1, 5), "b": rand(7, 1)}, exact=True),
+    Case("sub_scalar", [node("Sub", ["a", "b"])], {"a": rand(1, 13)}, {"b": np.float32([2.5])}, exact=True),
+    Case("mul", [node("Mul", ["a", "b"])], {"a": rand(2, 3), "b": rand(2, 3)}, exact=True),
+    Case("div_bcast", [node("Div", ["a", "b"])], {"a": rand(5, 3), "b": rand(3) + 3}, exact=True),
+    Case("max3", [node("Max", ["a", "b", "c"])], {"a": rand(4), "b": rand(4), "c": rand(1)}, exact=True),
+    Case("min", [node("Min", ["a", "b"])], {"a": rand(2, 2), "b": rand(2, 1)}, exact=True),
+    Case("sum3", [node("Sum", ["a", "b", "c"])], {"a": rand(3), "b": rand(3), "c": rand(3)}),
+    Case("mean2", [node("Mean", ["a", "b"])], {"a": rand(3), "b": rand(3)}),
+    unary_case("Relu", rand(3, 7), exact=True),
+    unary_case("Neg", rand(11), exact=True),
+    unary_case("Exp", rand(2, 5)),
+    unary_case("Log", np.abs(rand(9)) + 0.1),
+    unary_case("Sqrt", np.abs(rand(9))),
+    unary_case("Tanh", rand(3, 3)),
+    unary_case("Sigmoid", rand(17)),
+    unary_case("Abs", rand(6), exact=True),
+    unary_case("Reciprocal", rand(5) + 4),
+    unary_case("LeakyRelu", rand(8), alpha=0.1),
+    unary_case("HardSigmoid", rand(8) * 4),
+    unary_case("Identity", rand(2, 2), exact=True),
+    Case("gelu", [node("Gelu", ["x"])], {"x": rand(2, 7)}, opset=20),
+    Case("clip11", [node("Clip", ["x", "lo", "hi"])], {"x": rand(10) * 3},
+         {"lo": np.float32(-1.0), "hi": np.float32(0.5)}, exact=True),
+    Case("clip6", [node("Clip", ["x"], min=-0.5, max=2.0)], {"x": rand(10) * 3}, opset=6, exact=True),
+    Case("pow2", [node("Pow", ["x", "e"])], {"x": rand(7)}, {"e": np.float32(2.0)}, exact=True),
+    Case("dropout", [node("Dropout", ["x"])], {"x": rand(4)}, exact=True),
+    # matmul and gemm
+    Case("matmul_2d", [node("MatMul", ["a", "b"])], {"a": rand(3, 5), "b": rand(5, 7)}),
+    Case("matmul_nd_2d", [node("MatMul", ["a", "w"])], {"a": rand(2, 3, 5)}, {"w": rand(5, 4)}),
+    Case("matmul_batch_bcast", [node("MatMul", ["a", "b"])], {"a": rand(2, 1, 3, 5), "b": rand(3, 5, 2)}),
+    Case("matmul_vec_mat", [node("MatMul", ["a", "b"])], {"a": rand(5), "b": rand(5, 3)}),
+    Case("matmul_mat_vec", [node("MatMul", ["a", "b"])], {"a": rand(2, 4, 5), "b": rand(5)}),
+    Case("gemm_transb", [node("Gemm", ["a", "w", "c"], transB=1)], {"a": rand(1, 13)},
+         {"w": rand(7, 13), "c": rand(7)}),
+    Case("gemm_alpha_beta", [node("Gemm", ["a", "w", "c"], transA=1, alpha=0.5, beta=2.0)],
+         {"a": rand(5, 3)}, {"w": rand(5, 4), "c": rand(3, 1)}),
+    # shapes
+    Case("reshape", [node("Reshape", ["x", "s"])], {"x": rand(2, 3, 4)}, {"s": i64(0, -1)}, exact=True),
+    Case("flatten", [node("Flatten", ["x"], axis=2)], {"x": rand(2, 3, 4, 1)}, exact=True),
+    Case("squeeze", [node("Squeeze", ["x", "ax"])], {"x": rand(1, 3, 1)}, {"ax": i64(0, -1)}, exact=True),
+    Case("unsqueeze", [node("Unsqueeze", ["x", "ax"])], {"x": rand(3, 2)}, {"ax": i64(0, 3)}, exact=True),
+    Case("unsqueeze11", [node("Unsqueeze", ["x"], axes=[1])], {"x": rand(3)}, opset=11, exact=True),
+    Case("transpose", [node("Transpose", ["x"], perm=[2, 0, 1])], {"x": rand(2, 3, 5)}, exact=True),
+    Case("transpose_default", [node("Transpose", ["x"])], {"x": rand(2, 3)}, exact=True),
+    Case("expand", [node("Expand", ["x", "s"])], {"x": rand(3, 1)}, {"s": i64(2, 1, 4)}, exact=True),
+    Case("concat", [node("Concat", ["a", "b"], axis=-1)], {"a": rand(2, 3), "b": rand(2, 5)}, exact=True),
+    Case("slice", [node("Slice", ["x", "st", "en", "ax", "sp"])], {"x": rand(7, 11)},
+         {"st": i64(1, -2), "en": i64(6, 0), "ax": i64(0, 1), "sp": i64(2, -3)}, exact=True),
+    Case("slice9", [node("Slice", ["x"], starts=[1], ends=[100], axes=[1])], {"x": rand(3, 5)},
+         opset=9, exact=True),
+    Case("split", [node("Split", ["x", "sp"], ["y", "z"], axis=1)], {"x": rand(2, 5)},
+         {"sp": i64(2, 3)}, outputs=("y", "z"), exact=True),
+    Case("shape_arith",  # Shape -> Gather -> Concat -> Reshape, all folded at import
+         [node("Shape", ["x"], ["s"]), node("Gather", ["s", "i"], ["d"], axis=0),
+          node("Concat", ["d", "m1"], ["t"], axis=0), node("Reshape", ["x", "t"])],
+         {"x": rand(3, 2, 2)}, {"i": i64(0), "m1": i64(-1)}, exact=True),
+    Case("constant_of_shape",
+         [node("ConstantOfShape", ["s"], ["c"], value=numpy_helper.from_array(np.float32([1.5]))),
+          node("Add", ["x", "c"])], {"x": rand(2, 3)}, {"s": i64(2, 3)}, exact=True),
+    # reductions and normalisation
+    Case("reduce_mean", [node("ReduceMean", ["x"], axes=[1], keepdims=0)], {"x": rand(3, 5, 2)}, opset=13),
+    Case("reduce_sum", [node("ReduceSum", ["x", "ax"])], {"x": rand(3, 5)}, {"ax": i64(-1)}),
+    Case("reduce_max_all", [node("ReduceMax", ["x"], keepdims=0)], {"x": rand(3, 5)}, exact=True),
+    Case("reduce_min", [node("ReduceMin", ["x", "ax"])], {"x": rand(4, 3)}, {"ax": i64(0)},
+         opset=18, exact=True),
+    Case("softmax", [node("Softmax", ["x"])], {"x": rand(3, 7)}),
+    Case("softmax_opset11", [node("Softmax", ["x"], axis=1)], {"x": rand(2, 3, 4)}, opset=11),
+    Case("log_softmax", [node("LogSoftmax", ["x"], axis=0)], {"x": rand(5, 2)}),
+    Case("layer_norm", [node("LayerNormalization", ["x", "g", "b"], axis=-1, epsilon=1e-3)],
+         {"x": rand(2, 3, 8)}, {"g": rand(8), "b": rand(8)}),
+    Case("batch_norm", [node("BatchNormalization", ["x", "s", "b", "m", "v"])], {"x": rand(2, 3, 5, 5)},
+         {"s": rand(3), "b": rand(3), "m": rand(3), "v": np.abs(rand(3)) + 0.5}),
+    # convolution and pooling
+    Case("conv_bn_relu",
+         [node("Conv", ["x", "w", "c"], ["t"], pads=[1, 0, 2, 1], strides=[2, 1]),
+          node("BatchNormalization", ["t", "s", "b", "m", "v"], ["u"]), node("Relu", ["u"])],
+         {"x": rand(1, 3, 7, 5)},
+         {"w": rand(4, 3, 3, 3), "c": rand(4), "s": rand(4), "b": rand(4), "m": rand(4),
+          "v": np.abs(rand(4)) + 0.5}),
+    Case("conv_same_group", [node("Conv", ["x", "w"], auto_pad="SAME_LOWER", group=2, strides=[2, 2])],
+         {"x": rand(2, 4, 6, 7)}, {"w": rand(6, 2, 2, 3)}),
+    Case("conv_same_upper", [node("Conv", ["x", "w"], auto_pad="SAME_UPPER")],
+         {"x": rand(1, 2, 5, 4)}, {"w": rand(3, 2, 2, 2)}),
+    Case("conv_dilated", [node("Conv", ["x", "w"], dilations=[2, 1], pads=[2, 0, 1, 1])],
+         {"x": rand(1, 2, 7, 5)}, {"w": rand(2, 2, 3, 2)}),
+    Case("conv_depthwise", [node("Conv", ["x", "w", "c"], group=3, pads=[1, 1, 1, 1])],
+         {"x": rand(1, 3, 5, 5)}, {"w": rand(3, 1, 3, 3), "c": rand(3)}),
+    Case("conv1d", [node("Conv", ["x", "w"], pads=[1, 1], strides=[2])], {"x": rand(2, 3, 11)},
+         {"w": rand(5, 3, 3)}),
+    Case("maxpool", [node("MaxPool", ["x"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])],
+         {"x": rand(1, 2, 7, 7)}, exact=True),
+    Case("maxpool_ceil", [node("MaxPool", ["x"], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1)],
+         {"x": rand(1, 2, 5, 7)}, exact=True),
+    Case("avgpool", [node("AveragePool", ["x"], kernel_shape=[2, 3], pads=[1, 1, 0, 1])],
+         {"x": rand(2, 1, 5, 6)}),
+    Case("global_avg", [node("GlobalAveragePool", ["x"])], {"x": rand(2, 3, 4, 5)}),
+    Case("global_max", [node("GlobalMaxPool", ["x"])], {"x": rand(1, 3, 3, 2)}, exact=True),
+]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[mlvm.Module, dict[str, list[np.ndarray]]]:
+    """Every case imported into one module (function `c<k>`), built once; and
+    onnxruntime's outputs for each case."""
+    tmp = tmp_path_factory.mktemp("onnx")
+    merged = ModuleOp([])
+    params: dict[str, np.ndarray] = {}
+    want: dict[str, list[np.ndarray]] = {}
+    for k, case in enumerate(CASES):
+        path = tmp / f"{case.name}.onnx"
+        onnx.save(case.model(), path)
+        module, own = import_onnx(path)
+        f = module.body.block.first_op
+        assert isinstance(f, FuncOp)
+        f.sym_name = StringAttr(f"c{k}")
+        for op in f.walk():
+            if isinstance(op, ParamOp):
+                op.properties["name"] = StringAttr(f"c{k}/{op.param_name.data}")
+        params.update({f"c{k}/{n}": a for n, a in own.items()})
+        f.detach()
+        merged.body.block.add_op(f)
+        sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        want[case.name] = sess.run(None, case.inputs)
+    return mlvm.compile(merged, params), want
+
+
+@pytest.mark.parametrize("k", range(len(CASES)), ids=[c.name for c in CASES])
+def test_converter_matches_onnxruntime(built: tuple[mlvm.Module, dict[str, list[np.ndarray]]], k: int) -> None:
+    m, want = built
+    case = CASES[k]
+    got = m[f"c{k}"](*case.inputs.values())
+    got = list(got) if isinstance(got, tuple) else [got]
+    for g, w in zip(got, want[case.name], strict=True):
+        assert g.shape == w.shape, (case.name, g.shape, w.shape)
+        if case.exact:
+            np.testing.assert_array_equal(g, w)
+        else:
+            tol = 1e-5 * float(np.max(np.abs(w), initial=0.0)) + 1e-6
+            np.testing.assert_allclose(g, w, rtol=0, atol=tol)
+
+
+def test_batch_norm_folds_into_conv(tmp_path: Path) -> None:
+    k = next(i for i, c in enumerate(CASES) if c.name == "conv_bn_relu")
+    path = tmp_path / "m.onnx"
+    onnx.save(CASES[k].model(), path)
+    module, params = import_onnx(path)
+    names = [op.name for op in module.walk()]
+    assert names.count("mlvm.conv2d") == 1 and "mlvm.mul" not in names and "mlvm.add" not in names
+    assert set(params) == {"w__bn"}
+
+
+# -- the entry points --------------------------------------------------------------
+def save(case: Case, path: Path) -> Path:
+    onnx.save(case.model(), path)
+    return path
+
+
+def test_compile_build_import_from_the_cli(tmp_path: Path) -> None:
+    from mlvm.cli import aot_main
+
+    case = next(c for c in CASES if c.name == "gemm_transb")
+    src = save(case, tmp_path / "lin.onnx")
+    want = ort.InferenceSession(str(src)).run(None, case.inputs)[0]
+    assert aot_main(["import", str(src), "-o", str(tmp_path / "lin.mlir"),
+                     "--params-out", str(tmp_path / "lin.npz")]) == 0
+    m1 = mlvm.compile(tmp_path / "lin.mlir", params=tmp_path / "lin.npz")
+    assert aot_main(["build", str(src), "-o", str(tmp_path / "lin.so")]) == 0
+    m2 = mlvm.load(tmp_path / "lin.so")
+    m3 = mlvm.compile(src)
+    for m in (m1, m2, m3):
+        np.testing.assert_allclose(m.main(*case.inputs.values()), want, rtol=1e-5, atol=1e-6)
+
+
+def test_input_shapes_fix_symbolic_dims(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from mlvm.cli import aot_main
+
+    g = helper.make_graph(
+        [node("Relu", ["x"])], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    src = tmp_path / "sym.onnx"
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), src)
+    assert aot_main(["compile", str(src), "-o", str(tmp_path / "s.c")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == (f"{src}: error: input 'x' has an unknown dim 0 ('N'); give the shape with "
+                   "--input-shape x=DxDx... (input_shapes= in Python)")
+    assert aot_main(["compile", str(src), "-o", str(tmp_path / "s.c"), "--input-shape", "x=5x3"]) == 0
+    m = mlvm.compile(src, input_shapes={"x": (2, 3)})
+    x = rand(2, 3)
+    np.testing.assert_array_equal(m.main(x), np.maximum(x, 0))
+
+
+# -- errors ------------------------------------------------------------------------------
+def import_error(path: Path) -> str:
+    with pytest.raises(mlvm.MlvmError) as info:
+        import_onnx(path)
+    msg = str(info.value)
+    assert msg.startswith(f"{path}: error: ") and "\n" not in msg, msg
+    return msg
+
+
+def test_every_unsupported_op_is_listed(tmp_path: Path) -> None:
+    nodes = [node("Erf", ["x"], ["a"], name="e1"), node("Erf", ["a"], ["b"], name="e2"),
+             node("Relu", ["b"], ["c"]), node("Pow", ["x", "p"], ["d"], name="p1"),
+             node("Erf", ["x"], ["e"], name="e3"), node("Add", ["c", "d"], ["f"]),
+             node("Add", ["e", "f"])]
+    case = Case("bad", nodes, {"x": rand(3)}, {"p": np.float32(3.0)})
+    msg = import_error(save(case, tmp_path / "bad.onnx"))
+    assert msg.endswith("unsupported ONNX ops: Erf (2: e1, e3); Pow (exponent 3.0) (1: p1)")
+    # e2, the Relu and the Adds read unsupported results: not blamed on their own
+
+
+def test_unknown_op_and_foreign_domain_are_listed(tmp_path: Path) -> None:
+    nodes = [helper.make_node("Frobnicate", ["x"], ["a"], name="f"),
+             helper.make_node("Relu", ["x"], ["y"], name="r", domain="com.example")]
+    case = Case("bad", nodes, {"x": rand(3)}, outputs=("y",))
+    msg = import_error(save(case, tmp_path / "bad.onnx"))
+    assert "Frobnicate (1: f)" in msg and "Relu (domain 'com.example') (1: r)" in msg
+
+
+@pytest.mark.parametrize("data", [b"", b"garbage\x00\xff", None], ids=["empty", "garbage", "truncated"])
+def test_malformed_file(tmp_path: Path, data: bytes | None) -> None:
+    path = tmp_path / "m.onnx"
+    if data is None:
+        full = CASES[0].model().SerializeToString()
+        data = full[: len(full) // 2]
+    path.write_bytes(data)
+    assert "error:" in import_error(path)
+
+
+def test_graph_out_of_order_or_cyclic(tmp_path: Path) -> None:
+    nodes = [node("Relu", ["b"], ["a"], name="first"), node("Neg", ["a"], ["b"], name="second")]
+    msg = import_error(save(Case("cyc", nodes, {"x": rand(2)}, outputs=("a",)), tmp_path / "c.onnx"))
+    assert "node 'first' (Relu) reads 'b' before it is computed" in msg
+
+
+def test_missing_initializer(tmp_path: Path) -> None:
+    msg = import_error(save(Case("mi", [node("Add", ["x", "w"])], {"x": rand(2)}), tmp_path / "m.onnx"))
+    assert "reads 'w' before it is computed" in msg
+
+
+def test_shape_mismatch_names_the_node(tmp_path: Path) -> None:
+    case = Case("mm", [node("MatMul", ["a", "b"], name="mm1")], {"a": rand(2, 3), "b": rand(4, 5)})
+    msg = import_error(save(case, tmp_path / "m.onnx"))
+    assert "node 'mm1' (MatMul): inner dims differ" in msg
+
+
+def test_int64_input_is_refused(tmp_path: Path) -> None:
+    case = Case("i", [node("Identity", ["x"])], {"x": np.zeros(3, np.int64)})
+    assert "input 'x' has element type int64" in import_error(save(case, tmp_path / "i.onnx"))
+
+
+@pytest.mark.parametrize("location", ["../secret.bin", "/etc/passwd", "missing.bin"])
+def test_external_data_stays_in_the_model_folder(tmp_path: Path, location: str) -> None:
+    (tmp_path / "secret.bin").write_bytes(b"\0" * 64)
+    model_dir = tmp_path / "model"
+    model_dir.mkdir()
+    case = Case("ext", [node("Add", ["x", "w"])], {"x": rand(4)}, {"w": rand(4)})
+    m = case.model()
+    w = m.graph.initializer[0]
+    w.ClearField("float_data")
+    w.ClearField("raw_data")
+    w.data_location = TensorProto.EXTERNAL
+    w.external_data.add(key="location", value=location)
+    msg = import_error(save_model(m, model_dir / "m.onnx"))
+    assert "external data" in msg
+
+
+def save_model(m: onnx.ModelProto, path: Path) -> Path:
+    path.write_bytes(m.SerializeToString())
+    return path
+
+
+def test_external_data_is_read_bit_exact(tmp_path: Path) -> None:
+    w = rand(40)
+    case = Case("ext", [node("Add", ["x", "w"])], {"x": rand(40)}, {"w": w})
+    m = case.model()
+    onnx.save_model(m, tmp_path / "m.onnx", save_as_external_data=True, all_tensors_to_one_file=True,
+                    location="w.bin", size_threshold=0)
+    _, params = import_onnx(tmp_path / "m.onnx")
+    assert params["w"].tobytes() == w.tobytes()
+
+
+def test_huge_declared_initializer_is_refused_before_allocation(tmp_path: Path) -> None:
+    case = Case("big", [node("Add", ["x", "w"])], {"x": rand(4)}, {"w": rand(4)})
+    m = case.model()
+    w = m.graph.initializer[0]
+    del w.dims[:]
+    w.dims.extend([1 << 30, 1 << 30])
+    msg = import_error(save_model(m, tmp_path / "m.onnx"))
+    assert "more than the limit" in msg
+
+
+def test_hostile_node_names_stay_one_line(tmp_path: Path) -> None:
+    nodes = [node("Erf", ["x"], name="evil\nname */ \x00")]
+    msg = import_error(save(Case("n", nodes, {"x": rand(2)}), tmp_path / "n.onnx"))
+    assert "evil\\nname */ \\x00" in msg
+

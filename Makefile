@@ -9,7 +9,7 @@ SYSSTAMP := $(VENV)/.sysdeps
 APT_PACKAGES := clang:clang valgrind:valgrind \
                 arm-none-eabi-gcc:gcc-arm-none-eabi arm-none-eabi-gcc:libnewlib-arm-none-eabi
 
-.PHONY: all demo test bench venv sysdeps clean
+.PHONY: all demo test bench conformance venv sysdeps clean
 
 all: test
 
@@ -48,6 +48,11 @@ $(BENCHSTAMP): $(STAMP) pyproject.toml
 
 bench: $(BENCHSTAMP) $(SYSSTAMP)
 	$(BIN)/python bench/run.py
+
+# The onnx package's backend suite against mlvm: docs/onnx_support.md and the
+# list of passing node cases that `make test` guards.
+conformance: $(STAMP)
+	$(BIN)/python tests/frontend/onnx/conformance.py
 
 clean:
 	rm -rf $(VENV) out build

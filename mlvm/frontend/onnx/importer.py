@@ -39,7 +39,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from mlvm.diagnostics import MlvmError
 from mlvm.dialect.base import MlvmOp
-from mlvm.dialect.ops import ParamOp
+from mlvm.dialect.ops import FillOp, ParamOp
 from mlvm.frontend.onnx.model import load_model, onnx_type_name, tensor_array
 from mlvm.passes.canonicalize import make_constant
 
@@ -58,6 +58,11 @@ NO_FOLD = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "Rando
 
 TINY = 16
 """Known tensors up to this many elements are inlined as `mlvm.constant`."""
+
+
+class UnsupportedModel(MlvmError):
+    """A valid model that uses what mlvm does not convert yet (ops, attributes,
+    element types): distinct from a broken model, for the conformance report."""
 
 
 class Unsupported(Exception):
@@ -207,8 +212,13 @@ class Importer:
             return self._materialized[key]
         t = tensor_type(arr.shape, elem)
         op: Operation
+        flat = arr.reshape(-1)
         if arr.size <= TINY and (elem != "f32" or bool(np.isfinite(arr).all())):
             op = make_constant(t, arr)
+        elif arr.size and _is_splat(flat) and (elem == "f32" or abs(int(flat[0])) <= 1 << 24):
+            # One value everywhere (ConstantOfShape and the like): filled at
+            # run time rather than spelled out in the C.
+            op = FillOp.create(result_types=[t], properties={"value": FloatAttr(float(flat[0]), f32)})
         else:
             name = self._param_name(key or f"{self.node_label}_const")
             self.params[name] = np.ascontiguousarray(arr)
@@ -248,8 +258,10 @@ class Importer:
         try:
             op.verify()
         except DiagnosticException as e:
-            raise NodeError(str(e).strip().splitlines()[0].removeprefix(
-                "Operation does not verify: ")) from None
+            msg = str(e).strip().splitlines()[0].removeprefix("Operation does not verify: ")
+            if "must have element type" in msg:  # the dialect lacks this op on this type
+                raise Unsupported(f"{cls.name} on {elem}") from None
+            raise NodeError(msg) from None
         self.block.add_op(op)
         return op.results[0]
 
@@ -288,7 +300,7 @@ class Importer:
                 f"{what} ({len(names)}: {', '.join(names[:5])}{', ...' if len(names) > 5 else ''})"
                 for what, names in sorted(self.unsupported.items())
             ]
-            raise self.error("unsupported ONNX ops: " + "; ".join(parts))
+            raise UnsupportedModel(f"{self.path}: error: unsupported ONNX ops: " + "; ".join(parts))
         results: list[SSAValue] = []
         for out in self.graph.output:
             v = self.values.get(out.name)
@@ -298,7 +310,8 @@ class Importer:
             try:
                 results.append(self.t(v, key=out.name))
             except Unsupported as e:
-                raise self.error(f"graph output '{show(out.name)}' is {e}") from None
+                raise UnsupportedModel(
+                    f"{self.path}: error: graph output '{show(out.name)}' is {e}") from None
         self.block.add_op(func.ReturnOp(*results))
         f = func.FuncOp(
             "main", ([a.type for a in self.block.args], [r.type for r in results]),
@@ -310,12 +323,12 @@ class Importer:
         name = show(inp.name)
         tt = inp.type.tensor_type
         if not inp.type.HasField("tensor_type"):
-            raise self.error(f"input '{name}' is not a tensor")
+            raise UnsupportedModel(f"{self.path}: error: input '{name}' is not a tensor")
         elem = ELEM_OF_ONNX.get(tt.elem_type)
         if elem is None:
-            raise self.error(
-                f"input '{name}' has element type {onnx_type_name(tt.elem_type)}; "
-                "inputs may be float or int32"
+            raise UnsupportedModel(
+                f"{self.path}: error: input '{name}' has element type "
+                f"{onnx_type_name(tt.elem_type)}; inputs may be float or int32"
             )
         given = self._input_shapes.get(inp.name)
         if given is not None:
@@ -477,6 +490,14 @@ class Importer:
         it = iter(results)
         return [Const(np.asarray(next(it)), name) if o else Poison()
                 for o, name in zip(outs, node.output, strict=True)]
+
+
+def _is_splat(flat: np.ndarray) -> bool:
+    """All elements bit-identical and finite: `mlvm.fill` reproduces them exactly
+    (-0.0 included; its value is an f32 property)."""
+    bits = flat.view(np.uint32) if flat.dtype.itemsize == 4 else flat
+    return bool((bits == bits[0]).all()) and (
+        flat.dtype != np.float32 or bool(np.isfinite(flat[0])))
 
 
 def import_onnx(

@@ -15,16 +15,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-onnx = pytest.importorskip("onnx")
-ort = pytest.importorskip("onnxruntime")
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.func import FuncOp
 
-from onnx import TensorProto, helper, numpy_helper  # noqa: E402
-from xdsl.dialects.builtin import ModuleOp, StringAttr  # noqa: E402
-from xdsl.dialects.func import FuncOp  # noqa: E402
-
-import mlvm  # noqa: E402
-from mlvm.dialect.ops import ParamOp  # noqa: E402
-from mlvm.frontend.onnx import import_onnx  # noqa: E402
+import mlvm
+from mlvm.dialect.ops import ParamOp
+from mlvm.frontend.onnx import import_onnx
 
 RNG = np.random.default_rng(7)
 

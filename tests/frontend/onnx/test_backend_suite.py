@@ -1,0 +1,109 @@
+"""The onnx package's backend suite as a regression guard.
+
+- Every node case listed in passing_node_cases.txt (written by `make
+  conformance`) must still pass: all are imported into one module, built
+  once, and checked against the suite's expected outputs at its tolerances.
+- Every real model of the suite (light form) passes through the
+  `onnx.backend.base.Backend`, run by the suite's own runner.
+"""
+
+from __future__ import annotations
+
+import unittest
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+import onnx.backend.test
+import pytest
+from onnx import numpy_helper
+from onnx.backend.test.loader import load_model_tests
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.func import FuncOp
+
+import mlvm
+from mlvm.dialect.ops import ParamOp
+from mlvm.frontend.onnx import backend, import_onnx
+
+PASSING = [
+    n.removesuffix("_cpu")
+    for n in Path(__file__).with_name("passing_node_cases.txt").read_text().split()
+]
+REAL = ["bvlc_alexnet", "densenet121", "inception_v1", "inception_v2", "resnet50",
+        "shufflenet", "squeezenet", "vgg19", "zfnet512"]
+
+
+def _array(t: Any) -> np.ndarray:
+    return numpy_helper.to_array(t) if isinstance(t, onnx.TensorProto) else np.asarray(t)
+
+
+def _node_cases() -> dict[str, Any]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return {t.name: t for t in load_model_tests(kind="node")}
+
+
+@pytest.fixture(scope="module")
+def suite() -> tuple[mlvm.Module, dict[str, Any]]:
+    cases = _node_cases()
+    merged = ModuleOp([])
+    params: dict[str, np.ndarray] = {}
+    for k, name in enumerate(PASSING):
+        case = cases[name]
+        inputs, _ = case.data_sets[0]
+        model = case.model
+        inits = {t.name for t in model.graph.initializer}
+        names = [i.name for i in model.graph.input if i.name not in inits]
+        shapes = {n: _array(a).shape for n, a in zip(names, inputs, strict=False)}
+        module, own = import_onnx(model, shapes)
+        f = module.body.block.first_op
+        assert isinstance(f, FuncOp)
+        f.sym_name = StringAttr(f"c{k}")
+        for op in f.walk():
+            if isinstance(op, ParamOp):
+                op.properties["name"] = StringAttr(f"c{k}/{op.param_name.data}")
+        params.update({f"c{k}/{n}": a for n, a in own.items()})
+        f.detach()
+        merged.body.block.add_op(f)
+    return mlvm.compile(merged, params), cases
+
+
+def test_passing_list_is_not_empty() -> None:
+    assert len(PASSING) >= 250
+
+
+@pytest.mark.parametrize("k", range(len(PASSING)), ids=PASSING)
+def test_node_case_still_passes(suite: tuple[mlvm.Module, dict[str, Any]], k: int) -> None:
+    m, cases = suite
+    case = cases[PASSING[k]]
+    fn = m[f"c{k}"]
+    for inputs, outputs in case.data_sets:
+        args = [np.asarray(_array(a), order="C") for a in inputs]
+        specs = fn.info.inputs
+        args = [a.reshape(s.shape) if a.shape != s.shape and a.size == int(np.prod(s.shape))
+                else a for a, s in zip(args, specs, strict=True)]
+        got = fn(*args)
+        got = list(got) if isinstance(got, tuple) else [got]
+        for g, w in zip(got, outputs, strict=True):
+            want = _array(w)
+            assert g.dtype == want.dtype
+            np.testing.assert_allclose(g, want.reshape(g.shape) if want.size == g.size else want,
+                                       rtol=case.rtol, atol=case.atol)
+
+
+@pytest.fixture(scope="module")
+def real_suite() -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        bt = onnx.backend.test.BackendTest(backend, __name__)
+    return bt.test_cases["OnnxBackendRealModelTest"]
+
+
+@pytest.mark.parametrize("model", REAL)
+def test_real_model_passes_the_suite(real_suite: Any, model: str) -> None:
+    result = unittest.TestResult()
+    real_suite(f"test_{model}_cpu").run(result)
+    problems = result.errors + result.failures
+    assert not problems and not result.skipped, (problems or result.skipped)[0][1]

@@ -27,6 +27,7 @@ from typing import Any
 import cffi
 import numpy as np
 
+from mlvm.dialect.shapes import LAYER_NORM_EPS
 from mlvm.runtime import runtime_shared
 
 _CDEF = """
@@ -581,13 +582,14 @@ def softmax(a: Any, axis: int = -1, checks: bool = True) -> np.ndarray:
 
 
 def layer_norm(x: Any, gamma: Any = None, beta: Any = None, axes: Iterable[int] = (-1,),
-               eps: float = 1e-5, checks: bool = True) -> np.ndarray:
+               eps: float = LAYER_NORM_EPS, checks: bool = True) -> np.ndarray:
     """(x - mean) / sqrt(var + eps) over `axes`, then * gamma + beta when both
     are given (their shape: x's dims at `axes`)."""
     x = _as_input(x)
     ax = _norm_axes(axes, x.ndim)
     inputs = [x] if gamma is None and beta is None else [x, gamma, beta]
-    return _one("layer_norm", inputs, x.shape, F32, checks, axes=ax, f=eps)
+    # The C API reads +0.0 as "the default eps"; -0.0 is an eps of exactly 0.
+    return _one("layer_norm", inputs, x.shape, F32, checks, axes=ax, f=eps if eps != 0 else -0.0)
 
 
 def gelu(a: Any, approximate: str = "none", checks: bool = True) -> np.ndarray:

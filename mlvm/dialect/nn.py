@@ -40,7 +40,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from mlvm.dialect.base import MlvmOp, result_shape, type_str
 from mlvm.dialect.ops import UnaryOp, _f32_prop
-from mlvm.dialect.shapes import Shape, contiguous_strides, normalize_axis
+from mlvm.dialect.shapes import LAYER_NORM_EPS, Shape, contiguous_strides, normalize_axis
 
 if TYPE_CHECKING:
     from mlvm.codegen.lowering import Lowering
@@ -371,7 +371,7 @@ class LayerNormOp(MlvmOp):
     affine = var_operand_def(TensorType)
     result = result_def(TensorType)
     axes = opt_prop_def(DenseArrayBase.constr(i64), DenseArrayBase.from_list(i64, [-1]))
-    eps = opt_prop_def(FloatAttr, FloatAttr(1e-5, Float32Type()))
+    eps = opt_prop_def(FloatAttr, FloatAttr(LAYER_NORM_EPS, Float32Type()))
     traits = traits_def(Pure())
     OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("x", "gamma", "beta")
 

@@ -10,6 +10,10 @@ MAX_RANK = 8
 
 Shape = tuple[int, ...]
 
+LAYER_NORM_EPS = 1e-5
+"""layer_norm's default eps, in the dialect, `mlvm.eager` and the C eager API
+(MLVM_LAYER_NORM_EPS in exec.h)."""
+
 
 def broadcast_shapes(a: Sequence[int], b: Sequence[int]) -> Shape | None:
     """numpy broadcasting of two shapes, or None when they do not broadcast."""

@@ -97,3 +97,27 @@ def test_default_vm_releases_everything() -> None:
         eager.softmax_xent(np.eye(4, dtype=np.float32), np.ones((4, 4), np.float32))
     assert vm.tensor_count == count == 0
     assert vm.consumed == consumed
+
+
+def test_layer_norm_default_eps_is_the_same_at_every_layer() -> None:
+    """Hardening finding 9: the C eager API's zeroed options meant eps = 0
+    while the dialect's default is 1e-5. One value, everywhere."""
+    import re
+    from pathlib import Path
+
+    import mlvm
+    from mlvm.dialect.shapes import LAYER_NORM_EPS
+    from mlvm.runtime import INCLUDE_DIR
+
+    header = (Path(INCLUDE_DIR) / "mlvm" / "exec.h").read_text()
+    m = re.search(r"#define MLVM_LAYER_NORM_EPS ([0-9.e+-]+)f", header)
+    assert m is not None and float(m.group(1)) == LAYER_NORM_EPS
+    x = np.array([[1.0, 1.0 + 1e-3, 1.0 - 1e-3, 1.0]], np.float32)  # tiny variance: eps matters
+    default = mlvm.eager.layer_norm(x)
+    explicit = mlvm.eager.layer_norm(x, eps=LAYER_NORM_EPS)
+    zero = mlvm.eager.layer_norm(x, eps=0.0)
+    np.testing.assert_array_equal(default, explicit)
+    assert not np.allclose(default, zero)
+    mean, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+    np.testing.assert_allclose(zero, (x - mean) / np.sqrt(var), rtol=1e-3)
+    np.testing.assert_allclose(default, (x - mean) / np.sqrt(var + LAYER_NORM_EPS), rtol=1e-3)

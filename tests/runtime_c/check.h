@@ -107,6 +107,10 @@ void counting_init(counting_t *c);
     X(test_exec_gelu)                                                          \
     X(test_exec_conv2d)                                                        \
     X(test_exec_pool2d)                                                        \
+    X(test_queue_wraparound)                                                   \
+    X(test_queue_init_limits)                                                  \
+    X(test_instance_init_null_arguments)                                       \
+    X(test_release_size_checks)                                                \
     TEST_LIST_CHECKED(X)
 
 #ifdef MLVM_CHECKS

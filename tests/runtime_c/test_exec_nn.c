@@ -157,6 +157,18 @@ void test_exec_layer_norm(void)
     CHECK_EQ(mlvm_exec(vm, MLVM_OP_LAYER_NORM, &o, ty, tx, MLVM_NONE), MLVM_OK);
     CHECK_NEAR(f32_of(vm, ty)[0], -1 / sqrt(1 + 1e-5 / 20.25), 1e-5);
     CHECK_NEAR(f32_of(vm, ty)[4], 1 / sqrt(1 + 1e-5 / 20.25), 1e-5);
+    {   /* Zeroed options mean the dialect's eps (1e-5); -0 is an eps of 0. */
+        const float t[4] = {1.0f, 1.002f, 0.998f, 1.0f}; /* variance 2e-6 */
+        mlvm_opts_t z = MLVM_OPTS_DEFAULT;
+        mlvm_handle_t tt = new_f32(vm, 1, c, t), tu = new_f32(vm, 1, c, NULL);
+        CHECK_EQ(mlvm_exec(vm, MLVM_OP_LAYER_NORM, &z, tu, tt, MLVM_NONE), MLVM_OK);
+        CHECK_NEAR(f32_of(vm, tu)[1], 0.002 / sqrt(2e-6 + MLVM_LAYER_NORM_EPS), 1e-2);
+        CHECK_EQ(mlvm_exec(vm, MLVM_OP_LAYER_NORM, NULL, tu, tt, MLVM_NONE), MLVM_OK);
+        CHECK_NEAR(f32_of(vm, tu)[1], 0.002 / sqrt(2e-6 + MLVM_LAYER_NORM_EPS), 1e-2);
+        z.f = -0.0f;
+        CHECK_EQ(mlvm_exec(vm, MLVM_OP_LAYER_NORM, &z, tu, tt, MLVM_NONE), MLVM_OK);
+        CHECK_NEAR(f32_of(vm, tu)[1], 0.002 / sqrt(2e-6), 1e-2);
+    }
     mlvm_vm_free(vm);
 }
 

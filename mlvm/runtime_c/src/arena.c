@@ -18,6 +18,8 @@ void *mlvm_arena_alloc(mlvm_arena_t *a, size_t nbytes, size_t align)
     size_t start;
     if (align == 0)
         align = 1;
+    if ((align & (align - 1)) != 0 || align > a->size + 1)
+        return NULL; /* not a power of two (or beyond any fit): refused, not misaligned */
     at = (base + a->used + (align - 1)) & ~(uintptr_t)(align - 1);
     start = (size_t)(at - base);
     if (start > a->size || nbytes > a->size - start)

@@ -1,5 +1,6 @@
 /* Eager execution: each op's iteration space computed at run time, then the
  * same kernel call the compiler would emit. */
+#include <math.h>
 #include <string.h>
 
 #include "mlvm/exec.h"
@@ -754,6 +755,8 @@ static mlvm_status_t exec_layer_norm(mlvm_vm_t *vm, mlvm_op_t op,
     const int32_t rank = RANK(x);
     const uint32_t mask = norm_mask(o, rank);
     const float *g = NULL, *b = NULL;
+    /* +0 (a zeroed struct) is the default eps; -0 asks for eps = 0 itself. */
+    const float eps = (o->f == 0.0f && !signbit(o->f)) ? MLVM_LAYER_NORM_EPS : o->f;
     size_t cols = 1;
     int32_t i;
     (void)op;
@@ -771,13 +774,13 @@ static mlvm_status_t exec_layer_norm(mlvm_vm_t *vm, mlvm_op_t op,
     if (SIZE(x) == 0)
         return MLVM_OK;
     if (!trailing_mask(mask, rank)) {
-        layer_norm_strided(x, mask, o->f, g, b, (float *)d->data);
+        layer_norm_strided(x, mask, eps, g, b, (float *)d->data);
         return MLVM_OK;
     }
     for (i = 0; i < rank; ++i)
         if ((mask >> i) & 1u)
             cols *= (size_t)DIMS(x)[i];
-    mlvm_layer_norm_f32(SIZE(x) / cols, cols, o->f, (const float *)x->data, g,
+    mlvm_layer_norm_f32(SIZE(x) / cols, cols, eps, (const float *)x->data, g,
                         b, (float *)d->data);
     return MLVM_OK;
 }

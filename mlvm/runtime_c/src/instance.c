@@ -1,14 +1,46 @@
+#include <stdint.h>
 #include <string.h>
 
 #include "mlvm/instance.h"
+#include "mlvm/kernels.h" /* MLVM_MAX_RANK */
 
+/* Bytes of a described tensor; SIZE_MAX for a descriptor that is not sane. */
 static size_t tensor_bytes(const mlvm_tensor_desc_t *t)
 {
     size_t n = 4;
     int32_t d;
-    for (d = 0; d < t->rank; ++d)
+    if (t->rank < 0 || t->rank > MLVM_MAX_RANK || (t->rank > 0 && t->dims == NULL))
+        return SIZE_MAX;
+    for (d = 0; d < t->rank; ++d) {
+        if (t->dims[d] < 0 || (t->dims[d] != 0 && n > SIZE_MAX / 2 / (uint64_t)t->dims[d]))
+            return SIZE_MAX;
         n *= (size_t)t->dims[d];
+    }
     return n;
+}
+
+/* Cheap, once per instance: the arguments a binding reads. Checked in every
+ * build (instance creation is not the hot path). */
+static int instance_args_ok(const mlvm_instance_t *inst, const mlvm_module_t *module,
+                            const mlvm_native_t **import_slots, const mlvm_native_t *natives,
+                            size_t num_natives, mlvm_queue_t **queue_slots,
+                            mlvm_queue_t *const *queues, size_t num_queues)
+{
+    size_t k;
+    if (inst == NULL || module == NULL || module->magic != MLVM_MODULE_MAGIC)
+        return 0;
+    if (module->num_imports < 0 || module->num_queues < 0)
+        return 0;
+    if (module->num_imports > 0 && (import_slots == NULL || module->imports == NULL))
+        return 0;
+    if (module->num_queues > 0 && (queue_slots == NULL || module->queues == NULL))
+        return 0;
+    if ((num_natives > 0 && natives == NULL) || (num_queues > 0 && queues == NULL))
+        return 0;
+    for (k = 0; k < num_queues; ++k)
+        if (queues[k] == NULL)
+            return 0;
+    return 1;
 }
 
 mlvm_status_t mlvm_instance_init(mlvm_instance_t *inst, const mlvm_module_t *module,
@@ -19,6 +51,9 @@ mlvm_status_t mlvm_instance_init(mlvm_instance_t *inst, const mlvm_module_t *mod
 {
     int32_t i;
     size_t k;
+    if (!instance_args_ok(inst, module, import_slots, natives, num_natives, queue_slots,
+                          queues, num_queues))
+        return MLVM_ERR_INVALID;
     inst->module = module;
     inst->imports = import_slots;
     inst->queues = queue_slots;

@@ -1,5 +1,9 @@
 /* Lock-free single-producer / single-consumer ring buffer.
- * head and tail count up forever (mod 2^32); size = tail - head. */
+ *
+ * head and tail count modulo 2 * capacity: slot = counter mod capacity, and
+ * size = (tail - head) mod 2 * capacity tells a full ring from an empty one.
+ * (Free-running 32-bit counters would need a power-of-two capacity: with any
+ * other, `counter % capacity` jumps when the counter wraps at 2^32.) */
 #include <string.h>
 
 #include "mlvm/queue.h"
@@ -15,7 +19,8 @@
 mlvm_status_t mlvm_queue_init(mlvm_queue_t *q, const char *name, size_t elem_bytes,
                               uint32_t capacity, void *storage)
 {
-    if (q == NULL || storage == NULL || elem_bytes == 0 || capacity == 0)
+    if (q == NULL || storage == NULL || elem_bytes == 0 || capacity == 0 ||
+        capacity > UINT32_MAX / 2u || elem_bytes > SIZE_MAX / capacity)
         return MLVM_ERR_INVALID;
     q->name = name;
     q->elem_bytes = elem_bytes;
@@ -26,14 +31,30 @@ mlvm_status_t mlvm_queue_init(mlvm_queue_t *q, const char *name, size_t elem_byt
     return MLVM_OK;
 }
 
+/* Counters live in [0, 2 * capacity). */
+static uint32_t distance(uint32_t tail, uint32_t head, uint32_t capacity)
+{
+    return tail >= head ? tail - head : tail + 2u * capacity - head;
+}
+
+static uint32_t next(uint32_t counter, uint32_t capacity)
+{
+    return counter + 1u == 2u * capacity ? 0u : counter + 1u;
+}
+
+static size_t slot(uint32_t counter, uint32_t capacity)
+{
+    return counter < capacity ? counter : counter - capacity;
+}
+
 mlvm_status_t mlvm_queue_push(mlvm_queue_t *q, const void *elem)
 {
     const uint32_t tail = q->tail;
     const uint32_t head = LOAD_ACQUIRE(&q->head);
-    if (tail - head >= q->capacity)
+    if (distance(tail, head, q->capacity) >= q->capacity)
         return MLVM_SUSPENDED;
-    memcpy(q->storage + (size_t)(tail % q->capacity) * q->elem_bytes, elem, q->elem_bytes);
-    STORE_RELEASE(&q->tail, tail + 1u);
+    memcpy(q->storage + slot(tail, q->capacity) * q->elem_bytes, elem, q->elem_bytes);
+    STORE_RELEASE(&q->tail, next(tail, q->capacity));
     return MLVM_OK;
 }
 
@@ -43,12 +64,12 @@ mlvm_status_t mlvm_queue_pop(mlvm_queue_t *q, void *elem)
     const uint32_t tail = LOAD_ACQUIRE(&q->tail);
     if (tail == head)
         return MLVM_SUSPENDED;
-    memcpy(elem, q->storage + (size_t)(head % q->capacity) * q->elem_bytes, q->elem_bytes);
-    STORE_RELEASE(&q->head, head + 1u);
+    memcpy(elem, q->storage + slot(head, q->capacity) * q->elem_bytes, q->elem_bytes);
+    STORE_RELEASE(&q->head, next(head, q->capacity));
     return MLVM_OK;
 }
 
 uint32_t mlvm_queue_size(const mlvm_queue_t *q)
 {
-    return LOAD_ACQUIRE(&q->tail) - LOAD_ACQUIRE(&q->head);
+    return distance(LOAD_ACQUIRE(&q->tail), LOAD_ACQUIRE(&q->head), q->capacity);
 }

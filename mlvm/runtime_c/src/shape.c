@@ -8,14 +8,14 @@ size_t mlvm_shape_bytes(int32_t rank)
     return sizeof(mlvm_shape_t) + (size_t)rank * sizeof(int64_t);
 }
 
-#ifdef MLVM_CHECKS
+/* Checked in every build: a shape is made at allocation time, not on the
+ * hot path, and a size that overflows would make every later byte count lie. */
 static int shape_args_ok(int32_t rank, const int64_t *dims)
 {
     if (rank < 0 || rank > MLVM_MAX_RANK || (rank > 0 && dims == NULL))
         return 0;
     return mlvm_dims_size_(rank, dims) != SIZE_MAX;
 }
-#endif
 
 static void shape_fill(mlvm_shape_t *s, const mlvm_allocator_t *alloc,
                        int32_t rank, const int64_t *dims)
@@ -35,10 +35,8 @@ mlvm_shape_t *mlvm_shape_new(const mlvm_allocator_t *alloc, int32_t rank,
                              const int64_t *dims)
 {
     mlvm_shape_t *s;
-#ifdef MLVM_CHECKS
     if (alloc == NULL || !shape_args_ok(rank, dims))
         return NULL;
-#endif
     s = (mlvm_shape_t *)alloc->alloc(alloc->ud, mlvm_shape_bytes(rank));
     if (s != NULL)
         shape_fill(s, alloc, rank, dims);
@@ -123,10 +121,8 @@ mlvm_shape_t *mlvm_vm_shape_new(mlvm_vm_t *vm, int32_t rank,
                                 const int64_t *dims)
 {
     mlvm_shape_t **entry, *s;
-#ifdef MLVM_CHECKS
-    if (!shape_args_ok(rank, dims))
+    if (vm == NULL || !shape_args_ok(rank, dims))
         return NULL;
-#endif
     if (vm->shape_cap > 0) {
         entry = shape_slot(vm->shapes, vm->shape_cap, rank, dims);
         if (*entry != NULL)

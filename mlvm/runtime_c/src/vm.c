@@ -62,6 +62,8 @@ static mlvm_status_t grow_table(mlvm_vm_t *vm, int32_t want)
     }
     if (cap == vm->cap)
         return MLVM_OK;
+    if ((size_t)cap > SIZE_MAX / sizeof *slots)
+        return MLVM_ERR_NOMEM;
     slots = (mlvm_slot_t *)mlvm_vm_alloc_(vm, (size_t)cap * sizeof *slots);
     if (slots == NULL)
         return MLVM_ERR_NOMEM;
@@ -76,10 +78,14 @@ static mlvm_status_t grow_table(mlvm_vm_t *vm, int32_t want)
 mlvm_status_t mlvm_vm_reserve(mlvm_vm_t *vm, int32_t n)
 {
     int32_t nfree = 0, f;
+    if (vm == NULL || n < 0)
+        return MLVM_ERR_INVALID;
     for (f = vm->free_head; f >= 0 && nfree < n; f = vm->slots[f].next_free)
         ++nfree;
     if (n - nfree <= vm->cap - vm->nslots)
         return MLVM_OK;
+    if (n - nfree > INT32_MAX - vm->nslots)
+        return MLVM_ERR_NOMEM;
     return grow_table(vm, vm->nslots + (n - nfree));
 }
 

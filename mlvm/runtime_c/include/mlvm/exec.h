@@ -126,9 +126,15 @@ enum {
     MLVM_POOL_KW = 7
 };
 
-/* Options; a zeroed struct (or a NULL pointer) means the defaults. */
+/* layer_norm's eps when none is given: the dialect's default (one value,
+ * mlvm.dialect.shapes.LAYER_NORM_EPS on the Python side; a test keeps the two equal). */
+#define MLVM_LAYER_NORM_EPS 1e-5f
+
+/* Options; a zeroed struct (or a NULL pointer) means the defaults, which are
+ * the dialect's: in particular layer_norm's eps is MLVM_LAYER_NORM_EPS. */
 typedef struct mlvm_opts {
-    float f;           /* fill: value; rsqrt, layer_norm: eps */
+    float f;           /* fill: value; rsqrt: eps (default 0); layer_norm: eps,
+                          +0 meaning MLVM_LAYER_NORM_EPS and -0 an eps of 0 */
     int32_t axis;      /* argmax, concat, softmax (negative: from the end) */
     uint32_t axes;     /* reduce_*: bit d set reduces dim d; layer_norm: the
                           normalised dims (0: the last) */

@@ -19,11 +19,12 @@ typedef struct mlvm_queue {
     size_t elem_bytes;
     uint32_t capacity;       /* elements */
     unsigned char *storage;  /* capacity * elem_bytes bytes */
-    volatile uint32_t head;  /* next slot to pop (consumer-owned) */
-    volatile uint32_t tail;  /* next slot to push (producer-owned) */
+    volatile uint32_t head;  /* next pop, mod 2 * capacity (consumer-owned) */
+    volatile uint32_t tail;  /* next push, mod 2 * capacity (producer-owned) */
 } mlvm_queue_t;
 
-/* Returns MLVM_ERR_INVALID for a zero capacity or element size. */
+/* Returns MLVM_ERR_INVALID for a zero capacity or element size, a capacity
+ * over 2^31 - 1, or storage bytes that overflow size_t. */
 mlvm_status_t mlvm_queue_init(mlvm_queue_t *q, const char *name, size_t elem_bytes,
                               uint32_t capacity, void *storage);
 /* MLVM_OK, or MLVM_SUSPENDED when full (nothing copied). */

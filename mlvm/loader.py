@@ -7,6 +7,7 @@ boundary, so the generated code can run unchecked.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -19,6 +20,9 @@ import numpy as np
 MODULE_MAGIC = 0x4D4C564D
 ABI_VERSION = 2
 ARENA_ALIGN = 64
+MAX_RANK = 8
+MAX_BYTES = 1 << 40  # the compiler's default limit on any one buffer
+MAX_ENTRIES = 1 << 16  # exports, imports, queues, tensors of one entry
 
 _CDEF = """
 typedef struct {
@@ -76,6 +80,8 @@ _ffi.cdef(_CDEF)
 
 _DTYPES = {1: np.dtype(np.float32), 2: np.dtype(np.int32)}
 _from_buffer = _ffi.from_buffer
+# numpy's flag bits (ndarray.flags.num): the fast path tests both at once.
+_C_CONTIGUOUS, _ALIGNED = 0x0001, 0x0100
 
 OK, SUSPENDED = 0, 1
 ERR_IMPORT = -5
@@ -98,6 +104,14 @@ class MlvmCallError(RuntimeError):
     """A call into generated code returned an error status."""
 
 
+class _Errors(threading.local):
+    """The exception a native function raised, per thread: a foreign call and
+    the callbacks it makes run on one thread, so one thread's failure is never
+    reported by another thread's call."""
+
+    error: BaseException | None = None
+
+
 @dataclass(frozen=True)
 class TensorSpec:
     name: str
@@ -118,13 +132,74 @@ class FunctionInfo:
     suspends: bool = False
 
 
+class DescriptorError(ValueError):
+    """A module descriptor that no mlvm compiler writes (a foreign or damaged .so)."""
+
+
+def _name(p: Any, what: str) -> str:
+    if p == _ffi.NULL:
+        raise DescriptorError(f"{what} has no name")
+    return _ffi.string(p).decode("utf-8", "replace")
+
+
+def _count(n: int, what: str) -> int:
+    if not 0 <= n <= MAX_ENTRIES:
+        raise DescriptorError(f"{what} count {n} is out of range")
+    return int(n)
+
+
 def _spec(d: Any) -> TensorSpec:
+    name = _name(d.name, "a tensor")
+    if not 0 <= d.rank <= MAX_RANK or (d.rank > 0 and d.dims == _ffi.NULL):
+        raise DescriptorError(f"tensor '{name}' has rank {d.rank}")
     shape = tuple(int(d.dims[k]) for k in range(d.rank))
-    return TensorSpec(_ffi.string(d.name).decode(), shape, _DTYPES[d.dtype])
+    dtype = _DTYPES.get(int(d.dtype))
+    if dtype is None:
+        raise DescriptorError(f"tensor '{name}' has unknown dtype code {d.dtype}")
+    if any(n < 0 for n in shape) or math.prod(shape) * dtype.itemsize > MAX_BYTES:
+        raise DescriptorError(f"tensor '{name}' has shape {shape}")
+    return TensorSpec(name, shape, dtype)
 
 
 def _specs(descs: Any, n: int) -> tuple[TensorSpec, ...]:
-    return tuple(_spec(descs[i]) for i in range(n))
+    if n > 0 and descs == _ffi.NULL:
+        raise DescriptorError(f"{n} tensors are described by a NULL table")
+    return tuple(_spec(descs[i]) for i in range(_count(n, "tensor")))
+
+
+def _unique(names: Sequence[str], what: str) -> None:
+    """Names the loader finds things by: two alike would alias one object."""
+    seen: set[str] = set()
+    for n in names:
+        if n in seen:
+            raise DescriptorError(f"two {what}s are named '{n}'")
+        seen.add(n)
+
+
+def _convert(x: Any, spec: TensorSpec, what: str) -> np.ndarray:
+    """`x` as an array of `spec` (C-contiguous), refusing what would change values
+    silently: another shape, an unsafe dtype cast of an array, or Python numbers
+    that overflow the element type (1e40 -> inf) or are not integers for ints."""
+    if isinstance(x, np.ndarray):
+        if x.dtype != spec.dtype and not np.can_cast(x.dtype, spec.dtype, "safe"):
+            raise ValueError(f"{what} must have dtype {spec.dtype}, got {x.dtype}")
+        a = np.ascontiguousarray(x, dtype=spec.dtype)
+    else:
+        raw = np.asarray(x)
+        if raw.dtype.kind not in "biuf":
+            raise ValueError(f"{what} must be numbers of dtype {spec.dtype}, got {raw.dtype}")
+        with np.errstate(all="ignore"):
+            a = np.ascontiguousarray(raw, dtype=spec.dtype)
+            back = a.astype(np.float64) if raw.dtype.kind == "f" else a.astype(raw.dtype)
+        if spec.dtype.kind == "f":
+            lost = np.isfinite(raw) & ~np.isfinite(a)
+        else:
+            lost = back != raw
+        if np.any(lost):
+            raise ValueError(f"{what}: values do not fit in {spec.dtype}")
+    if a.shape != spec.shape:
+        raise ValueError(f"{what} must have shape {spec.shape}, got {a.shape}")
+    return a
 
 
 def _aligned_empty(nbytes: int) -> tuple[np.ndarray, Any]:
@@ -147,6 +222,8 @@ class Queue:
     def __init__(self, lib: Any, spec: TensorSpec, capacity: int) -> None:
         self.spec = spec
         self._lib = lib
+        if not isinstance(capacity, int) or not 1 <= capacity < 1 << 31:
+            raise ValueError(f"queue_capacity must be an integer in 1..2^31-1, got {capacity!r}")
         self._name = _ffi.new("char[]", spec.name.encode())
         self._storage = np.empty(max(capacity, 1) * spec.nbytes, dtype=np.uint8)
         self.ptr = _ffi.new("mlvm_queue_t *")
@@ -158,12 +235,9 @@ class Queue:
             raise ValueError(f"queue '{spec.name}': capacity must be positive")
 
     def push(self, x: Any) -> bool:
-        """Appends a copy of x; False when the queue is full."""
-        a = np.ascontiguousarray(x, dtype=self.spec.dtype)
-        if a.shape != self.spec.shape:
-            raise ValueError(
-                f"queue '{self.spec.name}' holds {self.spec.shape} elements, got {a.shape}"
-            )
+        """Appends a copy of x; False when the queue is full. x must have the
+        element's shape, and a dtype that converts without changing values."""
+        a = _convert(x, self.spec, f"queue '{self.spec.name}' element")
         return bool(self._lib.mlvm_queue_push(self.ptr, _ffi.cast("void *", a.ctypes.data)) == OK)
 
     def pop(self) -> np.ndarray | None:
@@ -239,7 +313,7 @@ class Function:
         self._resume = export.resume
         self._call_bytes = int(export.call_bytes)
         self.info = FunctionInfo(
-            _ffi.string(export.name).decode(),
+            _name(export.name, "an export"),
             _specs(export.inputs, export.num_inputs),
             _specs(export.outputs, export.num_outputs),
             int(export.arena_bytes),
@@ -277,6 +351,10 @@ class Function:
         if not x.flags.c_contiguous:
             raise ValueError(
                 f"{what} must be C-contiguous (use numpy.ascontiguousarray)"
+            )
+        if not x.flags.aligned:
+            raise ValueError(
+                f"{what} is not aligned to its element size (use numpy.array(x) to copy it)"
             )
         return x
 
@@ -316,7 +394,7 @@ class Function:
         for i, x in enumerate(ins):
             lines.append(
                 f"    if type({x}) is not ndarray or {x}.dtype != d{i} or {x}.shape != s{i} "
-                f"or not {x}.flags.c_contiguous: check({i}, {x})"
+                f"or {x}.flags.num & CA != CA: check({i}, {x})"
             )
         if self.info.arena_bytes > 0:  # else the entry never touches its arena
             lines.append("    arena = getattr(local, 'arena', None) or arena_of()")
@@ -326,13 +404,16 @@ class Function:
             lines.append(f"    {o} = empty(os{j}, od{j})")
         ptrs = ", ".join(f"fb({v})" for v in ins + outs)
         lines.append(f"    status = fn(arena{', ' if ptrs else ''}{ptrs})")
-        lines.append("    if status != 0 or owner._error is not None: failed(status)")
+        # One-shot entries exist only for functions without native imports, so
+        # no callback can have failed when the status is OK.
+        lines.append("    if status != 0: failed(status)")
         ret = outs[0] if len(outs) == 1 else f"({', '.join(outs)}{',' if outs else ''})"
         lines.append(f"    return {ret}")
         env: dict[str, Any] = {
             "ndarray": np.ndarray, "empty": np.empty, "fb": _from_buffer, "fn": self._one_shot,
             "local": self._local, "arena_of": self._arena, "check": self._check,
             "owner": self._owner, "failed": self._failed, "NULL": _ffi.NULL,
+            "CA": _C_CONTIGUOUS | _ALIGNED,
         }
         for i, (dtype, shape) in enumerate(self._in_specs):
             env[f"d{i}"], env[f"s{i}"] = dtype, shape
@@ -383,8 +464,10 @@ class Module:
         queue_capacity: int = 16,
     ) -> None:
         self.path = Path(path)
+        self._errors = _Errors()
         try:
-            self._lib = _ffi.dlopen(str(self.path))
+            # An absolute path: dlopen searches the library path for a bare name.
+            self._lib = _ffi.dlopen(str(self.path.resolve()))
         except OSError as e:
             raise ValueError(f"{self.path}: cannot load shared object: {e}") from None
         try:
@@ -403,20 +486,41 @@ class Module:
                 f"reads ABI {ABI_VERSION}; rebuild it"
             )
         self._desc = desc
-        self.name = _ffi.string(desc.name).decode()
-        self.arena_bytes = int(desc.arena_bytes)
-        self._error: BaseException | None = None
-        self._bind(imports or {}, queue_capacity)
-        self._functions = {
-            f.info.name: f
-            for f in (Function(self, desc.exports[i]) for i in range(desc.num_exports))
-        }
+        try:
+            self._check_descriptor(desc)
+            self.name = _name(desc.name, "the module")
+            self.arena_bytes = int(desc.arena_bytes)
+            self._bind(imports or {}, queue_capacity)
+            functions = [Function(self, desc.exports[i]) for i in range(desc.num_exports)]
+            _unique([f.info.name for f in functions], "export")
+        except DescriptorError as e:
+            raise ValueError(f"{self.path}: damaged module descriptor: {e}") from None
+        self._functions = {f.info.name: f for f in functions}
+
+    @staticmethod
+    def _check_descriptor(desc: Any) -> None:
+        for n, table, what in ((desc.num_exports, desc.exports, "export"),
+                               (desc.num_imports, desc.imports, "import"),
+                               (desc.num_queues, desc.queues, "queue")):
+            if _count(n, what) > 0 and table == _ffi.NULL:
+                raise DescriptorError(f"{n} {what}s in a NULL table")
+        if not 0 <= desc.arena_bytes <= MAX_BYTES:
+            raise DescriptorError(f"arena of {desc.arena_bytes} bytes")
+        for i in range(desc.num_exports):
+            e = desc.exports[i]
+            if e.begin == _ffi.NULL or e.resume == _ffi.NULL:
+                raise DescriptorError(f"export {i} has no begin/resume entry")
+            if not 0 <= e.arena_bytes <= MAX_BYTES or not 0 < e.call_bytes <= MAX_BYTES:
+                raise DescriptorError(f"export {i} needs {e.arena_bytes} / {e.call_bytes} bytes")
 
     def _bind(self, imports: Mapping[str, Callable[..., Any]], capacity: int) -> None:
         desc = self._desc
         self.import_specs: dict[str, tuple[tuple[TensorSpec, ...], tuple[TensorSpec, ...]]] = {}
         self._natives: list[Any] = []  # keeps callbacks and names alive
         slots = _ffi.new("mlvm_native_t *[]", max(desc.num_imports, 1))
+        _unique([_name(desc.imports[i].name, "an import") for i in range(desc.num_imports)],
+                 "import")
+        _unique([_name(desc.queues[i].name, "a queue") for i in range(desc.num_queues)], "queue")
         for i in range(desc.num_imports):
             d = desc.imports[i]
             name = _ffi.string(d.name).decode()
@@ -437,6 +541,7 @@ class Module:
             spec = _spec(desc.queues[i].elem)
             q = Queue(self._lib, spec, capacity)
             self.queues[spec.name] = q
+            self._natives.append(q)  # alive as long as the instance points at it
             qslots[i] = q.ptr
         self._instance = _ffi.new("mlvm_instance_t *")
         self._instance.module = desc
@@ -451,30 +556,36 @@ class Module:
         args: tuple[TensorSpec, ...],
         results: tuple[TensorSpec, ...],
     ) -> Any:
+        errors = self._errors
+
         def on_error(exc_type: Any, exc: BaseException, tb: Any) -> None:
-            self._error = exc
+            errors.error = exc
 
         @_ffi.callback("int(void *, void *const *, void *const *)", error=ERR_IMPORT, onerror=on_error)
         def native(user: Any, a: Any, r: Any) -> int:
-            views = [_view(a[k], s) for k, s in enumerate(args)]
-            for v in views:
+            # Copies, not views: the arguments live in the call's arena, which
+            # is reused or freed after the call, and a native may keep them.
+            ins = [_view(a[k], s).copy() for k, s in enumerate(args)]
+            for v in ins:
                 v.flags.writeable = False
-            out = fn(*views)
+            out = fn(*ins)
             if out is WOULD_BLOCK:
                 return SUSPENDED
             outs = [] if out is None else list(out) if isinstance(out, tuple | list) else [out]
             if len(outs) != len(results):
                 raise ValueError(f"native '{name}' returned {len(outs)} results, expected {len(results)}")
             for k, (o, s) in enumerate(zip(outs, results, strict=True)):
-                _view(r[k], s)[...] = np.asarray(o, dtype=s.dtype).reshape(s.shape)
+                _view(r[k], s)[...] = _convert(o, s, f"native '{name}' result {k}")
             return OK
 
         return native
 
     def _checked(self, status: int) -> int:
-        """Re-raises an exception a Python native function raised during a call."""
-        if self._error is not None:
-            err, self._error = self._error, None
+        """Re-raises an exception a Python native function raised during a call
+        on this thread."""
+        err = self._errors.error
+        if err is not None:
+            self._errors.error = None
             raise MlvmCallError(f"a native function failed: {err!r}") from err
         return int(status)
 

@@ -9,7 +9,7 @@ SYSSTAMP := $(VENV)/.sysdeps
 APT_PACKAGES := clang:clang valgrind:valgrind \
                 arm-none-eabi-gcc:gcc-arm-none-eabi arm-none-eabi-gcc:libnewlib-arm-none-eabi
 
-.PHONY: all demo test bench conformance venv sysdeps clean
+.PHONY: all demo test bench conformance fuzz venv sysdeps clean
 
 all: test
 
@@ -53,6 +53,12 @@ bench: $(BENCHSTAMP) $(SYSSTAMP)
 # list of passing node cases that `make test` guards.
 conformance: $(STAMP)
 	$(BIN)/python tests/frontend/onnx/conformance.py
+
+# The fuzzer over model files, parameter archives and the call boundary
+# (FUZZ_SECONDS, default 1800; findings in fuzz-findings/, exit 1 if any).
+FUZZ_SECONDS ?= 1800
+fuzz: $(STAMP) $(SYSSTAMP)
+	$(BIN)/python tests/fuzz/fuzzer.py --seconds $(FUZZ_SECONDS)
 
 clean:
 	rm -rf $(VENV) out build

@@ -35,7 +35,17 @@ from xdsl.utils.mlir_lexer import MLIRLexer
 
 
 class MlvmError(ValueError):
-    """A mistake in the user's input, reported as one line."""
+    """A mistake in the user's input, reported as one line.
+
+    Messages quote user strings (names from a model file): control characters
+    in them are escaped here, so no name can break the message over lines.
+    """
+
+    def __init__(self, msg: str) -> None:
+        super().__init__(_CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode(), msg))
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def where(op: Operation, fallback: str = "<input>") -> str:
@@ -96,7 +106,8 @@ class LocatingParser(Parser):
     """
 
     def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0) -> None:
-        super().__init__(ctx, text, name)
+        # xDSL's own lexer would lex the first token of `text`: give it none.
+        super().__init__(ctx, "", name)
         self._parser_state = ParserState(_Lexer(Input(text, name)))
         self._file = name
         self._line_offset = line_offset

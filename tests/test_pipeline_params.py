@@ -102,3 +102,20 @@ def test_params_dict_is_checked() -> None:
         check_params({"w": np.ones(2, np.complex64)})
     with pytest.raises(MlvmError, match="must be a numpy array, got list"):
         check_params({"w": [1.0]})
+
+
+def test_corrupt_deflate_streams_are_one_line_errors(tmp_path: Path) -> None:
+    """Found by the fuzzer: zlib.error escaped from a damaged deflated member."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("w.npy", npy_bytes(np.arange(4096, dtype=np.float32)))
+    good = buf.getvalue()
+    p = tmp_path / "w.npz"
+    for k in range(40, len(good) - 100, max(1, (len(good) - 140) // 60)):
+        bad = bytearray(good)
+        bad[k] ^= 0x5A
+        p.write_bytes(bytes(bad))
+        try:
+            load_params(p)
+        except MlvmError as e:
+            assert "\n" not in str(e) and str(e).startswith(f"{p}: error: ")

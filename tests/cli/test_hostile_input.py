@@ -213,6 +213,7 @@ HANGS = {
     "unterminated_string": fn('  %b = "mlvm.relu"(%a) {x = "' + "abcdefghij" * 4
                               + '} : (tensor<4xf32>) -> tensor<4xf32>\n  func.return %b : tensor<4xf32>'),
     "unterminated_symbol": 'func.func @"' + "abcdefghij" * 5 + "(%a: tensor<4xf32>)",
+    "unterminated_string_first": '"' + "a" * 5000,
     "splat_2_31": const("dense<1.0> : tensor<2147483648xf32>", "tensor<2147483648xf32>"),
 }
 

@@ -121,3 +121,16 @@ def test_layer_norm_default_eps_is_the_same_at_every_layer() -> None:
     mean, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
     np.testing.assert_allclose(zero, (x - mean) / np.sqrt(var), rtol=1e-3)
     np.testing.assert_allclose(default, (x - mean) / np.sqrt(var + LAYER_NORM_EPS), rtol=1e-3)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: eager.argmax(np.zeros((3, 0), np.float32), axis=1),
+    lambda: eager.reduce(np.zeros((0, 3), np.float32), "max", axes=(0,)),
+], ids=["argmax", "reduce_max"])
+def test_max_over_an_empty_axis_is_refused(call) -> None:  # type: ignore[no-untyped-def]
+    """Hardening finding 9: the reference raises; the checked runtime must not
+    answer 0 or -inf (the compiler's verifier refuses these programs too)."""
+    with pytest.raises(eager.EagerError, match="MLVM_ERR_SHAPE"):
+        call()
+    np.testing.assert_array_equal(eager.reduce(np.zeros((0, 3), np.float32), "sum", axes=(0,)),
+                                  np.zeros(3, np.float32))

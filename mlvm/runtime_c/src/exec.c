@@ -354,6 +354,8 @@ static mlvm_status_t exec_reduce(mlvm_vm_t *vm, mlvm_op_t op,
                      MLVM_ERR_SHAPE);
     }
     MLVM_REQUIRE(!bytes_overlap(d, a), MLVM_ERR_INVALID);
+    /* The maximum of nothing has no value (as argmax, and numpy, say). */
+    MLVM_REQUIRE(op != MLVM_OP_REDUCE_MAX || count > 0 || SIZE(d) == 0, MLVM_ERR_SHAPE);
 #endif
     if (SIZE(d) == 0)
         return MLVM_OK;

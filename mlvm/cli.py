@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
+import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
-from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from mlvm.diagnostics import (
@@ -40,12 +40,29 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
     from mlvm.codegen.cc import build_shared
     from mlvm.pipeline import CompileOptions, write_c
 
-    ap = argparse.ArgumentParser(prog="mlvm-aot", description="mlvm ahead-of-time compiler")
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    for cmd, what in (("compile", "write OUT.c and OUT.h"), ("build", "build OUT.so")):
-        p = sub.add_parser(cmd, help=what)
+    from mlvm import __version__
+
+    ap = argparse.ArgumentParser(
+        prog="mlvm-aot", description="mlvm ahead-of-time compiler: ML models to C",
+        epilog=AOT_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ap.add_argument("--version", action="version", version=f"mlvm-aot {__version__}")
+    sub = ap.add_subparsers(dest="cmd", metavar="{compile,build,import,runtime}")
+    for cmd, what in (("compile", "write OUT.c and OUT.h"),
+                      ("build", "build OUT.so (the C goes to a build folder unless --keep-c)")):
+        p = sub.add_parser(cmd, help=what, description=what)
         p.add_argument("input", help="model (.mlir or .onnx)")
-        p.add_argument("-o", "--output", required=True)
+        p.add_argument(
+            "-o", "--output", required=True,
+            help="OUT.c (compile: OUT.h is written beside it)" if cmd == "compile"
+            else "OUT.so, a shared object that mlvm.load() reads",
+        )
+        if cmd == "build":
+            p.add_argument("--keep-c", action="store_true",
+                           help="also keep OUT.c and OUT.h beside OUT.so")
+        p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+        p.add_argument("-v", "--verbose", action="store_true",
+                       help="print every stage with its time, even when piped")
         p.add_argument("--params", help="parameter archive (.npz) for mlvm.param")
         p.add_argument("--alignment", type=int, default=64, help="arena buffer alignment")
         p.add_argument(
@@ -72,6 +89,9 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
 
     runtime.add_arguments(sub.add_parser("runtime", help="copy the C runtime's sources"))
     args = ap.parse_args(argv)
+    if args.cmd is None:
+        ap.print_help(sys.stderr)
+        return 2
     if args.cmd == "runtime":
         return runtime.run(args)
     try:
@@ -96,8 +116,10 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
         static_arena=args.arena == "static",
         max_bytes=args.max_bytes,
     )
+    progress = Progress(verbose=args.verbose, quiet=args.quiet)
     reports = dict(
-        memory_report=args.memory_report, memory_plot=args.memory_plot, input_shapes=shapes
+        memory_report=args.memory_report, memory_plot=args.memory_plot, input_shapes=shapes,
+        progress=progress.stage,
     )
     try:
         out = Path(args.output)
@@ -108,14 +130,60 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
         else:
             if out.suffix != ".so":
                 raise MlvmError(f"{out}: error: the output of build must end in .so")
-            c_path = out.with_suffix(".c")
-            write_c(args.input, c_path, args.params, options, **reports)
-            build_shared(c_path, out)
+            with tempfile.TemporaryDirectory() as tmp:
+                c_path = (out if args.keep_c else Path(tmp) / out.name).with_suffix(".c")
+                write_c(args.input, c_path, args.params, options, **reports)
+                build_shared(c_path, out, on_runtime_build=progress.note)
+                progress.stage("cc")
     except MlvmError as e:
         return _fail("mlvm-aot", e)
     except OSError as e:  # unwritable output
         return _fail("mlvm-aot", MlvmError(f"{e.filename or ''}: error: {e.strerror or e}"))
     return 0
+
+
+AOT_EXAMPLES = """\
+examples:
+  mlvm-aot compile model.mlir -o model.c --params w.npz   # model.c + model.h
+  mlvm-aot build model.onnx -o model.so                   # then mlvm.load("model.so")
+  mlvm-aot import model.onnx -o model.mlir --params-out w.npz
+  mlvm-aot compile model.onnx -o model.c --input-shape x=1x3x224x224
+  mlvm-aot runtime --emit rt/                             # the C runtime's sources
+"""
+
+
+class Progress:
+    """One line per stage with its time, on a terminal once a build passes a
+    second (always with --verbose, never with --quiet or when piped)."""
+
+    def __init__(self, verbose: bool = False, quiet: bool = False) -> None:
+        self.start = self.last = time.monotonic()
+        self.show = verbose or (not quiet and sys.stderr.isatty())
+        self.always = verbose and not quiet
+        self.pending: list[str] = []
+
+    def stage(self, name: str) -> None:
+        now = time.monotonic()
+        line = f"mlvm-aot: {name}: {now - self.last:.2f} s"
+        self.last = now
+        self._emit(line, now)
+
+    def note(self, text: str) -> None:
+        self._emit(f"mlvm-aot: {text}", time.monotonic())
+
+    def _emit(self, line: str, now: float) -> None:
+        if not self.show:
+            return
+        self.pending.append(line)
+        if self.always or now - self.start > 1.0:
+            print("\n".join(self.pending), file=sys.stderr, flush=True)
+            self.pending.clear()
+
+
+def _version() -> str:
+    from mlvm import __version__
+
+    return __version__
 
 
 def _add_input_shape(p: argparse.ArgumentParser) -> None:
@@ -141,20 +209,50 @@ def _input_shapes(specs: Sequence[str]) -> dict[str, tuple[int, ...]]:
     return out
 
 
-@dataclass(frozen=True)
-class CTarget(Target):
-    """`mlvm-opt -t c`: the generated C source (parameters are not bound)."""
+class _AllPasses(argparse.Action):
+    """`--all-passes`: every registered pass, mlvm's first, then exit."""
 
-    name = "c"
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="list every pass (mlvm's and xDSL's) and exit")
 
-    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        from mlvm.codegen.emitter import emit_c
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        from mlvm.passes import ALL_PASSES
 
-        c_text, _ = emit_c(module, "module", {}, "mlvm-opt")
-        output.write(c_text)
+        print("mlvm passes:", ", ".join(ALL_PASSES))
+        names = [n for n in getattr(parser, "_mlvm_all_passes", []) if n not in ALL_PASSES]
+        print("xDSL passes:", ", ".join(sorted(names)))
+        parser.exit()
 
 
 class MlvmOptMain(xDSLOptMain):
+    version_format = "mlvm-opt " + _version() + " (xDSL {xdsl_version})"
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        from mlvm.passes import ALL_PASSES
+
+        for action in arg_parser._actions:
+            if action.dest == "passes":  # xDSL lists ~150 of its own: show mlvm's
+                action.help = (f"comma-separated passes; mlvm's: {', '.join(ALL_PASSES)} "
+                               "(--all-passes lists xDSL's too)")
+            if action.dest == "target":
+                action.help = "output: mlir (default), c (the generated C, with --params for weights)"
+        arg_parser._mlvm_all_passes = list(self.available_passes)  # type: ignore[attr-defined]
+        arg_parser.add_argument("--all-passes", action=_AllPasses)
+        arg_parser.add_argument("--params", metavar="W.npz",
+                                help="parameter archive for mlvm.param (with -t c)")
+
+    def _emit_c(self, module: ModuleOp, output: IO[str]) -> None:
+        """`-t c`: the generated C as one file, its header in place of the
+        #include, with the weights of --params."""
+        from mlvm.codegen.emitter import emit_c
+        from mlvm.pipeline import load_params
+
+        params = load_params(self.args.params)
+        c_text, h_text = emit_c(module, "module", params, self.get_input_name())
+        output.write(c_text.replace('#include "module.h"\n', h_text, 1))
+
     def register_all_dialects(self) -> None:
         super().register_all_dialects()
         from mlvm.dialect import Mlvm
@@ -170,7 +268,7 @@ class MlvmOptMain(xDSLOptMain):
 
     def register_all_targets(self) -> None:
         super().register_all_targets()
-        self.available_targets["c"] = lambda: CTarget
+        self.available_targets["c"] = self._emit_c
 
     _line_offset = 0
 

@@ -7,7 +7,7 @@ import math
 import re
 import warnings
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -241,6 +241,17 @@ def compile_to_c(
     """Lower a verified module and return (C source, header) for `c_path`."""
     options = options or CompileOptions()
     lower(module, options, source)
+    return emit(module, c_path, params, source, options)
+
+
+def emit(
+    module: ModuleOp,
+    c_path: Path,
+    params: Mapping[str, np.ndarray],
+    source: str,
+    options: CompileOptions,
+) -> tuple[str, str]:
+    """(C source, header) of a lowered module, for `c_path`."""
     return emit_c(
         module, c_path.stem, params, source, header_name(c_path),
         static_arena=options.static_arena,
@@ -255,17 +266,24 @@ def write_c(
     memory_report: str | Path | None = None,
     memory_plot: str | Path | None = None,
     input_shapes: InputShapes | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> tuple[Path, Path]:
-    """`mlvm-aot compile`: write OUT.c and OUT.h (and the memory report/plot)."""
+    """`mlvm-aot compile`: write OUT.c and OUT.h (and the memory report/plot);
+    `progress` is told when each stage ends."""
     options = options or CompileOptions()
+    stage = progress or (lambda name: None)
     module, name, own = load_source(src, options, input_shapes)
     params = merge_params(own, load_params(params_path, options.max_bytes), name)
+    stage("import" if Path(src).suffix.lower() == ".onnx" else "parse and verify")
     c_path = Path(c_path)
-    c_text, h_text = compile_to_c(module, c_path, params, name, options)
+    lower(module, options, name)
+    stage("passes")
+    c_text, h_text = emit(module, c_path, params, name, options)
     h_path = c_path.with_suffix(".h")
     c_path.parent.mkdir(parents=True, exist_ok=True)
     c_path.write_text(c_text)
     h_path.write_text(h_text)
+    stage("C emission")
     if memory_report is not None or memory_plot is not None:
         report = module_report(module)
         for line in summary_lines(report):

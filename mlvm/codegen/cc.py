@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import tempfile
 from functools import cache
+from collections.abc import Callable
 from pathlib import Path
 
 from mlvm.diagnostics import MlvmError
@@ -74,14 +75,21 @@ def runtime_fingerprint() -> str:
     return fingerprint(*(f.read_bytes() for f in files), *(str(f.relative_to(RUNTIME_DIR)) for f in files))
 
 
-def runtime_library(cc: str | None = None, flags: list[str] | None = None) -> Path:
-    """The runtime compiled with `flags`, cached by sources, compiler and flags."""
+def runtime_library(
+    cc: str | None = None,
+    flags: list[str] | None = None,
+    on_build: Callable[[str], None] | None = None,
+) -> Path:
+    """The runtime compiled with `flags`, cached by sources, compiler and flags;
+    `on_build` hears about it when it must be built (the first time)."""
     cc = cc or compiler()
     flags = flags if flags is not None else cflags()
     key = fingerprint(runtime_fingerprint(), cc, cc_version(cc), *flags)
     lib = cache_dir() / "runtime" / f"libmlvm_rt-{key}.a"
     if lib.exists():
         return lib
+    if on_build is not None:
+        on_build("building the mlvm runtime (once for this compiler and flags)")
     lib.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=lib.parent) as tmp:
         objs: list[str] = []
@@ -95,10 +103,12 @@ def runtime_library(cc: str | None = None, flags: list[str] | None = None) -> Pa
     return lib
 
 
-def build_shared(c_path: Path, so_path: Path) -> Path:
+def build_shared(
+    c_path: Path, so_path: Path, on_runtime_build: Callable[[str], None] | None = None
+) -> Path:
     """Compile a generated module and link it with the runtime into a .so."""
     cc, flags = compiler(), cflags()
-    lib = runtime_library(cc, flags)
+    lib = runtime_library(cc, flags, on_runtime_build)
     so_path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=so_path.parent) as tmp:
         tmp_so = os.path.join(tmp, so_path.name)

@@ -40,10 +40,10 @@ def sample() -> Callable[[str], ModuleType]:
 
 
 def _aot_build(mlir: Path, out_dir: Path, params: Path | None = None) -> Path:
-    """`mlvm-aot build MLIR -o OUT_DIR/<stem>.so`: the .so, with the generated
-    .c and .h beside it."""
+    """`mlvm-aot build MLIR -o OUT_DIR/<stem>.so --keep-c`: the .so, with the
+    generated .c and .h beside it."""
     so = out_dir / f"{mlir.stem}.so"
-    args = ["build", str(mlir), "-o", str(so)]
+    args = ["build", str(mlir), "-o", str(so), "--keep-c"]
     if params is not None:
         args += ["--params", str(params)]
     assert aot_main(args) == 0, f"mlvm-aot {' '.join(args)} failed"

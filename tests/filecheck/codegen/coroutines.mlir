@@ -2,7 +2,7 @@
 
 // A function with suspension points becomes begin / resume: the body runs
 // in _resume, which jumps to the resume point kept in the call state.
-// CHECK-LABEL: mlvm_status_t module_f_resume(module_f_call_t *call)
+// CHECK-LABEL: mlvm_status_t module_f_resume(module_f_call_t *call){{$}}
 // CHECK: const float *in_x = call->in_x; (void)in_x;
 // CHECK: switch (call->hdr.pc) {
 // CHECK: case 1:

@@ -432,6 +432,12 @@ def signature(detail: str) -> str:
 
 def fuzz(seconds: float, seed: int, out: Path, jobs: int = 1) -> tuple[int, dict[str, tuple[str, str, Path]]]:
     warnings.simplefilter("ignore")  # the mutators' own zip writing warns
+    # Everything the targets run is imported here, once: each child is forked
+    # from this process and runs this code, even if the files change meanwhile.
+    import mlvm.cli
+    import mlvm.frontend.onnx
+    import mlvm.loader
+    import mlvm.pipeline  # noqa: F401
     rng = random.Random(seed)
     seeds = corpus()
     out.mkdir(parents=True, exist_ok=True)

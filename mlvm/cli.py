@@ -78,7 +78,8 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
             help="who provides the arena: the caller (default) or a static buffer",
         )
         p.add_argument("--memory-report", metavar="R.json", help="write the memory plan as JSON")
-        p.add_argument("--memory-plot", metavar="R.svg", help="draw the memory plan as SVG")
+        p.add_argument("--memory-plot", metavar="R.svg",
+                       help="draw the memory plan: .svg, or .png (needs matplotlib)")
         _add_input_shape(p)
     imp = sub.add_parser("import", help="write an ONNX model as dialect text and weights")
     imp.add_argument("input", help="model (.onnx)")

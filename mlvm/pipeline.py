@@ -19,7 +19,7 @@ from xdsl.dialects.func import Func
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
-from mlvm.analysis.memory_report import module_report, summary_lines, to_svg
+from mlvm.analysis.memory_report import module_report, summary_lines, write_plot
 from mlvm.codegen.emitter import emit_c
 from mlvm.codegen.names import c_comment
 from mlvm.diagnostics import (
@@ -291,7 +291,7 @@ def write_c(
         if memory_report is not None:
             Path(memory_report).write_text(json.dumps(report, indent=2) + "\n")
         if memory_plot is not None:
-            Path(memory_plot).write_text(to_svg(report))
+            write_plot(report, memory_plot)
     return c_path, h_path
 
 

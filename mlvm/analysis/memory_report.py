@@ -7,13 +7,17 @@ all intermediates' sizes (what a planner that reuses nothing would need).
 
 from __future__ import annotations
 
+import math
+
 from html import escape
+from pathlib import Path
 from typing import Any
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp
 from xdsl.ir import Operation, SSAValue
 
+from mlvm.diagnostics import MlvmError
 from mlvm.analysis.storage import analyze, nbytes
 from mlvm.dialect.base import MlvmOp
 from mlvm.dialect.fused import FusedYieldOp
@@ -102,9 +106,37 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
     return out
 
 
+def nice_ticks(top: float, count: int = 6) -> list[float]:
+    """Round tick values from 0 to at least `top` (steps of 1, 2 or 5 x 10^k)."""
+    if top <= 0:
+        return [0.0]
+    raw = top / count
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
+    return [k * step for k in range(int(math.ceil(top / step)) + 1)]
+
+
+def byte_ticks(top: float) -> list[float]:
+    """Ticks for a byte axis: round numbers of B, KiB, MiB or GiB."""
+    unit = next((u for u in (1 << 30, 1 << 20, 1 << 10) if top >= 2 * u), 1)
+    return [t * unit for t in nice_ticks(top / unit)]
+
+
+def byte_label(b: float) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if b >= size:
+            return f"{b / size:.3g} {unit}"
+    return f"{b:.0f} B"
+
+
+def _buffer_name(b: dict[str, Any]) -> str:
+    return f"{b['value']} ({b['op'].removeprefix('mlvm.')})"
+
+
 def to_svg(report: dict[str, Any]) -> str:
-    """Buffers as rectangles over (op index x offset); the lower bound as a line."""
-    width, panel_h, margin = 760, 300, 50
+    """Buffers as rectangles over (op index x offset), named where they fit, with
+    ticks on both axes; the lower bound as a dashed line."""
+    width, panel_h, margin = 860, 340, 70
     panels: list[str] = []
     y0 = 0
     for fr in report["functions"]:
@@ -124,19 +156,34 @@ def to_svg(report: dict[str, Any]) -> str:
             f'arena {fr["arena_bytes"]} B, lower bound {fr["lower_bound_bytes"]} B</text>',
             f'<line x1="{X(0)}" y1="{Y(0)}" x2="{X(n)}" y2="{Y(0)}" stroke="black"/>',
             f'<line x1="{X(0)}" y1="{Y(0)}" x2="{X(0)}" y2="{Y(top)}" stroke="black"/>',
-            f'<text x="{X(n) - 60}" y="{Y(0) + 30}" font-size="11">op index</text>',
-            f'<text x="5" y="{Y(top) - 5}" font-size="11">offset (bytes)</text>',
+            f'<text x="{X(n) - 60}" y="{Y(0) + 34}" font-size="11">op index</text>',
+            f'<text x="5" y="{Y(top) - 10}" font-size="11">offset</text>',
         ]
+        for t in nice_ticks(n):
+            if t <= n:
+                parts.append(
+                    f'<line x1="{X(t):.2f}" y1="{Y(0)}" x2="{X(t):.2f}" y2="{Y(0) + 4}" stroke="black"/>'
+                    f'<text x="{X(t):.2f}" y="{Y(0) + 16}" font-size="10" text-anchor="middle">{t:g}</text>'
+                )
+        for t in byte_ticks(top):
+            if t <= top:
+                parts.append(
+                    f'<line x1="{X(0) - 4}" y1="{Y(t):.2f}" x2="{X(0)}" y2="{Y(t):.2f}" stroke="black"/>'
+                    f'<text x="{X(0) - 6}" y="{Y(t) + 3:.2f}" font-size="10" '
+                    f'text-anchor="end">{byte_label(t)}</text>'
+                )
         for i, b in enumerate(fr["buffers"]):
             hue = (i * 47) % 360
+            x, y = X(b["start"]), Y(b["offset"] + b["bytes"])
+            w, h = max(sx * (b["end"] - b["start"] + 1), 1), max(sy * b["bytes"], 1)
+            name = escape(_buffer_name(b))
             parts.append(
-                f'<rect x="{X(b["start"]):.2f}" y="{Y(b["offset"] + b["bytes"]):.2f}" '
-                f'width="{max(sx * (b["end"] - b["start"] + 1), 1):.2f}" '
-                f'height="{max(sy * b["bytes"], 1):.2f}" fill="hsl({hue},60%,65%)" '
-                f'stroke="black" stroke-width="0.5"><title>{escape(str(b["value"]))} '
-                f'({escape(b["op"])}): {b["bytes"]} B at {b["offset"]}, ops '
-                f'{b["start"]}..{b["end"]}</title></rect>'
+                f'<rect x="{x:.2f}" y="{y:.2f}" width="{w:.2f}" height="{h:.2f}" '
+                f'fill="hsl({hue},60%,65%)" stroke="black" stroke-width="0.5"><title>{name}: '
+                f'{b["bytes"]} B at {b["offset"]}, ops {b["start"]}..{b["end"]}</title></rect>'
             )
+            if w >= 6 * len(name) and h >= 12:
+                parts.append(f'<text x="{x + 3:.2f}" y="{y + 11:.2f}" font-size="10">{name}</text>')
         lb = Y(fr["lower_bound_bytes"])
         parts.append(
             f'<line x1="{X(0)}" y1="{lb:.2f}" x2="{X(n)}" y2="{lb:.2f}" stroke="red" '
@@ -152,3 +199,54 @@ def to_svg(report: dict[str, Any]) -> str:
         + "\n".join(panels)
         + "\n</svg>\n"
     )
+
+
+def write_png(report: dict[str, Any], path: Path) -> None:
+    """The same plot as a PNG, drawn by matplotlib (the optional `plot` extra)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise MlvmError(
+            f"{path}: error: a PNG plot needs matplotlib (pip install 'mlvm[plot]'); "
+            "an .svg plot needs nothing"
+        ) from None
+    funcs = report["functions"] or [{"function": "(none)", "num_ops": 1, "arena_bytes": 0,
+                                     "lower_bound_bytes": 0, "buffers": []}]
+    fig, axes = plt.subplots(len(funcs), 1, figsize=(10, 3.6 * len(funcs)), squeeze=False)
+    for ax, fr in zip(axes[:, 0], funcs, strict=True):
+        n = max(fr["num_ops"], 1)
+        top = max(fr["arena_bytes"], fr["lower_bound_bytes"], 1)
+        for i, b in enumerate(fr["buffers"]):
+            w = b["end"] - b["start"] + 1
+            ax.add_patch(plt.Rectangle((b["start"], b["offset"]), w, b["bytes"],
+                                       facecolor=plt.cm.tab20(i % 20), edgecolor="black", lw=0.5))
+            if w / n > 0.12 and b["bytes"] / top > 0.06:
+                ax.text(b["start"] + 0.1, b["offset"] + b["bytes"] / 2, _buffer_name(b),
+                        fontsize=7, va="center")
+        ax.axhline(fr["lower_bound_bytes"], color="red", ls="--", lw=1, label="lower bound")
+        ax.set_xlim(0, n)
+        ax.set_ylim(0, top * 1.05)
+        ticks = [t for t in byte_ticks(top) if t <= top * 1.05]
+        ax.set_yticks(ticks, [byte_label(t) for t in ticks])
+        ax.set_xlabel("op index")
+        ax.set_ylabel("offset")
+        ax.set_title(f"@{fr['function']}: arena {fr['arena_bytes']} B, "
+                     f"lower bound {fr['lower_bound_bytes']} B", fontsize=10)
+        ax.legend(loc="upper right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write_plot(report: dict[str, Any], path: str | Path) -> None:
+    """`--memory-plot`: SVG or PNG, by the file's suffix."""
+    p = Path(path)
+    if p.suffix.lower() == ".png":
+        write_png(report, p)
+    elif p.suffix.lower() == ".svg":
+        p.write_text(to_svg(report))
+    else:
+        raise MlvmError(f"{p}: error: the memory plot is written as .svg or .png")

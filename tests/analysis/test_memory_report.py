@@ -62,3 +62,31 @@ def test_intermediates_do_not_depend_on_passes() -> None:
         lower(module, options, name)
         sizes.add(module_report(module)["functions"][0]["intermediate_bytes"])
     assert len(sizes) == 1, sizes
+
+
+def test_plot_has_ticks_names_and_png(tmp_path: Path) -> None:
+    """A new user's first hour: axis ticks, buffer names, PNG as well as SVG."""
+    from mlvm.analysis.memory_report import byte_ticks, nice_ticks
+    from mlvm.cli import aot_main
+
+    assert nice_ticks(37) == [0, 10, 20, 30, 40]
+    assert byte_ticks(196608) == [0, 50 * 1024, 100 * 1024, 150 * 1024, 200 * 1024]
+    src = tmp_path / "m.mlir"
+    src.write_text("""\
+func.func @main(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %a = "mlvm.exp"(%x) : (tensor<64x64xf32>) -> tensor<64x64xf32>
+  %b = "mlvm.matmul"(%a, %x) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %c = "mlvm.matmul"(%b, %a) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  func.return %c : tensor<64x64xf32>
+}
+""")
+    assert aot_main(["compile", str(src), "-o", str(tmp_path / "m.c"), "--memory-plot",
+                     str(tmp_path / "p.svg"), "--no-fuse"]) == 0
+    svg = (tmp_path / "p.svg").read_text()
+    assert "KiB</text>" in svg and 'text-anchor="middle">1</text>' in svg
+    assert ">a (exp)</text>" in svg and ">b (matmul)</text>" in svg, svg
+    assert aot_main(["compile", str(src), "-o", str(tmp_path / "m.c"), "--memory-plot",
+                     str(tmp_path / "p.png")]) == 0
+    assert (tmp_path / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert aot_main(["compile", str(src), "-o", str(tmp_path / "m.c"), "--memory-plot",
+                     str(tmp_path / "p.pdf")]) == 1

@@ -431,6 +431,36 @@ def relu(a: Any, checks: bool = True) -> np.ndarray:
     return _unary("relu", a, checks)
 
 
+def erf(a: Any, checks: bool = True) -> np.ndarray:
+    """`erff` of each element."""
+    return _unary("erf", a, checks)
+
+
+def abs(a: Any, checks: bool = True) -> np.ndarray:
+    """`fabsf` of each element."""
+    return _unary("abs", a, checks)
+
+
+def floor(a: Any, checks: bool = True) -> np.ndarray:
+    """`floorf` of each element."""
+    return _unary("floor", a, checks)
+
+
+def ceil(a: Any, checks: bool = True) -> np.ndarray:
+    """`ceilf` of each element."""
+    return _unary("ceil", a, checks)
+
+
+def sin(a: Any, checks: bool = True) -> np.ndarray:
+    """`sinf` of each element."""
+    return _unary("sin", a, checks)
+
+
+def cos(a: Any, checks: bool = True) -> np.ndarray:
+    """`cosf` of each element."""
+    return _unary("cos", a, checks)
+
+
 def rsqrt(a: Any, eps: float = 0.0, checks: bool = True) -> np.ndarray:
     """`1 / sqrt(a + eps)`."""
     return _unary("rsqrt", a, checks, f=eps)

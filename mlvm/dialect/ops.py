@@ -7,6 +7,8 @@ the dialect contract: integers are i64, floats f32, flags bool, lists
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Callable, Mapping, Sequence
 from math import prod
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -395,6 +397,56 @@ class TanhOp(UnaryOp):
     name = "mlvm.tanh"
     NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.tanh)
     C_EXPR: ClassVar[dict[str, str]] = {"f32": "tanhf({0})"}
+
+
+_erf64 = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def _erf_f32(a: np.ndarray) -> np.ndarray:
+    """erf in float64, rounded once to f32 (the reference libm's erff approaches)."""
+    return _erf64(np.asarray(a, np.float64)).astype(np.float32)
+
+
+@irdl_op_definition
+class ErfOp(UnaryOp):
+    name = "mlvm.erf"
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(_erf_f32)
+    C_EXPR: ClassVar[dict[str, str]] = {"f32": "erff({0})"}
+
+
+@irdl_op_definition
+class AbsOp(UnaryOp):
+    name = "mlvm.abs"
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.abs)
+    C_EXPR: ClassVar[dict[str, str]] = {"f32": "fabsf({0})"}
+
+
+@irdl_op_definition
+class FloorOp(UnaryOp):
+    name = "mlvm.floor"
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.floor)
+    C_EXPR: ClassVar[dict[str, str]] = {"f32": "floorf({0})"}
+
+
+@irdl_op_definition
+class CeilOp(UnaryOp):
+    name = "mlvm.ceil"
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.ceil)
+    C_EXPR: ClassVar[dict[str, str]] = {"f32": "ceilf({0})"}
+
+
+@irdl_op_definition
+class SinOp(UnaryOp):
+    name = "mlvm.sin"
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.sin)
+    C_EXPR: ClassVar[dict[str, str]] = {"f32": "sinf({0})"}
+
+
+@irdl_op_definition
+class CosOp(UnaryOp):
+    name = "mlvm.cos"
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.cos)
+    C_EXPR: ClassVar[dict[str, str]] = {"f32": "cosf({0})"}
 
 
 def _sigmoid(a: np.ndarray) -> np.ndarray:
@@ -848,6 +900,12 @@ MLVM_OPS: list[type[MlvmOp]] = [
     TanhOp,
     SigmoidOp,
     ReluOp,
+    ErfOp,
+    AbsOp,
+    FloorOp,
+    CeilOp,
+    SinOp,
+    CosOp,
     MatmulOp,
     ReduceOp,
     ArgmaxOp,

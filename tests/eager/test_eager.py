@@ -101,7 +101,8 @@ for i, op in enumerate(BINARY):
 # -- elementwise unary -------------------------------------------------------
 
 UNARY = {"neg": EXACT, "exp": REL, "log": REL, "sqrt": EXACT, "tanh": REL,
-         "sigmoid": REL, "relu": EXACT}
+         "sigmoid": REL, "relu": EXACT, "erf": REL, "abs": EXACT, "floor": EXACT, "ceil": EXACT,
+         "sin": REL, "cos": REL}
 for i, (op, tol) in enumerate(UNARY.items()):
     lo = 1e-3 if op in ("log", "sqrt") else -6.0
     x = f32_data(rng(2000 + i), (3, 7), lo, 6.0)

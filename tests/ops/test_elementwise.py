@@ -19,6 +19,8 @@ plain kernel calls.
 
 from __future__ import annotations
 
+import math
+
 import sys
 from math import prod
 from pathlib import Path
@@ -297,6 +299,13 @@ UNARY = {
     "tanh": (_unary64(np.tanh), REL, (-6, 6), [NAN, INF, -INF, 0.0, -0.0, 20.0, -20.0, 1e-20, 1e-3]),
     "sigmoid": (_unary64(_sigmoid64), REL, (-30, 30), [NAN, INF, -INF, 0.0, 100.0, -100.0, -87.0, 88.0]),
     "relu": (_relu, EXACT, (-100, 100), [NAN, INF, -INF, 0.0, -0.0, -1e-45, F32_MAX]),
+    "erf": (_unary64(np.vectorize(math.erf, otypes=[np.float64])), REL, (-4, 4),
+            [NAN, INF, -INF, 0.0, -0.0, 6.0, -6.0, 1e-30, 1e-3]),
+    "abs": (_unary64(np.abs), EXACT, (-100, 100), [NAN, INF, -INF, 0.0, -0.0, -1e-45, -F32_MAX]),
+    "floor": (_unary64(np.floor), EXACT, (-100, 100), [NAN, INF, -INF, 0.0, -0.0, -0.5, 0.5, 8388607.5]),
+    "ceil": (_unary64(np.ceil), EXACT, (-100, 100), [NAN, INF, -INF, 0.0, -0.0, -0.5, 0.5, -8388607.5]),
+    "sin": (_unary64(np.sin), REL, (-10, 10), [NAN, INF, -INF, 0.0, -0.0, 1e-30, 3.14159265]),
+    "cos": (_unary64(np.cos), REL, (-10, 10), [NAN, INF, -INF, 0.0, -0.0, 1e-30, 1.0]),
 }
 
 

@@ -375,7 +375,7 @@ void test_exec_batch(void)
 void test_exec_op_table(void)
 {
     int32_t op;
-    CHECK_EQ(MLVM_OP_COUNT, 34);
+    CHECK_EQ(MLVM_OP_COUNT, 40);
     CHECK(strcmp(mlvm_op_name(MLVM_OP_ADD), "add") == 0);
     CHECK(strcmp(mlvm_op_name(MLVM_OP_SOFTMAX_XENT), "softmax_xent") == 0);
     CHECK(mlvm_op_name(MLVM_OP_COUNT) == NULL);

@@ -28,12 +28,17 @@ from mlvm.dialect.nn import (
     TransposeOp,
 )
 from mlvm.dialect.ops import (
+    AbsOp,
     AddOp,
     BroadcastToOp,
     CastOp,
+    CeilOp,
+    CosOp,
     DivOp,
+    ErfOp,
     ExpOp,
     FillOp,
+    FloorOp,
     LogOp,
     MatmulOp,
     MaxOp,
@@ -44,6 +49,7 @@ from mlvm.dialect.ops import (
     ReluOp,
     ReshapeOp,
     SigmoidOp,
+    SinOp,
     SqrtOp,
     SubOp,
     TanhOp,
@@ -126,7 +132,8 @@ BINARY: dict[str, type[MlvmOp]] = {
 }
 UNARY: dict[str, type[MlvmOp]] = {
     "Neg": NegOp, "Exp": ExpOp, "Log": LogOp, "Sqrt": SqrtOp, "Tanh": TanhOp,
-    "Sigmoid": SigmoidOp, "Relu": ReluOp,
+    "Sigmoid": SigmoidOp, "Relu": ReluOp, "Erf": ErfOp, "Abs": AbsOp, "Floor": FloorOp,
+    "Ceil": CeilOp, "Sin": SinOp, "Cos": CosOp,
 }
 
 
@@ -183,12 +190,6 @@ def _identity(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attr
 def _reciprocal(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
     x = _one(ins)
     return [binary(imp, DivOp, scalar(imp, 1.0, x), x)]
-
-
-@converter("Abs")
-def _abs(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
-    x = _one(ins)
-    return [binary(imp, MaxOp, x, unary(imp, NegOp, x))]
 
 
 @converter("Pow")

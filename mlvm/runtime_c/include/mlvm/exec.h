@@ -68,6 +68,12 @@
     X(TANH, tanh, 1, unary)                                                    \
     X(SIGMOID, sigmoid, 1, unary)                                              \
     X(RELU, relu, 1, unary)                                                    \
+    X(ERF, erf, 1, unary)                                                      \
+    X(ABS, abs, 1, unary)                                                      \
+    X(FLOOR, floor, 1, unary)                                                  \
+    X(CEIL, ceil, 1, unary)                                                    \
+    X(SIN, sin, 1, unary)                                                      \
+    X(COS, cos, 1, unary)                                                      \
     X(RSQRT, rsqrt, 1, rsqrt)                                                  \
     X(MATMUL, matmul, 2, matmul)                                               \
     X(REDUCE_SUM, reduce_sum, 1, reduce)                                       \

@@ -45,7 +45,8 @@ void mlvm_cmpl_i32(const mlvm_iter_t *it, const int32_t *a, const int32_t *b, fl
 
 /* Elementwise unary ops over n contiguous f32 (out may equal a). */
 #define MLVM_UNARY_KERNELS(X) \
-    X(neg) X(exp) X(log) X(sqrt) X(tanh) X(sigmoid) X(relu)
+    X(neg) X(exp) X(log) X(sqrt) X(tanh) X(sigmoid) X(relu) \
+    X(erf) X(abs) X(floor) X(ceil) X(sin) X(cos)
 #define MLVM_DECLARE_UNARY(name) \
     void mlvm_##name##_f32(size_t n, const float *a, float *out);
 MLVM_UNARY_KERNELS(MLVM_DECLARE_UNARY)

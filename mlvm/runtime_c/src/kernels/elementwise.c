@@ -87,6 +87,12 @@ MLVM_DEFINE_UNARY(tanh, tanhf(x))
 MLVM_DEFINE_UNARY(sigmoid, 1.0f / (1.0f + expf(-x)))
 /* NaN passes through, like numpy.maximum(x, 0). */
 MLVM_DEFINE_UNARY(relu, x < 0.0f ? 0.0f : x)
+MLVM_DEFINE_UNARY(erf, erff(x))
+MLVM_DEFINE_UNARY(abs, fabsf(x))
+MLVM_DEFINE_UNARY(floor, floorf(x))
+MLVM_DEFINE_UNARY(ceil, ceilf(x))
+MLVM_DEFINE_UNARY(sin, sinf(x))
+MLVM_DEFINE_UNARY(cos, cosf(x))
 
 void mlvm_rsqrt_f32(size_t n, float eps, const float *a, float *out)
 {

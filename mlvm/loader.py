@@ -8,11 +8,13 @@ boundary, so the generated code can run unchecked.
 from __future__ import annotations
 
 import math
+import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import cffi
 import numpy as np
@@ -20,9 +22,11 @@ import numpy as np
 MODULE_MAGIC = 0x4D4C564D
 ABI_VERSION = 2
 ARENA_ALIGN = 64
-MAX_RANK = 8
+MAX_RANK = 8  # the compiler's limit (mlvm.dialect.shapes.MAX_RANK) and the runtime's
 MAX_BYTES = 1 << 40  # the compiler's default limit on any one buffer
 MAX_ENTRIES = 1 << 16  # exports, imports, queues, tensors of one entry
+MAX_NAME = 1 << 16  # bytes of one name
+MAX_CALL_BYTES = 1 << 24  # a call state: a header, a resume point and pointers
 
 _CDEF = """
 typedef struct {
@@ -81,7 +85,9 @@ _ffi.cdef(_CDEF)
 _DTYPES = {1: np.dtype(np.float32), 2: np.dtype(np.int32)}
 _from_buffer = _ffi.from_buffer
 # numpy's flag bits (ndarray.flags.num): the fast path tests both at once.
+# ALIGNED means the data pointer is a multiple of the dtype's alignment.
 _C_CONTIGUOUS, _ALIGNED = 0x0001, 0x0100
+_HEADER_BYTES = _ffi.sizeof("mlvm_call_header_t")
 
 OK, SUSPENDED = 0, 1
 ERR_IMPORT = -5
@@ -104,12 +110,56 @@ class MlvmCallError(RuntimeError):
     """A call into generated code returned an error status."""
 
 
-class _Errors(threading.local):
-    """The exception a native function raised, per thread: a foreign call and
-    the callbacks it makes run on one thread, so one thread's failure is never
-    reported by another thread's call."""
+class _Frame:
+    """One foreign call (a begin or a resume) in progress: where the Python
+    natives it makes put their failure."""
 
-    error: BaseException | None = None
+    __slots__ = ("native", "error")
+
+    def __init__(self) -> None:
+        self.native = ""
+        self.error: BaseException | None = None
+
+    def reraise(self, function: str) -> None:
+        """Raises what a Python native raised during this foreign call, if anything."""
+        err = self.error
+        if err is None:
+            return
+        if not isinstance(err, Exception):
+            raise err  # KeyboardInterrupt, SystemExit: not the call's failure
+        raise MlvmCallError(
+            f"{function}: native {self.native!r} failed: "
+            f"{type(err).__name__}: {_one_line(str(err))}"
+        ) from err
+
+
+class _Running(threading.local):
+    """The innermost foreign call on this thread. Natives run synchronously
+    inside the foreign call that makes them, on its thread, so this is the call
+    a native serves, even when calls nest (a native calling another function)
+    or interleave (begin/resume of many calls on one thread)."""
+
+    frame: _Frame | None = None
+
+
+_running = _Running()
+
+
+def _foreign(entry: Any, *args: Any) -> tuple[int, _Frame]:
+    """`entry(*args)` (a begin or a resume) as the call its natives serve: its
+    status, and the frame holding what a Python native raised during it."""
+    frame = _Frame()
+    outer = _running.frame
+    _running.frame = frame
+    try:
+        status = int(entry(*args))
+    finally:
+        _running.frame = outer
+    return status, frame
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 @dataclass(frozen=True)
@@ -120,7 +170,7 @@ class TensorSpec:
 
     @property
     def nbytes(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+        return math.prod(self.shape) * self.dtype.itemsize
 
 
 @dataclass(frozen=True)
@@ -139,7 +189,11 @@ class DescriptorError(ValueError):
 def _name(p: Any, what: str) -> str:
     if p == _ffi.NULL:
         raise DescriptorError(f"{what} has no name")
-    return _ffi.string(p).decode("utf-8", "replace")
+    # Bounded: a damaged name without its NUL must not read on indefinitely.
+    raw = _ffi.string(p, MAX_NAME + 1)
+    if len(raw) > MAX_NAME:
+        raise DescriptorError(f"{what} has a name longer than {MAX_NAME} bytes")
+    return raw.decode("utf-8", "replace")
 
 
 def _count(n: int, what: str) -> int:
@@ -148,23 +202,24 @@ def _count(n: int, what: str) -> int:
     return int(n)
 
 
-def _spec(d: Any) -> TensorSpec:
+def _spec(d: Any, limit: int) -> TensorSpec:
     name = _name(d.name, "a tensor")
     if not 0 <= d.rank <= MAX_RANK or (d.rank > 0 and d.dims == _ffi.NULL):
-        raise DescriptorError(f"tensor '{name}' has rank {d.rank}")
+        raise DescriptorError(f"tensor {name!r} has rank {d.rank}")
     shape = tuple(int(d.dims[k]) for k in range(d.rank))
     dtype = _DTYPES.get(int(d.dtype))
     if dtype is None:
-        raise DescriptorError(f"tensor '{name}' has unknown dtype code {d.dtype}")
-    if any(n < 0 for n in shape) or math.prod(shape) * dtype.itemsize > MAX_BYTES:
-        raise DescriptorError(f"tensor '{name}' has shape {shape}")
+        raise DescriptorError(f"tensor {name!r} has unknown dtype code {d.dtype}")
+    # Python integers: the product cannot overflow, whatever the dims.
+    if any(n < 0 for n in shape) or math.prod(shape) * dtype.itemsize > limit:
+        raise DescriptorError(f"tensor {name!r} has shape {shape}")
     return TensorSpec(name, shape, dtype)
 
 
-def _specs(descs: Any, n: int) -> tuple[TensorSpec, ...]:
+def _specs(descs: Any, n: int, limit: int) -> tuple[TensorSpec, ...]:
     if n > 0 and descs == _ffi.NULL:
         raise DescriptorError(f"{n} tensors are described by a NULL table")
-    return tuple(_spec(descs[i]) for i in range(_count(n, "tensor")))
+    return tuple(_spec(descs[i], limit) for i in range(_count(n, "tensor")))
 
 
 def _unique(names: Sequence[str], what: str) -> None:
@@ -172,34 +227,44 @@ def _unique(names: Sequence[str], what: str) -> None:
     seen: set[str] = set()
     for n in names:
         if n in seen:
-            raise DescriptorError(f"two {what}s are named '{n}'")
+            raise DescriptorError(f"two {what}s are named {n!r}")
         seen.add(n)
 
 
 def _convert(x: Any, spec: TensorSpec, what: str) -> np.ndarray:
-    """`x` as an array of `spec` (C-contiguous), refusing what would change values
-    silently: another shape, an unsafe dtype cast of an array, or Python numbers
-    that overflow the element type (1e40 -> inf) or are not integers for ints."""
+    """`x` as a C-contiguous array of `spec`, refusing what would change values
+    silently: another shape (no reshape, no broadcast), an array of another
+    dtype unless every value converts exactly, integers that do not fit, and
+    floats that overflow (1e40 -> inf). Python (and numpy scalar) floats may
+    round to a narrower float type, as a float literal does in C."""
     if isinstance(x, np.ndarray):
-        if x.dtype != spec.dtype and not np.can_cast(x.dtype, spec.dtype, "safe"):
-            raise ValueError(f"{what} must have dtype {spec.dtype}, got {x.dtype}")
-        a = np.ascontiguousarray(x, dtype=spec.dtype)
+        a = x
+        if x.dtype != spec.dtype:
+            if not np.can_cast(x.dtype, spec.dtype, "safe"):
+                raise ValueError(f"{what} must have dtype {spec.dtype}, got {x.dtype}")
+            a = x.astype(spec.dtype)
+            # numpy calls int64 -> float64 safe, yet 2**53 + 1 does not survive it.
+            if x.dtype.kind in "iu" and spec.dtype.kind == "f":
+                with np.errstate(all="ignore"):
+                    exact = np.array_equal(a.astype(x.dtype), x)
+                if not exact:
+                    raise ValueError(f"{what}: values do not fit in {spec.dtype}")
     else:
         raw = np.asarray(x)
         if raw.dtype.kind not in "biuf":
             raise ValueError(f"{what} must be numbers of dtype {spec.dtype}, got {raw.dtype}")
         with np.errstate(all="ignore"):
-            a = np.ascontiguousarray(raw, dtype=spec.dtype)
-            back = a.astype(np.float64) if raw.dtype.kind == "f" else a.astype(raw.dtype)
-        if spec.dtype.kind == "f":
-            lost = np.isfinite(raw) & ~np.isfinite(a)
-        else:
-            lost = back != raw
+            a = raw.astype(spec.dtype)
+            if raw.dtype.kind == "f" and spec.dtype.kind == "f":
+                lost = np.isfinite(raw) & ~np.isfinite(a)
+            else:  # NaN never equals its cast back, so it is refused for ints
+                lost = a.astype(raw.dtype) != raw
         if np.any(lost):
             raise ValueError(f"{what}: values do not fit in {spec.dtype}")
     if a.shape != spec.shape:
         raise ValueError(f"{what} must have shape {spec.shape}, got {a.shape}")
-    return a
+    # Not ascontiguousarray: it turns a 0-d array into shape (1,).
+    return np.asarray(a, order="C")
 
 
 def _aligned_empty(nbytes: int) -> tuple[np.ndarray, Any]:
@@ -217,34 +282,45 @@ def _view(ptr: Any, spec: TensorSpec) -> np.ndarray:
 
 
 class Queue:
-    """A runtime queue of a module, fed and drained from numpy."""
+    """A runtime queue of a module, fed and drained from numpy.
 
-    def __init__(self, lib: Any, spec: TensorSpec, capacity: int) -> None:
+    The runtime queue is single-producer / single-consumer; `push` and `pop`
+    from Python take a lock, so Python threads may share one side of it."""
+
+    def __init__(self, lib: Any, spec: TensorSpec, capacity: int, limit: int = MAX_BYTES) -> None:
         self.spec = spec
         self._lib = lib
-        if not isinstance(capacity, int) or not 1 <= capacity < 1 << 31:
+        self._lock = threading.Lock()
+        if isinstance(capacity, bool) or not isinstance(capacity, int) or not 1 <= capacity < 1 << 31:
             raise ValueError(f"queue_capacity must be an integer in 1..2^31-1, got {capacity!r}")
+        if spec.nbytes == 0 or capacity * spec.nbytes > limit:
+            raise ValueError(
+                f"queue {spec.name!r}: {capacity} elements of {spec.nbytes} bytes "
+                f"(the storage must hold 1 to {limit} bytes)"
+            )
         self._name = _ffi.new("char[]", spec.name.encode())
-        self._storage = np.empty(max(capacity, 1) * spec.nbytes, dtype=np.uint8)
+        self._storage = np.empty(capacity * spec.nbytes, dtype=np.uint8)
         self.ptr = _ffi.new("mlvm_queue_t *")
         st = lib.mlvm_queue_init(
             self.ptr, self._name, spec.nbytes, capacity,
             _ffi.cast("void *", self._storage.ctypes.data),
         )
         if st != OK:
-            raise ValueError(f"queue '{spec.name}': capacity must be positive")
+            raise ValueError(f"queue {spec.name!r}: the runtime refused it ({STATUS_NAMES.get(st, st)})")
 
     def push(self, x: Any) -> bool:
         """Appends a copy of x; False when the queue is full. x must have the
         element's shape, and a dtype that converts without changing values."""
-        a = _convert(x, self.spec, f"queue '{self.spec.name}' element")
-        return bool(self._lib.mlvm_queue_push(self.ptr, _ffi.cast("void *", a.ctypes.data)) == OK)
+        a = _convert(x, self.spec, f"queue {self.spec.name!r} element")
+        with self._lock:
+            return bool(self._lib.mlvm_queue_push(self.ptr, _ffi.cast("void *", a.ctypes.data)) == OK)
 
     def pop(self) -> np.ndarray | None:
         """The oldest element, or None when the queue is empty."""
         out = np.empty(self.spec.shape, dtype=self.spec.dtype)
-        if self._lib.mlvm_queue_pop(self.ptr, _ffi.cast("void *", out.ctypes.data)) != OK:
-            return None
+        with self._lock:
+            if self._lib.mlvm_queue_pop(self.ptr, _ffi.cast("void *", out.ctypes.data)) != OK:
+                return None
         return out
 
     def __len__(self) -> int:
@@ -252,20 +328,31 @@ class Queue:
 
 
 class Call:
-    """A suspendable call: `begin` ran it up to its first suspension."""
+    """A suspendable call: `begin` ran it up to its first suspension.
+
+    One thread at a time may resume it; resuming it from inside itself (from
+    one of its own natives) or from two threads at once is refused."""
 
     def __init__(self, fn: Function, args: Sequence[Any]) -> None:
         self._fn = fn
         self._ins = [fn._check(i, x) for i, x in enumerate(args)]
-        self.outputs = [np.empty(s.shape, dtype=s.dtype) for s in fn.info.outputs]
+        # Private: the generated code writes here until the call ends, so the
+        # arrays must be the ones it was given, alive as long as the call.
+        self._outs = [np.empty(s.shape, dtype=s.dtype) for s in fn.info.outputs]
         self._arena_buf, self._arena = _aligned_empty(fn.info.arena_bytes)
-        self._state = _ffi.new("char[]", max(fn._call_bytes, 1))
+        # int64 words: the state holds pointers and 64-bit integers.
+        self._state = _ffi.new("int64_t[]", -(-fn._call_bytes // 8))
         self._hdr = _ffi.cast("mlvm_call_header_t *", self._state)
+        self._busy = threading.Lock()
         ins = _ffi.new("void *[]", [_ffi.cast("void *", a.ctypes.data) for a in self._ins] or [_ffi.NULL])
-        outs = _ffi.new("void *[]", [_ffi.cast("void *", a.ctypes.data) for a in self.outputs] or [_ffi.NULL])
-        self.code: int = fn._owner._checked(
-            fn._begin(self._state, fn._owner._instance, self._arena, ins, outs)
-        )
+        outs = _ffi.new("void *[]", [_ffi.cast("void *", a.ctypes.data) for a in self._outs] or [_ffi.NULL])
+        with self._busy:
+            self.code, frame = _foreign(fn._begin, self._state, fn._owner._instance, self._arena, ins, outs)
+        frame.reraise(fn.info.name)
+
+    @property
+    def outputs(self) -> tuple[np.ndarray, ...]:
+        return tuple(self._outs)
 
     @property
     def status(self) -> str:
@@ -277,8 +364,15 @@ class Call:
 
     def resume(self) -> str:
         """Runs the call on to its next suspension or its end; the status name."""
-        if self.code == SUSPENDED:
-            self.code = self._fn._owner._checked(self._fn._resume(self._state))
+        if self.code != SUSPENDED:
+            return self.status
+        if not self._busy.acquire(blocking=False):
+            raise MlvmCallError(f"{self._fn.info.name}: the call is already running")
+        try:
+            self.code, frame = _foreign(self._fn._resume, self._state)
+        finally:
+            self._busy.release()
+        frame.reraise(self._fn.info.name)
         return self.status
 
     @property
@@ -291,8 +385,8 @@ class Call:
         if self.code != -6 or chk.where == _ffi.NULL:
             return None
         return (
-            f"{_ffi.string(chk.where).decode()} failed: worst element at flat index "
-            f"{int(chk.index)}: got {float(chk.got):.9g}, want {float(chk.want):.9g}"
+            f"{_ffi.string(chk.where, MAX_NAME).decode('utf-8', 'replace')} failed: worst element "
+            f"at flat index {int(chk.index)}: got {float(chk.got):.9g}, want {float(chk.want):.9g}"
         )
 
     def result(self) -> Any:
@@ -300,7 +394,7 @@ class Call:
         if self.code != OK:
             msg = self.check_message() or f"call is {self.status}"
             raise MlvmCallError(f"{self._fn.info.name}: {msg}")
-        return self.outputs[0] if len(self.outputs) == 1 else tuple(self.outputs)
+        return self._outs[0] if len(self._outs) == 1 else tuple(self._outs)
 
 
 class Function:
@@ -308,14 +402,14 @@ class Function:
 
     def __init__(self, owner: Module, export: Any) -> None:
         self._owner = owner
-        self._call = export.call
         self._begin = export.begin
         self._resume = export.resume
         self._call_bytes = int(export.call_bytes)
+        limit = owner._max_bytes
         self.info = FunctionInfo(
             _name(export.name, "an export"),
-            _specs(export.inputs, export.num_inputs),
-            _specs(export.outputs, export.num_outputs),
+            _specs(export.inputs, export.num_inputs, limit),
+            _specs(export.outputs, export.num_outputs, limit),
             int(export.arena_bytes),
             bool(export.suspends),
         )
@@ -341,7 +435,7 @@ class Function:
 
     def _check(self, i: int, x: Any) -> np.ndarray:
         spec = self.info.inputs[i]
-        what = f"{self.info.name}: input {i} ('{spec.name}')"
+        what = f"{self.info.name}: input {i} ({spec.name!r})"
         if not isinstance(x, np.ndarray):
             raise ValueError(f"{what} must be a numpy array, got {type(x).__name__}")
         if x.dtype != spec.dtype:
@@ -392,6 +486,7 @@ class Function:
         if ins:
             lines.append(f"    {', '.join(ins)}, = args")
         for i, x in enumerate(ins):
+            # One mask test covers contiguity and alignment (ALIGNED flag).
             lines.append(
                 f"    if type({x}) is not ndarray or {x}.dtype != d{i} or {x}.shape != s{i} "
                 f"or {x}.flags.num & CA != CA: check({i}, {x})"
@@ -404,16 +499,15 @@ class Function:
             lines.append(f"    {o} = empty(os{j}, od{j})")
         ptrs = ", ".join(f"fb({v})" for v in ins + outs)
         lines.append(f"    status = fn(arena{', ' if ptrs else ''}{ptrs})")
-        # One-shot entries exist only for functions without native imports, so
-        # no callback can have failed when the status is OK.
+        # One-shot entries exist only for functions without native imports:
+        # there is no Python error to collect, only the status.
         lines.append("    if status != 0: failed(status)")
         ret = outs[0] if len(outs) == 1 else f"({', '.join(outs)}{',' if outs else ''})"
         lines.append(f"    return {ret}")
         env: dict[str, Any] = {
             "ndarray": np.ndarray, "empty": np.empty, "fb": _from_buffer, "fn": self._one_shot,
             "local": self._local, "arena_of": self._arena, "check": self._check,
-            "owner": self._owner, "failed": self._failed, "NULL": _ffi.NULL,
-            "CA": _C_CONTIGUOUS | _ALIGNED,
+            "failed": self._failed, "NULL": _ffi.NULL, "CA": _C_CONTIGUOUS | _ALIGNED,
         }
         for i, (dtype, shape) in enumerate(self._in_specs):
             env[f"d{i}"], env[f"s{i}"] = dtype, shape
@@ -424,7 +518,6 @@ class Function:
         return fast
 
     def _failed(self, status: int) -> None:
-        self._owner._checked(status)
         raise MlvmCallError(
             f"{self.info.name}: call returned {STATUS_NAMES.get(status, status)}"
         )
@@ -451,10 +544,29 @@ class Module:
     """A loaded module; exports are attributes (`m.main`) and items (`m['main']`).
 
     `imports` maps the names of native functions the module calls
-    (`mlvm.call_c`) to Python callables: they receive numpy views of the
-    arguments and return the results (or `WOULD_BLOCK`). Every import must
-    be given: a missing one fails here, naming it. Each queue of the module
-    gets a runtime queue of `queue_capacity` elements (`m.queues[name]`).
+    (`mlvm.call_c`) to Python callables. Every import must be given: a
+    missing one fails here, naming it. A native receives read-only copies
+    of its arguments, which it may keep (the arguments themselves live in
+    the call's arena, reused once the native returns); copying is cheap next
+    to a Python call. It returns its results (a tuple when there are
+    several) or `WOULD_BLOCK`. Each result must have exactly the declared
+    shape (no reshape, no broadcast) and a dtype that converts without
+    changing values: arrays of the declared dtype or of one that converts
+    exactly (float16 into float32), Python numbers that fit (floats may round
+    to float32, not overflow; ints must be exact). Anything else fails the
+    call. A native's exception ends the call that made it, and only that
+    one: it is raised, as the cause of an `MlvmCallError`, from the `begin`
+    or `resume` (or the one-shot call) that ran the native, whatever the
+    other threads are doing.
+
+    Each queue of the module gets a runtime queue of `queue_capacity`
+    elements (`m.queues[name]`). The module keeps its queues and natives
+    alive as long as it lives, whatever happens to the `queues` dict.
+
+    The descriptor is read from the .so and checked: names unique, counts,
+    ranks, dims, dtypes and sizes within what a compiler writes, no tensor,
+    arena or queue over `max_bytes`. Loading a .so runs its code: the
+    checks catch a damaged or foreign build, not a malicious one.
     """
 
     def __init__(
@@ -462,14 +574,19 @@ class Module:
         path: str | Path,
         imports: Mapping[str, Callable[..., Any]] | None = None,
         queue_capacity: int = 16,
+        *,
+        max_bytes: int = MAX_BYTES,
     ) -> None:
         self.path = Path(path)
-        self._errors = _Errors()
+        self._max_bytes = max_bytes
+        if not self.path.is_file():
+            what = "is not a file" if self.path.exists() else "no such file"
+            raise ValueError(f"{self.path}: {what}")
         try:
             # An absolute path: dlopen searches the library path for a bare name.
             self._lib = _ffi.dlopen(str(self.path.resolve()))
         except OSError as e:
-            raise ValueError(f"{self.path}: cannot load shared object: {e}") from None
+            raise ValueError(f"{self.path}: cannot load shared object: {_one_line(str(e))}") from None
         try:
             get = self._lib.mlvm_so_module
         except AttributeError:
@@ -490,64 +607,82 @@ class Module:
             self._check_descriptor(desc)
             self.name = _name(desc.name, "the module")
             self.arena_bytes = int(desc.arena_bytes)
-            self._bind(imports or {}, queue_capacity)
             functions = [Function(self, desc.exports[i]) for i in range(desc.num_exports)]
             _unique([f.info.name for f in functions], "export")
+            self._bind(imports if imports is not None else {}, queue_capacity)
         except DescriptorError as e:
             raise ValueError(f"{self.path}: damaged module descriptor: {e}") from None
         self._functions = {f.info.name: f for f in functions}
 
-    @staticmethod
-    def _check_descriptor(desc: Any) -> None:
+    def _check_descriptor(self, desc: Any) -> None:
+        limit = self._max_bytes
         for n, table, what in ((desc.num_exports, desc.exports, "export"),
                                (desc.num_imports, desc.imports, "import"),
                                (desc.num_queues, desc.queues, "queue")):
             if _count(n, what) > 0 and table == _ffi.NULL:
                 raise DescriptorError(f"{n} {what}s in a NULL table")
-        if not 0 <= desc.arena_bytes <= MAX_BYTES:
+        if not 0 <= desc.arena_bytes <= limit:
             raise DescriptorError(f"arena of {desc.arena_bytes} bytes")
         for i in range(desc.num_exports):
             e = desc.exports[i]
             if e.begin == _ffi.NULL or e.resume == _ffi.NULL:
                 raise DescriptorError(f"export {i} has no begin/resume entry")
-            if not 0 <= e.arena_bytes <= MAX_BYTES or not 0 < e.call_bytes <= MAX_BYTES:
-                raise DescriptorError(f"export {i} needs {e.arena_bytes} / {e.call_bytes} bytes")
+            if not 0 <= e.arena_bytes <= limit:
+                raise DescriptorError(f"export {i} needs an arena of {e.arena_bytes} bytes")
+            # The loader reads the header of every call state it allocates.
+            if not _HEADER_BYTES <= e.call_bytes <= MAX_CALL_BYTES:
+                raise DescriptorError(f"export {i} has a call state of {e.call_bytes} bytes")
+            if _count(e.num_inputs, "input") + _count(e.num_outputs, "output") > MAX_ENTRIES:
+                raise DescriptorError(f"export {i} has {e.num_inputs + e.num_outputs} tensors")
 
     def _bind(self, imports: Mapping[str, Callable[..., Any]], capacity: int) -> None:
-        desc = self._desc
+        desc, limit = self._desc, self._max_bytes
+        if not isinstance(imports, Mapping):
+            raise ValueError(
+                f"{self.path}: imports must map names to callables, got {type(imports).__name__}"
+            )
+        names = [_name(desc.imports[i].name, "an import") for i in range(desc.num_imports)]
+        _unique(names, "import")
+        # Keyed by the queue's own name (its element's name is informative only).
+        queue_names = [_name(desc.queues[i].name, "a queue") for i in range(desc.num_queues)]
+        _unique(queue_names, "queue")
+        queue_specs = [replace(_spec(desc.queues[i].elem, limit), name=n)
+                       for i, n in enumerate(queue_names)]
         self.import_specs: dict[str, tuple[tuple[TensorSpec, ...], tuple[TensorSpec, ...]]] = {}
-        self._natives: list[Any] = []  # keeps callbacks and names alive
-        slots = _ffi.new("mlvm_native_t *[]", max(desc.num_imports, 1))
-        _unique([_name(desc.imports[i].name, "an import") for i in range(desc.num_imports)],
-                 "import")
-        _unique([_name(desc.queues[i].name, "a queue") for i in range(desc.num_queues)], "queue")
-        for i in range(desc.num_imports):
+        alive: list[Any] = []  # everything the instance points at
+        slots = _ffi.new("mlvm_native_t *[]", max(len(names), 1))
+        for i, name in enumerate(names):
             d = desc.imports[i]
-            name = _ffi.string(d.name).decode()
-            specs = (_specs(d.args, d.num_args), _specs(d.results, d.num_results))
+            specs = (_specs(d.args, d.num_args, limit), _specs(d.results, d.num_results, limit))
             self.import_specs[name] = specs
             fn = imports.get(name)
             if fn is None:
-                raise ValueError(f"{self.path}: missing import '{name}' (pass imports={{...}})")
+                raise ValueError(f"{self.path}: missing import {name!r} (pass imports={{...}})")
+            if not callable(fn):
+                raise ValueError(f"{self.path}: import {name!r} is a {type(fn).__name__}, not a callable")
             native = _ffi.new("mlvm_native_t *")
             cname = _ffi.new("char[]", name.encode())
             cb = self._callback(name, fn, *specs)
             native.name, native.fn = cname, cb
             slots[i] = native
-            self._natives += [native, cname, cb]
+            alive += [native, cname, cb]
         self.queues: dict[str, Queue] = {}
-        qslots = _ffi.new("mlvm_queue_t *[]", max(desc.num_queues, 1))
-        for i in range(desc.num_queues):
-            spec = _spec(desc.queues[i].elem)
-            q = Queue(self._lib, spec, capacity)
+        qslots = _ffi.new("mlvm_queue_t *[]", max(len(queue_specs), 1))
+        for i, spec in enumerate(queue_specs):
+            try:
+                q = Queue(self._lib, spec, capacity, limit)
+            except ValueError as e:
+                raise ValueError(f"{self.path}: {e}") from None
             self.queues[spec.name] = q
-            self._natives.append(q)  # alive as long as the instance points at it
+            alive.append(q)
             qslots[i] = q.ptr
         self._instance = _ffi.new("mlvm_instance_t *")
         self._instance.module = desc
         self._instance.imports = slots
         self._instance.queues = qslots
-        self._slots = (slots, qslots)
+        # A tuple, apart from the user's `queues` dict: the instance holds raw
+        # pointers into these, so they live exactly as long as the module.
+        self._natives = (slots, qslots, *alive)
 
     def _callback(
         self,
@@ -556,10 +691,15 @@ class Module:
         args: tuple[TensorSpec, ...],
         results: tuple[TensorSpec, ...],
     ) -> Any:
-        errors = self._errors
-
         def on_error(exc_type: Any, exc: BaseException, tb: Any) -> None:
-            errors.error = exc
+            frame = _running.frame
+            if frame is None:  # called outside any begin/resume: nobody to tell
+                sys.unraisablehook(cast(Any, SimpleNamespace(
+                    exc_type=exc_type, exc_value=exc, exc_traceback=tb, object=None,
+                    err_msg=f"Exception ignored in native {name!r} called outside a call",
+                )))
+            elif frame.error is None:  # the first failure ends the call
+                frame.native, frame.error = name, exc
 
         @_ffi.callback("int(void *, void *const *, void *const *)", error=ERR_IMPORT, onerror=on_error)
         def native(user: Any, a: Any, r: Any) -> int:
@@ -573,21 +713,15 @@ class Module:
                 return SUSPENDED
             outs = [] if out is None else list(out) if isinstance(out, tuple | list) else [out]
             if len(outs) != len(results):
-                raise ValueError(f"native '{name}' returned {len(outs)} results, expected {len(results)}")
-            for k, (o, s) in enumerate(zip(outs, results, strict=True)):
-                _view(r[k], s)[...] = _convert(o, s, f"native '{name}' result {k}")
+                raise ValueError(f"native {name!r} returned {len(outs)} results, expected {len(results)}")
+            # Converted first, written after: a failure leaves no half-written results.
+            conv = [_convert(o, s, f"native {name!r} result {k}")
+                    for k, (o, s) in enumerate(zip(outs, results, strict=True))]
+            for k, (c, s) in enumerate(zip(conv, results, strict=True)):
+                _view(r[k], s)[...] = c
             return OK
 
         return native
-
-    def _checked(self, status: int) -> int:
-        """Re-raises an exception a Python native function raised during a call
-        on this thread."""
-        err = self._errors.error
-        if err is not None:
-            self._errors.error = None
-            raise MlvmCallError(f"a native function failed: {err!r}") from err
-        return int(status)
 
     @property
     def functions(self) -> dict[str, FunctionInfo]:
@@ -613,5 +747,7 @@ def load(
     path: str | Path,
     imports: Mapping[str, Callable[..., Any]] | None = None,
     queue_capacity: int = 16,
+    *,
+    max_bytes: int = MAX_BYTES,
 ) -> Module:
-    return Module(path, imports, queue_capacity)
+    return Module(path, imports, queue_capacity, max_bytes=max_bytes)

@@ -87,14 +87,17 @@ def compile(
             c_path.write_text(c_text)
             c_path.with_suffix(".h").write_text(h_text)
             build_shared(c_path, so)
-    return Module(so, imports, queue_capacity)
+    return Module(so, imports, queue_capacity, max_bytes=options.max_bytes)
 
 
 def load(
     path: str | Path,
     imports: Mapping[str, Callable[..., Any]] | None = None,
     queue_capacity: int = 16,
+    *,
+    max_bytes: int = 1 << 40,
 ) -> Module:
     """Load a .so built by `mlvm-aot build` (or `mlvm.compile`), binding its
-    native imports to Python callables and giving each queue a capacity."""
-    return Module(path, imports, queue_capacity)
+    native imports to Python callables and giving each queue a capacity;
+    descriptors declaring buffers over `max_bytes` are refused."""
+    return Module(path, imports, queue_capacity, max_bytes=max_bytes)

@@ -87,7 +87,7 @@ def compile(
             c_path.write_text(c_text)
             c_path.with_suffix(".h").write_text(h_text)
             build_shared(c_path, so)
-    return Module(so, imports, queue_capacity, max_bytes=options.max_bytes)
+    return Module(so, imports, queue_capacity, max_bytes=options.max_bytes, origin=name)
 
 
 def load(

@@ -222,6 +222,17 @@ def _specs(descs: Any, n: int, limit: int) -> tuple[TensorSpec, ...]:
     return tuple(_spec(descs[i], limit) for i in range(_count(n, "tensor")))
 
 
+def _signature(fn: str, args: Sequence[TensorSpec], results: Sequence[TensorSpec]) -> str:
+    """`f(arg0: float32 (4,), ...) -> float32 (4,)`: what a native receives and returns."""
+    def one(t: TensorSpec) -> str:
+        return f"{t.dtype} {t.shape}"
+
+    outs = ", ".join(one(t) for t in results) or "None"
+    if len(results) > 1:
+        outs = f"({outs})"
+    return f"{fn}({', '.join(f'{t.name}: {one(t)}' for t in args)}) -> {outs}"
+
+
 def _unique(names: Sequence[str], what: str) -> None:
     """Names the loader finds things by: two alike would alias one object."""
     seen: set[str] = set()
@@ -397,8 +408,16 @@ class Call:
         return self._outs[0] if len(self._outs) == 1 else tuple(self._outs)
 
 
+_MISSING = object()
+
+
 class Function:
-    """One exported function: `f(*arrays)` returns an array or a tuple."""
+    """One exported function: `f(*arrays)` returns an array or a tuple.
+
+    Inputs may also be given by name (`f(x=...)`), and `out=` (an array, or a
+    tuple for several results) makes the call write into the caller's arrays
+    instead of allocating new ones.
+    """
 
     def __init__(self, owner: Module, export: Any) -> None:
         self._owner = owner
@@ -458,15 +477,72 @@ class Function:
                 f"{self.info.name} takes {self._n_in} inputs, got {len(args)}"
             )
 
-    def begin(self, *args: Any) -> Call:
-        """Starts a call that may suspend; drive it with `resume()`."""
+    def begin(self, *args: Any, **inputs: Any) -> Call:
+        """Starts a call that may suspend; drive it with `resume()`. Inputs by
+        position or by name."""
+        if inputs:
+            args = self._by_name(args, inputs)
         self._arity(args)
         return Call(self, args)
 
-    def __call__(self, *args: Any) -> Any:
-        # One-shot functions get a class whose __call__ is `_make_fast`'s code.
+    def __call__(self, *args: Any, **kw: Any) -> Any:
+        # One-shot functions get a class whose __call__ is `_make_fast`'s code;
+        # keywords (inputs by name, out=) take `_keywords` there too.
+        return self._keywords(args, kw)
+
+    def _by_name(self, args: Sequence[Any], inputs: Mapping[str, Any]) -> tuple[Any, ...]:
+        """Positional and named inputs as one tuple in the function's order."""
+        names = [s.name for s in self.info.inputs]
+        out: list[Any] = list(args) + [_MISSING] * max(0, len(names) - len(args))
+        for key, value in inputs.items():
+            if key not in names:
+                raise TypeError(f"{self.info.name} has no input {key!r} (inputs: {', '.join(names)})")
+            k = names.index(key)
+            if k < len(args):
+                raise TypeError(f"{self.info.name}: input {key!r} is given twice")
+            out[k] = value
+        missing = [names[k] for k, v in enumerate(out) if v is _MISSING]
+        if missing:
+            raise TypeError(f"{self.info.name}: missing input {missing[0]!r}")
+        return tuple(out)
+
+    def _keywords(self, args: Sequence[Any], kw: dict[str, Any]) -> Any:
+        """A call with inputs by name and/or `out=` (arrays the results are written to)."""
+        out = kw.pop("out", None)
+        if kw:
+            args = self._by_name(args, kw)
         self._arity(args)
-        return self._run_to_end(args)
+        if out is None:
+            return self._run_to_end(args)
+        outs = self._check_out(out, args)
+        if self._one_shot is None:  # suspending: run, then copy into the caller's arrays
+            got = self._run_to_end(args)
+            for o, g in zip(outs, got if isinstance(got, tuple) else (got,), strict=True):
+                o[...] = g
+        else:
+            ins = [self._check(i, x) for i, x in enumerate(args)]
+            arena = self._arena() if self.info.arena_bytes > 0 else _ffi.NULL
+            status = self._one_shot(arena, *(_from_buffer(a) for a in (*ins, *outs)))
+            if status != 0:
+                self._failed(status)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def _check_out(self, out: Any, args: Sequence[Any]) -> list[np.ndarray]:
+        outs = list(out) if isinstance(out, tuple | list) else [out]
+        if len(outs) != self._n_out:
+            raise ValueError(f"{self.info.name}: out= needs {self._n_out} arrays, got {len(outs)}")
+        for j, (o, spec) in enumerate(zip(outs, self.info.outputs, strict=True)):
+            what = f"{self.info.name}: out[{j}] ({spec.name!r})"
+            if not isinstance(o, np.ndarray):
+                raise ValueError(f"{what} must be a numpy array, got {type(o).__name__}")
+            if o.dtype != spec.dtype or o.shape != spec.shape:
+                raise ValueError(f"{what} must be {spec.dtype} {spec.shape}, got {o.dtype} {o.shape}")
+            if o.flags.num & (_C_CONTIGUOUS | _ALIGNED) != _C_CONTIGUOUS | _ALIGNED or not o.flags.writeable:
+                raise ValueError(f"{what} must be C-contiguous, aligned and writeable")
+            others = [a for a in (*args, *outs[:j]) if isinstance(a, np.ndarray)]
+            if any(np.may_share_memory(o, a) for a in others):
+                raise ValueError(f"{what} must not overlap an input or another output")
+        return outs
 
     def _make_fast(self) -> Callable[..., Any]:
         """The hot path of one-shot calls, written out for this signature.
@@ -480,7 +556,8 @@ class Function:
         ins = [f"x{i}" for i in range(self._n_in)]
         outs = [f"o{j}" for j in range(self._n_out)]
         lines = [
-            "def fast(self, *args):",
+            "def fast(self, *args, **kw):",
+            "    if kw: return self._keywords(args, kw)",
             f"    if len(args) != {len(ins)}: self._arity(args)",
         ]
         if ins:
@@ -576,8 +653,12 @@ class Module:
         queue_capacity: int = 16,
         *,
         max_bytes: int = MAX_BYTES,
+        origin: str | None = None,
     ) -> None:
         self.path = Path(path)
+        # What messages name once the file is open: the user's model when the
+        # module was compiled from one (not the cached .so), else the .so.
+        self._where = origin or str(self.path)
         self._max_bytes = max_bytes
         if not self.path.is_file():
             what = "is not a file" if self.path.exists() else "no such file"
@@ -639,7 +720,7 @@ class Module:
         desc, limit = self._desc, self._max_bytes
         if not isinstance(imports, Mapping):
             raise ValueError(
-                f"{self.path}: imports must map names to callables, got {type(imports).__name__}"
+                f"{self._where}: imports must map names to callables, got {type(imports).__name__}"
             )
         names = [_name(desc.imports[i].name, "an import") for i in range(desc.num_imports)]
         _unique(names, "import")
@@ -657,9 +738,12 @@ class Module:
             self.import_specs[name] = specs
             fn = imports.get(name)
             if fn is None:
-                raise ValueError(f"{self.path}: missing import {name!r} (pass imports={{...}})")
+                raise ValueError(
+                    f"{self._where}: missing import {name!r}: pass imports={{{name!r}: f}} with "
+                    f"{_signature('f', *specs)}"
+                )
             if not callable(fn):
-                raise ValueError(f"{self.path}: import {name!r} is a {type(fn).__name__}, not a callable")
+                raise ValueError(f"{self._where}: import {name!r} is a {type(fn).__name__}, not a callable")
             native = _ffi.new("mlvm_native_t *")
             cname = _ffi.new("char[]", name.encode())
             cb = self._callback(name, fn, *specs)
@@ -672,7 +756,7 @@ class Module:
             try:
                 q = Queue(self._lib, spec, capacity, limit)
             except ValueError as e:
-                raise ValueError(f"{self.path}: {e}") from None
+                raise ValueError(f"{self._where}: {e}") from None
             self.queues[spec.name] = q
             alive.append(q)
             qslots[i] = q.ptr

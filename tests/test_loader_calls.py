@@ -1,0 +1,92 @@
+"""Calling conventions a new user expects: inputs by name, out=, errors that
+name the model file, and an import's signature when it is missing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mlvm
+
+TWO = """\
+func.func @main(%x: tensor<2x3xf32>, %bias: tensor<3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %y = "mlvm.add"(%x, %bias) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %z = "mlvm.exp"(%y) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %y, %z : tensor<2x3xf32>, tensor<2x3xf32>
+}
+"""
+
+NATIVE = """\
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %s = "mlvm.constant"() <{value = dense<2.0> : tensor<f32>}> : () -> tensor<f32>
+  %y = "mlvm.call_c"(%x, %s) <{callee = "scale"}> : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def m(tmp_path_factory: pytest.TempPathFactory) -> mlvm.Module:
+    src = tmp_path_factory.mktemp("calls") / "two.mlir"
+    src.write_text(TWO)
+    return mlvm.compile(src)
+
+
+X = np.arange(6, dtype=np.float32).reshape(2, 3) / 10
+B = np.array([1.0, -1.0, 0.5], np.float32)
+
+
+def test_inputs_by_name(m: mlvm.Module) -> None:
+    want = m.main(X, B)
+    for got in (m.main(x=X, bias=B), m.main(X, bias=B), m.main(bias=B, x=X)):
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w)
+    call = m.main.begin(bias=B, x=X)
+    assert call.done
+    np.testing.assert_array_equal(call.result()[0], want[0])
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"x": X, "b": B}, "main has no input 'b' \\(inputs: x, bias\\)"),
+    ({"x": X}, "main: missing input 'bias'"),
+], ids=["unknown", "missing"])
+def test_inputs_by_name_errors(m: mlvm.Module, kwargs: dict[str, np.ndarray], message: str) -> None:
+    with pytest.raises(TypeError, match=message):
+        m.main(**kwargs)
+    with pytest.raises(TypeError, match="input 'x' is given twice"):
+        m.main(X, x=X, bias=B)
+
+
+def test_out_writes_into_the_callers_arrays(m: mlvm.Module) -> None:
+    y, z = np.empty((2, 3), np.float32), np.empty((2, 3), np.float32)
+    got = m.main(X, B, out=(y, z))
+    assert got[0] is y and got[1] is z
+    want = m.main(X, B)
+    np.testing.assert_array_equal(y, want[0])
+    np.testing.assert_array_equal(z, want[1])
+
+
+@pytest.mark.parametrize("out,message", [
+    ((np.empty((3, 2), np.float32), np.empty((2, 3), np.float32)), r"out\[0\] \('out0'\) must be float32 \(2, 3\)"),
+    ((np.empty((2, 3), np.float32),), "out= needs 2 arrays, got 1"),
+    ((np.empty((2, 3), np.float32)[:, ::-1], np.empty((2, 3), np.float32)), "must be C-contiguous"),
+    ((X, np.empty((2, 3), np.float32)), "must not overlap an input"),
+], ids=["shape", "count", "layout", "overlap"])
+def test_out_is_checked(m: mlvm.Module, out: tuple[np.ndarray, ...], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        m.main(X, B, out=out)
+
+
+def test_errors_name_the_model_file_and_the_import_signature(tmp_path: Path) -> None:
+    src = tmp_path / "scaler.mlir"
+    src.write_text(NATIVE)
+    with pytest.raises(ValueError) as info:
+        mlvm.compile(src)
+    msg = str(info.value)
+    assert msg.startswith(f"{src}: missing import 'scale'"), msg
+    assert "imports={'scale': f} with f(arg0: float32 (4,), arg1: float32 ()) -> float32 (4,)" in msg
+    assert ".cache" not in msg
+    m = mlvm.compile(src, imports={"scale": lambda x, s: x * s})
+    np.testing.assert_array_equal(m.main(np.ones(4, np.float32)), np.full(4, 2.0))

@@ -20,12 +20,10 @@ import onnx.backend.test
 import pytest
 from onnx import numpy_helper
 from onnx.backend.test.loader import load_model_tests
-from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.dialects.func import FuncOp
-
 import mlvm
-from mlvm.dialect.ops import ParamOp
 from mlvm.frontend.onnx import backend, import_onnx
+
+from .merge import Merged
 
 PASSING = [
     n.removesuffix("_cpu")
@@ -48,26 +46,16 @@ def _node_cases() -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def suite() -> tuple[mlvm.Module, dict[str, Any]]:
     cases = _node_cases()
-    merged = ModuleOp([])
-    params: dict[str, np.ndarray] = {}
-    for k, name in enumerate(PASSING):
+    merged = Merged()
+    for name in PASSING:
         case = cases[name]
         inputs, _ = case.data_sets[0]
         model = case.model
         inits = {t.name for t in model.graph.initializer}
         names = [i.name for i in model.graph.input if i.name not in inits]
         shapes = {n: _array(a).shape for n, a in zip(names, inputs, strict=False)}
-        module, own = import_onnx(model, shapes)
-        f = module.body.block.first_op
-        assert isinstance(f, FuncOp)
-        f.sym_name = StringAttr(f"c{k}")
-        for op in f.walk():
-            if isinstance(op, ParamOp):
-                op.properties["name"] = StringAttr(f"c{k}/{op.param_name.data}")
-        params.update({f"c{k}/{n}": a for n, a in own.items()})
-        f.detach()
-        merged.body.block.add_op(f)
-    return mlvm.compile(merged, params), cases
+        merged.add(*import_onnx(model, shapes))
+    return mlvm.compile(merged.module, merged.params), cases
 
 
 def test_passing_list_is_not_empty() -> None:

@@ -18,12 +18,10 @@ import pytest
 import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
-from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.dialects.func import FuncOp
-
 import mlvm
-from mlvm.dialect.ops import ParamOp
 from mlvm.frontend.onnx import import_onnx
+
+from .merge import Merged
 
 RNG = np.random.default_rng(7)
 
@@ -179,25 +177,15 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[mlvm.Module, dict[s
     """Every case imported into one module (function `c<k>`), built once; and
     onnxruntime's outputs for each case."""
     tmp = tmp_path_factory.mktemp("onnx")
-    merged = ModuleOp([])
-    params: dict[str, np.ndarray] = {}
+    merged = Merged()
     want: dict[str, list[np.ndarray]] = {}
-    for k, case in enumerate(CASES):
+    for case in CASES:
         path = tmp / f"{case.name}.onnx"
         onnx.save(case.model(), path)
-        module, own = import_onnx(path)
-        f = module.body.block.first_op
-        assert isinstance(f, FuncOp)
-        f.sym_name = StringAttr(f"c{k}")
-        for op in f.walk():
-            if isinstance(op, ParamOp):
-                op.properties["name"] = StringAttr(f"c{k}/{op.param_name.data}")
-        params.update({f"c{k}/{n}": a for n, a in own.items()})
-        f.detach()
-        merged.body.block.add_op(f)
+        merged.add(*import_onnx(path))
         sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
         want[case.name] = sess.run(None, case.inputs)
-    return mlvm.compile(merged, params), want
+    return mlvm.compile(merged.module, merged.params), want
 
 
 @pytest.mark.parametrize("k", range(len(CASES)), ids=[c.name for c in CASES])

@@ -43,6 +43,12 @@ CASES = [
     Bad("sigmoid-scalar-result", "sigmoid", ["tensor<5xf32>"], ["tensor<f32>"], words=("tensor<f32>", "tensor<5xf32>")),
     Bad("relu-i32", "relu", ["tensor<5xi32>"], ["tensor<5xi32>"], words=("tensor<5xi32>", "f32")),
     Bad("rsqrt-eps-f64", "rsqrt", [T43], [T43], "eps = 1.0e-05 : f64", words=("eps", "f32")),
+    Bad("erf-i32", "erf", ["tensor<5xi32>"], ["tensor<5xi32>"], words=("tensor<5xi32>", "f32")),
+    Bad("abs-wrong-shape", "abs", [T43], ["tensor<4x4xf32>"], words=("tensor<4x4xf32>", "tensor<4x3xf32>")),
+    Bad("floor-result-i32", "floor", [T43], ["tensor<4x3xi32>"], words=("tensor<4x3xi32>", "tensor<4x3xf32>")),
+    Bad("ceil-wrong-rank", "ceil", [T43], ["tensor<12xf32>"], words=("tensor<12xf32>", "tensor<4x3xf32>")),
+    Bad("sin-i32", "sin", ["tensor<2xi32>"], ["tensor<2xf32>"], words=("tensor<2xi32>", "f32")),
+    Bad("cos-scalar-result", "cos", ["tensor<5xf32>"], ["tensor<f32>"], words=("tensor<f32>", "tensor<5xf32>")),
     Bad("rsqrt-i32", "rsqrt", ["tensor<2xi32>"], ["tensor<2xi32>"], "eps = 0.0 : f32", words=("tensor<2xi32>", "f32")),
     # --- matmul
     Bad("matmul-contraction", "matmul", [T43, T43], [T43], words=("3 vs 4", "tensor<4x3xf32>")),

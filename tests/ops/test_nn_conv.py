@@ -113,6 +113,14 @@ add_conv(g, 1, 2, 5, 5, 2, 5, 5, (3, 3), (4, 4, 4, 4), (1, 1), 1, tag="-all-padd
 add_conv(g, 1, 3, 32, 32, 8, 4, 4, (4, 4), (0, 0, 0, 0), (1, 1), 1, tag="-patches")
 add_conv(g, 3, 5, 7, 31, 2, 1, 1, tag="-pointwise")
 add_conv(g, 1, 9, 6, 6, 3, 2, 2, (1, 2), (0, 1, 1, 0), (2, 1), 3)
+# Sizes past the GEMM's blocking: contraction over several slices (K > 256),
+# more output channels than a row block (og > 192), ragged column slivers,
+# the pointwise path reading x in place, and groups of GEMM size.
+add_conv(g, 2, 40, 9, 11, 200, 3, 3, (1, 1), (1, 1, 1, 1), tag="-blocked")
+add_conv(g, 1, 300, 5, 7, 8, 1, 1, tag="-pointwise-deep")
+add_conv(g, 1, 16, 9, 9, 8, 1, 1, (2, 2), (1, 0, 0, 1), tag="-pointwise-strided")
+add_conv(g, 1, 8, 10, 10, 16, 3, 3, (1, 1), (1, 1, 1, 1), (1, 1), 2, tag="-groups-gemm")
+add_conv(g, 1, 5, 17, 19, 7, 5, 3, (2, 1), (2, 0, 1, 2), (1, 2), 1, tag="-strided-gemm")
 for _ in range(6):  # random options
     groups = int(g.choice((1, 2, 3)))
     c, o = groups * int(g.integers(1, 4)), groups * int(g.integers(1, 4))

@@ -52,6 +52,10 @@ void mlvm_cmpl_i32(const mlvm_iter_t *it, const int32_t *a, const int32_t *b, fl
 MLVM_UNARY_KERNELS(MLVM_DECLARE_UNARY)
 void mlvm_rsqrt_f32(size_t n, float eps, const float *a, float *out);
 
+/* The matmul and conv2d kernels this runtime was built with: "avx512",
+ * "avx2" or "portable" (chosen by the compiler's target flags). */
+const char *mlvm_kernel_path(void);
+
 /* Batched matmul: `batch` iterates the broadcast batch dims with element
  * strides into a (0) and b (1); out is contiguous, m * n per batch. */
 void mlvm_matmul_f32(const mlvm_matmul_t *p, const mlvm_iter_t *batch,

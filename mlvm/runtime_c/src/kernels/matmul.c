@@ -32,6 +32,7 @@
  * the FMA chain's latency is hidden. */
 #include <string.h>
 
+#include "gemm.h"
 #include "iter.h"
 
 #if defined(__AVX512F__) && !defined(MLVM_PORTABLE_KERNELS)
@@ -85,7 +86,7 @@ typedef struct mm_ctx {
 #define MLVM_INLINE static inline __attribute__((always_inline))
 
 MLVM_INLINE void kern_avx512(const mm_ctx_t *x, int mr, const float *a, const float *b,
-                             float *c, __mmask16 m0, __mmask16 m1)
+                             float *c, const float *bias, __mmask16 m0, __mmask16 m1)
 {
     __m512 c0[MLVM_MM_MR], c1[MLVM_MM_MR];
     const mlvm_index_t a_rs = x->a_rs, a_cs = x->a_cs, b_rs = x->b_rs;
@@ -110,6 +111,9 @@ MLVM_INLINE void kern_avx512(const mm_ctx_t *x, int mr, const float *a, const fl
         if (x->accumulate) {
             c0[r] = _mm512_add_ps(c0[r], _mm512_maskz_loadu_ps(m0, cr));
             c1[r] = _mm512_add_ps(c1[r], _mm512_maskz_loadu_ps(m1, cr + 16));
+        } else if (bias != NULL) {
+            c0[r] = _mm512_add_ps(c0[r], _mm512_set1_ps(bias[r]));
+            c1[r] = _mm512_add_ps(c1[r], _mm512_set1_ps(bias[r]));
         }
         _mm512_mask_storeu_ps(cr, m0, c0[r]);
         _mm512_mask_storeu_ps(cr + 16, m1, c1[r]);
@@ -118,7 +122,7 @@ MLVM_INLINE void kern_avx512(const mm_ctx_t *x, int mr, const float *a, const fl
 
 /* One row: four independent partial sums per vector, over k mod 4. */
 static void kern_row_avx512(const mm_ctx_t *x, const float *a, const float *b, float *c,
-                            __mmask16 m0, __mmask16 m1)
+                            const float *bias, __mmask16 m0, __mmask16 m1)
 {
     __m512 s0[4], s1[4];
     const mlvm_index_t a_cs = x->a_cs, b_rs = x->b_rs, kc = x->kc;
@@ -144,6 +148,9 @@ static void kern_row_avx512(const mm_ctx_t *x, const float *a, const float *b, f
     if (x->accumulate) {
         s0[0] = _mm512_add_ps(s0[0], _mm512_maskz_loadu_ps(m0, c));
         s1[0] = _mm512_add_ps(s1[0], _mm512_maskz_loadu_ps(m1, c + 16));
+    } else if (bias != NULL) {
+        s0[0] = _mm512_add_ps(s0[0], _mm512_set1_ps(bias[0]));
+        s1[0] = _mm512_add_ps(s1[0], _mm512_set1_ps(bias[0]));
     }
     _mm512_mask_storeu_ps(c, m0, s0[0]);
     _mm512_mask_storeu_ps(c + 16, m1, s1[0]);
@@ -187,19 +194,20 @@ static void gemv(mlvm_index_t n128, mlvm_index_t k, const float *a, mlvm_index_t
     }
 }
 
-static void micro(const mm_ctx_t *x, int mr, int nr, const float *a, const float *b, float *c)
+static void micro(const mm_ctx_t *x, int mr, int nr, const float *a, const float *b, float *c,
+                  const float *bias)
 {
     const __mmask16 m0 = (__mmask16)(nr >= 16 ? 0xFFFFu : (1u << nr) - 1u);
     const __mmask16 m1 = (__mmask16)(nr >= 32 ? 0xFFFFu : nr <= 16 ? 0u : (1u << (nr - 16)) - 1u);
     switch (mr) {
-    case 8: kern_avx512(x, 8, a, b, c, m0, m1); break;
-    case 7: kern_avx512(x, 7, a, b, c, m0, m1); break;
-    case 6: kern_avx512(x, 6, a, b, c, m0, m1); break;
-    case 5: kern_avx512(x, 5, a, b, c, m0, m1); break;
-    case 4: kern_avx512(x, 4, a, b, c, m0, m1); break;
-    case 3: kern_avx512(x, 3, a, b, c, m0, m1); break;
-    case 2: kern_avx512(x, 2, a, b, c, m0, m1); break;
-    default: kern_row_avx512(x, a, b, c, m0, m1); break;
+    case 8: kern_avx512(x, 8, a, b, c, bias, m0, m1); break;
+    case 7: kern_avx512(x, 7, a, b, c, bias, m0, m1); break;
+    case 6: kern_avx512(x, 6, a, b, c, bias, m0, m1); break;
+    case 5: kern_avx512(x, 5, a, b, c, bias, m0, m1); break;
+    case 4: kern_avx512(x, 4, a, b, c, bias, m0, m1); break;
+    case 3: kern_avx512(x, 3, a, b, c, bias, m0, m1); break;
+    case 2: kern_avx512(x, 2, a, b, c, bias, m0, m1); break;
+    default: kern_row_avx512(x, a, b, c, bias, m0, m1); break;
     }
 }
 
@@ -208,7 +216,7 @@ static void micro(const mm_ctx_t *x, int mr, int nr, const float *a, const float
 #define MLVM_INLINE static inline __attribute__((always_inline))
 
 MLVM_INLINE void kern_avx2(const mm_ctx_t *x, int mr, const float *a, const float *b,
-                           float *c, __m256i m0, __m256i m1)
+                           float *c, const float *bias, __m256i m0, __m256i m1)
 {
     __m256 c0[MLVM_MM_MR], c1[MLVM_MM_MR];
     const mlvm_index_t a_rs = x->a_rs, a_cs = x->a_cs, b_rs = x->b_rs;
@@ -233,6 +241,9 @@ MLVM_INLINE void kern_avx2(const mm_ctx_t *x, int mr, const float *a, const floa
         if (x->accumulate) {
             c0[r] = _mm256_add_ps(c0[r], _mm256_maskload_ps(cr, m0));
             c1[r] = _mm256_add_ps(c1[r], _mm256_maskload_ps(cr + 8, m1));
+        } else if (bias != NULL) {
+            c0[r] = _mm256_add_ps(c0[r], _mm256_set1_ps(bias[r]));
+            c1[r] = _mm256_add_ps(c1[r], _mm256_set1_ps(bias[r]));
         }
         _mm256_maskstore_ps(cr, m0, c0[r]);
         _mm256_maskstore_ps(cr + 8, m1, c1[r]);
@@ -245,23 +256,25 @@ static __m256i lane_mask(int n)
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), idx);
 }
 
-static void micro(const mm_ctx_t *x, int mr, int nr, const float *a, const float *b, float *c)
+static void micro(const mm_ctx_t *x, int mr, int nr, const float *a, const float *b, float *c,
+                  const float *bias)
 {
     const __m256i m0 = lane_mask(nr), m1 = lane_mask(nr - 8);
     switch (mr) {
-    case 6: kern_avx2(x, 6, a, b, c, m0, m1); break;
-    case 5: kern_avx2(x, 5, a, b, c, m0, m1); break;
-    case 4: kern_avx2(x, 4, a, b, c, m0, m1); break;
-    case 3: kern_avx2(x, 3, a, b, c, m0, m1); break;
-    case 2: kern_avx2(x, 2, a, b, c, m0, m1); break;
-    default: kern_avx2(x, 1, a, b, c, m0, m1); break;
+    case 6: kern_avx2(x, 6, a, b, c, bias, m0, m1); break;
+    case 5: kern_avx2(x, 5, a, b, c, bias, m0, m1); break;
+    case 4: kern_avx2(x, 4, a, b, c, bias, m0, m1); break;
+    case 3: kern_avx2(x, 3, a, b, c, bias, m0, m1); break;
+    case 2: kern_avx2(x, 2, a, b, c, bias, m0, m1); break;
+    default: kern_avx2(x, 1, a, b, c, bias, m0, m1); break;
     }
 }
 
 #else /* portable C99 */
 
 /* b is always a packed, zero-padded sliver here (b_rs == MLVM_MM_NR). */
-static void micro(const mm_ctx_t *x, int mr, int nr, const float *a, const float *b, float *c)
+static void micro(const mm_ctx_t *x, int mr, int nr, const float *a, const float *b, float *c,
+                  const float *bias)
 {
     float t[MLVM_MM_MR][MLVM_MM_NR];
     mlvm_index_t kk;
@@ -281,6 +294,9 @@ static void micro(const mm_ctx_t *x, int mr, int nr, const float *a, const float
         if (x->accumulate)
             for (j = 0; j < nr && j < MLVM_MM_NR; ++j)
                 cr[j] += t[r][j];
+        else if (bias != NULL)
+            for (j = 0; j < nr && j < MLVM_MM_NR; ++j)
+                cr[j] = t[r][j] + bias[r];
         else
             for (j = 0; j < nr && j < MLVM_MM_NR; ++j)
                 cr[j] = t[r][j];
@@ -316,33 +332,35 @@ static void pack_sliver(mlvm_index_t kc, int nr, const float *b, mlvm_index_t b_
     }
 }
 
-static void matmul_2d(const mlvm_matmul_t *p, const float *a, const float *b, float *out)
+void mlvm_gemm_f32(const mlvm_gemm_t *g)
 {
     float buf[MLVM_MM_KC * MLVM_MM_NR];
-    const mlvm_index_t m = p->m, n = p->n, k = p->k;
-    mlvm_index_t pc, ic, jr, ir, j_first = 0;
+    const mlvm_index_t m = g->m, n = g->n, k = g->k;
+    mlvm_index_t pc, ic, jr, ir, i, j_first = 0;
     mm_ctx_t x;
 #if defined(MLVM_MM_AVX512) || defined(MLVM_MM_AVX2)
     /* Large b: contiguous slivers spare the TLB and the L1 sets. */
-    const int pack = p->b_cs != 1 || (k * n >= MLVM_MM_PACK_ABOVE && m >= 4 * MLVM_MM_MR);
+    const int pack = g->pack != NULL || g->b_cs != 1
+                     || (k * n >= MLVM_MM_PACK_ABOVE && m >= 4 * MLVM_MM_MR);
 #else
     const int pack = 1;
 #endif
     if (m == 0 || n == 0)
         return;
     if (k == 0) {
-        memset(out, 0, (size_t)(m * n) * sizeof *out);
+        for (i = 0; i < m; ++i)
+            mlvm_fill_f32((size_t)n, g->bias != NULL ? g->bias[i] : 0.0f, g->out + i * g->c_rs);
         return;
     }
 #ifdef MLVM_HAVE_GEMV
-    if (m == 1 && p->b_cs == 1 && n >= 128) {
+    if (m == 1 && g->pack == NULL && g->bias == NULL && g->b_cs == 1 && n >= 128) {
         j_first = n - n % 128;
-        gemv(j_first, k, a, p->a_cs, b, p->b_rs, out);
+        gemv(j_first, k, g->a, g->a_cs, g->b, g->b_rs, g->out);
     }
 #endif
-    x.a_rs = p->a_rs;
-    x.a_cs = p->a_cs;
-    x.c_rs = n;
+    x.a_rs = g->a_rs;
+    x.a_cs = g->a_cs;
+    x.c_rs = g->c_rs;
     for (pc = 0; pc < k; pc += MLVM_MM_KC) {
         x.kc = k - pc < MLVM_MM_KC ? k - pc : MLVM_MM_KC;
         x.accumulate = pc > 0;
@@ -350,21 +368,57 @@ static void matmul_2d(const mlvm_matmul_t *p, const float *a, const float *b, fl
             const mlvm_index_t mc = m - ic < MLVM_MM_MC ? m - ic : MLVM_MM_MC;
             for (jr = j_first; jr < n; jr += MLVM_MM_NR) {
                 const int nr = (int)(n - jr < MLVM_MM_NR ? n - jr : MLVM_MM_NR);
-                const float *bs = b + pc * p->b_rs + jr * p->b_cs;
-                if (pack) {
-                    pack_sliver(x.kc, nr, bs, p->b_rs, p->b_cs, buf);
+                const float *bs = g->b + pc * g->b_rs + jr * g->b_cs;
+                if (g->pack != NULL) {
+                    g->pack(g->pack_ctx, pc, x.kc, jr, nr, buf, MLVM_MM_NR);
+                    bs = buf;
+                    x.b_rs = MLVM_MM_NR;
+                } else if (pack) {
+                    pack_sliver(x.kc, nr, bs, g->b_rs, g->b_cs, buf);
                     bs = buf;
                     x.b_rs = MLVM_MM_NR;
                 } else {
-                    x.b_rs = p->b_rs;
+                    x.b_rs = g->b_rs;
                 }
                 for (ir = ic; ir < ic + mc; ir += MLVM_MM_MR) {
                     const int mr = (int)(ic + mc - ir < MLVM_MM_MR ? ic + mc - ir : MLVM_MM_MR);
-                    micro(&x, mr, nr, a + ir * p->a_rs + pc * p->a_cs, bs, out + ir * n + jr);
+                    micro(&x, mr, nr, g->a + ir * g->a_rs + pc * g->a_cs, bs,
+                          g->out + ir * g->c_rs + jr, g->bias != NULL ? g->bias + ir : NULL);
                 }
             }
         }
     }
+}
+
+static void matmul_2d(const mlvm_matmul_t *p, const float *a, const float *b, float *out)
+{
+    mlvm_gemm_t g;
+    g.m = p->m;
+    g.n = p->n;
+    g.k = p->k;
+    g.a = a;
+    g.a_rs = p->a_rs;
+    g.a_cs = p->a_cs;
+    g.b = b;
+    g.b_rs = p->b_rs;
+    g.b_cs = p->b_cs;
+    g.pack = NULL;
+    g.pack_ctx = NULL;
+    g.bias = NULL;
+    g.out = out;
+    g.c_rs = p->n;
+    mlvm_gemm_f32(&g);
+}
+
+const char *mlvm_kernel_path(void)
+{
+#if defined(MLVM_MM_AVX512)
+    return "avx512";
+#elif defined(MLVM_MM_AVX2)
+    return "avx2";
+#else
+    return "portable";
+#endif
 }
 
 void mlvm_matmul_f32(const mlvm_matmul_t *p, const mlvm_iter_t *batch,

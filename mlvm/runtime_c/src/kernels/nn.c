@@ -1,5 +1,5 @@
 /* Kernels of the neural-network ops: data movement (gather, 2-D copy),
- * softmax, layer norm, gelu, conv2d and pooling. */
+ * softmax, layer norm, gelu and pooling (conv2d: conv.c). */
 #include <math.h>
 #include <string.h>
 
@@ -13,17 +13,6 @@
 
 static mlvm_index_t imin(mlvm_index_t a, mlvm_index_t b) { return a < b ? a : b; }
 static mlvm_index_t imax(mlvm_index_t a, mlvm_index_t b) { return a > b ? a : b; }
-
-/* floor(a / b) and ceil(a / b) for b > 0 and any sign of a. */
-static mlvm_index_t floor_div(mlvm_index_t a, mlvm_index_t b)
-{
-    return a >= 0 ? a / b : -((-a + b - 1) / b);
-}
-
-static mlvm_index_t ceil_div(mlvm_index_t a, mlvm_index_t b)
-{
-    return -floor_div(-a, b);
-}
 
 /* -------------------------------------------------------------------------
  * Data movement
@@ -284,59 +273,6 @@ void mlvm_gelu_erf_f32(size_t n, const float *a, float *out)
     size_t i;
     for (i = 0; i < n; ++i)
         out[i] = mlvm_gelu_erf(a[i]);
-}
-
-/* -------------------------------------------------------------------------
- * conv2d: for each output plane, accumulate x rows times one weight at a
- * time; the valid output columns of each kernel column are found up front,
- * so the inner loop has no test (and is contiguous for stride 1).
- * ---------------------------------------------------------------------- */
-
-void mlvm_conv2d_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
-                     const float *bias, float *out)
-{
-    const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups;
-    const mlvm_index_t plane = p->oh * p->ow, in_plane = p->h * p->w;
-    mlvm_index_t n, o, c, i, j, kh, kw, oh;
-    for (n = 0; n < p->n; ++n) {
-        for (o = 0; o < p->o; ++o) {
-            const mlvm_index_t g = o / og;
-            float *op = out + (n * p->o + o) * plane;
-            const float b = bias != NULL ? bias[o] : 0.0f;
-            for (i = 0; i < plane; ++i)
-                op[i] = b;
-            for (c = 0; c < cg; ++c) {
-                const float *xp = x + (n * p->c + g * cg + c) * in_plane;
-                const float *wp = w + (o * cg + c) * p->kh * p->kw;
-                for (kh = 0; kh < p->kh; ++kh) {
-                    for (kw = 0; kw < p->kw; ++kw) {
-                        const float wv = wp[kh * p->kw + kw];
-                        const mlvm_index_t shift = kw * p->dw - p->pl;
-                        const mlvm_index_t lo = imax(0, ceil_div(-shift, p->sw));
-                        const mlvm_index_t hi = imin(p->ow, floor_div(p->w - 1 - shift, p->sw) + 1);
-                        if (lo >= hi)
-                            continue;
-                        for (oh = 0; oh < p->oh; ++oh) {
-                            const mlvm_index_t ih = oh * p->sh + kh * p->dh - p->pt;
-                            const float *xr;
-                            float *orow;
-                            if (ih < 0 || ih >= p->h)
-                                continue;
-                            xr = xp + ih * p->w + lo * p->sw + shift;
-                            orow = op + oh * p->ow + lo;
-                            if (p->sw == 1) {
-                                for (j = 0; j < hi - lo; ++j)
-                                    orow[j] += wv * xr[j];
-                            } else {
-                                for (j = 0; j < hi - lo; ++j)
-                                    orow[j] += wv * xr[j * p->sw];
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
 }
 
 /* -------------------------------------------------------------------------

@@ -1,0 +1,33 @@
+/* Internal: the blocked matrix product behind matmul and conv2d.
+ *
+ * out(i, j) = bias[i] + sum_k a(i, k) * b(k, j), with a(i, k) = a[i * a_rs +
+ * k * a_cs] and out(i, j) = out[i * c_rs + j]. b is either a matrix in
+ * memory (b(k, j) = b[k * b_rs + j * b_cs]) or, when `pack` is set, a
+ * virtual one that `pack` writes sliver by sliver: rows k0 .. k0+kc and
+ * columns j0 .. j0+nr into buf (row stride ld, zero from column nr to ld).
+ * conv2d's packer gathers its input windows that way (implicit GEMM), so
+ * no im2col matrix is ever stored. */
+#ifndef MLVM_KERNELS_GEMM_H_
+#define MLVM_KERNELS_GEMM_H_
+
+#include "mlvm/kernels.h"
+
+typedef void (*mlvm_gemm_pack_fn)(const void *ctx, mlvm_index_t k0, mlvm_index_t kc,
+                                  mlvm_index_t j0, int nr, float *buf, int ld);
+
+typedef struct mlvm_gemm {
+    mlvm_index_t m, n, k;
+    const float *a;
+    mlvm_index_t a_rs, a_cs;
+    const float *b;            /* when pack is NULL */
+    mlvm_index_t b_rs, b_cs;
+    mlvm_gemm_pack_fn pack;    /* or NULL */
+    const void *pack_ctx;
+    const float *bias;         /* one per row of out, or NULL */
+    float *out;
+    mlvm_index_t c_rs;
+} mlvm_gemm_t;
+
+void mlvm_gemm_f32(const mlvm_gemm_t *g);
+
+#endif /* MLVM_KERNELS_GEMM_H_ */

@@ -1,0 +1,157 @@
+/* matmul and conv2d kernels against float64 loops, for one kernel path
+ * (the build's flags choose it: portable C, AVX2 + FMA or AVX-512).
+ * Sizes cross every blocking edge: ragged tiles, several contraction
+ * slices, more rows than a row block, transposed and strided operands;
+ * conv2d over strides, dilations, groups and padding on every side.
+ * Prints "kernel_paths[<path>]: N cases, F failures"; exit 1 on a failure. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "mlvm/kernels.h"
+
+static unsigned long long rng_state = 0x9e3779b97f4a7c15ull;
+
+static float uniform(void)
+{
+    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (float)((double)(rng_state >> 40) / (double)(1ull << 24)) * 2.0f - 1.0f;
+}
+
+static float *random_array(size_t n)
+{
+    float *p = (float *)malloc((n ? n : 1) * sizeof *p);
+    size_t i;
+    for (i = 0; i < n; ++i)
+        p[i] = uniform();
+    return p;
+}
+
+static long cases, failures;
+
+/* |got - want| <= 1e-5 * bound + 1e-30 for every element. */
+static void compare(const char *what, size_t n, const float *got, const double *want,
+                    const double *bound)
+{
+    size_t i;
+    ++cases;
+    for (i = 0; i < n; ++i)
+        if (!(fabs((double)got[i] - want[i]) <= 1e-5 * bound[i] + 1e-30)) {
+            ++failures;
+            fprintf(stderr, "%s: element %zu is %.9g, want %.9g\n", what, i, got[i], want[i]);
+            return;
+        }
+}
+
+static void check_matmul(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, int ta, int tb)
+{
+    mlvm_matmul_t p;
+    mlvm_iter_t one = {1, {1}, {{0}, {0}}};
+    float *a = random_array((size_t)(m * k)), *b = random_array((size_t)(k * n));
+    float *out = random_array((size_t)(m * n));
+    double *want = (double *)calloc((size_t)(m * n) + 1, sizeof *want);
+    double *bound = (double *)calloc((size_t)(m * n) + 1, sizeof *bound);
+    mlvm_index_t i, j, kk;
+    char what[96];
+    p.m = m, p.n = n, p.k = k;
+    p.a_rs = ta ? 1 : k, p.a_cs = ta ? m : 1;
+    p.b_rs = tb ? 1 : n, p.b_cs = tb ? k : 1;
+    for (i = 0; i < m; ++i)
+        for (j = 0; j < n; ++j)
+            for (kk = 0; kk < k; ++kk) {
+                const double t = (double)a[i * p.a_rs + kk * p.a_cs] * b[kk * p.b_rs + j * p.b_cs];
+                want[i * n + j] += t;
+                bound[i * n + j] += fabs(t);
+            }
+    mlvm_matmul_f32(&p, &one, a, b, out);
+    snprintf(what, sizeof what, "matmul m=%td n=%td k=%td ta=%d tb=%d", m, n, k, ta, tb);
+    compare(what, (size_t)(m * n), out, want, bound);
+    free(a), free(b), free(out), free(want), free(bound);
+}
+
+static void check_conv(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_index_t w,
+                       mlvm_index_t o, mlvm_index_t kh, mlvm_index_t kw, mlvm_index_t s,
+                       mlvm_index_t d, mlvm_index_t groups, const mlvm_index_t pad[4], int bias)
+{
+    mlvm_conv2d_t p;
+    const mlvm_index_t cg = c / groups, og = o / groups;
+    float *x, *wt, *bv, *out;
+    double *want, *bound;
+    mlvm_index_t b, oc, oy, ox, ci, i, j, size;
+    char what[128];
+    p.n = n, p.c = c, p.h = h, p.w = w, p.o = o, p.kh = kh, p.kw = kw;
+    p.oh = (h + pad[0] + pad[2] - d * (kh - 1) - 1) / s + 1;
+    p.sh = s, p.sw = s + 1, p.pt = pad[0], p.pl = pad[1], p.dh = d, p.dw = 1, p.groups = groups;
+    /* width: stride s + 1, no dilation; height: stride s, dilation d */
+    p.ow = (w + pad[1] + pad[3] - (kw - 1) - 1) / p.sw + 1;
+    size = n * o * p.oh * p.ow;
+    x = random_array((size_t)(n * c * h * w));
+    wt = random_array((size_t)(o * cg * kh * kw));
+    bv = random_array((size_t)o);
+    out = random_array((size_t)size);
+    want = (double *)calloc((size_t)size + 1, sizeof *want);
+    bound = (double *)calloc((size_t)size + 1, sizeof *bound);
+    for (b = 0; b < n; ++b)
+        for (oc = 0; oc < o; ++oc)
+            for (oy = 0; oy < p.oh; ++oy)
+                for (ox = 0; ox < p.ow; ++ox) {
+                    const mlvm_index_t at = ((b * o + oc) * p.oh + oy) * p.ow + ox;
+                    if (bias) {
+                        want[at] = bv[oc];
+                        bound[at] = fabs(bv[oc]);
+                    }
+                    for (ci = 0; ci < cg; ++ci)
+                        for (i = 0; i < kh; ++i)
+                            for (j = 0; j < kw; ++j) {
+                                const mlvm_index_t iy = oy * p.sh + i * p.dh - p.pt;
+                                const mlvm_index_t ix = ox * p.sw + j * p.dw - p.pl;
+                                double t;
+                                if (iy < 0 || iy >= h || ix < 0 || ix >= w)
+                                    continue;
+                                t = (double)x[((b * c + oc / og * cg + ci) * h + iy) * w + ix]
+                                    * wt[((oc * cg + ci) * kh + i) * kw + j];
+                                want[at] += t;
+                                bound[at] += fabs(t);
+                            }
+                }
+    mlvm_conv2d_f32(&p, x, wt, bias ? bv : NULL, out);
+    snprintf(what, sizeof what,
+             "conv2d n=%td c=%td %tdx%td o=%td k=%tdx%td s=%td d=%td g=%td pad=%td,%td,%td,%td",
+             n, c, h, w, o, kh, kw, s, d, groups, pad[0], pad[1], pad[2], pad[3]);
+    compare(what, (size_t)size, out, want, bound);
+    free(x), free(wt), free(bv), free(out), free(want), free(bound);
+}
+
+int main(void)
+{
+    static const mlvm_index_t sizes[] = {1, 2, 5, 7, 17, 33, 64, 131};
+    static const mlvm_index_t pads[][4] = {{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 0, 1, 3}};
+    const size_t ns = sizeof sizes / sizeof *sizes;
+    size_t i, j, l;
+    int t;
+    for (i = 0; i < ns; ++i)
+        for (j = 0; j < ns; ++j)
+            for (l = 0; l < ns; ++l)
+                check_matmul(sizes[i], sizes[j], sizes[l], (int)((i + l) % 2), (int)((j + l) % 3 == 0));
+    /* several contraction slices, more rows than a row block, a gemv tail */
+    check_matmul(200, 70, 600, 0, 0);
+    check_matmul(1, 300, 513, 0, 0);
+    check_matmul(1, 129, 40, 1, 1);
+    check_matmul(520, 530, 64, 0, 0);
+    check_matmul(9, 520, 520, 0, 1);
+    for (t = 0; t < 3; ++t) {
+        const mlvm_index_t *pad = pads[t];
+        check_conv(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, pads[0], t);
+        check_conv(2, 3, 7, 9, 8, 3, 3, 1, 1, 1, pad, t != 1);
+        check_conv(1, 16, 11, 13, 24, 3, 3, 2, 1, 1, pad, 1);
+        check_conv(1, 40, 9, 11, 200, 3, 3, 1, 2, 1, pad, t != 2);
+        check_conv(1, 300, 5, 7, 8, 1, 1, 1, 1, 1, pad, 1);
+        check_conv(2, 8, 10, 10, 16, 3, 3, 1, 1, 2, pad, 1);
+        check_conv(1, 6, 13, 7, 6, 3, 3, 1, 1, 6, pad, 0);
+        check_conv(1, 6, 13, 7, 12, 3, 3, 2, 1, 6, pad, 1);
+        check_conv(1, 5, 17, 19, 7, 5, 3, 2, 1, 1, pad, 1);
+        check_conv(1, 32, 32, 32, 16, 3, 3, 1, 1, 1, pad, 1);
+    }
+    printf("kernel_paths[%s]: %ld cases, %ld failures\n", mlvm_kernel_path(), cases, failures);
+    return failures != 0;
+}

@@ -1,0 +1,65 @@
+"""Every kernel path on this host: the matmul and conv2d kernels built as
+portable C, with AVX2 + FMA and with AVX-512 (each where the CPU runs it),
+and for the host itself (-march=native, what mlvm builds by default), checked
+against float64 loops by tests/runtime_c/kernels/kernel_paths.c. The program
+names the path it ran, so a build that silently fell back is caught."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from mlvm.codegen.cc import INCLUDE_DIR, RUNTIME_DIR
+
+HERE = Path(__file__).resolve().parent
+PROGRAM = HERE / "kernels" / "kernel_paths.c"
+STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2"]
+# path: (flags, the /proc/cpuinfo flags the CPU needs to run it)
+PATHS = {
+    "portable": (["-DMLVM_PORTABLE_KERNELS"], ()),
+    "avx2": (["-mavx2", "-mfma"], ("avx2", "fma")),
+    "avx512": (["-mavx512f", "-mfma"], ("avx512f", "fma")),
+}
+LINE = re.compile(r"^kernel_paths\[(\w+)\]: (\d+) cases, (\d+) failures$", re.M)
+
+
+def cpu_flags() -> set[str]:
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return set()
+    m = re.search(r"^flags\s*:(.*)$", text, re.M)
+    return set(m.group(1).split()) if m is not None else set()
+
+
+def run_path(flags: list[str], tmp_path: Path) -> re.Match[str]:
+    exe = tmp_path / "kernel_paths"
+    kernels = sorted((RUNTIME_DIR / "src" / "kernels").glob("*.c"))
+    cmd = ["cc", *STRICT, *flags, "-I", str(INCLUDE_DIR), str(PROGRAM),
+           *(str(k) for k in kernels), "-lm", "-o", str(exe)]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    assert res.returncode == 0, " ".join(cmd) + "\n" + res.stderr
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr[-4000:]
+    m = LINE.search(run.stdout)
+    assert m is not None, run.stdout
+    assert int(m.group(2)) >= 500 and m.group(3) == "0", run.stdout
+    return m
+
+
+@pytest.mark.parametrize("path", list(PATHS))
+def test_kernel_path(path: str, tmp_path: Path) -> None:
+    flags, needs = PATHS[path]
+    missing = set(needs) - cpu_flags()
+    if missing:
+        pytest.skip(f"this CPU lacks {', '.join(sorted(missing))}")
+    assert run_path(flags, tmp_path).group(1) == path
+
+
+def test_host_path_is_the_best_the_cpu_has(tmp_path: Path) -> None:
+    have = cpu_flags()
+    want = "avx512" if {"avx512f", "fma"} <= have else "avx2" if {"avx2", "fma"} <= have else "portable"
+    assert run_path(["-march=native"], tmp_path).group(1) == want

@@ -73,6 +73,8 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
         p.add_argument("--no-canonicalize", action="store_true", help="no folding or simplification")
         p.add_argument("--no-fuse", action="store_true", help="one kernel call per elementwise op")
         p.add_argument("--no-inplace", action="store_true", help="never reuse an operand's buffer")
+        p.add_argument("--no-pack-weights", action="store_true",
+                       help="keep weights in the archive's layout (transposed reads at run time)")
         p.add_argument(
             "--arena", choices=("caller", "static"), default="caller",
             help="who provides the arena: the caller (default) or a static buffer",
@@ -114,6 +116,7 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
         canonicalize=not args.no_canonicalize,
         fuse=not args.no_fuse,
         inplace=not args.no_inplace,
+        pack_weights=not args.no_pack_weights,
         static_arena=args.arena == "static",
         max_bytes=args.max_bytes,
     )

@@ -34,6 +34,7 @@ from mlvm.dialect import Mlvm
 from mlvm.passes.canonicalize import CanonicalizePass
 from mlvm.passes.fuse import FusePass
 from mlvm.passes.inplace import InplacePass
+from mlvm.passes.pack_weights import PackWeightsPass
 from mlvm.passes.plan_memory import PlanMemoryPass
 
 
@@ -53,6 +54,7 @@ class CompileOptions:
     canonicalize: bool = True
     fuse: bool = True
     inplace: bool = True
+    pack_weights: bool = True  # weights stored in the layout their kernel reads
     static_arena: bool = False  # emit the arena as a static buffer
     # Largest tensor, arena or constant data a module may need; larger ones
     # are refused before anything is allocated or emitted.
@@ -62,6 +64,8 @@ class CompileOptions:
         out: list[ModulePass] = []
         if self.canonicalize:
             out.append(CanonicalizePass())
+        if self.pack_weights:
+            out.append(PackWeightsPass())
         if self.fuse:
             out.append(FusePass())
         if self.inplace:

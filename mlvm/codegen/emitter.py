@@ -224,16 +224,20 @@ class ModuleEmitter:
     # -- data ------------------------------------------------------------
     def _param_array(self, op: ParamOp) -> np.ndarray:
         pname = op.param_name.data
-        want_shape, elem = _shape(op.result), _elem(op.result)
+        elem = _elem(op.result)
         arr = self.params.get(pname)
         if arr is None:
             raise op_error(op, f"parameter '{pname}' is not in the parameter archive", self.source)
         arr = np.asarray(arr)
-        if tuple(arr.shape) != want_shape:
+        perm = op.permutation()
+        if tuple(arr.shape) != op.archive_shape():
+            declared = type_str(op.result.type)
+            if perm is not None:
+                declared += f" transposed by perm {list(perm)}"
             raise op_error(
                 op,
                 f"parameter '{pname}' has shape {tuple(arr.shape)} in the archive but "
-                f"the op declares {type_str(op.result.type)}",
+                f"the op declares {declared}",
                 self.source,
             )
         if arr.dtype != NP_DTYPES[elem]:
@@ -243,11 +247,11 @@ class ModuleEmitter:
                 f"declares {elem} ({NP_DTYPES[elem]})",
                 self.source,
             )
-        return arr
+        return arr if perm is None else np.ascontiguousarray(np.transpose(arr, perm))
 
     def _data_name(self, op: MlvmOp) -> str:
         if isinstance(op, ParamOp):
-            key: object = ("param", op.param_name.data)
+            key: object = ("param", op.param_name.data, op.permutation())
             get = lambda: self._param_array(op)  # noqa: E731
         else:
             key = op

@@ -133,21 +133,55 @@ class ConstantOp(MlvmOp):
 
 @irdl_op_definition
 class ParamOp(MlvmOp):
-    """A weight read from the parameter archive given at compile time."""
+    """A weight read from the parameter archive given at compile time.
+
+    With `perm`, the value is the archive's array transposed by perm (result
+    dim i is the archive's dim perm[i]): the compiler stores weights in the
+    layout their kernel reads (see the mlvm-pack-weights pass), while the
+    archive keeps the layout the model was written with.
+    """
 
     name = "mlvm.param"
     param_name = prop_def(StringAttr, prop_name="name")
+    perm = opt_prop_def(DenseArrayBase.constr(i64))
     result = result_def(TensorType)
     traits = traits_def(Pure())
     IS_DATA: ClassVar[bool] = True
 
+    def permutation(self) -> tuple[int, ...] | None:
+        """The verified perm, or None for the archive's own layout."""
+        if self.perm is None:
+            return None
+        perm = _array_prop(self, "perm")
+        rank = len(self.shape_of(self.result, "result"))
+        if sorted(perm) != list(range(rank)):
+            raise VerifyException(
+                f"{self.name}: perm [{', '.join(map(str, perm))}] is not a permutation of the {rank} dims "
+                f"of {type_str(self.result.type)}"
+            )
+        return perm
+
+    def archive_shape(self) -> tuple[int, ...]:
+        """The shape the parameter has in the archive."""
+        shape = self.shape_of(self.result, "result")
+        perm = self.permutation()
+        if perm is None:
+            return tuple(shape)
+        out = [0] * len(shape)
+        for i, p in enumerate(perm):
+            out[p] = shape[i]
+        return tuple(out)
+
     def verify_(self) -> None:
         self.tensor(self.result, "result")
+        self.permutation()
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
     ) -> list[np.ndarray]:
-        return [params[self.param_name.data]]
+        arr = params[self.param_name.data]
+        perm = self.permutation()
+        return [arr if perm is None else np.ascontiguousarray(np.transpose(arr, perm))]
 
 
 @irdl_op_definition

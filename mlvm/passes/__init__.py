@@ -29,9 +29,16 @@ def _fuse() -> type[ModulePass]:
     return FusePass
 
 
+def _pack_weights() -> type[ModulePass]:
+    from mlvm.passes.pack_weights import PackWeightsPass
+
+    return PackWeightsPass
+
+
 ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "mlvm-fuse": _fuse,
     "mlvm-canonicalize": _canonicalize,
     "mlvm-inplace": _inplace,
+    "mlvm-pack-weights": _pack_weights,
     "mlvm-plan-memory": _plan_memory,
 }

@@ -1,0 +1,88 @@
+"""mlvm-pack-weights and `mlvm.param`'s `perm`: weights stored transposed at
+compile time give the same bits as transposed reads at run time, the
+emitted matmul reads them untransposed, and a bad perm or archive shape is a
+one-line error (the lit test tests/filecheck/passes/pack_weights.mlir shows
+what the pass rewrites and what it must leave alone)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mlvm
+from mlvm.pipeline import CompileOptions, compile_to_c, parse_file
+
+LINEAR = """func.func @main(%x: tensor<{m}x{k}xf32>) -> tensor<{m}x{n}xf32> {{
+  %w = "mlvm.param"() <{{name = "w"}}> : () -> tensor<{n}x{k}xf32>
+  %b = "mlvm.param"() <{{name = "b"}}> : () -> tensor<{n}xf32>
+  %0 = "mlvm.matmul"(%x, %w) <{{transpose_rhs = true}}> : (tensor<{m}x{k}xf32>, tensor<{n}x{k}xf32>) -> tensor<{m}x{n}xf32>
+  %1 = "mlvm.add"(%0, %b) : (tensor<{m}x{n}xf32>, tensor<{n}xf32>) -> tensor<{m}x{n}xf32>
+  %2 = "mlvm.relu"(%1) : (tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  func.return %2 : tensor<{m}x{n}xf32>
+}}
+"""
+
+
+@pytest.mark.parametrize("m,n,k", [(1, 7, 5), (8, 300, 131), (33, 64, 600)])
+def test_linear_layer_same_bits_packed_or_not(tmp_path: Path, m: int, n: int, k: int) -> None:
+    g = np.random.default_rng(m + n + k)
+    path = tmp_path / "linear.mlir"
+    path.write_text(LINEAR.format(m=m, n=n, k=k))
+    params = {"w": g.standard_normal((n, k)).astype(np.float32),
+              "b": g.standard_normal(n).astype(np.float32)}
+    x = g.standard_normal((m, k)).astype(np.float32)
+    packed = mlvm.compile(path, params=params).main(x)
+    plain = mlvm.compile(path, params=params, options=CompileOptions(pack_weights=False)).main(x)
+    assert np.array_equal(packed.view(np.uint32), plain.view(np.uint32))
+    want = np.maximum(x.astype(np.float64) @ params["w"].T.astype(np.float64) + params["b"], 0)
+    bound = np.abs(x.astype(np.float64)) @ np.abs(params["w"].T.astype(np.float64)) + np.abs(params["b"])
+    assert np.all(np.abs(packed - want) <= 1e-5 * bound)
+
+
+def test_emitted_matmul_reads_the_weight_untransposed(tmp_path: Path) -> None:
+    path = tmp_path / "linear.mlir"
+    path.write_text(LINEAR.format(m=4, n=6, k=5))
+    params = {"w": np.zeros((6, 5), np.float32), "b": np.zeros(6, np.float32)}
+    packed, _ = compile_to_c(*parse_file(path)[:1], tmp_path / "a.c", params, str(path))
+    plain, _ = compile_to_c(*parse_file(path)[:1], tmp_path / "b.c", params, str(path),
+                            CompileOptions(pack_weights=False))
+    # the matmul heading the fused bias + relu loop
+    assert "p.b_rs = 6; p.b_cs = 1;" in packed, packed
+    assert "p.b_rs = 1; p.b_cs = 5;" in plain, plain
+
+
+PERM = """func.func @main() -> tensor<{t}xf32> {{
+  %0 = "mlvm.param"() <{{name = "w", perm = array<i64: {perm}>}}> : () -> tensor<{t}xf32>
+  func.return %0 : tensor<{t}xf32>
+}}
+"""
+
+
+def test_param_perm_is_the_archive_transposed(tmp_path: Path) -> None:
+    path = tmp_path / "p.mlir"
+    path.write_text(PERM.format(t="5x2x3", perm="2, 0, 1"))
+    w = np.random.default_rng(3).standard_normal((2, 3, 5)).astype(np.float32)
+    got = mlvm.compile(path, params={"w": w}).main()
+    assert np.array_equal(got.view(np.uint32), np.transpose(w, (2, 0, 1)).view(np.uint32))
+
+
+@pytest.mark.parametrize(
+    "perm,archive,words",
+    [
+        ("0, 0", (2, 3), ["perm [0, 0]", "not a permutation", "tensor<3x2xf32>"]),
+        ("1, 0, 2", (2, 3), ["perm [1, 0, 2]", "not a permutation"]),
+        ("1, 0", (3, 2), ["'w'", "(3, 2)", "tensor<3x2xf32> transposed by perm [1, 0]"]),
+    ],
+    ids=["repeated", "wrong-rank", "archive-shape"],
+)
+def test_param_perm_errors(tmp_path: Path, perm: str, archive: tuple[int, int], words: list[str]) -> None:
+    path = tmp_path / "p.mlir"
+    path.write_text(PERM.format(t="3x2", perm=perm))
+    with pytest.raises(mlvm.MlvmError) as info:
+        mlvm.compile(path, params={"w": np.zeros(archive, np.float32)})
+    msg = str(info.value).strip()
+    assert "\n" not in msg and f"{path}:2:" in msg, msg
+    for w in words:
+        assert w in msg, msg

@@ -41,6 +41,12 @@ class StaticTable:
             self._by_text[key] = name
         return name
 
+    def add_function(self, make: Callable[[str], str]) -> str:
+        """A file-scope static function: `make(name)` returns its definition."""
+        name = f"{self.prefix}{len(self.defs)}"
+        self.defs.append(make(name))
+        return name
+
 
 class Tables(Protocol):
     """Module-level tables of imports and queues, filled while lowering."""
@@ -121,6 +127,10 @@ class Lowering:
 
     def const_struct(self, ctype: str, init: str) -> str:
         return "&" + self.statics.add(ctype, init)
+
+    def function(self, make: Callable[[str], str]) -> str:
+        """Name of a new file-scope static function defined by `make(name)`."""
+        return self.statics.add_function(make)
 
     def iter(self, shape: Sequence[int], strides: Sequence[Sequence[int]]) -> str:
         """A static mlvm_iter_t over `shape` for up to two operands."""

@@ -6,10 +6,11 @@ the body produces the fused result's shape, so the loop computes each
 output element once, from scalars, with no intermediate buffer.
 
 The body may start with a rank-2 `mlvm.matmul` (the head) whose result the
-elementwise tree consumes: the loop then runs over blocks of rows, each
-block's product computed into its rows of the output and finished there,
-in place, by the elementwise epilogue (bias, activation, ...) while it is
-still in cache; the product needs no buffer of its own.
+elementwise tree consumes: the product is computed into the output by one
+blocked GEMM (`mlvm_matmul_epilogue_f32`), which hands each finished tile,
+still in L1, to a generated function applying the elementwise epilogue
+(bias, activation, ...) in place; the product needs no buffer of its own
+and the GEMM streams its operands once whatever the epilogue.
 """
 
 from __future__ import annotations
@@ -40,9 +41,6 @@ from mlvm.dialect.shapes import broadcast_strides, collapse, contiguous_strides
 if TYPE_CHECKING:
     from mlvm.codegen.lowering import Lowering
 
-HEAD_BLOCK_BYTES = 16 * 1024
-
-
 @irdl_op_definition
 class FusedOp(MlvmOp):
     name = "mlvm.fused"
@@ -64,11 +62,6 @@ class FusedOp(MlvmOp):
     def head(self) -> MatmulOp | None:
         first = self.body.block.first_op
         return first if isinstance(first, MatmulOp) else None
-
-    def _head_rows(self) -> int:
-        """Rows per block: about 16 KiB of product, so the epilogue finds it in L1."""
-        m, n = result_shape(self)
-        return max(1, min(m, HEAD_BLOCK_BYTES // (4 * max(n, 1))))
 
     def verify_(self) -> None:
         block = self.body.block
@@ -169,34 +162,54 @@ class FusedOp(MlvmOp):
         m, n = result_shape(self)
         _, _, _, k = head.dims()
         a_rs, a_cs, b_rs, b_cs = head.strides()
-        rows = self._head_rows()
         args = list(self.body.block.args)
+        p = cg.const_struct("mlvm_matmul_t", f"{m}, {n}, {k}, {a_rs}, {a_cs}, {b_rs}, {b_cs}")
+        epilogue = cg.function(lambda name: self._epilogue_function(name, n))
         lines = [
             "{",
             *self._pointers(cg, range(len(args))),
-            "    mlvm_matmul_t p;",
-            "    mlvm_index_t r0, i, j;",
-            f"    for (r0 = 0; r0 < {m}; r0 += {rows}) {{",
-            f"        const mlvm_index_t rb = {m} - r0 < {rows} ? {m} - r0 : {rows};",
-            f"        p.m = rb; p.n = {n}; p.k = {k};",
-            f"        p.a_rs = {a_rs}; p.a_cs = {a_cs}; p.b_rs = {b_rs}; p.b_cs = {b_cs};",
-            f"        mlvm_matmul_f32(&p, {cg.iter((1,), [(0,), (0,)])}, in0 + r0 * {a_rs}, in1, out + r0 * {n});",
-            "        for (i = 0; i < rb; ++i) {",
-            f"            for (j = 0; j < {n}; ++j) {{",
+            f"    const void *ctx[{len(args)}];",
+            *(f"    ctx[{kk}] = in{kk};" for kk in range(len(args))),
+            f"    mlvm_matmul_epilogue_f32({p}, in0, in1, out, {epilogue}, ctx);",
+            "}",
         ]
-        pad = " " * 16
+        cg.stmt("\n    ".join(lines))
+
+    def _epilogue_function(self, name: str, n: int) -> str:
+        """The epilogue applied to each finished tile of the head's product."""
+        head = self.head()
+        assert head is not None
+        m = result_shape(self)[0]
+        args = list(self.body.block.args)
+        lines = [
+            f"static void {name}(const void *ctx, mlvm_index_t i0, mlvm_index_t rows,",
+            "                   mlvm_index_t j0, mlvm_index_t cols, float *tile, mlvm_index_t ldo)",
+            "{",
+            "    const void *const *in = (const void *const *)ctx;",
+        ]
+        pad = "            "
         names: dict[SSAValue, str] = {head.results[0]: "h"}
-        lines.append(f"{pad}const float h = out[(r0 + i) * {n} + j];")
+        loads = []
         for kk, a in enumerate(args):
             if any(u.operation is not head for u in a.uses):
                 st = broadcast_strides(_shape(a), (m, n))
+                lines.append(f"    const {_ctype(a)} *in{kk} = (const {_ctype(a)} *)in[{kk}];")
                 names[a] = f"a{kk}"
-                lines.append(
-                    f"{pad}const {_ctype(a)} a{kk} = in{kk}[(r0 + i) * {st[0]} + j * {st[1]}];"
+                loads.append(
+                    f"{pad}const {_ctype(a)} a{kk} = in{kk}[(i0 + i) * {st[0]} + (j0 + j) * {st[1]}];"
                 )
-        lines += self._epilogue(pad, names, self.body_ops()[1:], f"out[(r0 + i) * {n} + j]")
-        lines += ["            }", "        }", "    }", "}"]
-        cg.stmt("\n    ".join(lines))
+        lines += [
+            "    mlvm_index_t i, j;",
+            "    (void)in; (void)i0; (void)j0;",
+            "    for (i = 0; i < rows; ++i) {",
+            "        float *restrict row = tile + i * ldo;",
+            "        for (j = 0; j < cols; ++j) {",
+            f"{pad}const float h = row[j];",
+            *loads,
+        ]
+        lines += self._epilogue(pad, names, self.body_ops()[1:], "row[j]")
+        lines += ["        }", "    }", "}"]
+        return "\n".join(lines)
 
 
 def _shape(v: SSAValue) -> tuple[int, ...]:

@@ -409,7 +409,7 @@ class NegOp(UnaryOp):
 class ExpOp(UnaryOp):
     name = "mlvm.exp"
     NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.exp)
-    C_EXPR: ClassVar[dict[str, str]] = {"f32": "expf({0})"}
+    C_EXPR: ClassVar[dict[str, str]] = {"f32": "mlvm_expf({0})"}
 
 
 @irdl_op_definition
@@ -430,7 +430,7 @@ class SqrtOp(UnaryOp):
 class TanhOp(UnaryOp):
     name = "mlvm.tanh"
     NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.tanh)
-    C_EXPR: ClassVar[dict[str, str]] = {"f32": "tanhf({0})"}
+    C_EXPR: ClassVar[dict[str, str]] = {"f32": "mlvm_tanhf({0})"}
 
 
 _erf64 = np.vectorize(math.erf, otypes=[np.float64])
@@ -492,7 +492,7 @@ def _sigmoid(a: np.ndarray) -> np.ndarray:
 class SigmoidOp(UnaryOp):
     name = "mlvm.sigmoid"
     NP_FN: ClassVar[Callable[..., Any]] = staticmethod(_sigmoid)
-    C_EXPR: ClassVar[dict[str, str]] = {"f32": "(1.0f / (1.0f + expf(-{0})))"}
+    C_EXPR: ClassVar[dict[str, str]] = {"f32": "mlvm_sigmoidf({0})"}
 
 
 def _relu(a: np.ndarray) -> np.ndarray:

@@ -48,9 +48,9 @@ def test_emitted_matmul_reads_the_weight_untransposed(tmp_path: Path) -> None:
     packed, _ = compile_to_c(*parse_file(path)[:1], tmp_path / "a.c", params, str(path))
     plain, _ = compile_to_c(*parse_file(path)[:1], tmp_path / "b.c", params, str(path),
                             CompileOptions(pack_weights=False))
-    # the matmul heading the fused bias + relu loop
-    assert "p.b_rs = 6; p.b_cs = 1;" in packed, packed
-    assert "p.b_rs = 1; p.b_cs = 5;" in plain, plain
+    # mlvm_matmul_t {m, n, k, a_rs, a_cs, b_rs, b_cs} of the fused matmul
+    assert "{4, 6, 5, 5, 1, 6, 1}" in packed, packed
+    assert "{4, 6, 5, 5, 1, 1, 5}" in plain, plain
 
 
 PERM = """func.func @main() -> tensor<{t}xf32> {{

@@ -3,8 +3,8 @@
 // RUN: mlvm-opt %s --split-input-file -p 'mlvm-fuse{epilogues=false}' | filecheck %s --check-prefix=NOEPI
 
 // A matmul, its bias add and activation, and a tree joining another
-// elementwise branch, become one op: the matmul is the head, computed a
-// block of rows at a time into the output and finished there by the epilogue.
+// elementwise branch, become one op: the matmul is the head, computed into
+// the output by one GEMM that finishes each tile there with the epilogue.
 // CHECK-LABEL: func.func @tree
 // CHECK-NEXT: %{{.*}} = "mlvm.fused"(%x, %w, %b) ({
 // CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<8x8xf32>, %{{.*}}: tensor<8xf32>):
@@ -16,11 +16,13 @@
 // CHECK-NEXT: "mlvm.fused_yield"
 // CHECK-NEXT: }) : (tensor<4x8xf32>, tensor<8x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
 // CHECK-NEXT: func.return
-// C-LABEL: mlvm_status_t module_tree(
-// C: mlvm_matmul_f32(&p, &{{.*}}, in0 + r0 * 8, in1, out + r0 * 8);
-// C: const float h = out[(r0 + i) * 8 + j];
-// C: const float a2 = in2[(r0 + i) * 0 + j * 1];
-// C: out[(r0 + i) * 8 + j] = t3;
+// The epilogue is a function the GEMM calls on each finished tile.
+// C: static void [[EPI:[a-z_0-9]+]](const void *ctx, mlvm_index_t i0, mlvm_index_t rows,
+// C: const float h = row[j];
+// C: const float a2 = in2[(i0 + i) * 0 + (j0 + j) * 1];
+// C: row[j] = t3;
+// C-LABEL: mlvm_status_t module_tree({{[^;]*$}}
+// C: mlvm_matmul_epilogue_f32(&{{.*}}, in0, in1, out, [[EPI]], ctx);
 // Without epilogues the matmul stays a kernel call.
 // NOEPI-LABEL: func.func @tree
 // NOEPI: %m = "mlvm.matmul"
@@ -47,7 +49,7 @@ func.func @tree(%x: tensor<4x8xf32>, %b: tensor<8xf32>, %w: tensor<8x8xf32>) -> 
 // CHECK-NOT: "mlvm.sqrt"
 // CHECK: "mlvm.fused_yield"
 // C-LABEL: mlvm_status_t module_boundaries(
-// C: const float t0 = expf(a0);
+// C: const float t0 = mlvm_expf(a0);
 // C: const float t3 = (t2 - t0);
 func.func @boundaries(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
   %0 = "mlvm.exp"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>

@@ -61,6 +61,17 @@ const char *mlvm_kernel_path(void);
 void mlvm_matmul_f32(const mlvm_matmul_t *p, const mlvm_iter_t *batch,
                      const float *a, const float *b, float *out);
 
+/* A matmul finished in its own store: once a tile of out (rows i0 .. i0+rows,
+ * columns j0 .. j0+cols, starting at `tile`, row stride ldo) holds its
+ * final sums, and while it is still in L1, fn rewrites it in place (bias,
+ * activation, residual add: a fused elementwise tree). ctx is passed
+ * through. One GEMM pass over a and b whatever the epilogue. */
+typedef void (*mlvm_epilogue_fn)(const void *ctx, mlvm_index_t i0, mlvm_index_t rows,
+                                 mlvm_index_t j0, mlvm_index_t cols, float *tile,
+                                 mlvm_index_t ldo);
+void mlvm_matmul_epilogue_f32(const mlvm_matmul_t *p, const float *a, const float *b,
+                              float *out, mlvm_epilogue_fn fn, const void *ctx);
+
 /* Reductions: `it` walks the input (stride 0) and the output (stride 1, 0 on
  * reduced dims). out has out_n elements; count is the reduced size. */
 void mlvm_reduce_sum_f32(const mlvm_iter_t *it, const float *in, float *out,

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "mlvm/vmath.h"
+
 /* Strided gather of 32-bit elements: out is contiguous over it->shape and
  * reads in at the offsets of it->stride[0] (stride[1] is out's own,
  * contiguous, strides). When the input's unit-stride dim is not the
@@ -38,51 +40,6 @@ void mlvm_layer_norm_strided_f32(const mlvm_iter_t *outer, const mlvm_iter_t *in
                                  float eps, const float *x, const float *gamma,
                                  const float *beta, float *out);
 
-/* a * b + c: one fused operation where the target has it in hardware (and
- * the compiler turns fmaf into an instruction), two roundings elsewhere. */
-#if defined(__FMA__) || defined(__ARM_FEATURE_FMA) || defined(__FP_FAST_FMAF)
-#define MLVM_FMA(a, b, c) fmaf((a), (b), (c))
-#else
-#define MLVM_FMA(a, b, c) ((a) * (b) + (c))
-#endif
-
-/* exp(x) without a libm call, branch-free so that loops calling it
- * vectorise: Cody-Waite reduction by ln 2 and a degree-6 polynomial
- * (Cephes' expf), within 2 ulp of exp on [-86, 88.72]; below -86 it returns
- * exp(-86) (about 4e-38) rather than a subnormal or 0, above 88.72 +inf.
- * NaN gives a finite value: callers that must propagate NaN do so. */
-static inline float mlvm_exp_approx(float x)
-{
-    float k, r, p, scale;
-    uint32_t bits, mono;
-    /* Clamp x to [-86, 88.72284] on its bits mapped to an unsigned order
-     * (negative floats: all bits flipped; positive: the sign bit flipped):
-     * integer min / max stay one straight line that vectorises, where a
-     * float ?: lets the compiler split the function into constant cases.
-     * A NaN lands on one end or the other. */
-    memcpy(&bits, &x, sizeof bits);
-    mono = bits ^ ((0u - (bits >> 31)) | 0x80000000u);
-    mono = mono < 0x3d53ffffu ? 0x3d53ffffu : mono;  /* -86.0f */
-    mono = mono > 0xc2b17218u ? 0xc2b17218u : mono;  /* 88.72284f */
-    bits = mono ^ (((mono >> 31) - 1u) | 0x80000000u);
-    memcpy(&x, &bits, sizeof x);
-    k = MLVM_FMA(x, 0x1.715476p+0f, 0x1.8p23f); /* round to nearest integer ... */
-    k = k - 0x1.8p23f;                          /* ... (C99 keeps the two steps) */
-    r = MLVM_FMA(k, -0x1.63p-1f, x);
-    r = MLVM_FMA(k, 0x1.bd0106p-13f, r);
-    p = 1.9875691500e-4f;
-    p = MLVM_FMA(p, r, 1.3981999507e-3f);
-    p = MLVM_FMA(p, r, 8.3334519073e-3f);
-    p = MLVM_FMA(p, r, 4.1665795894e-2f);
-    p = MLVM_FMA(p, r, 1.6666665459e-1f);
-    p = MLVM_FMA(p, r, 5.0000001201e-1f);
-    p = MLVM_FMA(p * r, r, r) + 1.0f;
-    /* 2^(k-1) then * 2: k = 128 (x near 88.7) still has a finite result. */
-    bits = (uint32_t)((int32_t)k + 126) << 23;
-    memcpy(&scale, &bits, sizeof scale);
-    return p * scale * 2.0f;
-}
-
 /* gelu, approximate = "tanh": 0.5 x (1 + tanh(u)), u = sqrt(2/pi)(x +
  * 0.044715 x^3), computed as x / (1 + exp(-2u)): one exp, and no
  * cancellation where tanh(u) is near -1. */
@@ -92,7 +49,7 @@ static inline float mlvm_gelu_tanh(float x)
     t = t * x;
     t = MLVM_FMA(t, 0x1.6e4e26p-5f, x);  /* x + 0.044715 x^3 */
     t = t * -0x1.988454p+0f;             /* -2 sqrt(2 / pi) */
-    return x / (1.0f + mlvm_exp_approx(t));
+    return x / (1.0f + mlvm_expf(t));
 }
 
 /* gelu, approximate = "none": 0.5 x (1 + erf(x / sqrt 2)). */

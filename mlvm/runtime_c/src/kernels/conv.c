@@ -201,6 +201,8 @@ void mlvm_conv2d_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
             gm.bias = bg;
             gm.out = og_out;
             gm.c_rs = plane;
+            gm.epilogue = NULL;
+            gm.epilogue_ctx = NULL;
             mlvm_gemm_f32(&gm);
         }
     }

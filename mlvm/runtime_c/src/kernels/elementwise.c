@@ -80,11 +80,11 @@ MLVM_DEFINE_BINARY(cmpl, i32, int32_t, float, x > y ? 1.0f : 0.0f)
     }
 
 MLVM_DEFINE_UNARY(neg, -x)
-MLVM_DEFINE_UNARY(exp, expf(x))
+MLVM_DEFINE_UNARY(exp, mlvm_expf(x))
 MLVM_DEFINE_UNARY(log, logf(x))
 MLVM_DEFINE_UNARY(sqrt, sqrtf(x))
-MLVM_DEFINE_UNARY(tanh, tanhf(x))
-MLVM_DEFINE_UNARY(sigmoid, 1.0f / (1.0f + expf(-x)))
+MLVM_DEFINE_UNARY(tanh, mlvm_tanhf(x))
+MLVM_DEFINE_UNARY(sigmoid, mlvm_sigmoidf(x))
 /* NaN passes through, like numpy.maximum(x, 0). */
 MLVM_DEFINE_UNARY(relu, x < 0.0f ? 0.0f : x)
 MLVM_DEFINE_UNARY(erf, erff(x))

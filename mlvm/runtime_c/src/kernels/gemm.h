@@ -26,6 +26,8 @@ typedef struct mlvm_gemm {
     const float *bias;         /* one per row of out, or NULL */
     float *out;
     mlvm_index_t c_rs;
+    mlvm_epilogue_fn epilogue; /* or NULL: called on each finished tile */
+    const void *epilogue_ctx;
 } mlvm_gemm_t;
 
 void mlvm_gemm_f32(const mlvm_gemm_t *g);

@@ -350,18 +350,23 @@ void mlvm_gemm_f32(const mlvm_gemm_t *g)
     if (k == 0) {
         for (i = 0; i < m; ++i)
             mlvm_fill_f32((size_t)n, g->bias != NULL ? g->bias[i] : 0.0f, g->out + i * g->c_rs);
+        if (g->epilogue != NULL)
+            g->epilogue(g->epilogue_ctx, 0, m, 0, n, g->out, g->c_rs);
         return;
     }
 #ifdef MLVM_HAVE_GEMV
     if (m == 1 && g->pack == NULL && g->bias == NULL && g->b_cs == 1 && n >= 128) {
         j_first = n - n % 128;
         gemv(j_first, k, g->a, g->a_cs, g->b, g->b_rs, g->out);
+        if (g->epilogue != NULL)
+            g->epilogue(g->epilogue_ctx, 0, 1, 0, j_first, g->out, g->c_rs);
     }
 #endif
     x.a_rs = g->a_rs;
     x.a_cs = g->a_cs;
     x.c_rs = g->c_rs;
     for (pc = 0; pc < k; pc += MLVM_MM_KC) {
+        const int last = pc + MLVM_MM_KC >= k;
         x.kc = k - pc < MLVM_MM_KC ? k - pc : MLVM_MM_KC;
         x.accumulate = pc > 0;
         for (ic = 0; ic < m; ic += MLVM_MM_MC) {
@@ -382,15 +387,19 @@ void mlvm_gemm_f32(const mlvm_gemm_t *g)
                 }
                 for (ir = ic; ir < ic + mc; ir += MLVM_MM_MR) {
                     const int mr = (int)(ic + mc - ir < MLVM_MM_MR ? ic + mc - ir : MLVM_MM_MR);
-                    micro(&x, mr, nr, g->a + ir * g->a_rs + pc * g->a_cs, bs,
-                          g->out + ir * g->c_rs + jr, g->bias != NULL ? g->bias + ir : NULL);
+                    float *tile = g->out + ir * g->c_rs + jr;
+                    micro(&x, mr, nr, g->a + ir * g->a_rs + pc * g->a_cs, bs, tile,
+                          g->bias != NULL ? g->bias + ir : NULL);
+                    if (last && g->epilogue != NULL)
+                        g->epilogue(g->epilogue_ctx, ir, mr, jr, nr, tile, g->c_rs);
                 }
             }
         }
     }
 }
 
-static void matmul_2d(const mlvm_matmul_t *p, const float *a, const float *b, float *out)
+static void matmul_2d(const mlvm_matmul_t *p, const float *a, const float *b, float *out,
+                      mlvm_epilogue_fn fn, const void *ctx)
 {
     mlvm_gemm_t g;
     g.m = p->m;
@@ -407,7 +416,15 @@ static void matmul_2d(const mlvm_matmul_t *p, const float *a, const float *b, fl
     g.bias = NULL;
     g.out = out;
     g.c_rs = p->n;
+    g.epilogue = fn;
+    g.epilogue_ctx = ctx;
     mlvm_gemm_f32(&g);
+}
+
+void mlvm_matmul_epilogue_f32(const mlvm_matmul_t *p, const float *a, const float *b,
+                              float *out, mlvm_epilogue_fn fn, const void *ctx)
+{
+    matmul_2d(p, a, b, out, fn, ctx);
 }
 
 const char *mlvm_kernel_path(void)
@@ -428,7 +445,7 @@ void mlvm_matmul_f32(const mlvm_matmul_t *p, const mlvm_iter_t *batch,
     mlvm_index_t oa = 0, ob = 0;
     size_t t, count = mlvm_iter_count(batch, batch->rank);
     for (t = 0; t < count; ++t, out += p->m * p->n) {
-        matmul_2d(p, a + oa, b + ob, out);
+        matmul_2d(p, a + oa, b + ob, out, NULL, NULL);
         mlvm_iter_step(batch, batch->rank, idx, &oa, &ob);
     }
 }

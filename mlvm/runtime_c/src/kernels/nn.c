@@ -125,7 +125,7 @@ static void softmax_row(size_t n, const float *x, float *o)
     for (i = 0; i < n; ++i)
         mx = max_nan(mx, x[i]);
     for (i = 0; i < n; ++i)
-        o[i] = expf(x[i] - mx);
+        o[i] = mlvm_expf(x[i] - mx);
     for (i = 0; i + MLVM_SOFTMAX_LANES <= n; i += MLVM_SOFTMAX_LANES)
         for (l = 0; l < MLVM_SOFTMAX_LANES; ++l)
             acc[l] += o[i + l];
@@ -153,7 +153,7 @@ void mlvm_softmax_f32(size_t outer, size_t n, size_t inner, const float *in,
             for (i = 0; i < n; ++i)
                 mx = max_nan(mx, x[i * inner + j]);
             for (i = 0; i < n; ++i) {
-                o[i * inner + j] = expf(x[i * inner + j] - mx);
+                o[i * inner + j] = mlvm_expf(x[i * inner + j] - mx);
                 s += o[i * inner + j];
             }
             for (i = 0; i < n; ++i)

@@ -1,0 +1,105 @@
+/* Elementwise math without libm calls: exp, sigmoid and tanh as straight-
+ * line, branch-free f32 code, so that loops calling them (kernels and fused
+ * loops alike) vectorise. Error bounds, measured against the correctly
+ * rounded result over every f32 input (tests/runtime_c/kernels/vmath_ulp.c;
+ * docs/ops.md has the table):
+ *   mlvm_expf      <= 1 ulp, subnormal results and overflow to +inf as expf
+ *   mlvm_sigmoidf  <= 2 ulp
+ *   mlvm_tanhf     <= 2 ulp
+ * NaN in gives NaN out; +-inf and +-0 give what the C library gives. */
+#ifndef MLVM_VMATH_H_
+#define MLVM_VMATH_H_
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* a * b + c: one fused operation where the target has it in hardware (and
+ * the compiler turns fmaf into an instruction), two roundings elsewhere. */
+#if defined(__FMA__) || defined(__ARM_FEATURE_FMA) || defined(__FP_FAST_FMAF)
+#define MLVM_FMA(a, b, c) fmaf((a), (b), (c))
+#else
+#define MLVM_FMA(a, b, c) ((a) * (b) + (c))
+#endif
+
+static inline float mlvm_bits_to_f32(uint32_t b)
+{
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+static inline uint32_t mlvm_f32_to_bits(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+
+/* x clamped to [lo, hi] on its bits mapped to an unsigned order (negative
+ * floats: all bits flipped; positive: the sign bit flipped): integer min /
+ * max stay one straight line that vectorises, where a float ?: lets the
+ * compiler split the function into constant cases. NaN lands on one end. */
+static inline float mlvm_clamp_bits(float x, uint32_t lo_mono, uint32_t hi_mono)
+{
+    uint32_t bits = mlvm_f32_to_bits(x);
+    uint32_t mono = bits ^ ((0u - (bits >> 31)) | 0x80000000u);
+    mono = mono < lo_mono ? lo_mono : mono;
+    mono = mono > hi_mono ? hi_mono : mono;
+    return mlvm_bits_to_f32(mono ^ (((mono >> 31) - 1u) | 0x80000000u));
+}
+
+/* exp(x): x = k ln2 + r with |r| <= ln2 / 2 (Cody-Waite, two-part ln2),
+ * e^r by Cephes' degree-6 polynomial, then 2^k applied as two powers of two
+ * (k = k1 + k2, each a normal float) so that subnormal results are rounded
+ * once, as the exact value would be. x is clamped to [-104, 88.72284]:
+ * below, the result rounds to 0; above, to +inf. */
+static inline float mlvm_expf(float x)
+{
+    const float xc = mlvm_clamp_bits(x, 0x3d2fffffu /* -104 */, 0xc2b17218u /* 88.72284 */);
+    float k, r, p;
+    int32_t ki, k1;
+    k = MLVM_FMA(xc, 0x1.715476p+0f, 0x1.8p23f); /* round to nearest integer ... */
+    k = k - 0x1.8p23f;                           /* ... (C99 keeps the two steps) */
+    r = MLVM_FMA(k, -0x1.62e400p-1f, xc);
+    r = MLVM_FMA(k, -0x1.7f7d1cp-20f, r);
+    p = 1.9875691500e-4f;
+    p = MLVM_FMA(p, r, 1.3981999507e-3f);
+    p = MLVM_FMA(p, r, 8.3334519073e-3f);
+    p = MLVM_FMA(p, r, 4.1665795894e-2f);
+    p = MLVM_FMA(p, r, 1.6666665459e-1f);
+    p = MLVM_FMA(p, r, 5.0000001201e-1f);
+    p = MLVM_FMA(p * r, r, r) + 1.0f;
+    ki = (int32_t)k; /* -150 .. 128 */
+    k1 = ki / 2;
+    p = p * mlvm_bits_to_f32((uint32_t)(k1 + 127) << 23);
+    p = p * mlvm_bits_to_f32((uint32_t)(ki - k1 + 127) << 23);
+    return x != x ? x : p;
+}
+
+/* 1 / (1 + e^-x), as e^x / (1 + e^x) for x < 0 so that e^-x never
+ * overflows where the result is a small (or subnormal) number. */
+static inline float mlvm_sigmoidf(float x)
+{
+    const float e = mlvm_expf(-fabsf(x));
+    return (x < 0.0f ? e : 1.0f) / (1.0f + e);
+}
+
+/* tanh(x): Cephes' odd polynomial for |x| < 0.625, else
+ * sign(x) (1 - 2 / (e^(2|x|) + 1)); both computed, one selected. */
+static inline float mlvm_tanhf(float x)
+{
+    const float ax = fabsf(x), z = x * x;
+    float p, big;
+    p = -5.70498872745e-3f;
+    p = MLVM_FMA(p, z, 2.06390887954e-2f);
+    p = MLVM_FMA(p, z, -5.37397155531e-2f);
+    p = MLVM_FMA(p, z, 1.33314422036e-1f);
+    p = MLVM_FMA(p, z, -3.33332819422e-1f);
+    p = MLVM_FMA(p * z, x, x);
+    big = 1.0f - 2.0f / (mlvm_expf(2.0f * ax) + 1.0f);
+    big = copysignf(big, x);
+    return ax < 0.625f ? p : big;
+}
+
+#endif /* MLVM_VMATH_H_ */

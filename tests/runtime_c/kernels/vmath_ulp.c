@@ -1,0 +1,91 @@
+/* Error of mlvm/vmath.h's functions against the exact value (computed in
+ * double), in ulps of the exact value's binade (the smallest subnormal's
+ * spacing below the normal range). A result the exact value rounds to +-inf
+ * or 0 must be exactly that; NaN must give NaN.
+ *
+ *     vmath_ulp STEP    every STEP-th f32 bit pattern, and the edge values
+ *     vmath_ulp 1       all 2^32 inputs (a few minutes per function)
+ *
+ * Prints "vmath_ulp[<path>] <fn>: max <ulps> ulp at <x>" per function and
+ * exits 1 when a bound (BOUNDS below, the ones docs/ops.md states) is
+ * exceeded. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "mlvm/kernels.h"
+
+static double ulps(float got, double want)
+{
+    const float rounded = (float)want;
+    double u;
+    int e;
+    if (isnan(want))
+        return isnan(got) ? 0.0 : INFINITY;
+    if (isinf(rounded) || rounded == 0.0f)
+        return got == rounded ? 0.0 : fabs((double)got - want) / ldexp(1.0, -149);
+    (void)frexp(fabs(want), &e);
+    u = ldexp(1.0, e - 24);
+    if (u < ldexp(1.0, -149))
+        u = ldexp(1.0, -149);
+    return fabs((double)got - want) / u;
+}
+
+static double sigmoid64(double x) { return 1.0 / (1.0 + exp(-x)); }
+static float call_exp(float x) { return mlvm_expf(x); }
+static float call_sigmoid(float x) { return mlvm_sigmoidf(x); }
+static float call_tanh(float x) { return mlvm_tanhf(x); }
+
+typedef struct fn {
+    const char *name;
+    float (*f)(float);
+    double (*ref)(double);
+    double bound;
+} fn_t;
+
+static const fn_t FNS[] = {
+    {"exp", call_exp, exp, 1.1},
+    {"sigmoid", call_sigmoid, sigmoid64, 2.5},
+    {"tanh", call_tanh, tanh, 1.5},
+};
+
+static const float EDGES[] = {
+    0.0f, -0.0f, 1e-45f, -1e-45f, 1e-38f, 1.0f, -1.0f, 0.625f, -0.625f, 0.6249999f,
+    88.72283f, 88.722839f, 88.72284f, 88.7229f, 89.0f, -87.33654f, -88.0f, -100.0f,
+    -103.2789f, -103.97208f, -104.0f, -105.0f, 9.0f, -9.0f, 20.0f, -20.0f,
+    3.4028235e38f, -3.4028235e38f, INFINITY, -INFINITY, NAN,
+};
+
+static void check(const fn_t *fn, float x, double *worst, float *at, int *bad)
+{
+    const float got = fn->f(x);
+    const double u = ulps(got, fn->ref((double)x));
+    if (u > *worst || u != u) {
+        *worst = u;
+        *at = x;
+    }
+    if (!(u <= fn->bound))
+        *bad = 1;
+}
+
+int main(int argc, char **argv)
+{
+    const uint64_t step = argc > 1 ? (uint64_t)strtoull(argv[1], NULL, 10) : 10007u;
+    size_t f, e;
+    int failed = 0;
+    for (f = 0; f < sizeof FNS / sizeof *FNS; ++f) {
+        double worst = 0.0;
+        float at = 0.0f;
+        int bad = 0;
+        uint64_t b;
+        for (b = 0; b <= 0xffffffffull; b += step ? step : 1)
+            check(&FNS[f], mlvm_bits_to_f32((uint32_t)b), &worst, &at, &bad);
+        for (e = 0; e < sizeof EDGES / sizeof *EDGES; ++e)
+            check(&FNS[f], EDGES[e], &worst, &at, &bad);
+        printf("vmath_ulp[%s] %s: max %.3f ulp at %a (bound %.1f)%s\n", mlvm_kernel_path(),
+               FNS[f].name, worst, at, FNS[f].bound, bad ? " EXCEEDED" : "");
+        failed |= bad;
+    }
+    return failed;
+}

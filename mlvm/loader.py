@@ -278,6 +278,39 @@ def _convert(x: Any, spec: TensorSpec, what: str) -> np.ndarray:
     return np.asarray(a, order="C")
 
 
+# Outputs of at least this many bytes come from a per-thread pool of
+# recycled buffers: a fresh large allocation is fresh pages from the kernel
+# (glibc maps blocks over 128 KiB), and faulting them in costs more than a
+# fast kernel spends computing them.
+POOL_MIN_BYTES = 64 * 1024
+POOL_SIZE = 2
+
+
+class _OutputPool:
+    """Buffers for one output, handed out again once nothing else holds them.
+
+    A buffer is free when the pool's own list is its only holder: the caller
+    dropped the array (and every view of it, since views keep their base).
+    Per thread, so no two threads ever take the same free buffer.
+    """
+
+    __slots__ = ("bufs", "dtype", "shape")
+
+    def __init__(self, shape: tuple[int, ...], dtype: np.dtype[Any]) -> None:
+        self.shape, self.dtype = shape, dtype
+        self.bufs: list[np.ndarray] = []
+
+    def take(self) -> np.ndarray:
+        for b in self.bufs:
+            # held by the list, by `b`, and by getrefcount's argument
+            if sys.getrefcount(b) == 3:
+                return b
+        b = np.empty(self.shape, dtype=self.dtype)
+        if len(self.bufs) < POOL_SIZE:
+            self.bufs.append(b)
+        return b
+
+
 def _aligned_empty(nbytes: int) -> tuple[np.ndarray, Any]:
     """A byte buffer aligned to ARENA_ALIGN, and a cffi pointer to it."""
     raw = np.empty(max(nbytes, 1) + ARENA_ALIGN, dtype=np.uint8)
@@ -549,7 +582,8 @@ class Function:
 
         Like `dataclasses` and `namedtuple`, it is generated source: one
         chained test per input (the precise error comes from `_check` only
-        when it fails), one `np.empty` per output and one foreign call, with
+        when it fails), one `np.empty` per output (or a recycled buffer for
+        large ones, see `_OutputPool`) and one foreign call, with
         every constant bound as a default argument. No user string reaches
         the source: names are positional (`x0`, `o0`, ...).
         """
@@ -572,8 +606,17 @@ class Function:
             lines.append("    arena = getattr(local, 'arena', None) or arena_of()")
         else:
             lines.append("    arena = NULL")
+        pooled = [
+            j for j, (dtype, shape) in enumerate(self._out_specs)
+            if np.dtype(dtype).itemsize * math.prod(shape) >= POOL_MIN_BYTES
+        ]
+        if pooled:
+            lines.append("    pools = getattr(local, 'pools', None) or new_pools()")
         for j, o in enumerate(outs):
-            lines.append(f"    {o} = empty(os{j}, od{j})")
+            if j in pooled:
+                lines.append(f"    {o} = pools[{j}].take()")
+            else:
+                lines.append(f"    {o} = empty(os{j}, od{j})")
         ptrs = ", ".join(f"fb({v})" for v in ins + outs)
         lines.append(f"    status = fn(arena{', ' if ptrs else ''}{ptrs})")
         # One-shot entries exist only for functions without native imports:
@@ -585,6 +628,7 @@ class Function:
             "ndarray": np.ndarray, "empty": np.empty, "fb": _from_buffer, "fn": self._one_shot,
             "local": self._local, "arena_of": self._arena, "check": self._check,
             "failed": self._failed, "NULL": _ffi.NULL, "CA": _C_CONTIGUOUS | _ALIGNED,
+            "new_pools": self._new_pools,
         }
         for i, (dtype, shape) in enumerate(self._in_specs):
             env[f"d{i}"], env[f"s{i}"] = dtype, shape
@@ -593,6 +637,12 @@ class Function:
         exec("\n".join(lines), env)  # noqa: S102 - generated from the signature only
         fast: Callable[..., Any] = env["fast"]
         return fast
+
+    def _new_pools(self) -> list[_OutputPool]:
+        """This thread's output pools (one per output; unused for small ones)."""
+        pools = [_OutputPool(shape, np.dtype(dtype)) for dtype, shape in self._out_specs]
+        self._local.pools = pools
+        return pools
 
     def _failed(self, status: int) -> None:
         raise MlvmCallError(

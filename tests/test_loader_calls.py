@@ -3,6 +3,7 @@ name the model file, and an import's signature when it is missing."""
 
 from __future__ import annotations
 
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -90,3 +91,62 @@ def test_errors_name_the_model_file_and_the_import_signature(tmp_path: Path) -> 
     assert ".cache" not in msg
     m = mlvm.compile(src, imports={"scale": lambda x, s: x * s})
     np.testing.assert_array_equal(m.main(np.ones(4, np.float32)), np.full(4, 2.0))
+
+
+# Large outputs come from a per-thread pool of recycled buffers: a buffer is
+# handed out again only once the caller holds neither it nor a view of it.
+BIG = """\
+func.func @main(%x: tensor<128x256xf32>) -> (tensor<128x256xf32>, tensor<4xf32>) {
+  %y = "mlvm.exp"(%x) : (tensor<128x256xf32>) -> tensor<128x256xf32>
+  %s = "mlvm.slice"(%x) <{start = array<i64: 0, 0>}> : (tensor<128x256xf32>) -> tensor<1x4xf32>
+  %r = "mlvm.reshape"(%s) : (tensor<1x4xf32>) -> tensor<4xf32>
+  func.return %y, %r : tensor<128x256xf32>, tensor<4xf32>
+}
+"""
+
+
+def test_large_outputs_are_recycled_only_when_released(tmp_path: Path) -> None:
+    src = tmp_path / "big.mlir"
+    src.write_text(BIG)
+    m = mlvm.compile(src)
+    g = np.random.default_rng(5)
+    xs = [g.standard_normal((128, 256)).astype(np.float32) for _ in range(4)]
+    want = [np.exp(x.astype(np.float64)) for x in xs]
+    a, _ = m.main(xs[0])
+    view = m.main(xs[1])[0][3]           # a view keeps its buffer alive
+    b, _ = m.main(xs[2])
+    assert len({a.ctypes.data, view.base.ctypes.data, b.ctypes.data}) == 3
+    np.testing.assert_allclose(a, want[0], rtol=2e-7)
+    np.testing.assert_allclose(view, want[1][3], rtol=2e-7)
+    np.testing.assert_allclose(b, want[2], rtol=2e-7)
+    ref = weakref.ref(view.base)
+    del view                             # its buffer is free again: the pool's
+    c, small = m.main(xs[3])
+    assert ref() is c
+    np.testing.assert_allclose(c, want[3], rtol=2e-7)
+    np.testing.assert_array_equal(small, xs[3][0, :4])
+    np.testing.assert_allclose(a, want[0], rtol=2e-7)
+
+
+def test_recycled_outputs_across_threads(tmp_path: Path) -> None:
+    import threading
+
+    src = tmp_path / "big.mlir"
+    src.write_text(BIG)
+    m = mlvm.compile(src)
+    errors: list[str] = []
+
+    def work(seed: int) -> None:
+        g = np.random.default_rng(seed)
+        for _ in range(50):
+            x = g.standard_normal((128, 256)).astype(np.float32)
+            y, _ = m.main(x)
+            if not np.allclose(y, np.exp(x.astype(np.float64)), rtol=2e-7, atol=0):
+                errors.append(f"thread {seed}: wrong result")
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors

@@ -432,7 +432,7 @@ def relu(a: Any, checks: bool = True) -> np.ndarray:
 
 
 def erf(a: Any, checks: bool = True) -> np.ndarray:
-    """`erff` of each element."""
+    """erf of each element (`mlvm_erff`, mlvm/vmath.h)."""
     return _unary("erf", a, checks)
 
 

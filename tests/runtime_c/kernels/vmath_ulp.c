@@ -36,6 +36,7 @@ static double sigmoid64(double x) { return 1.0 / (1.0 + exp(-x)); }
 static float call_exp(float x) { return mlvm_expf(x); }
 static float call_sigmoid(float x) { return mlvm_sigmoidf(x); }
 static float call_tanh(float x) { return mlvm_tanhf(x); }
+static float call_erf(float x) { return mlvm_erff(x); }
 
 typedef struct fn {
     const char *name;
@@ -48,12 +49,14 @@ static const fn_t FNS[] = {
     {"exp", call_exp, exp, 1.1},
     {"sigmoid", call_sigmoid, sigmoid64, 2.5},
     {"tanh", call_tanh, tanh, 1.5},
+    {"erf", call_erf, erf, 2.5},
 };
 
 static const float EDGES[] = {
     0.0f, -0.0f, 1e-45f, -1e-45f, 1e-38f, 1.0f, -1.0f, 0.625f, -0.625f, 0.6249999f,
     88.72283f, 88.722839f, 88.72284f, 88.7229f, 89.0f, -87.33654f, -88.0f, -100.0f,
     -103.2789f, -103.97208f, -104.0f, -105.0f, 9.0f, -9.0f, 20.0f, -20.0f,
+    0.875f, -0.875f, 0.87499994f, 3.9f, 3.92f, 4.0f, -4.0f, 1e-30f,
     3.4028235e38f, -3.4028235e38f, INFINITY, -INFINITY, NAN,
 };
 

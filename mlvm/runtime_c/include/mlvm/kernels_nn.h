@@ -55,7 +55,7 @@ static inline float mlvm_gelu_tanh(float x)
 /* gelu, approximate = "none": 0.5 x (1 + erf(x / sqrt 2)). */
 static inline float mlvm_gelu_erf(float x)
 {
-    return (0.5f * x) * (1.0f + erff(x * 0x1.6a09e6p-1f));
+    return (0.5f * x) * (1.0f + mlvm_erff(x * 0x1.6a09e6p-1f));
 }
 
 /* gelu over n contiguous f32 (out may equal a). */

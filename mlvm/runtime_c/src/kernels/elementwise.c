@@ -87,7 +87,7 @@ MLVM_DEFINE_UNARY(tanh, mlvm_tanhf(x))
 MLVM_DEFINE_UNARY(sigmoid, mlvm_sigmoidf(x))
 /* NaN passes through, like numpy.maximum(x, 0). */
 MLVM_DEFINE_UNARY(relu, x < 0.0f ? 0.0f : x)
-MLVM_DEFINE_UNARY(erf, erff(x))
+MLVM_DEFINE_UNARY(erf, mlvm_erff(x))
 MLVM_DEFINE_UNARY(abs, fabsf(x))
 MLVM_DEFINE_UNARY(floor, floorf(x))
 MLVM_DEFINE_UNARY(ceil, ceilf(x))

@@ -9,7 +9,7 @@
  * read from 16 input lines and written to 16 output lines. */
 #define MLVM_GATHER_TILE 16
 #define MLVM_LN_LANES 16
-#define MLVM_SOFTMAX_LANES 8
+#define MLVM_SOFTMAX_LANES 16
 
 static mlvm_index_t imin(mlvm_index_t a, mlvm_index_t b) { return a < b ? a : b; }
 static mlvm_index_t imax(mlvm_index_t a, mlvm_index_t b) { return a > b ? a : b; }
@@ -116,14 +116,34 @@ static float max_nan(float acc, float v)
     return (v > acc || v != v) ? v : acc;
 }
 
+/* The row's maximum in lanes (a form that vectorises). NaN is skipped
+ * here: it still makes the sum, and so the whole row, NaN, as numpy's
+ * NaN maximum does. */
+static float row_max(size_t n, const float *x)
+{
+    float lane[MLVM_SOFTMAX_LANES];
+    float mx = -HUGE_VALF;
+    size_t i = 0;
+    int l;
+    for (l = 0; l < MLVM_SOFTMAX_LANES; ++l)
+        lane[l] = -HUGE_VALF;
+    for (; i + MLVM_SOFTMAX_LANES <= n; i += MLVM_SOFTMAX_LANES)
+        for (l = 0; l < MLVM_SOFTMAX_LANES; ++l)
+            lane[l] = x[i + l] > lane[l] ? x[i + l] : lane[l];
+    for (; i < n; ++i)
+        mx = x[i] > mx ? x[i] : mx;
+    for (l = 0; l < MLVM_SOFTMAX_LANES; ++l)
+        mx = lane[l] > mx ? lane[l] : mx;
+    return mx;
+}
+
 static void softmax_row(size_t n, const float *x, float *o)
 {
     float acc[MLVM_SOFTMAX_LANES] = {0};
-    float mx = -HUGE_VALF, s = 0.0f;
+    const float mx = row_max(n, x);
+    float s = 0.0f;
     size_t i = 0;
     int l;
-    for (i = 0; i < n; ++i)
-        mx = max_nan(mx, x[i]);
     for (i = 0; i < n; ++i)
         o[i] = mlvm_expf(x[i] - mx);
     for (i = 0; i + MLVM_SOFTMAX_LANES <= n; i += MLVM_SOFTMAX_LANES)

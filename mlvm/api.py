@@ -14,7 +14,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from mlvm.codegen.names import c_ident
 from mlvm.codegen.cc import build_shared, cache_dir, cflags, compiler, fingerprint
-from mlvm.diagnostics import verify_module
+from mlvm.diagnostics import read_source_bytes, verify_module
 from mlvm.loader import Module
 from mlvm.pipeline import (
     CompileOptions,
@@ -60,24 +60,29 @@ def compile(
     fixes the unknown dims of an ONNX model's inputs (`{"x": (1, 3, 224, 224)}`).
     """
     options = options or CompileOptions()
+    module: ModuleOp | None = None
     if isinstance(source, ModuleOp):
         module = source.clone()
         name = "<module>"
         verify_module(module, name, options.max_bytes)
         text: str | bytes = str(module)
-        own: dict[str, np.ndarray] = {}
     else:
-        module, name, own = load_source(source, options, input_shapes)
-        text = Path(source).read_bytes()
-    param_arrays = merge_params(own, (
-        check_params(params) if isinstance(params, dict) else load_params(params, options.max_bytes)
-    ), name)
+        # The cache is looked up before the source is parsed: the key covers
+        # the file's bytes (an ONNX model's own weights included).
+        name = str(source)
+        text = read_source_bytes(source)
+    given = check_params(params) if isinstance(params, dict) else load_params(params, options.max_bytes)
     key = fingerprint(
-        text, _params_digest(param_arrays), _compiler_fingerprint(), compiler(), *cflags(),
+        text, _params_digest(given), _compiler_fingerprint(), compiler(), *cflags(),
         repr(options), repr(sorted((input_shapes or {}).items())),
     )
     so = cache_dir() / "modules" / f"{key}.so"
     if not so.exists():
+        own: dict[str, np.ndarray] = {}
+        if not isinstance(source, ModuleOp):
+            module, name, own = load_source(source, options, input_shapes)
+        assert module is not None
+        param_arrays = merge_params(own, given, name)
         so.parent.mkdir(parents=True, exist_ok=True)
         # Sources go to a private directory so concurrent builds never share files.
         with tempfile.TemporaryDirectory(dir=so.parent) as tmp:

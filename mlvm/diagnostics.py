@@ -246,6 +246,17 @@ def _check_sizes(module: ModuleOp, filename: str, max_bytes: int) -> None:
                 )
 
 
+def read_source_bytes(path: str | Path) -> bytes:
+    """A model file's bytes, or a one-line error naming it."""
+    p = Path(path)
+    try:
+        return p.read_bytes()
+    except FileNotFoundError:
+        raise MlvmError(f"{p}: error: no such file") from None
+    except OSError as e:
+        raise MlvmError(f"{p}: error: cannot read: {e.strerror or e}") from None
+
+
 def read_source(path: str | Path) -> str:
     p = Path(path)
     try:

@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import mlvm
+import mlvm.api
 from mlvm.pipeline import parse_file
 
 SRC = """\
@@ -26,6 +28,22 @@ def test_compile_module_op_leaves_it_untouched(tmp_path: Path) -> None:
     x = np.linspace(-1, 1, 4, dtype=np.float32)
     np.testing.assert_allclose(m.main(x), -np.exp(x), rtol=1e-6)
     assert str(module) == before  # passes ran on a clone
+
+
+def test_warm_cache_is_found_before_parsing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cached module is looked up by the source's and parameters' bytes:
+    the source is not parsed again (a large model's warm compile is a hash)."""
+    (tmp_path / "m.mlir").write_text(SRC)
+    a = mlvm.compile(tmp_path / "m.mlir")
+
+    def no_parse(*args: object, **kw: object) -> None:
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(mlvm.api, "load_source", no_parse)
+    assert mlvm.compile(tmp_path / "m.mlir").path == a.path
+    (tmp_path / "m.mlir").write_text(SRC.replace("mlvm.neg", "mlvm.sqrt"))
+    with pytest.raises(AssertionError, match="parsed again"):
+        mlvm.compile(tmp_path / "m.mlir")
 
 
 def test_cache_key_follows_source_and_options(tmp_path: Path) -> None:

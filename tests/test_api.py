@@ -41,7 +41,8 @@ def test_warm_cache_is_found_before_parsing(tmp_path: Path, monkeypatch: pytest.
 
     monkeypatch.setattr(mlvm.api, "load_source", no_parse)
     assert mlvm.compile(tmp_path / "m.mlir").path == a.path
-    (tmp_path / "m.mlir").write_text(SRC.replace("mlvm.neg", "mlvm.sqrt"))
+    # new bytes (unique to this run, so never cached): parsed
+    (tmp_path / "m.mlir").write_text(f"// {tmp_path}\n" + SRC)
     with pytest.raises(AssertionError, match="parsed again"):
         mlvm.compile(tmp_path / "m.mlir")
 

@@ -25,11 +25,12 @@
  * numpy's order of summation; every path stays within the accumulation
  * bound the tests check, 1e-5 * sum_k |a_ik| |b_kj|.
  *
- * A single row (a vector-matrix product) is bound by reading b: with
- * AVX-512 it streams b's rows, up to 1 KiB contiguous per step, into 16
- * accumulators (gemv); its ragged columns, and the last row of a tile
- * edge, use a one-row kernel with four partial sums per vector, so that
- * the FMA chain's latency is hidden. */
+ * A single row (a vector-matrix product) is bound by reading b: it streams
+ * b's rows into 16 accumulators with AVX-512 (up to 1 KiB contiguous per
+ * step), 8 with AVX2 (gemv); with AVX-512 its ragged columns, and the last
+ * row of a tile edge, use a one-row kernel with four partial sums per
+ * vector, so that the FMA chain's latency is hidden. The AVX2 kernel uses
+ * masked loads and stores only on a tile's ragged edge. */
 #include <string.h>
 
 #include "gemm.h"
@@ -215,7 +216,9 @@ static void micro(const mm_ctx_t *x, int mr, int nr, const float *a, const float
 
 #define MLVM_INLINE static inline __attribute__((always_inline))
 
-MLVM_INLINE void kern_avx2(const mm_ctx_t *x, int mr, const float *a, const float *b,
+/* full: all 16 columns, plain loads and stores (masked ones cost more on
+ * every AVX2 core); the masks are used only on the ragged edge. */
+MLVM_INLINE void kern_avx2(const mm_ctx_t *x, int mr, int full, const float *a, const float *b,
                            float *c, const float *bias, __m256i m0, __m256i m1)
 {
     __m256 c0[MLVM_MM_MR], c1[MLVM_MM_MR];
@@ -227,8 +230,9 @@ MLVM_INLINE void kern_avx2(const mm_ctx_t *x, int mr, const float *a, const floa
         c1[r] = _mm256_setzero_ps();
     }
     for (kk = 0; kk < x->kc; ++kk) {
-        const __m256 b0 = _mm256_maskload_ps(b + kk * b_rs, m0);
-        const __m256 b1 = _mm256_maskload_ps(b + kk * b_rs + 8, m1);
+        const __m256 b0 = full ? _mm256_loadu_ps(b + kk * b_rs) : _mm256_maskload_ps(b + kk * b_rs, m0);
+        const __m256 b1 = full ? _mm256_loadu_ps(b + kk * b_rs + 8)
+                               : _mm256_maskload_ps(b + kk * b_rs + 8, m1);
         const float *ak = a + kk * a_cs;
         for (r = 0; r < mr; ++r) {
             const __m256 av = _mm256_broadcast_ss(ak + r * a_rs);
@@ -239,14 +243,44 @@ MLVM_INLINE void kern_avx2(const mm_ctx_t *x, int mr, const float *a, const floa
     for (r = 0; r < mr; ++r) {
         float *cr = c + r * x->c_rs;
         if (x->accumulate) {
-            c0[r] = _mm256_add_ps(c0[r], _mm256_maskload_ps(cr, m0));
-            c1[r] = _mm256_add_ps(c1[r], _mm256_maskload_ps(cr + 8, m1));
+            c0[r] = _mm256_add_ps(c0[r], full ? _mm256_loadu_ps(cr) : _mm256_maskload_ps(cr, m0));
+            c1[r] = _mm256_add_ps(c1[r], full ? _mm256_loadu_ps(cr + 8) : _mm256_maskload_ps(cr + 8, m1));
         } else if (bias != NULL) {
             c0[r] = _mm256_add_ps(c0[r], _mm256_set1_ps(bias[r]));
             c1[r] = _mm256_add_ps(c1[r], _mm256_set1_ps(bias[r]));
         }
-        _mm256_maskstore_ps(cr, m0, c0[r]);
-        _mm256_maskstore_ps(cr + 8, m1, c1[r]);
+        if (full) {
+            _mm256_storeu_ps(cr, c0[r]);
+            _mm256_storeu_ps(cr + 8, c1[r]);
+        } else {
+            _mm256_maskstore_ps(cr, m0, c0[r]);
+            _mm256_maskstore_ps(cr + 8, m1, c1[r]);
+        }
+    }
+}
+
+/* A single row times a b with contiguous rows, over the first n128
+ * columns (a multiple of 128): 64 columns at a time in 8 accumulators (the
+ * other 8 ymm registers hold the broadcast and the loads), b streamed row
+ * by row. */
+#define MLVM_HAVE_GEMV 1
+static void gemv(mlvm_index_t n128, mlvm_index_t k, const float *a, mlvm_index_t a_cs,
+                 const float *b, mlvm_index_t b_rs, float *out)
+{
+    mlvm_index_t j0, kk;
+    int v;
+    for (j0 = 0; j0 < n128; j0 += 64) {
+        __m256 acc[8];
+        for (v = 0; v < 8; ++v)
+            acc[v] = _mm256_setzero_ps();
+        for (kk = 0; kk < k; ++kk) {
+            const __m256 av = _mm256_broadcast_ss(a + kk * a_cs);
+            const float *br = b + kk * b_rs + j0;
+            for (v = 0; v < 8; ++v)
+                acc[v] = _mm256_fmadd_ps(av, _mm256_loadu_ps(br + 8 * v), acc[v]);
+        }
+        for (v = 0; v < 8; ++v)
+            _mm256_storeu_ps(out + j0 + 8 * v, acc[v]);
     }
 }
 
@@ -260,13 +294,17 @@ static void micro(const mm_ctx_t *x, int mr, int nr, const float *a, const float
                   const float *bias)
 {
     const __m256i m0 = lane_mask(nr), m1 = lane_mask(nr - 8);
+    if (nr == MLVM_MM_NR && mr == MLVM_MM_MR) {
+        kern_avx2(x, MLVM_MM_MR, 1, a, b, c, bias, m0, m1);
+        return;
+    }
     switch (mr) {
-    case 6: kern_avx2(x, 6, a, b, c, bias, m0, m1); break;
-    case 5: kern_avx2(x, 5, a, b, c, bias, m0, m1); break;
-    case 4: kern_avx2(x, 4, a, b, c, bias, m0, m1); break;
-    case 3: kern_avx2(x, 3, a, b, c, bias, m0, m1); break;
-    case 2: kern_avx2(x, 2, a, b, c, bias, m0, m1); break;
-    default: kern_avx2(x, 1, a, b, c, bias, m0, m1); break;
+    case 6: kern_avx2(x, 6, 0, a, b, c, bias, m0, m1); break;
+    case 5: kern_avx2(x, 5, 0, a, b, c, bias, m0, m1); break;
+    case 4: kern_avx2(x, 4, 0, a, b, c, bias, m0, m1); break;
+    case 3: kern_avx2(x, 3, 0, a, b, c, bias, m0, m1); break;
+    case 2: kern_avx2(x, 2, 0, a, b, c, bias, m0, m1); break;
+    default: kern_avx2(x, 1, 0, a, b, c, bias, m0, m1); break;
     }
 }
 

@@ -5,9 +5,11 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SYSSTAMP := $(VENV)/.sysdeps
 # Debian packages the tests need, as command:package pairs: a second C
-# compiler for the -Werror checks, valgrind, and the Cortex-M toolchain.
+# compiler for the -Werror checks, valgrind, the Cortex-M toolchain and the
+# emulator the embedded tests run models on.
 APT_PACKAGES := clang:clang valgrind:valgrind \
-                arm-none-eabi-gcc:gcc-arm-none-eabi arm-none-eabi-gcc:libnewlib-arm-none-eabi
+                arm-none-eabi-gcc:gcc-arm-none-eabi arm-none-eabi-gcc:libnewlib-arm-none-eabi \
+                qemu-system-arm:qemu-system-arm
 
 .PHONY: all demo test bench conformance fuzz venv sysdeps clean
 

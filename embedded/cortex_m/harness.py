@@ -1,0 +1,148 @@
+"""Run a generated module on an emulated Cortex-M (qemu-system-arm).
+
+`run(c_file, info, inputs, board)` writes a `main` that feeds the inputs
+(bit-exact, as hex words) to the module's one-shot entry, builds it with the
+module and the runtime files a module links (kernels, queues, instances,
+scheduler) for the board, runs it under qemu with semihosting, and returns
+the outputs, the measured stack high-water mark and the firmware's sizes.
+
+Boards: `m4` = qemu's mps2-an386 (Cortex-M4F, hard float), `m3` =
+mps2-an385 (Cortex-M3, soft float). Needs arm-none-eabi-gcc (with newlib)
+and qemu-system-arm (`make test` installs both on Debian).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mlvm.codegen.cc import INCLUDE_DIR, RUNTIME_DIR
+
+HERE = Path(__file__).resolve().parent
+BOARDS: dict[str, tuple[str, list[str]]] = {
+    "m4": ("mps2-an386", ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"]),
+    "m3": ("mps2-an385", ["-mcpu=cortex-m3", "-mthumb", "-mfloat-abi=soft"]),
+}
+CFLAGS = ["-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-ffunction-sections", "-fdata-sections"]
+# What a generated module links against.
+RUNTIME_FILES = [*sorted((RUNTIME_DIR / "src" / "kernels").glob("*.c")),
+                 *(RUNTIME_DIR / "src" / n for n in ("queue.c", "instance.c", "sched.c"))]
+C_TYPES = {"float32": "float", "int32": "int32_t"}
+
+
+def available() -> str | None:
+    """None when the tools are here, else what is missing."""
+    missing = [t for t in ("arm-none-eabi-gcc", "qemu-system-arm") if shutil.which(t) is None]
+    return ", ".join(missing) + " not installed" if missing else None
+
+
+@dataclass
+class Result:
+    outputs: list[np.ndarray]
+    stack_bytes: int
+    text_bytes: int
+    data_bytes: int
+    bss_bytes: int
+
+
+def _words(a: np.ndarray) -> str:
+    w = np.ascontiguousarray(a).reshape(-1).view(np.uint32)
+    return ", ".join(f"0x{int(v):08x}u" for v in w) or "0u"
+
+
+def main_source(header: str, prefix: str, info: Any, inputs: list[np.ndarray]) -> str:
+    """The firmware's main for one call of `info` (a loader FunctionInfo)."""
+    entry = f"{prefix}_{info.name}"
+    arena = f"{prefix.upper()}_{info.name.upper()}_ARENA_BYTES"
+    lines = [
+        "#include <stdint.h>",
+        '#include "semihost.h"',
+        f'#include "{header}"',
+        "uint32_t mlvm_stack_high_water(void);",
+        f"static uint8_t arena[{arena} + 1u] __attribute__((aligned(64)));",
+    ]
+    for i, (spec, a) in enumerate(zip(info.inputs, inputs, strict=True)):
+        lines.append(f"static const uint32_t in{i}[] = {{{_words(a.astype(spec.dtype))}}};")
+    for j, spec in enumerate(info.outputs):
+        lines.append(f"static uint32_t out{j}[{max(1, int(np.prod(spec.shape)))}];")
+    args = ["arena"]
+    args += [f"(const {C_TYPES[str(s.dtype)]} *)(const void *)in{i}" for i, s in enumerate(info.inputs)]
+    args += [f"({C_TYPES[str(s.dtype)]} *)(void *)out{j}" for j, s in enumerate(info.outputs)]
+    lines += [
+        "int main(void)",
+        "{",
+        "    uint32_t k;",
+        f"    const int status = (int){entry}({', '.join(args)});",
+        '    sh_puts("status "); sh_put_dec((uint32_t)status); sh_puts("\\n");',
+    ]
+    for j, spec in enumerate(info.outputs):
+        n = int(np.prod(spec.shape))
+        lines += [
+            f'    sh_puts("out{j}");',
+            f'    for (k = 0; k < {n}u; ++k) {{ sh_puts(" "); sh_put_hex(out{j}[k]); }}',
+            '    sh_puts("\\n");',
+        ]
+    lines += [
+        '    sh_puts("stack "); sh_put_dec(mlvm_stack_high_water()); sh_puts("\\n");',
+        "    return status;",
+        "}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def build(c_file: Path, main_c: Path, board: str, out: Path) -> Path:
+    """The firmware ELF for `board` from a generated module and its main."""
+    _, arch = BOARDS[board]
+    cmd = [
+        "arm-none-eabi-gcc", *arch, *CFLAGS, "-I", str(INCLUDE_DIR), "-I", str(c_file.parent),
+        "-I", str(HERE), str(main_c), str(c_file), *(str(f) for f in RUNTIME_FILES),
+        str(HERE / "startup.c"), str(HERE / "semihost.c"),
+        "-nostartfiles", "-T", str(HERE / "mps2.ld"), "--specs=nano.specs", "--specs=nosys.specs",
+        "-Wl,--gc-sections", "-Wl,-Map=" + str(out.with_suffix(".map")), "-lm", "-o", str(out),
+    ]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise RuntimeError(" ".join(cmd) + "\n" + res.stderr)
+    return out
+
+
+def run_elf(elf: Path, board: str, timeout: float = 120.0) -> tuple[int, str]:
+    machine, _ = BOARDS[board]
+    cmd = ["qemu-system-arm", "-M", machine, "-nographic", "-monitor", "none", "-serial", "none",
+           "-semihosting-config", "enable=on,target=native", "-kernel", str(elf)]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    return res.returncode, res.stdout + res.stderr
+
+
+def sizes(elf: Path) -> tuple[int, int, int]:
+    res = subprocess.run(["arm-none-eabi-size", str(elf)], capture_output=True, text=True, check=True)
+    text, data, bss = (int(v) for v in res.stdout.splitlines()[1].split()[:3])
+    return text, data, bss
+
+
+def run(c_file: Path, info: Any, inputs: list[np.ndarray], board: str = "m4") -> Result:
+    """Build and run one call; raises RuntimeError on a build or run failure."""
+    work = c_file.parent
+    prefix = c_file.stem
+    main_c = work / f"{prefix}_{board}_main.c"
+    main_c.write_text(main_source(c_file.with_suffix(".h").name, prefix, info, inputs))
+    elf = build(c_file, main_c, board, work / f"{prefix}_{board}.elf")
+    code, text = run_elf(elf, board)
+    if code != 0 or "status 0" not in text:
+        raise RuntimeError(f"{elf.name} on {board}: exit {code}\n{text[-2000:]}")
+    outputs = []
+    for j, spec in enumerate(info.outputs):
+        m = re.search(rf"^out{j}((?: [0-9a-f]{{8}})*)$", text, re.M)
+        if m is None:
+            raise RuntimeError(f"no out{j} line in:\n{text[-2000:]}")
+        words = np.array([int(w, 16) for w in m.group(1).split()], dtype=np.uint32)
+        outputs.append(words.view(spec.dtype).reshape(spec.shape))
+    stack = re.search(r"^stack (\d+)$", text, re.M)
+    t, d, b = sizes(elf)
+    return Result(outputs, int(stack.group(1)) if stack else -1, t, d, b)

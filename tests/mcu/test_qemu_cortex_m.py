@@ -1,0 +1,86 @@
+"""Models run on an emulated Cortex-M (qemu's mps2-an386, a Cortex-M4F, and
+mps2-an385, a Cortex-M3 without FPU) through the project's own harness
+(embedded/cortex_m: startup, linker script, semihosting), with the runtime
+files a module links and nothing else but newlib's libm.
+
+Each model is compiled once to C by `mlvm-aot compile`, built for the board
+with arm-none-eabi-gcc -O2 and run under qemu; its outputs are compared
+with the same model built for this host by `mlvm.compile`. Tolerance: the
+host's vector kernels and the M-profile's portable ones sum in different
+orders (and with or without FMA), so outputs agree within 1e-5 of the
+largest output magnitude plus 1e-4 relative, not bit for bit. The stack
+the call used (painted at reset, measured after) is reported and bounded.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mlvm
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+from embedded.cortex_m import harness  # noqa: E402
+
+pytestmark = pytest.mark.skipif(harness.available() is not None,
+                                reason=f"{harness.available()} (make test installs them)")
+
+
+def aot(*args: str) -> None:
+    exe = Path(sys.executable).parent / "mlvm-aot"
+    res = subprocess.run([str(exe), *args], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, mlvm.Module]]:
+    """name -> (generated C, host module)."""
+    d = tmp_path_factory.mktemp("mcu")
+    out: dict[str, tuple[Path, mlvm.Module]] = {}
+    subprocess.run([sys.executable, str(ROOT / "samples/mlp/gen_params.py"), str(d)], check=True,
+                   stdout=subprocess.DEVNULL)
+    aot("compile", str(ROOT / "samples/mlp/mlp.mlir"), "-o", str(d / "mlp.c"), "--params", str(d / "mlp.npz"))
+    out["mlp"] = (d / "mlp.c", mlvm.compile(ROOT / "samples/mlp/mlp.mlir", params=d / "mlp.npz"))
+    subprocess.run([sys.executable, str(ROOT / "samples/onnx_resnet/make_model.py"), str(d / "resnet8.onnx")],
+                   check=True, stdout=subprocess.DEVNULL)
+    aot("compile", str(d / "resnet8.onnx"), "-o", str(d / "resnet8.c"))
+    out["resnet8"] = (d / "resnet8.c", mlvm.compile(d / "resnet8.onnx"))
+    return out
+
+
+CASES = [("mlp", "m4"), ("resnet8", "m4"), ("mlp", "m3")]
+
+
+@pytest.mark.parametrize("name,board", CASES, ids=[f"{n}-{b}" for n, b in CASES])
+def test_model_on_emulated_cortex_m(models: dict[str, tuple[Path, mlvm.Module]], name: str,
+                                    board: str) -> None:
+    c_file, host = models[name]
+    info = host.functions["main"]
+    g = np.random.default_rng(7)
+    inputs = [g.standard_normal(s.shape).astype(s.dtype) for s in info.inputs]
+    res = harness.run(c_file, info, inputs, board)
+    want = host.main(*inputs)
+    want = list(want) if isinstance(want, tuple) else [want]
+    for got, w in zip(res.outputs, want, strict=True):
+        scale = float(np.max(np.abs(w)))
+        assert np.all(np.abs(got - w) <= 1e-5 * scale + 1e-4 * np.abs(w)), (got, w)
+    print(f"{name} on {board}: stack {res.stack_bytes} B, text {res.text_bytes} B, "
+          f"bss {res.bss_bytes} B")
+    assert 0 < res.stack_bytes <= 32 * 1024
+
+
+def test_a_wrong_output_is_caught(models: dict[str, tuple[Path, mlvm.Module]], tmp_path: Path) -> None:
+    """The harness reports what the firmware computed: a module built from
+    other weights gives other outputs (so the comparison above can fail)."""
+    c_file, host = models["mlp"]
+    other = tmp_path / "mlp.c"
+    other.write_text(c_file.read_text().replace("0x3", "0x2", 1))
+    other.with_suffix(".h").write_text(c_file.with_suffix(".h").read_text())
+    x = np.ones((1, 784), np.float32)
+    got = harness.run(other, host.functions["main"], [x], "m4").outputs[0]
+    assert not np.allclose(got, host.main(x), rtol=1e-4)

@@ -20,10 +20,11 @@ from mlvm.pipeline import (
     CompileOptions,
     InputShapes,
     check_params,
-    compile_to_c,
     load_params,
     load_source,
+    lower,
     merge_params,
+    write_with_blob,
 )
 
 _PKG = Path(__file__).resolve().parent
@@ -88,10 +89,9 @@ def compile(
         with tempfile.TemporaryDirectory(dir=so.parent) as tmp:
             stem = "module" if isinstance(source, ModuleOp) else c_ident(Path(source).stem, "m")
             c_path = Path(tmp) / f"{stem}.c"
-            c_text, h_text = compile_to_c(module, c_path, param_arrays, name, options)
-            c_path.write_text(c_text)
-            c_path.with_suffix(".h").write_text(h_text)
-            build_shared(c_path, so)
+            lower(module, options, name)
+            asm = write_with_blob(module, c_path, param_arrays, name, options)
+            build_shared(c_path, so, asm=asm)
     return Module(so, imports, queue_capacity, max_bytes=options.max_bytes, origin=name)
 
 

@@ -38,6 +38,7 @@ def _fail(prog: str, err: Exception) -> int:
 
 def aot_main(argv: Sequence[str] | None = None) -> int:
     from mlvm.codegen.cc import build_shared
+    from mlvm.codegen.names import c_ident
     from mlvm.pipeline import CompileOptions, write_c
 
     from mlvm import __version__
@@ -136,8 +137,9 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
                 raise MlvmError(f"{out}: error: the output of build must end in .so")
             with tempfile.TemporaryDirectory() as tmp:
                 c_path = (out if args.keep_c else Path(tmp) / out.name).with_suffix(".c")
-                write_c(args.input, c_path, args.params, options, **reports)
-                build_shared(c_path, out, on_runtime_build=progress.note)
+                write_c(args.input, c_path, args.params, options, **reports, blob=True)
+                asm = c_path.parent / f"{c_ident(c_path.stem, 'm')}.weights.s"
+                build_shared(c_path, out, on_runtime_build=progress.note, asm=asm)
                 progress.stage("cc")
     except MlvmError as e:
         return _fail("mlvm-aot", e)

@@ -20,8 +20,8 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from mlvm.analysis.memory_report import module_report, summary_lines, write_plot
-from mlvm.codegen.emitter import emit_c
-from mlvm.codegen.names import c_comment
+from mlvm.codegen.emitter import emit_c, emit_c_blob
+from mlvm.codegen.names import c_comment, c_ident
 from mlvm.diagnostics import (
     MAX_TENSOR_BYTES,
     MlvmError,
@@ -262,6 +262,28 @@ def emit(
     )
 
 
+def write_with_blob(
+    module: ModuleOp,
+    c_path: Path,
+    params: Mapping[str, np.ndarray],
+    source: str,
+    options: CompileOptions,
+) -> Path:
+    """Write OUT.c, OUT.h and the weights (`<mod>.weights.s` and `.bin`) of a
+    lowered module, for a host build; returns the assembler source."""
+    out = emit_c_blob(module, c_path.stem, params, source, header_name(c_path),
+                      static_arena=options.static_arena)
+    assert out.asm is not None and out.blob is not None
+    mod = c_ident(c_path.stem, "m")
+    c_path.parent.mkdir(parents=True, exist_ok=True)
+    c_path.write_text(out.c)
+    c_path.with_suffix(".h").write_text(out.h)
+    (c_path.parent / f"{mod}.weights.bin").write_bytes(out.blob)
+    asm = c_path.parent / f"{mod}.weights.s"
+    asm.write_text(out.asm)
+    return asm
+
+
 def write_c(
     src: str | Path,
     c_path: str | Path,
@@ -271,9 +293,11 @@ def write_c(
     memory_plot: str | Path | None = None,
     input_shapes: InputShapes | None = None,
     progress: Callable[[str], None] | None = None,
+    blob: bool = False,
 ) -> tuple[Path, Path]:
     """`mlvm-aot compile`: write OUT.c and OUT.h (and the memory report/plot);
-    `progress` is told when each stage ends."""
+    `progress` is told when each stage ends. `blob` (for `mlvm-aot build`)
+    puts the weights in `<mod>.weights.bin` and `.s` beside OUT.c."""
     options = options or CompileOptions()
     stage = progress or (lambda name: None)
     module, name, own = load_source(src, options, input_shapes)
@@ -282,11 +306,14 @@ def write_c(
     c_path = Path(c_path)
     lower(module, options, name)
     stage("passes")
-    c_text, h_text = emit(module, c_path, params, name, options)
     h_path = c_path.with_suffix(".h")
-    c_path.parent.mkdir(parents=True, exist_ok=True)
-    c_path.write_text(c_text)
-    h_path.write_text(h_text)
+    if blob:
+        write_with_blob(module, c_path, params, name, options)
+    else:
+        c_text, h_text = emit(module, c_path, params, name, options)
+        c_path.parent.mkdir(parents=True, exist_ok=True)
+        c_path.write_text(c_text)
+        h_path.write_text(h_text)
     stage("C emission")
     if memory_report is not None or memory_plot is not None:
         report = module_report(module)

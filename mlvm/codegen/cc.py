@@ -44,9 +44,9 @@ def runtime_sources() -> list[Path]:
     return sorted((RUNTIME_DIR / "src").rglob("*.c"))
 
 
-def run_cc(cmd: list[str]) -> None:
+def run_cc(cmd: list[str], cwd: Path | None = None) -> None:
     """Runs a compiler command; a failure becomes an MlvmError with its output."""
-    res = subprocess.run(cmd, capture_output=True, text=True)
+    res = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
     if res.returncode != 0:
         raise MlvmError(
             "error: C compiler failed: " + " ".join(cmd) + "\n" + res.stderr.strip()
@@ -104,20 +104,31 @@ def runtime_library(
 
 
 def build_shared(
-    c_path: Path, so_path: Path, on_runtime_build: Callable[[str], None] | None = None
+    c_path: Path, so_path: Path, on_runtime_build: Callable[[str], None] | None = None,
+    asm: Path | None = None,
 ) -> Path:
-    """Compile a generated module and link it with the runtime into a .so."""
+    """Compile a generated module and link it with the runtime into a .so.
+
+    `asm`: the module's weights (`<mod>.weights.s`, whose `.incbin` reads
+    the blob beside it); assembled in its own directory, so that no path is
+    written into the source or split by option parsing."""
     cc, flags = compiler(), cflags()
     lib = runtime_library(cc, flags, on_runtime_build)
     so_path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=so_path.parent) as tmp:
+        tmp = os.path.abspath(tmp)
         tmp_so = os.path.join(tmp, so_path.name)
+        objs: list[str] = []
+        if asm is not None:
+            obj = os.path.join(tmp, "weights.o")
+            run_cc([cc, "-c", asm.name, "-o", obj], cwd=asm.parent)
+            objs.append(obj)
         run_cc(
             [
                 cc, *flags, "-shared", "-DMLVM_SO_ENTRY",
                 "-I", str(INCLUDE_DIR), "-I", str(c_path.parent),
                 # The whole runtime, so loaders find its entry points too.
-                str(c_path), "-Wl,--whole-archive", str(lib), "-Wl,--no-whole-archive",
+                str(c_path), *objs, "-Wl,--whole-archive", str(lib), "-Wl,--no-whole-archive",
                 "-lm", "-o", tmp_so,
             ]
         )

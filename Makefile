@@ -40,7 +40,7 @@ demo: $(STAMP)
 	$(BIN)/python samples/mlp/demo.py
 
 test: $(STAMP) $(SYSSTAMP)
-	$(BIN)/python -m pytest -q -n 2 tests
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal tests
 
 BENCHSTAMP := $(VENV)/.bench-installed
 

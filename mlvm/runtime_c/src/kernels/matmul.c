@@ -63,6 +63,9 @@
 #define MLVM_MM_KC 64
 #endif
 #endif
+#ifndef MLVM_MM_KC_SMALL_M
+#define MLVM_MM_KC_SMALL_M 32
+#endif
 #ifndef MLVM_MM_PACK_ABOVE
 #define MLVM_MM_PACK_ABOVE (512 * 512)
 #endif
@@ -374,7 +377,7 @@ void mlvm_gemm_f32(const mlvm_gemm_t *g)
 {
     float buf[MLVM_MM_KC * MLVM_MM_NR];
     const mlvm_index_t m = g->m, n = g->n, k = g->k;
-    mlvm_index_t pc, ic, jr, ir, i, j_first = 0;
+    mlvm_index_t pc, ic, jr, ir, i, j_first = 0, kc_step;
     mm_ctx_t x;
 #if defined(MLVM_MM_AVX512) || defined(MLVM_MM_AVX2)
     /* Large b: contiguous slivers spare the TLB and the L1 sets. */
@@ -403,9 +406,13 @@ void mlvm_gemm_f32(const mlvm_gemm_t *g)
     x.a_rs = g->a_rs;
     x.a_cs = g->a_cs;
     x.c_rs = g->c_rs;
-    for (pc = 0; pc < k; pc += MLVM_MM_KC) {
-        const int last = pc + MLVM_MM_KC >= k;
-        x.kc = k - pc < MLVM_MM_KC ? k - pc : MLVM_MM_KC;
+    /* Few rows read in place: short contraction slices, so that every
+     * sliver of a slice walks the same few rows of b and b streams in
+     * order (a tall sliver would touch one page per row). */
+    kc_step = m <= 4 * MLVM_MM_MR ? MLVM_MM_KC_SMALL_M : MLVM_MM_KC;
+    for (pc = 0; pc < k; pc += kc_step) {
+        const int last = pc + kc_step >= k;
+        x.kc = k - pc < kc_step ? k - pc : kc_step;
         x.accumulate = pc > 0;
         for (ic = 0; ic < m; ic += MLVM_MM_MC) {
             const mlvm_index_t mc = m - ic < MLVM_MM_MC ? m - ic : MLVM_MM_MC;

@@ -69,9 +69,10 @@ static void check_matmul(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, int ta,
     free(a), free(b), free(out), free(want), free(bound);
 }
 
-static void check_conv(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_index_t w,
-                       mlvm_index_t o, mlvm_index_t kh, mlvm_index_t kw, mlvm_index_t s,
-                       mlvm_index_t d, mlvm_index_t groups, const mlvm_index_t pad[4], int bias)
+static void check_conv_sw(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_index_t w,
+                          mlvm_index_t o, mlvm_index_t kh, mlvm_index_t kw, mlvm_index_t s,
+                          mlvm_index_t d, mlvm_index_t groups, const mlvm_index_t pad[4], int bias,
+                          mlvm_index_t sw, mlvm_index_t dw)
 {
     mlvm_conv2d_t p;
     const mlvm_index_t cg = c / groups, og = o / groups;
@@ -81,9 +82,8 @@ static void check_conv(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_inde
     char what[128];
     p.n = n, p.c = c, p.h = h, p.w = w, p.o = o, p.kh = kh, p.kw = kw;
     p.oh = (h + pad[0] + pad[2] - d * (kh - 1) - 1) / s + 1;
-    p.sh = s, p.sw = s + 1, p.pt = pad[0], p.pl = pad[1], p.dh = d, p.dw = 1, p.groups = groups;
-    /* width: stride s + 1, no dilation; height: stride s, dilation d */
-    p.ow = (w + pad[1] + pad[3] - (kw - 1) - 1) / p.sw + 1;
+    p.sh = s, p.sw = sw, p.pt = pad[0], p.pl = pad[1], p.dh = d, p.dw = dw, p.groups = groups;
+    p.ow = (w + pad[1] + pad[3] - dw * (kw - 1) - 1) / p.sw + 1;
     size = n * o * p.oh * p.ow;
     x = random_array((size_t)(n * c * h * w));
     wt = random_array((size_t)(o * cg * kh * kw));
@@ -122,6 +122,34 @@ static void check_conv(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_inde
     free(x), free(wt), free(bv), free(out), free(want), free(bound);
 }
 
+/* width: stride s + 1, no dilation; height: stride s, dilation d */
+static void check_conv(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_index_t w,
+                       mlvm_index_t o, mlvm_index_t kh, mlvm_index_t kw, mlvm_index_t s,
+                       mlvm_index_t d, mlvm_index_t groups, const mlvm_index_t pad[4], int bias)
+{
+    check_conv_sw(n, c, h, w, o, kh, kw, s, d, groups, pad, bias, s + 1, 1);
+}
+
+/* Depthwise with stride 1 and output rows as wide as input rows (the flat
+ * path where loops vectorise): pads that keep the width, dilations,
+ * multipliers, widths from 1 to past one chunk, kernels past its taps. */
+static void check_depthwise_same(void)
+{
+    static const mlvm_index_t same3[4] = {1, 1, 1, 1}, same5[4] = {2, 2, 2, 2},
+                              tall[4] = {0, 1, 2, 1}, dil[4] = {2, 2, 2, 2},
+                              wide7[4] = {3, 3, 3, 3}, none[4] = {0, 0, 0, 0};
+    check_conv_sw(2, 64, 25, 5, 64, 3, 3, 1, 1, 64, same3, 1, 1, 1);
+    check_conv_sw(1, 6, 13, 7, 12, 3, 3, 1, 1, 6, same3, 1, 1, 1);
+    check_conv_sw(1, 4, 9, 1, 4, 3, 3, 1, 1, 4, same3, 0, 1, 1);
+    check_conv_sw(1, 3, 11, 6, 3, 5, 5, 1, 1, 3, same5, 1, 1, 1);
+    check_conv_sw(1, 3, 12, 9, 3, 4, 3, 1, 1, 3, tall, 1, 1, 1);
+    check_conv_sw(1, 2, 10, 8, 2, 3, 3, 1, 2, 2, dil, 1, 1, 2);
+    check_conv_sw(1, 2, 40, 130, 2, 3, 3, 1, 1, 2, same3, 1, 1, 1);
+    check_conv_sw(1, 2, 3, 300, 2, 3, 3, 1, 1, 2, same3, 1, 1, 1);
+    check_conv_sw(1, 2, 9, 9, 2, 7, 7, 1, 1, 2, wide7, 1, 1, 1);
+    check_conv_sw(1, 3, 6, 1, 3, 1, 1, 1, 1, 3, none, 1, 1, 1);
+}
+
 int main(void)
 {
     static const mlvm_index_t sizes[] = {1, 2, 5, 7, 17, 33, 64, 131};
@@ -152,6 +180,7 @@ int main(void)
         check_conv(1, 5, 17, 19, 7, 5, 3, 2, 1, 1, pad, 1);
         check_conv(1, 32, 32, 32, 16, 3, 3, 1, 1, 1, pad, 1);
     }
+    check_depthwise_same();
     printf("kernel_paths[%s]: %ld cases, %ld failures\n", mlvm_kernel_path(), cases, failures);
     return failures != 0;
 }

@@ -176,6 +176,76 @@ static void conv_rows(const mlvm_conv2d_t *p, mlvm_index_t og, const float *x,
     }
 }
 
+/* Depthwise-like groups (one input channel) with stride 1 and output rows
+ * as wide as input rows ("same" padding): then tap (i, j) reads x at the
+ * output's flat index plus one constant, so each tap is one long
+ * vectorisable loop over a chunk of rows, rows of a few columns included
+ * (a keyword spotter's 25x5 maps). The columns a tap wraps into are masked
+ * by a select (never a product, so a NaN or inf there cannot leak), from a
+ * mask of the chunk built once per call. Same sums in the same order as
+ * conv_rows. Only where loops vectorise; kernels up to MLVM_DW_TAPS wide. */
+#if defined(__x86_64__) || defined(__aarch64__) || defined(__powerpc64__)
+#define MLVM_DW_FLAT 1
+#define MLVM_DW_CHUNK 256
+#define MLVM_DW_TAPS 5
+static int flat_ok(const mlvm_conv2d_t *p)
+{
+    return p->c == p->groups && p->sh == 1 && p->sw == 1 && p->ow == p->w
+           && p->kw <= MLVM_DW_TAPS && p->ow <= MLVM_DW_CHUNK;
+}
+
+typedef float mlvm_dw_mask_t[MLVM_DW_TAPS][MLVM_DW_CHUNK];
+
+/* Which columns of a chunk of rows tap column j reads inside its row. */
+static void flat_mask(const mlvm_conv2d_t *p, mlvm_dw_mask_t mask)
+{
+    const mlvm_index_t ow = p->ow, rows = MLVM_DW_CHUNK / ow;
+    mlvm_index_t j, r, q;
+    for (j = 0; j < p->kw; ++j)
+        for (r = 0; r < rows; ++r)
+            for (q = 0; q < ow; ++q) {
+                const mlvm_index_t iw = q + j * p->dw - p->pl;
+                mask[j][r * ow + q] = iw >= 0 && iw < p->w ? 1.0f : 0.0f;
+            }
+}
+
+static void conv_flat(const mlvm_conv2d_t *p, mlvm_dw_mask_t mask, mlvm_index_t og,
+                      const float *x, const float *w, const float *bias, float *out)
+{
+    const mlvm_index_t ow = p->ow, rows = MLVM_DW_CHUNK / ow, plane = p->h * p->w;
+    mlvm_index_t o, r0, i, j, t, t0, t1, lo, hi;
+    for (o = 0; o < og; ++o) {
+        float *op = out + o * p->oh * ow;
+        mlvm_fill_f32((size_t)(p->oh * ow), bias != NULL ? bias[o] : 0.0f, op);
+        for (r0 = 0; r0 < p->oh; r0 += rows) {
+            const mlvm_index_t r1 = imin(p->oh, r0 + rows);
+            float *oc = op + r0 * ow;
+            for (i = 0; i < p->kh; ++i) {
+                /* output rows whose input row for tap i exists */
+                lo = imax(r0, p->pt - i * p->dh);
+                hi = imin(r1, p->h + p->pt - i * p->dh);
+                for (j = 0; j < p->kw && lo < hi; ++j) {
+                    const float wv = w[o * p->kh * p->kw + i * p->kw + j];
+                    const mlvm_index_t off = (i * p->dh - p->pt) * p->w + j * p->dw - p->pl;
+                    const float *m = mask[j];
+                    /* the chunk's flat range, trimmed to reads inside the
+                     * plane (the trimmed ends are masked columns anyway) */
+                    t0 = (lo - r0) * ow;
+                    t1 = (hi - r0) * ow;
+                    t0 = imax(t0, -off - r0 * ow);
+                    t1 = imin(t1, plane - off - r0 * ow);
+                    if (t0 < t1) {
+                        const mlvm_index_t base = r0 * ow + off;
+                        for (t = t0; t < t1; ++t)
+                            oc[t] += m[t] != 0.0f ? wv * x[base + t] : 0.0f;
+                    }
+                }
+            }
+        }
+    }
+}
+#endif
+
 void mlvm_conv2d_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                      const float *bias, float *out)
 {
@@ -185,6 +255,12 @@ void mlvm_conv2d_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
     const int pointwise = p->kh == 1 && p->kw == 1 && p->sh == 1 && p->sw == 1
                           && p->pt == 0 && p->pl == 0 && p->oh == p->h && p->ow == p->w;
     mlvm_index_t n, g;
+#ifdef MLVM_DW_FLAT
+    mlvm_dw_mask_t mask;
+    const int flat = og < MLVM_CONV_GEMM_ROWS && flat_ok(p);
+    if (flat)
+        flat_mask(p, mask);
+#endif
     for (n = 0; n < p->n; ++n) {
         for (g = 0; g < p->groups; ++g) {
             const float *xg = x + (n * p->c + g * cg) * in_plane;
@@ -193,6 +269,12 @@ void mlvm_conv2d_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
             window_ctx_t ctx;
             mlvm_gemm_t gm;
             if (og < MLVM_CONV_GEMM_ROWS) {
+#ifdef MLVM_DW_FLAT
+                if (flat) {
+                    conv_flat(p, mask, og, xg, w + g * og * k, bg, og_out);
+                    continue;
+                }
+#endif
                 conv_rows(p, og, xg, w + g * og * k, bg, og_out);
                 continue;
             }

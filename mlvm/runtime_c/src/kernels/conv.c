@@ -163,9 +163,13 @@ static void conv_rows(const mlvm_conv2d_t *p, mlvm_index_t og, const float *x,
                         } else {
                             valid_span(iw0, p->sw, p->w, p->ow, &lo, &hi);
                         }
+                        /* constant strides, so that the loads vectorise */
                         if (p->sw == 1)
                             for (q = lo; q < hi; ++q)
                                 orow[q] += wv * xr[iw0 + q];
+                        else if (p->sw == 2)
+                            for (q = lo; q < hi; ++q)
+                                orow[q] += wv * xr[iw0 + 2 * q];
                         else
                             for (q = lo; q < hi; ++q)
                                 orow[q] += wv * xr[iw0 + q * p->sw];

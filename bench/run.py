@@ -113,20 +113,13 @@ LINEAR_TOLERANCE = 0.05  # Linear, PyTorch layout / pre-transposed, within 1 +- 
 # --------------------------------------------------------------------------
 
 
-def cpu_flags() -> set[str]:
-    try:
-        text = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return set()
-    m = re.search(r"^flags\s*:(.*)$", text, re.M)
-    return set(m.group(1).split()) if m else set()
-
-
 def skx_unavailable() -> str | None:
     """Why the numpy-SKX runner cannot run here, or None when it can."""
+    from mlvm.codegen.cc import host_cpu_flags
+
     if platform.machine() not in ("x86_64", "AMD64"):
         return f"not an x86-64 CPU ({platform.machine()})"
-    if "avx512f" not in cpu_flags():
+    if "avx512f" not in host_cpu_flags():
         return ("the CPU has no AVX-512 (no avx512f in /proc/cpuinfo): OpenBLAS's SkylakeX "
                 "kernels would die with SIGILL")
     return None
@@ -530,13 +523,13 @@ def machine() -> dict[str, Any]:
                 break
     except OSError:
         pass
-    from mlvm.codegen.cc import cflags, compiler
+    from mlvm.codegen.cc import cflags, compiler, host_cpu_flags
 
     cc = subprocess.run([compiler(), "--version"], capture_output=True, text=True).stdout.splitlines()
     flags = ""
     try:
         text = Path("/proc/cpuinfo").read_text()
-        have = cpu_flags()
+        have = host_cpu_flags()
         fam = re.search(r"^cpu family\s*:\s*(\d+)", text, re.M)
         mod = re.search(r"^model\s*:\s*(\d+)", text, re.M)
         simd: list[str] = [f for f in ("avx512f", "avx2", "fma") if f in have] or ["no avx2"]

@@ -38,8 +38,7 @@ def _fail(prog: str, err: Exception) -> int:
 
 def aot_main(argv: Sequence[str] | None = None) -> int:
     from mlvm.codegen.cc import build_shared
-    from mlvm.codegen.names import c_ident
-    from mlvm.pipeline import CompileOptions, write_c
+    from mlvm.pipeline import CompileOptions, blob_paths, write_c
 
     from mlvm import __version__
 
@@ -138,8 +137,7 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
             with tempfile.TemporaryDirectory() as tmp:
                 c_path = (out if args.keep_c else Path(tmp) / out.name).with_suffix(".c")
                 write_c(args.input, c_path, args.params, options, **reports, blob=True)
-                asm = c_path.parent / f"{c_ident(c_path.stem, 'm')}.weights.s"
-                build_shared(c_path, out, on_runtime_build=progress.note, asm=asm)
+                build_shared(c_path, out, on_runtime_build=progress.note, asm=blob_paths(c_path)[1])
                 progress.stage("cc")
     except MlvmError as e:
         return _fail("mlvm-aot", e)
@@ -256,7 +254,8 @@ class MlvmOptMain(xDSLOptMain):
         from mlvm.pipeline import load_params
 
         params = load_params(self.args.params)
-        c_text, h_text = emit_c(module, "module", params, self.get_input_name())
+        emitted = emit_c(module, "module", params, self.get_input_name())
+        c_text, h_text = emitted.c, emitted.h
         output.write(c_text.replace('#include "module.h"\n', h_text, 1))
 
     def register_all_dialects(self) -> None:

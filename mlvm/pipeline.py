@@ -20,7 +20,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from mlvm.analysis.memory_report import module_report, summary_lines, write_plot
-from mlvm.codegen.emitter import emit_c, emit_c_blob
+from mlvm.codegen.emitter import blob_names, emit_c
 from mlvm.codegen.names import c_comment, c_ident
 from mlvm.diagnostics import (
     MAX_TENSOR_BYTES,
@@ -256,10 +256,15 @@ def emit(
     options: CompileOptions,
 ) -> tuple[str, str]:
     """(C source, header) of a lowered module, for `c_path`."""
-    return emit_c(
-        module, c_path.stem, params, source, header_name(c_path),
-        static_arena=options.static_arena,
-    )
+    out = emit_c(module, c_path.stem, params, source, header_name(c_path),
+                 static_arena=options.static_arena)
+    return out.c, out.h
+
+
+def blob_paths(c_path: Path) -> tuple[Path, Path]:
+    """Where a host build of OUT.c keeps its weights: (blob, assembler source)."""
+    blob, asm = blob_names(c_ident(c_path.stem, "m"))
+    return c_path.parent / blob, c_path.parent / asm
 
 
 def write_with_blob(
@@ -269,17 +274,17 @@ def write_with_blob(
     source: str,
     options: CompileOptions,
 ) -> Path:
-    """Write OUT.c, OUT.h and the weights (`<mod>.weights.s` and `.bin`) of a
-    lowered module, for a host build; returns the assembler source."""
-    out = emit_c_blob(module, c_path.stem, params, source, header_name(c_path),
-                      static_arena=options.static_arena)
+    """Write OUT.c, OUT.h and the weights (blob and assembler source, see
+    `blob_paths`) of a lowered module, for a host build; returns the
+    assembler source."""
+    out = emit_c(module, c_path.stem, params, source, header_name(c_path),
+                 static_arena=options.static_arena, blob=True)
     assert out.asm is not None and out.blob is not None
-    mod = c_ident(c_path.stem, "m")
+    blob, asm = blob_paths(c_path)
     c_path.parent.mkdir(parents=True, exist_ok=True)
     c_path.write_text(out.c)
     c_path.with_suffix(".h").write_text(out.h)
-    (c_path.parent / f"{mod}.weights.bin").write_bytes(out.blob)
-    asm = c_path.parent / f"{mod}.weights.s"
+    blob.write_bytes(out.blob)
     asm.write_text(out.asm)
     return asm
 

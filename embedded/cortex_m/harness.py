@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 
 from mlvm.codegen.cc import INCLUDE_DIR, RUNTIME_DIR
+from mlvm.codegen.lowering import C_TYPES
+from mlvm.dialect.base import DTYPES
 
 HERE = Path(__file__).resolve().parent
 BOARDS: dict[str, tuple[str, list[str]]] = {
@@ -33,7 +35,8 @@ CFLAGS = ["-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-ffunction-sections
 # What a generated module links against.
 RUNTIME_FILES = [*sorted((RUNTIME_DIR / "src" / "kernels").glob("*.c")),
                  *(RUNTIME_DIR / "src" / n for n in ("queue.c", "instance.c", "sched.c"))]
-C_TYPES = {"float32": "float", "int32": "int32_t"}
+# The C type of each numpy dtype an entry takes, from the project's tables.
+C_BY_DTYPE = {DTYPES[e]: c for e, c in C_TYPES.items()}
 
 
 def available() -> str | None:
@@ -72,8 +75,8 @@ def main_source(header: str, prefix: str, info: Any, inputs: list[np.ndarray]) -
     for j, spec in enumerate(info.outputs):
         lines.append(f"static uint32_t out{j}[{max(1, int(np.prod(spec.shape)))}];")
     args = ["arena"]
-    args += [f"(const {C_TYPES[str(s.dtype)]} *)(const void *)in{i}" for i, s in enumerate(info.inputs)]
-    args += [f"({C_TYPES[str(s.dtype)]} *)(void *)out{j}" for j, s in enumerate(info.outputs)]
+    args += [f"(const {C_BY_DTYPE[s.dtype]} *)(const void *)in{i}" for i, s in enumerate(info.inputs)]
+    args += [f"({C_BY_DTYPE[s.dtype]} *)(void *)out{j}" for j, s in enumerate(info.outputs)]
     lines += [
         "int main(void)",
         "{",

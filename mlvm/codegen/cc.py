@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -38,6 +39,16 @@ def compiler() -> str:
 def cflags() -> list[str]:
     extra = os.environ.get("MLVM_CFLAGS")
     return shlex.split(extra) if extra is not None else list(DEFAULT_CFLAGS)
+
+
+def host_cpu_flags() -> set[str]:
+    """The instruction-set flags /proc/cpuinfo lists (empty where it is absent)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return set()
+    m = re.search(r"^flags\s*:(.*)$", text, re.M)
+    return set(m.group(1).split()) if m is not None else set()
 
 
 def runtime_sources() -> list[Path]:

@@ -271,7 +271,7 @@ class ModuleEmitter:
         if name is None:
             arr = get()
             name = f"{self.mod}__d{len(self.data)}"
-            le = np.ascontiguousarray(arr.astype(arr.dtype.newbyteorder("<")))
+            le = np.ascontiguousarray(arr.astype(arr.dtype.newbyteorder("<"), copy=False))
             if self.blob:
                 self._add_blob(name, le.tobytes() or bytes(4))
                 self.data.append(_Data(name, max(1, arr.size), "", in_blob=True))
@@ -298,7 +298,7 @@ class ModuleEmitter:
         for name, off, size in self._blob_syms:
             lines += [f"\t.balign {BLOB_ALIGN}", f"\t.globl {name}", f"\t.hidden {name}",
                       f"\t.type {name}, %object", f"\t.size {name}, {size}", f"{name}:",
-                      f'\t.incbin "{self.mod}.weights.bin", {off}, {size}']
+                      f'\t.incbin "{blob_names(self.mod)[0]}", {off}, {size}']
         lines.append('\t.section .note.GNU-stack,"",%progbits')
         return "\n".join(lines) + "\n", b"".join(self._blob)
 
@@ -457,6 +457,19 @@ class ModuleEmitter:
         return c_text, h_text
 
 
+def blob_names(mod: str) -> tuple[str, str]:
+    """(blob, assembler source) file names of module `mod`'s weights."""
+    return f"{mod}.weights.bin", f"{mod}.weights.s"
+
+
+@dataclass
+class EmittedC:
+    c: str
+    h: str
+    asm: str | None = None     # with blob weights: the assembler source
+    blob: bytes | None = None  # and the blob it .incbin's (see `blob_names`)
+
+
 def emit_c(
     module: ModuleOp,
     name: str,
@@ -465,37 +478,17 @@ def emit_c(
     header: str | None = None,
     *,
     static_arena: bool = False,
-) -> tuple[str, str]:
-    """C source and header of a verified module; `name` becomes the C prefix."""
-    mod = c_ident(name, "m")
-    return ModuleEmitter(
-        module, name, params, source, header or f"{mod}.h", static_arena
-    ).render()
-
-
-@dataclass
-class EmittedC:
-    c: str
-    h: str
-    asm: str | None = None     # with blob weights: <mod>.weights.s
-    blob: bytes | None = None  # and <mod>.weights.bin
-
-
-def emit_c_blob(
-    module: ModuleOp,
-    name: str,
-    params: Mapping[str, np.ndarray],
-    source: str,
-    header: str | None = None,
-    *,
-    static_arena: bool = False,
+    blob: bool = False,
 ) -> EmittedC:
-    """Like `emit_c`, with the weights in a binary blob for the host's
-    assembler (`.incbin`) instead of C text: a build then costs about the
-    time of reading the weights, not of compiling hundreds of MB of C."""
-    mod = c_ident(name, "m")
-    em = ModuleEmitter(module, name, params, source, header or f"{mod}.h", static_arena, blob=True)
-    c_text, h_text = em.render()
-    asm, blob = em.blob_files()
-    return EmittedC(c_text, h_text, asm, blob)
+    """C source and header of a verified module; `name` becomes the C prefix.
 
+    `blob` puts the weights in a binary blob for the host's assembler
+    (`.incbin`) instead of C text: a build then costs about the time of
+    reading the weights, not of compiling hundreds of MB of C."""
+    mod = c_ident(name, "m")
+    em = ModuleEmitter(module, name, params, source, header or f"{mod}.h", static_arena, blob=blob)
+    c_text, h_text = em.render()
+    if not blob:
+        return EmittedC(c_text, h_text)
+    asm, data = em.blob_files()
+    return EmittedC(c_text, h_text, asm, data)

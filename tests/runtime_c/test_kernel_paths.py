@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from mlvm.codegen.cc import INCLUDE_DIR, RUNTIME_DIR
+from mlvm.codegen.cc import INCLUDE_DIR, RUNTIME_DIR, host_cpu_flags
 
 HERE = Path(__file__).resolve().parent
 PROGRAM = HERE / "kernels" / "kernel_paths.c"
@@ -32,15 +32,6 @@ PATHS = {
     "avx512": (["-mavx512f", "-mfma"], ("avx512f", "fma")),
 }
 LINE = re.compile(r"^kernel_paths\[(\w+)\]: (\d+) cases, (\d+) failures$", re.M)
-
-
-def cpu_flags() -> set[str]:
-    try:
-        text = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return set()
-    m = re.search(r"^flags\s*:(.*)$", text, re.M)
-    return set(m.group(1).split()) if m is not None else set()
 
 
 def build_and_run(program: Path, flags: list[str], tmp_path: Path) -> str:
@@ -66,7 +57,7 @@ def run_path(flags: list[str], tmp_path: Path) -> re.Match[str]:
 
 def path_flags(path: str) -> list[str]:
     flags, needs = PATHS[path]
-    missing = set(needs) - cpu_flags()
+    missing = set(needs) - host_cpu_flags()
     if missing:
         pytest.skip(f"this CPU lacks {', '.join(sorted(missing))}")
     return flags
@@ -85,6 +76,6 @@ def test_vector_math_within_its_ulp_bounds(path: str, tmp_path: Path) -> None:
 
 
 def test_host_path_is_the_best_the_cpu_has(tmp_path: Path) -> None:
-    have = cpu_flags()
+    have = host_cpu_flags()
     want = "avx512" if {"avx512f", "fma"} <= have else "avx2" if {"avx2", "fma"} <= have else "portable"
     assert run_path(["-march=native"], tmp_path).group(1) == want

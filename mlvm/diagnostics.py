@@ -231,8 +231,17 @@ def tensor_bytes(t: Attribute) -> int:
 
 
 def _check_sizes(module: ModuleOp, filename: str, max_bytes: int) -> None:
+    state = 0
     for op in module.walk():
         types: list[tuple[str, Attribute]] = [(f"result {k}", r.type) for k, r in enumerate(op.results)]
+        # Tensor types held as properties (a global's): sized like results.
+        types += [(name, t) for name, t in op.properties.items() if isinstance(t, TensorType)]
+        if op.name == "mlvm.global":
+            state += sum(tensor_bytes(t) for _, t in types)
+            if state > max_bytes:
+                raise op_error(
+                    op, f"the module state needs more than the limit of {max_bytes} bytes", filename
+                )
         if isinstance(op, FuncOp):
             ft = op.function_type
             types += [(f"argument {k}", t) for k, t in enumerate(ft.inputs.data)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import sys
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -20,7 +20,7 @@ import cffi
 import numpy as np
 
 MODULE_MAGIC = 0x4D4C564D
-ABI_VERSION = 2
+ABI_VERSION = 3
 ARENA_ALIGN = 64
 MAX_RANK = 8  # the compiler's limit (mlvm.dialect.shapes.MAX_RANK) and the runtime's
 MAX_BYTES = 1 << 40  # the compiler's default limit on any one buffer
@@ -46,7 +46,7 @@ typedef struct {
     const mlvm_tensor_desc_t *inputs; const mlvm_tensor_desc_t *outputs;
     size_t arena_bytes; mlvm_entry_fn call;
     size_t call_bytes; mlvm_begin_fn begin; mlvm_resume_fn resume;
-    int32_t suspends; int32_t pad_;
+    int32_t suspends; int32_t takes_instance;
     void (*direct)(void);
 } mlvm_export_t;
 typedef struct {
@@ -55,12 +55,16 @@ typedef struct {
 } mlvm_import_desc_t;
 typedef struct { const char *name; mlvm_tensor_desc_t elem; } mlvm_queue_desc_t;
 typedef struct {
+    mlvm_tensor_desc_t tensor; size_t offset; size_t bytes; const void *init;
+} mlvm_global_desc_t;
+typedef struct {
     uint32_t magic; uint32_t abi_version; const char *name;
     int32_t num_exports; int32_t num_imports;
     const mlvm_export_t *exports; const mlvm_import_desc_t *imports;
     size_t arena_bytes;
-    int32_t num_queues; int32_t pad_;
+    int32_t num_queues; int32_t num_globals;
     const mlvm_queue_desc_t *queues;
+    size_t state_bytes; const mlvm_global_desc_t *globals;
 } mlvm_module_t;
 typedef int (*mlvm_native_fn)(void *user, void *const *args, void *const *results);
 typedef struct { const char *name; mlvm_native_fn fn; void *user; } mlvm_native_t;
@@ -70,7 +74,10 @@ typedef struct {
 } mlvm_queue_t;
 typedef struct {
     const mlvm_module_t *module; const mlvm_native_t *const *imports; mlvm_queue_t *const *queues;
+    unsigned char *state;
 } mlvm_instance_t;
+int mlvm_instance_bind_state(mlvm_instance_t *inst, void *state, size_t bytes);
+int mlvm_instance_reset_state(mlvm_instance_t *inst);
 const mlvm_module_t *mlvm_so_module(void);
 int mlvm_queue_init(mlvm_queue_t *q, const char *name, size_t elem_bytes,
                     uint32_t capacity, void *storage);
@@ -371,6 +378,66 @@ class Queue:
         return int(self._lib.mlvm_queue_size(self.ptr))
 
 
+class State(MutableMapping[str, np.ndarray]):
+    """The module's state (`mlvm.global`s) by name, with copy semantics:
+    `m.state["w"]` returns a copy; `m.state["w"] = x` copies x in (same shape,
+    a dtype that converts exactly). Not to be used while a call that uses the
+    state runs on another thread. Globals cannot be added or deleted."""
+
+    def __init__(self, owner: Module) -> None:
+        self._owner = owner
+
+    def _view(self, name: str) -> tuple[np.ndarray, TensorSpec]:
+        entry = self._owner._globals.get(name)
+        if entry is None:
+            known = ", ".join(self._owner._globals) or "none"
+            raise KeyError(f"module '{self._owner.name}' has no global {name!r} (globals: {known})")
+        spec, offset = entry
+        buf = self._owner._state_buf[offset : offset + spec.nbytes]
+        return buf.view(spec.dtype).reshape(spec.shape), spec
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self._view(name)[0].copy()
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        view, spec = self._view(name)
+        view[...] = _convert(value, spec, f"global {name!r}")
+
+    def __delitem__(self, name: str) -> None:
+        raise TypeError("globals of a compiled module cannot be deleted")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._owner._globals)
+
+    def __len__(self) -> int:
+        return len(self._owner._globals)
+
+    @property
+    def specs(self) -> dict[str, TensorSpec]:
+        """Each global's name, shape and dtype."""
+        return {n: spec for n, (spec, _) in self._owner._globals.items()}
+
+    def save(self, path: str | Path) -> None:
+        """Writes every global to an `.npz` archive."""
+        arrays: dict[str, Any] = {n: self[n] for n in self}
+        np.savez(path, **arrays)
+
+    def load(self, path: str | Path) -> None:
+        """Reads globals from an `.npz` archive (no pickles): every global it
+        names must exist; all are checked before any is written."""
+        with np.load(path, allow_pickle=False) as archive:
+            values = {n: archive[n] for n in archive.files}
+        conv = {}
+        for n, v in values.items():
+            view, spec = self._view(n)
+            conv[n] = (view, _convert(v, spec, f"global {n!r} in {path}"))
+        for view, c in conv.values():
+            view[...] = c
+
+    def __repr__(self) -> str:
+        return f"<mlvm state {', '.join(f'{n}: {s.dtype} {s.shape}' for n, s in self.specs.items())}>"
+
+
 class Call:
     """A suspendable call: `begin` ran it up to its first suspension.
 
@@ -471,8 +538,10 @@ class Function:
         self._in_specs = [(s.dtype, s.shape) for s in self.info.inputs]
         self._out_specs = [(s.dtype, s.shape) for s in self.info.outputs]
         suspends = self.info.suspends or export.direct == _ffi.NULL
-        # The typed entry, called with one pointer per tensor: no arrays to fill.
-        arity = ", ".join(["void *"] * (1 + n_in + n_out))
+        # The typed entry, called with one pointer per tensor: no arrays to fill
+        # (and the instance first, for functions that use the module state).
+        self._lead: tuple[Any, ...] = (owner._instance,) if export.takes_instance else ()
+        arity = ", ".join(["void *"] * (len(self._lead) + 1 + n_in + n_out))
         self._one_shot = None if suspends else _ffi.cast(f"int (*)({arity})", export.direct)
         if self._one_shot is not None:
             fast = self._make_fast()
@@ -555,7 +624,7 @@ class Function:
         else:
             ins = [self._check(i, x) for i, x in enumerate(args)]
             arena = self._arena() if self.info.arena_bytes > 0 else _ffi.NULL
-            status = self._one_shot(arena, *(_from_buffer(a) for a in (*ins, *outs)))
+            status = self._one_shot(*self._lead, arena, *(_from_buffer(a) for a in (*ins, *outs)))
             if status != 0:
                 self._failed(status)
         return outs[0] if len(outs) == 1 else tuple(outs)
@@ -618,7 +687,8 @@ class Function:
             else:
                 lines.append(f"    {o} = empty(os{j}, od{j})")
         ptrs = ", ".join(f"fb({v})" for v in ins + outs)
-        lines.append(f"    status = fn(arena{', ' if ptrs else ''}{ptrs})")
+        lead = "inst, " if self._lead else ""
+        lines.append(f"    status = fn({lead}arena{', ' if ptrs else ''}{ptrs})")
         # One-shot entries exist only for functions without native imports:
         # there is no Python error to collect, only the status.
         lines.append("    if status != 0: failed(status)")
@@ -628,7 +698,7 @@ class Function:
             "ndarray": np.ndarray, "empty": np.empty, "fb": _from_buffer, "fn": self._one_shot,
             "local": self._local, "arena_of": self._arena, "check": self._check,
             "failed": self._failed, "NULL": _ffi.NULL, "CA": _C_CONTIGUOUS | _ALIGNED,
-            "new_pools": self._new_pools,
+            "new_pools": self._new_pools, "inst": self._lead[0] if self._lead else None,
         }
         for i, (dtype, shape) in enumerate(self._in_specs):
             env[f"d{i}"], env[f"s{i}"] = dtype, shape
@@ -738,9 +808,12 @@ class Module:
             self._check_descriptor(desc)
             self.name = _name(desc.name, "the module")
             self.arena_bytes = int(desc.arena_bytes)
+            # Filled by _bind; functions that use state hold a pointer to it.
+            self._instance = _ffi.new("mlvm_instance_t *")
             functions = [Function(self, desc.exports[i]) for i in range(desc.num_exports)]
             _unique([f.info.name for f in functions], "export")
             self._bind(imports if imports is not None else {}, queue_capacity)
+            self.state = State(self)
         except DescriptorError as e:
             raise ValueError(f"{self.path}: damaged module descriptor: {e}") from None
         self._functions = {f.info.name: f for f in functions}
@@ -749,11 +822,14 @@ class Module:
         limit = self._max_bytes
         for n, table, what in ((desc.num_exports, desc.exports, "export"),
                                (desc.num_imports, desc.imports, "import"),
-                               (desc.num_queues, desc.queues, "queue")):
+                               (desc.num_queues, desc.queues, "queue"),
+                               (desc.num_globals, desc.globals, "global")):
             if _count(n, what) > 0 and table == _ffi.NULL:
                 raise DescriptorError(f"{n} {what}s in a NULL table")
         if not 0 <= desc.arena_bytes <= limit:
             raise DescriptorError(f"arena of {desc.arena_bytes} bytes")
+        if not 0 <= desc.state_bytes <= limit:
+            raise DescriptorError(f"state of {desc.state_bytes} bytes")
         for i in range(desc.num_exports):
             e = desc.exports[i]
             if e.begin == _ffi.NULL or e.resume == _ffi.NULL:
@@ -810,10 +886,24 @@ class Module:
             self.queues[spec.name] = q
             alive.append(q)
             qslots[i] = q.ptr
-        self._instance = _ffi.new("mlvm_instance_t *")
         self._instance.module = desc
         self._instance.imports = slots
         self._instance.queues = qslots
+        # The module state: one aligned buffer, owned here, set to the
+        # globals' initial values (the runtime checks the descriptor).
+        self._globals: dict[str, tuple[TensorSpec, int]] = {}
+        for i in range(desc.num_globals):
+            g = desc.globals[i]
+            spec = _spec(g.tensor, limit)
+            if not (0 <= g.offset and spec.nbytes <= g.bytes and g.offset + g.bytes <= desc.state_bytes):
+                raise DescriptorError(f"global {spec.name!r} lies outside the state")
+            self._globals[spec.name] = (spec, int(g.offset))
+        _unique(list(self._globals), "global")
+        self._state_buf, state_ptr = _aligned_empty(int(desc.state_bytes))
+        if desc.num_globals > 0:
+            status = self._lib.mlvm_instance_bind_state(self._instance, state_ptr, int(desc.state_bytes))
+            if status != OK:
+                raise DescriptorError(f"state not bound: {STATUS_NAMES.get(status, status)}")
         # A tuple, apart from the user's `queues` dict: the instance holds raw
         # pointers into these, so they live exactly as long as the module.
         self._natives = (slots, qslots, *alive)
@@ -860,6 +950,11 @@ class Module:
     @property
     def functions(self) -> dict[str, FunctionInfo]:
         return {name: f.info for name, f in self._functions.items()}
+
+    def reset_state(self) -> None:
+        """Sets every global back to its initial value (as in a fresh load)."""
+        if self._globals:
+            self._lib.mlvm_instance_reset_state(self._instance)
 
     def __getitem__(self, name: str) -> Function:
         return self._functions[name]

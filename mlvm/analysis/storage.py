@@ -1,8 +1,17 @@
 """Where each SSA value of a function lives, and for how long.
 
 A value's bytes are one of: a caller-owned input, a caller-owned output, a
-compile-time constant, or a buffer in the arena. Views (`reshape`) and ops
-marked in place by `mlvm-inplace` alias an operand's storage.
+compile-time constant, a global's bytes in the instance's state, or a buffer
+in the arena. Views (`reshape`) and ops marked in place by `mlvm-inplace`
+alias an operand's storage.
+
+State is used in place where that cannot change a result: a
+`mlvm.global_load` names the state bytes when no store to that global comes
+while its value is still read, and a value stored to a global is computed
+straight into the global's bytes when nothing reads the old value after it
+is written (an elementwise op may read it at the same element, as in
+`w = w - lr * g`). Functions that suspend copy instead: another call on the
+instance may run while they wait.
 """
 
 from __future__ import annotations
@@ -15,6 +24,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from mlvm.dialect.base import MlvmOp
+from mlvm.dialect.state import GlobalLoadOp, GlobalStoreOp
 
 
 def nbytes(v: SSAValue) -> int:
@@ -37,8 +47,9 @@ def root(v: SSAValue) -> SSAValue:
 
 @dataclass(frozen=True)
 class Storage:
-    kind: str  # "input" | "output" | "data" | "arena"
+    kind: str  # "input" | "output" | "data" | "state" | "arena"
     index: int = -1  # input/output position
+    name: str = ""  # the global, for "state"
 
 
 @dataclass(eq=False)
@@ -57,6 +68,100 @@ class FunctionStorage:
 
     def of(self, v: SSAValue) -> Storage:
         return self.storage[root(v)]
+
+
+def last_reads(ops: list[Operation]) -> dict[SSAValue, int]:
+    """For each storage root, the index of the last op reading it or an alias."""
+    last: dict[SSAValue, int] = {}
+    for i, op in enumerate(ops):
+        for operand in op.operands:
+            last[root(operand)] = i
+    return last
+
+
+def _state_ops(ops: list[Operation]) -> list[tuple[int, GlobalLoadOp | GlobalStoreOp, str]]:
+    return [
+        (i, op, op.global_.string_value())
+        for i, op in enumerate(ops)
+        if isinstance(op, GlobalLoadOp | GlobalStoreOp)
+    ]
+
+
+def state_views(f: func.FuncOp) -> set[SSAValue]:
+    """Results of `mlvm.global_load` that name the state bytes themselves:
+    no store to the global comes while they are read, and the function does
+    not suspend. Depends only on reads (nothing writes over a view)."""
+    ops = list(f.body.block.ops)
+    if any(isinstance(op, MlvmOp) and op.SUSPENDS for op in ops):
+        return set()
+    last = last_reads(ops)
+    accesses = _state_ops(ops)
+    views: set[SSAValue] = set()
+    for i, op, g in accesses:
+        if not isinstance(op, GlobalLoadOp):
+            continue
+        end = last.get(op.result, i)
+        if not any(
+            isinstance(s, GlobalStoreOp) and name == g and i < j < end
+            for j, s, name in accesses
+        ):
+            views.add(op.result)
+    return views
+
+
+def _reads_only_elementwise(op: MlvmOp, view: SSAValue) -> bool:
+    """Whether op may write result 0 over `view`'s bytes while reading them:
+    each of its operands on those bytes is read at the element it writes."""
+    hits = [k for k, v in enumerate(op.operands) if root(v) is view]
+    return bool(hits) and all(op.can_run_inplace(k) for k in hits)
+
+
+def _state_placements(
+    ops: list[Operation], views: set[SSAValue], taken: dict[SSAValue, Storage]
+) -> dict[SSAValue, Storage]:
+    """Values computed straight into the global they are stored to."""
+    if any(isinstance(op, MlvmOp) and op.SUSPENDS for op in ops):
+        return {}
+    index = {op: i for i, op in enumerate(ops)}
+    last = last_reads(ops)
+    accesses = _state_ops(ops)
+    placed: dict[SSAValue, Storage] = {}
+    globals_placed: set[str] = set()
+    for s, store, g in accesses:
+        if not isinstance(store, GlobalStoreOp) or g in globals_placed:
+            continue
+        r = root(store.value)
+        if isinstance(r, BlockArgument) or r in taken or r in placed or r in views:
+            continue
+        owner = r.owner
+        if not isinstance(owner, MlvmOp) or owner.IS_DATA or isinstance(owner, GlobalLoadOp):
+            continue
+        d = index[owner]
+        ok = True
+        for j, other, name in accesses:
+            if name != g or other is store:
+                continue
+            if isinstance(other, GlobalLoadOp):
+                if d < j < s:  # would read the new value before the store
+                    ok = False
+                elif other.result in views and j < d:
+                    end = last.get(other.result, j)
+                    if end > d or (end == d and not (
+                        r is owner.results[0] and _reads_only_elementwise(owner, other.result)
+                    )):
+                        ok = False
+            elif d < j < last.get(r, s):  # another store while r is still read
+                ok = False
+        # Nothing may write over r's bytes (in place) once they are stored.
+        if any(
+            "mlvm.inplace" in op.attributes and root(op.results[0]) is r
+            for op in ops[s + 1 :]
+        ):
+            ok = False
+        if ok:
+            placed[r] = Storage("state", name=g)
+            globals_placed.add(g)
+    return placed
 
 
 def _return_op(f: func.FuncOp) -> func.ReturnOp:
@@ -79,6 +184,14 @@ def analyze(f: func.FuncOp) -> FunctionStorage:
             owner = r.owner
             if isinstance(owner, MlvmOp) and not owner.IS_DATA:
                 storage[r] = Storage("output", j)
+
+    ops = list(block.ops)
+    views = state_views(f)
+    for v in views:
+        owner = v.owner
+        assert isinstance(owner, GlobalLoadOp)
+        storage[v] = Storage("state", name=owner.global_.string_value())
+    storage.update(_state_placements(ops, views, storage))
 
     index: dict[Operation, int] = {op: i for i, op in enumerate(block.ops)}
     intervals: dict[SSAValue, Interval] = {}

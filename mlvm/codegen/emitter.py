@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -19,12 +19,13 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 
 from mlvm.analysis.storage import FunctionStorage, analyze, nbytes, root
-from mlvm.codegen.lowering import C_TYPES, Lowering, StaticTable
+from mlvm.codegen.lowering import C_TYPES, Lowering, StaticTable, state_expr
 from mlvm.codegen.names import NameClash, Symbols, c_comment, c_ident, c_string, unique
 from mlvm.diagnostics import op_error, tensor_bytes
 from mlvm.dialect.base import MlvmOp, elem_name, type_str
 from mlvm.dialect.control import CallCOp, QueueOp
 from mlvm.dialect.ops import ParamOp
+from mlvm.dialect.state import GlobalAccessOp, GlobalOp
 from mlvm.passes.plan_memory import PlanMemoryPass
 
 DTYPE_ENUM = {"f32": "MLVM_F32", "i32": "MLVM_I32"}
@@ -120,7 +121,9 @@ class _Function:
     inputs: list[_Tensor] = field(default_factory=list[_Tensor])
     outputs: list[_Tensor] = field(default_factory=list[_Tensor])
     suspends: bool = False  # has suspension points: body lives in _resume
-    needs_instance: bool = False  # calls imports or uses queues: no one-shot
+    needs_instance: bool = False  # calls imports, uses queues or state
+    uses_state: bool = False  # reads or writes globals: begin checks the state
+    entry_params: list[str] = field(default_factory=list[str])  # of the one-shot
     points: int = 0
     begin_params: list[str] = field(default_factory=list[str])
     call_args: list[str] = field(default_factory=list[str])
@@ -131,6 +134,16 @@ class _Function:
     @property
     def tensors(self) -> list[_Tensor]:
         return self.inputs + self.outputs
+
+    @property
+    def one_shot(self) -> bool:
+        """Has a typed one-shot entry: it cannot wait on imports or queues."""
+        return not (self.needs_instance and self.suspends)
+
+    @property
+    def takes_instance(self) -> bool:
+        """The one-shot entry takes the instance first (for its state)."""
+        return self.uses_state and not self.suspends
 
 
 @dataclass
@@ -147,6 +160,14 @@ class _Queue:
     literal: str
     elem: _Tensor
     type: object
+
+
+@dataclass
+class _Global:
+    tensor: _Tensor
+    offset: int
+    size: int
+    init: str  # C expression of the initial bytes, or NULL for zeros
 
 
 class ModuleEmitter:
@@ -178,6 +199,7 @@ class ModuleEmitter:
         self.symbols = Symbols()
         self.imports: dict[str, _Import] = {}
         self.queues: dict[str, _Queue] = {}
+        self.globals: dict[str, _Global] = {}
 
     # -- imports and queues (the Lowering's Tables) ------------------------
     def import_index(self, op: Operation) -> int:
@@ -219,6 +241,44 @@ class ModuleEmitter:
                 f"{type_str(t)}", self.source,
             )
         return list(self.queues).index(name)
+
+    def global_offset(self, op: Operation) -> int:
+        assert isinstance(op, GlobalAccessOp)
+        return self.globals[op.global_.string_value()].offset
+
+    def _layout_globals(self) -> int:
+        """Each global's offset in the state (64-byte aligned); the state's size."""
+        size = 0
+        for op in self.module.ops:
+            if not isinstance(op, GlobalOp):
+                continue
+            name = op.sym_name.data
+            self._check_string(op, "global", name)
+            t = op.tensor_type()
+            nb = max(tensor_bytes(t), 1)
+            init = "NULL" if op.init is None else f"{self._global_init(op)}.u"
+            cname = f"{self.mod}__g{len(self.globals)}_dims"
+            self.globals[name] = _Global(self._tensor(c_string(name), t, cname), size, nb, init)
+            size += -(-nb // BLOB_ALIGN) * BLOB_ALIGN
+        return size
+
+    def _global_init(self, op: GlobalOp) -> str:
+        assert op.init is not None
+        pname = op.init.data
+        arr = self.params.get(pname)
+        t = op.tensor_type()
+        if arr is None:
+            raise op_error(op, f"parameter '{pname}' (the initial value of @{op.sym_name.data}) "
+                           "is not in the parameter archive", self.source)
+        arr = np.asarray(arr)
+        e = elem_name(t.element_type)
+        assert e is not None
+        if tuple(arr.shape) != tuple(t.get_shape()) or arr.dtype != NP_DTYPES[e]:
+            raise op_error(
+                op, f"parameter '{pname}' is {arr.dtype} {tuple(arr.shape)} in the archive but "
+                f"@{op.sym_name.data} is {type_str(t)}", self.source,
+            )
+        return self._add_data(("param", pname, None), lambda: arr)
 
     def _check_string(self, op: Operation, what: str, name: str) -> None:
         """Names a loader finds by C string: no NUL (it would cut the name short)."""
@@ -267,6 +327,9 @@ class ModuleEmitter:
         else:
             key = op
             get = lambda: op.reference([], self.params)[0]  # noqa: E731
+        return self._add_data(key, get)
+
+    def _add_data(self, key: object, get: Callable[[], np.ndarray]) -> str:
         name = self._data_by_key.get(key)
         if name is None:
             arr = get()
@@ -389,6 +452,7 @@ class ModuleEmitter:
         mlvm_ops = [op for op in block.ops if isinstance(op, MlvmOp)]
         out.suspends = any(op.SUSPENDS for op in mlvm_ops)
         out.needs_instance = any(op.NEEDS_INSTANCE for op in mlvm_ops)
+        out.uses_state = any(op.USES_STATE for op in mlvm_ops)
         out.points = cg.points
         # Inputs and outputs as the call state keeps them.
         typed = out.params[1:]
@@ -396,6 +460,10 @@ class ModuleEmitter:
         out.struct_fields = [f"{p};" for p in typed]
         out.arg_decls = [f"{p} = call->{n}; (void){n};" for p, n in zip(typed, out.arg_names, strict=True)]
         out.call_args = ["arena_", *out.arg_names]
+        out.entry_params = list(out.params)
+        if out.takes_instance:
+            out.entry_params.insert(0, "const mlvm_instance_t *inst")
+            out.call_args.insert(0, "inst")
         out.begin_params = [f"{cname}_call_t *call", "const mlvm_instance_t *inst", *out.params]
         return out
 
@@ -407,6 +475,8 @@ class ModuleEmitter:
             return in_names[st.index]
         if st.kind == "output":
             return f"out{st.index}"
+        if st.kind == "state":
+            return state_expr(ctype, self.globals[st.name].offset)
         owner = r.owner
         assert isinstance(owner, MlvmOp)
         if st.kind == "data":
@@ -421,14 +491,16 @@ class ModuleEmitter:
     def render(self) -> tuple[str, str]:
         funcs = exported_functions(self.module)
         for op in self.module.ops:
-            if not isinstance(op, func.FuncOp):
-                raise op_error(op, "only func.func is allowed at module level", self.source)
+            if not isinstance(op, func.FuncOp | GlobalOp):
+                raise op_error(op, "only func.func and mlvm.global are allowed at module level", self.source)
         mod, owner = self.mod, f"module '{self.mod}'"
         self._claim(
             self.module, owner, f"{mod}_module", f"{mod}_ARENA_BYTES", f"{mod}_NUM_IMPORTS",
             f"{mod}_NUM_QUEUES", f"{mod}__arena", f"{mod}__exports", f"{mod}__imports",
             f"{mod}__queues", f"MLVM_GEN_{mod}_H_", f"{mod}__WEIGHT",
+            f"{mod}_STATE_BYTES", f"{mod}_NUM_GLOBALS", f"{mod}__globals",
         )
+        state_bytes = self._layout_globals()
         functions = [self._function(f) for f in funcs]
         header = self.header
         ctx = dict(
@@ -449,8 +521,10 @@ class ModuleEmitter:
             static_arena=self.static_arena,
             imports=list(self.imports.values()),
             queues=list(self.queues.values()),
+            globals=list(self.globals.values()),
+            state_bytes=state_bytes,
             table_tensors=[t for imp in self.imports.values() for t in imp.args + imp.results]
-            + [q.elem for q in self.queues.values()],
+            + [q.elem for q in self.queues.values()] + [g.tensor for g in self.globals.values()],
         )
         c_text = _env().get_template("module.c.j2").render(**ctx)
         h_text = _env().get_template("module.h.j2").render(**ctx)

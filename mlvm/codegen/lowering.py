@@ -6,6 +6,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 
 from mlvm.dialect.shapes import MAX_RANK, collapse
@@ -22,6 +23,11 @@ def c_float(x: float) -> str:
     if math.isinf(x):
         return "HUGE_VALF" if x > 0 else "(-HUGE_VALF)"
     return f"{float(x).hex()}f" if x != 0 else ("-0.0f" if math.copysign(1, x) < 0 else "0.0f")
+
+
+def state_expr(ctype: str, offset: int) -> str:
+    """A global's bytes, as the C of a function that uses state names them."""
+    return f"(({ctype} *)(state + {offset}))"
 
 
 class StaticTable:
@@ -49,10 +55,11 @@ class StaticTable:
 
 
 class Tables(Protocol):
-    """Module-level tables of imports and queues, filled while lowering."""
+    """Module-level tables of imports, queues and globals, filled while lowering."""
 
     def import_index(self, op: Operation) -> int: ...
     def queue_index(self, op: Operation) -> int: ...
+    def global_offset(self, op: Operation) -> int: ...
 
 
 class Lowering:
@@ -115,9 +122,24 @@ class Lowering:
         assert self._tables is not None
         return self._tables.queue_index(op)
 
+    def state_ptr(self, op: Operation) -> str:
+        """The bytes of the global a mlvm.global_load / global_store names."""
+        from mlvm.dialect.base import elem_name
+
+        assert self._tables is not None
+        v = (op.results or op.operands)[0]
+        assert isinstance(v.type, TensorType)
+        e = elem_name(v.type.element_type)
+        assert e is not None
+        return state_expr(C_TYPES[e], self._tables.global_offset(op))
+
+    def nbytes(self, v: SSAValue) -> int:
+        from mlvm.analysis.storage import nbytes
+
+        return nbytes(v)
+
     def ptr(self, v: SSAValue) -> str:
         return self._ptr(v)
-
 
     def stmt(self, text: str) -> None:
         self.lines.append(text)

@@ -52,8 +52,10 @@ class MlvmOp(IRDLOperation):
     IS_DATA: ClassVar[bool] = False
     # Ops that need a call state (the function becomes begin / resume) ...
     SUSPENDS: ClassVar[bool] = False
-    # ... and ops that also need a module instance (imports, queues).
+    # ... and ops that also need a module instance (imports, queues, state).
     NEEDS_INSTANCE: ClassVar[bool] = False
+    # Ops that read or write the instance's module state (mlvm.global_*).
+    USES_STATE: ClassVar[bool] = False
 
     # -- typing helpers ----------------------------------------------------
     def tensor(self, v: SSAValue, what: str) -> TensorType[Attribute]:

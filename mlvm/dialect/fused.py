@@ -138,8 +138,13 @@ class FusedOp(MlvmOp):
         # Unless the result took over an operand's buffer, nothing else
         # addresses the output's bytes during the loop: say so, so the
         # compiler vectorises without run-time overlap checks.
-        qual = "" if self.alias_operand() is not None else "restrict "
-        lines.append(f"    {_ctype(self.result)} *{qual}out = {cg.ptr(self.result)};")
+        # (In place over an operand, or over a global the loop also reads.)
+        out_ptr = cg.ptr(self.result)
+        shared = self.alias_operand() is not None or any(
+            cg.ptr(v) == out_ptr for v in self.inputs
+        )
+        qual = "" if shared else "restrict "
+        lines.append(f"    {_ctype(self.result)} *{qual}out = {out_ptr};")
         return lines
 
     def _epilogue(

@@ -7,8 +7,8 @@ that operand. The decision is visible in the IR as `mlvm.inplace = k`; the
 storage analysis then treats the result as an alias of the operand, so the
 memory planner gives both one buffer.
 
-Operands that are function inputs, constants or parameters are never
-overwritten; neither is a value that is (or aliases) a returned result,
+Operands that are function inputs, constants, parameters or globals read
+in place (see `mlvm.analysis.storage.state_views`) are never overwritten; neither is a value that is (or aliases) a returned result,
 since it is read by the return.
 """
 
@@ -22,26 +22,33 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from mlvm.analysis.storage import root
+from mlvm.analysis.storage import last_reads, root, state_views
 from mlvm.dialect.base import MlvmOp
+from mlvm.dialect.state import GlobalLoadOp, GlobalStoreOp
 
 
-def _last_reads(block_ops: list[Operation]) -> dict[SSAValue, int]:
-    """For each storage root, the index of the last op reading it or an alias."""
-    last: dict[SSAValue, int] = {}
-    for i, op in enumerate(block_ops):
-        for operand in op.operands:
-            last[root(operand)] = i
-    return last
-
-
-def _writable(v: SSAValue) -> bool:
-    """Whether v's bytes belong to the function (not an input or constant data)."""
+def _writable(v: SSAValue, views: set[SSAValue]) -> bool:
+    """Whether v's bytes belong to the function (not an input, constant data
+    or a global's bytes read in place)."""
     r = root(v)
-    if isinstance(r, BlockArgument):
+    if isinstance(r, BlockArgument) or r in views:
         return False
     owner = r.owner
     return isinstance(owner, MlvmOp) and not owner.IS_DATA
+
+
+def _updates_global(op: MlvmOp, views: set[SSAValue]) -> bool:
+    """Whether op computes a global's next value from the global read in
+    place (`w - lr * g` stored to @w): it is best computed straight into the
+    global's bytes, not over another operand."""
+    if len(op.results) != 1:
+        return False
+    targets = {u.operation.global_.string_value() for u in op.results[0].uses
+               if isinstance(u.operation, GlobalStoreOp)}
+    return any(
+        isinstance(v.owner, GlobalLoadOp) and v.owner.global_.string_value() in targets
+        for v in (root(x) for x in op.operands) if v in views
+    )
 
 
 @dataclass(frozen=True)
@@ -55,14 +62,24 @@ class InplacePass(ModulePass):
 
     def _run(self, f: func.FuncOp) -> None:
         ops = list(f.body.block.ops)
+        views = state_views(f)
+        # Bytes already stored to a global stay as stored: then the value can
+        # be computed straight into the global (see analysis.storage).
+        stored: set[SSAValue] = set()
         for i, op in enumerate(ops):
+            if isinstance(op, GlobalStoreOp):
+                stored.add(root(op.value))
             if not isinstance(op, MlvmOp) or op.alias_operand() is not None:
                 continue
+            if _updates_global(op, views):
+                continue  # its own buffer: the global's bytes (see analysis.storage)
             for k, operand in enumerate(op.operands):
-                if not op.can_run_inplace(k) or not _writable(operand):
+                if not op.can_run_inplace(k) or not _writable(operand, views):
+                    continue
+                if root(operand) in stored:
                     continue
                 # Recomputed per candidate: earlier decisions extend lifetimes.
-                if _last_reads(ops).get(root(operand)) != i:
+                if last_reads(ops).get(root(operand)) != i:
                     continue
                 op.attributes["mlvm.inplace"] = IntegerAttr(k, i64)
                 break

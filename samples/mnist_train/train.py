@@ -2,11 +2,14 @@
 
     python samples/mnist_train/train.py [--steps N] [--seed S] [--log-every K]
 
-`train_step.mlir` holds one whole SGD step (forward, hand-written backward,
-update) and a `predict` function; `mlvm.compile` turns both into C, and this
-script only feeds batches and carries the parameters from one step to the
-next. `numpy_step` is the same step in plain numpy, the oracle the compiled
-step is checked against.
+`train_step.mlir` holds the whole training step (forward, hand-written
+backward, update) twice. `@sgd_step` keeps the weights and the momentum
+velocities in the module (module state, `mlvm.global`): this script feeds it
+batches and reads back one loss per step, and `@classify` predicts with the
+trained weights. `@train_step` / `@predict` are the same model without
+state, the parameters sent in and returned on every call (plain SGD); the
+script times both. `numpy_step` / `numpy_momentum_step` are the steps in
+plain numpy, the oracles the compiled steps are checked against.
 
 The digits ship with scikit-learn (1797 images, 64 pixels with values 0..16),
 so nothing is downloaded. Pixels are scaled to [0, 1].
@@ -35,8 +38,15 @@ CLASSES = 10
 BATCH = 32
 #: Rows of one @predict call; longer inputs are evaluated in chunks.
 PREDICT_ROWS = 128
-#: The learning rate baked into train_step.mlir (%lr); numpy_step uses the same.
+#: The learning rate baked into @train_step (%lr); numpy_step uses the same.
 LEARNING_RATE = np.float32(0.5)
+#: @sgd_step's hyper-parameters: lr * 1 / (1 - momentum) = @train_step's rate.
+MOMENTUM_LR = np.float32(0.05)
+MOMENTUM = np.float32(0.9)
+#: The module's globals: the parameters (initialised from the archive's
+#: arrays of the same names) and their velocities (zeros).
+PARAM_NAMES = ("w1", "b1", "w2", "b2")
+VELOCITY_NAMES = tuple(f"v_{n}" for n in PARAM_NAMES)
 
 #: 40 epochs of the 1437 training images (44 full batches each).
 DEFAULT_STEPS = 1760
@@ -116,8 +126,9 @@ def batches(data: Digits, seed: int = DEFAULT_SEED) -> Iterator[tuple[np.ndarray
 # --------------------------------------------------------------------------
 
 
-def numpy_step(params: Params, x: np.ndarray, y: np.ndarray) -> tuple[Params, float]:
-    """@train_step in plain float32 numpy, operation for operation."""
+def numpy_grads(params: Params, x: np.ndarray, y: np.ndarray) -> tuple[Params, float]:
+    """The gradients of the mean loss (dw1, db1, dw2, db2) and the loss, in
+    plain float32 numpy, operation for operation as train_step.mlir."""
     w1, b1, w2, b2 = params
     # Forward.
     z1 = x @ w1 + b1
@@ -136,12 +147,25 @@ def numpy_step(params: Params, x: np.ndarray, y: np.ndarray) -> tuple[Params, fl
     dz1 = dh1 * (z1 > 0).astype(np.float32)
     dw1 = x.T @ dz1
     db1 = dz1.sum(axis=0)
-    # SGD update.
-    new = tuple(
-        (p - LEARNING_RATE * g).astype(np.float32)
-        for p, g in zip(params, (dw1, db1, dw2, db2))
-    )
-    return (new[0], new[1], new[2], new[3]), float(loss)
+    return (dw1, db1, dw2, db2), float(loss)
+
+
+def numpy_step(params: Params, x: np.ndarray, y: np.ndarray) -> tuple[Params, float]:
+    """@train_step in plain float32 numpy: plain SGD."""
+    grads, loss = numpy_grads(params, x, y)
+    new = [(p - LEARNING_RATE * g).astype(np.float32) for p, g in zip(params, grads)]
+    return (new[0], new[1], new[2], new[3]), loss
+
+
+def numpy_momentum_step(
+    params: Params, velocities: Params, x: np.ndarray, y: np.ndarray,
+    lr: np.float32 = MOMENTUM_LR, mu: np.float32 = MOMENTUM,
+) -> tuple[Params, Params, float]:
+    """@sgd_step in numpy: (new params, new velocities, loss)."""
+    grads, loss = numpy_grads(params, x, y)
+    vel = [(v * mu + g).astype(np.float32) for v, g in zip(velocities, grads)]
+    new = [(p - v * lr).astype(np.float32) for p, v in zip(params, vel)]
+    return (new[0], new[1], new[2], new[3]), (vel[0], vel[1], vel[2], vel[3]), loss
 
 
 def numpy_predict(params: Params, x: np.ndarray) -> np.ndarray:
@@ -156,9 +180,51 @@ def numpy_predict(params: Params, x: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------
 
 
-def compile_module() -> mlvm.Module:
-    """train_step.mlir built (or taken from mlvm's cache) and loaded."""
-    return mlvm.compile(MLIR)
+def init_archive(seed: int = DEFAULT_SEED) -> dict[str, np.ndarray]:
+    """The parameter archive the module's weights start from."""
+    return dict(zip(PARAM_NAMES, init_params(seed)))
+
+
+def compile_module(seed: int = DEFAULT_SEED) -> mlvm.Module:
+    """train_step.mlir built (or taken from mlvm's cache) and loaded, its
+    state holding `init_params(seed)`."""
+    return mlvm.compile(MLIR, params=init_archive(seed))
+
+
+def set_params(module: mlvm.Module, params: Params) -> None:
+    """Puts `params` into the module's state and zeroes the velocities."""
+    for name, p in zip(PARAM_NAMES, params):
+        module.state[name] = p
+    for name in VELOCITY_NAMES:
+        module.state[name] = np.zeros(module.state.specs[name].shape, np.float32)
+
+
+def get_params(module: mlvm.Module) -> Params:
+    w1, b1, w2, b2 = (module.state[n] for n in PARAM_NAMES)
+    return w1, b1, w2, b2
+
+
+def state_losses(
+    module: mlvm.Module, data: Digits, steps: int, seed: int = DEFAULT_SEED,
+    lr: np.float32 = MOMENTUM_LR, mu: np.float32 = MOMENTUM,
+    log: Callable[[int, float], None] | None = None,
+) -> list[float]:
+    """`steps` calls of @sgd_step from the module's current state; the losses."""
+    lr_a, mu_a = np.array(lr, np.float32), np.array(mu, np.float32)
+    step = module.sgd_step
+    losses: list[float] = []
+    stream = batches(data, seed)
+    for i in range(steps):
+        x, y = next(stream)
+        losses.append(float(step(x, y, lr_a, mu_a)))
+        if log is not None:
+            log(i, losses[-1])
+    return losses
+
+
+def classify(module: mlvm.Module, x: np.ndarray) -> np.ndarray:
+    """compiled_predict with @classify: the module's own weights."""
+    return _in_chunks(lambda chunk: module.classify(chunk), x)
 
 
 def compiled_step(module: mlvm.Module) -> StepFn:
@@ -178,13 +244,17 @@ def compiled_predict(module: mlvm.Module, params: Params, x: np.ndarray) -> np.n
     the last chunk is padded with zero rows whose predictions are dropped.
     This works for a test split of any size (360 rows here: 3 calls).
     """
+    return _in_chunks(lambda chunk: module.predict(*params, chunk), x)
+
+
+def _in_chunks(predict: Callable[[np.ndarray], np.ndarray], x: np.ndarray) -> np.ndarray:
     out: list[np.ndarray] = []
     for start in range(0, len(x), PREDICT_ROWS):
         chunk = x[start : start + PREDICT_ROWS]
         rows = len(chunk)
         padded = np.zeros((PREDICT_ROWS, FEATURES), np.float32)
         padded[:rows] = chunk
-        out.append(module.predict(*params, padded)[:rows])
+        out.append(predict(padded)[:rows])
     return np.concatenate(out) if out else np.zeros(0, np.int32)
 
 
@@ -215,20 +285,44 @@ def train(
     seed: int = DEFAULT_SEED,
     module: mlvm.Module | None = None,
     log: Callable[[int, float], None] | None = None,
+    round_trip: bool = False,
 ) -> tuple[list[float], float]:
-    """Train from a seeded init with the compiled step; (losses, test accuracy).
+    """Train from a seeded init; (losses, test accuracy).
 
+    By default with @sgd_step (weights and momentum in the module); with
+    `round_trip`, with @train_step (plain SGD, parameters through numpy).
     `module` is a loaded train_step.mlir (compiled here when omitted); `log`
     is called with (step index, loss) after every step.
     """
-    module = module or compile_module()
+    module = module or compile_module(seed)
     data = load_digits(seed)
-    params, losses = run_steps(
-        compiled_step(module), init_params(seed), data, steps, seed, log
-    )
-    predicted = compiled_predict(module, params, data.x_test)
+    if round_trip:
+        params, losses = run_steps(
+            compiled_step(module), init_params(seed), data, steps, seed, log
+        )
+        predicted = compiled_predict(module, params, data.x_test)
+    else:
+        set_params(module, init_params(seed))
+        losses = state_losses(module, data, steps, seed, log=log)
+        predicted = classify(module, data.x_test)
     accuracy = float(np.mean(predicted == data.labels_test))
     return losses, accuracy
+
+
+def steps_per_second(module: mlvm.Module, steps: int = 400, seed: int = DEFAULT_SEED) -> tuple[float, float]:
+    """(round trip, state) steps per second of the same update (plain SGD:
+    @sgd_step with momentum 0), on the same batches, measured alternately."""
+    data = load_digits(seed)
+    best = [0.0, 0.0]
+    for _ in range(3):
+        t0 = time.perf_counter()
+        run_steps(compiled_step(module), init_params(seed), data, steps, seed)
+        t1 = time.perf_counter()
+        set_params(module, init_params(seed))
+        state_losses(module, data, steps, seed, lr=LEARNING_RATE, mu=np.float32(0))
+        t2 = time.perf_counter()
+        best = [max(best[0], steps / (t1 - t0)), max(best[1], steps / (t2 - t1))]
+    return best[0], best[1]
 
 
 def compare_with_numpy(
@@ -253,7 +347,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     t0 = time.perf_counter()
-    module = compile_module()
+    module = compile_module(args.seed)
     print(f"compiled {MLIR.name}: {sorted(module.functions)} ({time.perf_counter() - t0:.1f} s)")
 
     l_c, l_n, p_diff = compare_with_numpy(module, 10, args.seed)
@@ -262,6 +356,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"numpy check, first 10 steps: max |loss diff| {loss_diff:.1e}, "
         f"max |param diff| {p_diff:.1e}"
     )
+    data = load_digits(args.seed)
+    set_params(module, init_params(args.seed))
+    l_s = state_losses(module, data, 10, args.seed, lr=LEARNING_RATE, mu=np.float32(0))
+    print(
+        "state vs round trip (momentum 0), first 10 steps: max |loss diff| "
+        f"{max(abs(a - b) for a, b in zip(l_s, l_c)):.1e}"
+    )
+    rt, st = steps_per_second(module)
+    print(f"steps/s at batch {BATCH}: round trip {rt:.0f}, state in the module {st:.0f} ({st / rt:.1f}x)")
 
     # Single-batch losses are noisy: print the mean over each window of steps.
     window: list[float] = []
@@ -276,8 +379,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     _, accuracy = train(args.steps, seed=args.seed, module=module, log=log)
     seconds = time.perf_counter() - t0
     print(
-        f"trained {args.steps} steps of batch {BATCH} in {seconds:.2f} s; "
-        f"test accuracy {accuracy:.4f}"
+        f"trained {args.steps} steps of batch {BATCH} (momentum {MOMENTUM:g}, lr {MOMENTUM_LR:g}) "
+        f"in {seconds:.2f} s; test accuracy {accuracy:.4f}"
     )
     return 0
 

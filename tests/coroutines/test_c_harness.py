@@ -6,24 +6,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mlvm.codegen.cc import INCLUDE_DIR, RUNTIME_DIR, runtime_sources
+from mlvm.codegen.cc import INCLUDE_DIR, RUNTIME_DIR
 
 HERE = Path(__file__).parent
-SANITIZE = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=all"]
+sys.path.insert(0, str(HERE.parent))
+from c_build import sanitized_harness  # noqa: E402
 
 
 def test_c_harness(tmp_path: Path) -> None:
-    aot = Path(sys.executable).parent / "mlvm-aot"
-    res = subprocess.run([str(aot), "compile", str(HERE / "model.mlir"), "-o", str(tmp_path / "model.c")],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    exe = tmp_path / "harness"
-    subprocess.run(
-        ["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-g", "-O1", *SANITIZE,
-         "-I", str(INCLUDE_DIR), "-I", str(tmp_path), str(HERE / "harness.c"),
-         str(tmp_path / "model.c"), *map(str, runtime_sources()), "-lm", "-o", str(exe)],
-        check=True,
-    )
+    exe = sanitized_harness(HERE / "harness.c", HERE / "model.mlir", tmp_path)
     run = subprocess.run([str(exe)], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
     last = run.stdout.strip().splitlines()[-1]

@@ -15,6 +15,7 @@ import pytest
 
 import mlvm
 from mlvm import reference
+from mlvm.dialect.state import state_key
 from mlvm.pipeline import CompileOptions, parse_file
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,19 +42,36 @@ def train_case() -> tuple[Path, dict[str, np.ndarray], str, list[np.ndarray]]:
     ]
     x = rng.uniform(0, 1, (32, 64)).astype(np.float32)
     y = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 32)]
-    return ROOT / "samples/mnist_train/train_step.mlir", {}, "train_step", [*params, x, y]
+    archive = dict(zip(("w1", "b1", "w2", "b2"), params))
+    return ROOT / "samples/mnist_train/train_step.mlir", archive, "train_step", [*params, x, y]
 
 
-@pytest.mark.parametrize("case", [mlp_case, train_case], ids=("mlp", "train_step"))
+def sgd_case() -> tuple[Path, dict[str, np.ndarray], str, list[np.ndarray]]:
+    """The step with its weights and velocities in the module state."""
+    path, archive, _, inputs = train_case()
+    lr, mu = np.array(0.05, np.float32), np.array(0.9, np.float32)
+    return path, archive, "sgd_step", [*inputs[4:], lr, mu]
+
+
+@pytest.mark.parametrize("case", [mlp_case, train_case, sgd_case], ids=("mlp", "train_step", "sgd_step"))
 def test_sample_under_every_combination(case: object) -> None:
     path, params, fn, inputs = case()  # type: ignore[operator]
     module, _ = parse_file(path)
-    want = reference.run(module, fn, inputs, params)
+    # Twice: the second call starts from the state the first one left.
+    ref_state = dict(params)
+    want = reference.run(module, fn, inputs, ref_state)
+    want = reference.run(module, fn, inputs, ref_state)
+    want += [ref_state[k] for k in sorted(ref_state) if k.startswith(state_key(""))]
     outs = {}
     for canon, fuse, inplace in COMBOS:
         opts = CompileOptions(canonicalize=canon, fuse=fuse, inplace=inplace)
-        got = mlvm.compile(path, params=params, options=opts)[fn](*inputs)
+        m = mlvm.compile(path, params=params, options=opts)
+        m.reset_state()
+        m[fn](*inputs)
+        got = m[fn](*inputs)
         got = list(got) if isinstance(got, tuple) else [got]
+        got += [m.state[k.removeprefix(state_key(""))] for k in sorted(ref_state)
+                if k.startswith(state_key(""))]
         for g, w in zip(got, want, strict=True):
             np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5, err_msg=str((canon, fuse, inplace)))
         outs[(canon, fuse, inplace)] = got

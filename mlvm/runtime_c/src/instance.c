@@ -57,6 +57,7 @@ mlvm_status_t mlvm_instance_init(mlvm_instance_t *inst, const mlvm_module_t *mod
     inst->module = module;
     inst->imports = import_slots;
     inst->queues = queue_slots;
+    inst->state = NULL;
     for (i = 0; i < module->num_imports; ++i) {
         const char *name = module->imports[i].name;
         import_slots[i] = NULL;
@@ -82,4 +83,63 @@ mlvm_status_t mlvm_instance_init(mlvm_instance_t *inst, const mlvm_module_t *mod
         }
     }
     return MLVM_OK;
+}
+
+/* Every global inside the state, sized as its tensor: the descriptor is
+ * checked once, where the state is bound, not on every call. */
+static int globals_ok(const mlvm_module_t *m)
+{
+    int32_t i;
+    if (m->num_globals < 0 || (m->num_globals > 0 && m->globals == NULL))
+        return 0;
+    for (i = 0; i < m->num_globals; ++i) {
+        const mlvm_global_desc_t *g = &m->globals[i];
+        const size_t n = tensor_bytes(&g->tensor);
+        if (n == SIZE_MAX || g->bytes < n || g->offset % MLVM_ARENA_ALIGN != 0
+            || g->offset > m->state_bytes || g->bytes > m->state_bytes - g->offset)
+            return 0;
+    }
+    return 1;
+}
+
+mlvm_status_t mlvm_instance_reset_state(mlvm_instance_t *inst)
+{
+    const mlvm_module_t *m;
+    int32_t i;
+    if (inst == NULL || inst->module == NULL || inst->state == NULL)
+        return MLVM_ERR_INVALID;
+    m = inst->module;
+    for (i = 0; i < m->num_globals; ++i) {
+        const mlvm_global_desc_t *g = &m->globals[i];
+        if (g->init != NULL)
+            memcpy(inst->state + g->offset, g->init, g->bytes);
+        else
+            memset(inst->state + g->offset, 0, g->bytes);
+    }
+    return MLVM_OK;
+}
+
+mlvm_status_t mlvm_instance_bind_state(mlvm_instance_t *inst, void *state, size_t bytes)
+{
+    if (inst == NULL || inst->module == NULL || state == NULL)
+        return MLVM_ERR_INVALID;
+    if ((uintptr_t)state % MLVM_ARENA_ALIGN != 0 || !globals_ok(inst->module))
+        return MLVM_ERR_INVALID;
+    if (bytes < inst->module->state_bytes)
+        return MLVM_ERR_SHAPE;
+    inst->state = (unsigned char *)state;
+    return mlvm_instance_reset_state(inst);
+}
+
+const mlvm_global_desc_t *mlvm_module_find_global(const mlvm_module_t *module,
+                                                  const char *name)
+{
+    int32_t i;
+    if (module == NULL || name == NULL)
+        return NULL;
+    for (i = 0; i < module->num_globals; ++i)
+        if (module->globals[i].tensor.name != NULL
+            && strcmp(module->globals[i].tensor.name, name) == 0)
+            return &module->globals[i];
+    return NULL;
 }

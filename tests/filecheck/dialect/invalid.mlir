@@ -154,3 +154,22 @@ func.func @f(%a: tensor<?x4xf32>) -> tensor<?x4xf32> {
   func.return %0 : tensor<?x4xf32>
 }
 // CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.neg: operand tensor<?x4xf32> must have a static shape
+
+// -----
+"mlvm.global"() <{sym_name = "g", type = tensor<4xf32>}> : () -> ()
+func.func @f() -> tensor<5xf32> {
+  %0 = "mlvm.global_load"() <{global = @g}> : () -> tensor<5xf32>
+  func.return %0 : tensor<5xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.global_load: @g is tensor<4xf32>, but the op's value is tensor<5xf32>
+
+// -----
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  "mlvm.global_store"(%a) <{global = @f}> : (tensor<4xf32>) -> ()
+  func.return %a : tensor<4xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.global_store: @f is not an mlvm.global of this module
+
+// -----
+"mlvm.global"() <{sym_name = "g", type = tensor<?xf32>}> : () -> ()
+// CHECK: invalid.mlir:{{[0-9]+}}:1: error: mlvm.global: @g has type tensor<?xf32>; a global needs a static shape of rank <= 8

@@ -78,3 +78,29 @@ func.func @broadcast_dies(%x: tensor<4x8xf32>, %b: tensor<4x1xf32>) -> (tensor<4
   %3 = "mlvm.mul"(%0, %x) : (tensor<4x1xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
   func.return %2, %3 : tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+// Globals: a loaded value that names the global's bytes is never written
+// over; an update of a global from its own value keeps its own buffer (it
+// goes straight into the global); a value already stored is not
+// overwritten. A copied load (stored while still read) is an arena buffer.
+// CHECK-LABEL: func.func @state
+// CHECK: %0 = "mlvm.exp"(%w) : (tensor<8xf32>)
+// CHECK: %1 = "mlvm.mul"(%0, %g) {mlvm.inplace = 0 : i64}
+// CHECK: %2 = "mlvm.sub"(%w, %1) : (tensor<8xf32>, tensor<8xf32>)
+// CHECK: %3 = "mlvm.neg"(%2) : (tensor<8xf32>)
+// CHECK: %4 = "mlvm.neg"(%v) {mlvm.inplace = 0 : i64}
+"mlvm.global"() <{sym_name = "w", type = tensor<8xf32>}> : () -> ()
+"mlvm.global"() <{sym_name = "v", type = tensor<8xf32>}> : () -> ()
+func.func @state(%g: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %w = "mlvm.global_load"() <{global = @w}> : () -> tensor<8xf32>
+  %0 = "mlvm.exp"(%w) : (tensor<8xf32>) -> tensor<8xf32>
+  %1 = "mlvm.mul"(%0, %g) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %2 = "mlvm.sub"(%w, %1) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  "mlvm.global_store"(%2) <{global = @w}> : (tensor<8xf32>) -> ()
+  %3 = "mlvm.neg"(%2) : (tensor<8xf32>) -> tensor<8xf32>
+  %v = "mlvm.global_load"() <{global = @v}> : () -> tensor<8xf32>
+  "mlvm.global_store"(%g) <{global = @v}> : (tensor<8xf32>) -> ()
+  %4 = "mlvm.neg"(%v) : (tensor<8xf32>) -> tensor<8xf32>
+  func.return %3, %4 : tensor<8xf32>, tensor<8xf32>
+}

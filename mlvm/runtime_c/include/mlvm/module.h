@@ -9,7 +9,7 @@
 #include "mlvm/status.h"
 
 #define MLVM_MODULE_MAGIC 0x4D4C564Du /* "MLVM" */
-#define MLVM_ABI_VERSION 2u
+#define MLVM_ABI_VERSION 3u
 #define MLVM_ARENA_ALIGN 64u          /* arenas must be aligned to this */
 
 /* Alignment of statically allocated arenas. */
@@ -75,9 +75,9 @@ typedef struct mlvm_export {
     mlvm_begin_fn begin;     /* begin / resume: suspendable calls */
     mlvm_resume_fn resume;
     int32_t suspends;        /* 1 when the function has suspension points */
-    int32_t pad_;
-    /* The typed one-shot entry itself (arena, inputs..., outputs...), cast
-     * to a generic function pointer; NULL when there is none. */
+    int32_t takes_instance;  /* 1 when `direct` takes the instance first (state) */
+    /* The typed one-shot entry itself ([inst,] arena, inputs..., outputs...),
+     * cast to a generic function pointer; NULL when there is none. */
     void (*direct)(void);
 } mlvm_export_t;
 
@@ -96,6 +96,16 @@ typedef struct mlvm_queue_desc {
     mlvm_tensor_desc_t elem;
 } mlvm_queue_desc_t;
 
+/* A tensor of module state (mlvm.global): its bytes are at `offset` in the
+ * instance's state (a multiple of MLVM_ARENA_ALIGN); a fresh or reset state
+ * holds `init` there (`bytes` bytes), or zeros when init is NULL. */
+typedef struct mlvm_global_desc {
+    mlvm_tensor_desc_t tensor; /* tensor.name is the global's symbol */
+    size_t offset;
+    size_t bytes;
+    const void *init;
+} mlvm_global_desc_t;
+
 typedef struct mlvm_module {
     uint32_t magic;          /* MLVM_MODULE_MAGIC */
     uint32_t abi_version;    /* MLVM_ABI_VERSION */
@@ -106,8 +116,10 @@ typedef struct mlvm_module {
     const mlvm_import_desc_t *imports;
     size_t arena_bytes;      /* the largest arena any export needs */
     int32_t num_queues;
-    int32_t pad_;
+    int32_t num_globals;
     const mlvm_queue_desc_t *queues;
+    size_t state_bytes;      /* storage an instance needs for the globals */
+    const mlvm_global_desc_t *globals;
 } mlvm_module_t;
 
 #endif /* MLVM_MODULE_H_ */

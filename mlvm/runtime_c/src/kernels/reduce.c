@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "iter.h"
+#include "mlvm/vmath.h"
 
 #define MLVM_SUM_LANES 8
 
@@ -117,17 +118,29 @@ void mlvm_argmax_f32(size_t outer, size_t n, size_t inner, const float *in,
 void mlvm_softmax_xent_f32(size_t rows, size_t cols, const float *labels,
                            const float *logits, float *loss, float *grad)
 {
-    size_t r, c;
+    const size_t n = rows * cols;
+    size_t r, c, i;
+    /* Rows are short (one per class): shift each by its max into grad, keep
+     * the max in loss[r], then take every exponential in one flat vector
+     * loop, and finish row by row (sums in order). */
+    for (r = 0; r < rows; ++r) {
+        const float *x = logits + r * cols;
+        float *g = grad + r * cols;
+        const float mx = row_max((mlvm_index_t)cols, x, -HUGE_VALF);
+        for (c = 0; c < cols; ++c)
+            g[c] = x[c] - mx;
+        loss[r] = mx;
+    }
+    for (i = 0; i < n; ++i)
+        grad[i] = mlvm_expf(grad[i]);
     for (r = 0; r < rows; ++r) {
         const float *x = logits + r * cols;
         const float *y = labels + r * cols;
         float *g = grad + r * cols;
-        float mx = row_max((mlvm_index_t)cols, x, -HUGE_VALF);
+        const float mx = loss[r];
         float s = 0.0f, l = 0.0f, lse;
-        for (c = 0; c < cols; ++c) {
-            g[c] = expf(x[c] - mx);
+        for (c = 0; c < cols; ++c)
             s += g[c];
-        }
         lse = logf(s);
         for (c = 0; c < cols; ++c) {
             l -= y[c] * (x[c] - mx - lse);

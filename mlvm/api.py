@@ -101,8 +101,12 @@ def load(
     queue_capacity: int = 16,
     *,
     max_bytes: int = 1 << 40,
+    params: str | Path | None = None,
 ) -> Module:
     """Load a .so built by `mlvm-aot build` (or `mlvm.compile`), binding its
     native imports to Python callables and giving each queue a capacity;
-    descriptors declaring buffers over `max_bytes` are refused."""
-    return Module(path, imports, queue_capacity, max_bytes=max_bytes)
+    descriptors declaring buffers over `max_bytes` are refused. `params` is
+    the parameter file (.mlvmp) of a module built with `--external-params`:
+    mapped read-only and checked whole (size, version, checksum, each
+    weight's dtype and shape) before any call."""
+    return Module(path, imports, queue_capacity, max_bytes=max_bytes, params=params)

@@ -64,6 +64,9 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
         p.add_argument("-v", "--verbose", action="store_true",
                        help="print every stage with its time, even when piped")
         p.add_argument("--params", help="parameter archive (.npz) for mlvm.param")
+        p.add_argument("--external-params", metavar="OUT.mlvmp",
+                       help="write the weights to this parameter file instead of the code "
+                       "(bound to the instance at run time)")
         p.add_argument("--alignment", type=int, default=64, help="arena buffer alignment")
         p.add_argument(
             "--max-bytes", type=int, default=MAX_TENSOR_BYTES, metavar="N",
@@ -130,13 +133,15 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
         if args.cmd == "compile":
             if out.suffix != ".c":
                 raise MlvmError(f"{out}: error: the output of compile must end in .c")
-            write_c(args.input, out, args.params, options, **reports)
+            write_c(args.input, out, args.params, options, **reports,
+                    external_params=args.external_params)
         else:
             if out.suffix != ".so":
                 raise MlvmError(f"{out}: error: the output of build must end in .so")
             with tempfile.TemporaryDirectory() as tmp:
                 c_path = (out if args.keep_c else Path(tmp) / out.name).with_suffix(".c")
-                write_c(args.input, c_path, args.params, options, **reports, blob=True)
+                write_c(args.input, c_path, args.params, options, **reports, blob=True,
+                        external_params=args.external_params)
                 build_shared(c_path, out, on_runtime_build=progress.note, asm=blob_paths(c_path)[1])
                 progress.stage("cc")
     except MlvmError as e:

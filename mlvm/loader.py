@@ -8,6 +8,8 @@ boundary, so the generated code can run unchecked.
 from __future__ import annotations
 
 import math
+import mmap
+import os
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
@@ -65,6 +67,7 @@ typedef struct {
     int32_t num_queues; int32_t num_globals;
     const mlvm_queue_desc_t *queues;
     size_t state_bytes; const mlvm_global_desc_t *globals;
+    int32_t num_params; int32_t pad_; const mlvm_tensor_desc_t *params;
 } mlvm_module_t;
 typedef int (*mlvm_native_fn)(void *user, void *const *args, void *const *results);
 typedef struct { const char *name; mlvm_native_fn fn; void *user; } mlvm_native_t;
@@ -74,8 +77,10 @@ typedef struct {
 } mlvm_queue_t;
 typedef struct {
     const mlvm_module_t *module; const mlvm_native_t *const *imports; mlvm_queue_t *const *queues;
-    unsigned char *state;
+    unsigned char *state; const void *const *params;
 } mlvm_instance_t;
+int mlvm_instance_bind_params(mlvm_instance_t *inst, const void *blob, size_t blob_bytes,
+                              const void **slots, const char **what);
 int mlvm_instance_bind_state(mlvm_instance_t *inst, void *state, size_t bytes);
 int mlvm_instance_reset_state(mlvm_instance_t *inst);
 const mlvm_module_t *mlvm_so_module(void);
@@ -774,6 +779,7 @@ class Module:
         *,
         max_bytes: int = MAX_BYTES,
         origin: str | None = None,
+        params: str | Path | None = None,
     ) -> None:
         self.path = Path(path)
         # What messages name once the file is open: the user's model when the
@@ -814,6 +820,7 @@ class Module:
             _unique([f.info.name for f in functions], "export")
             self._bind(imports if imports is not None else {}, queue_capacity)
             self.state = State(self)
+            self._bind_params(params)
         except DescriptorError as e:
             raise ValueError(f"{self.path}: damaged module descriptor: {e}") from None
         self._functions = {f.info.name: f for f in functions}
@@ -908,6 +915,41 @@ class Module:
         # pointers into these, so they live exactly as long as the module.
         self._natives = (slots, qslots, *alive)
 
+    def _bind_params(self, path: str | Path | None) -> None:
+        """Maps the parameter file of a module built with external
+        parameters (read-only, shared with other processes) and binds it; the
+        runtime checks it whole before anything reads a weight."""
+        desc = self._desc
+        if desc.num_params == 0:
+            if path is not None:
+                raise ValueError(f"{self._where}: the module keeps its weights in its code; "
+                                 f"it takes no parameter file ({path})")
+            return
+        if path is None:
+            raise ValueError(f"{self._where}: built with external parameters: pass "
+                             "params='weights.mlvmp' (written by --external-params)")
+        p = Path(path)
+        try:
+            with p.open("rb") as f:
+                size = os.fstat(f.fileno()).st_size
+                mapped = mmap.mmap(f.fileno(), size, access=mmap.ACCESS_READ) if size else b""
+        except OSError as e:
+            raise ValueError(f"{p}: cannot read the parameter file: {e.strerror or e}") from None
+        slots = _ffi.new("const void *[]", int(desc.num_params))
+        what = _ffi.new("const char **")
+        # mmap's pages are aligned; from_buffer of a read-only map needs the flag.
+        buf = _ffi.from_buffer("char[]", mapped, require_writable=False) if size else _ffi.NULL
+        status = self._lib.mlvm_instance_bind_params(self._instance, buf, size, slots, what)
+        if status != OK:
+            culprit = _ffi.string(what[0], MAX_NAME).decode("utf-8", "replace") if what[0] != _ffi.NULL else "?"
+            why = {
+                -1: f"damaged or not a parameter file (bad {culprit})",
+                -5: f"has no weight {culprit!r} the module needs",
+                -2: f"weight {culprit!r} has another dtype or shape than the module's",
+            }.get(status, STATUS_NAMES.get(status, str(status)))
+            raise ValueError(f"{p}: {why}")
+        self._params = (mapped, buf, slots)
+
     def _callback(
         self,
         name: str,
@@ -978,5 +1020,8 @@ def load(
     queue_capacity: int = 16,
     *,
     max_bytes: int = MAX_BYTES,
+    params: str | Path | None = None,
 ) -> Module:
-    return Module(path, imports, queue_capacity, max_bytes=max_bytes)
+    """Loads a module built by `mlvm-aot build` (or `mlvm.compile`); `params`
+    is the parameter file of a module built with `--external-params`."""
+    return Module(path, imports, queue_capacity, max_bytes=max_bytes, params=params)

@@ -20,7 +20,8 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from mlvm.analysis.memory_report import module_report, summary_lines, write_plot
-from mlvm.codegen.emitter import blob_names, emit_c
+from mlvm.codegen.emitter import EmittedC, blob_names, emit_c
+from mlvm.codegen.params_file import write_params_file
 from mlvm.codegen.names import c_comment, c_ident
 from mlvm.diagnostics import (
     MAX_TENSOR_BYTES,
@@ -77,7 +78,7 @@ class CompileOptions:
 def load_params(
     path: str | Path | None, max_bytes: int = MAX_TENSOR_BYTES
 ) -> dict[str, np.ndarray]:
-    """Arrays of a parameter archive (.npz); errors name the file.
+    """Arrays of a parameter archive (.npz or .safetensors); errors name the file.
 
     The archive is untrusted: every member's header is read and checked
     (a plain array, no pickled objects, a size that matches the member and
@@ -88,6 +89,8 @@ def load_params(
     p = Path(path)
     if not p.is_file():
         raise MlvmError(f"{p}: error: parameter archive not found")
+    if p.suffix == ".safetensors":
+        return _load_safetensors(p, max_bytes)
     try:
         with warnings.catch_warnings():  # numpy's notes on old headers are not errors
             warnings.simplefilter("ignore")
@@ -107,6 +110,27 @@ def load_params(
 
         why = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise MlvmError(f"{p}: error: not a readable .npz archive ({why})") from None
+
+
+def _load_safetensors(p: Path, max_bytes: int) -> dict[str, np.ndarray]:
+    """A safetensors file, read by the `safetensors` package (a JSON header
+    and raw little-endian data: nothing in it runs). Every tensor lies inside
+    the file, so its size bounds what is allocated: it is checked first."""
+    if p.stat().st_size > max_bytes:
+        raise MlvmError(f"{p}: error: the arrays need more than the limit of {max_bytes} bytes")
+    try:
+        from safetensors.numpy import load_file
+    except ImportError:
+        raise MlvmError(
+            f"{p}: error: reading .safetensors needs the safetensors package "
+            "(pip install 'mlvm[safetensors]')"
+        ) from None
+    try:
+        arrays = load_file(str(p))
+    except Exception as e:  # noqa: BLE001 - untrusted file: any failure is its fault
+        why = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise MlvmError(f"{p}: error: not a readable .safetensors file ({why})") from None
+    return check_params(arrays, str(p))
 
 
 def _check_member(p: Path, zf: zipfile.ZipFile, info: zipfile.ZipInfo, max_bytes: int) -> int:
@@ -254,11 +278,24 @@ def emit(
     params: Mapping[str, np.ndarray],
     source: str,
     options: CompileOptions,
+    external_params: Path | None = None,
 ) -> tuple[str, str]:
-    """(C source, header) of a lowered module, for `c_path`."""
+    """(C source, header) of a lowered module, for `c_path`; with
+    `external_params`, the weights are written to that parameter file."""
     out = emit_c(module, c_path.stem, params, source, header_name(c_path),
-                 static_arena=options.static_arena)
+                 static_arena=options.static_arena, external_params=external_params is not None)
+    _write_params_file(out, external_params)
     return out.c, out.h
+
+
+def _write_params_file(out: EmittedC, path: Path | None) -> None:
+    if path is None:
+        return
+    if path.suffix != ".mlvmp":
+        raise MlvmError(f"{path}: error: a parameter file must end in .mlvmp")
+    assert out.params is not None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_params_file(path, out.params)
 
 
 def blob_paths(c_path: Path) -> tuple[Path, Path]:
@@ -273,12 +310,15 @@ def write_with_blob(
     params: Mapping[str, np.ndarray],
     source: str,
     options: CompileOptions,
+    external_params: Path | None = None,
 ) -> Path:
     """Write OUT.c, OUT.h and the weights (blob and assembler source, see
     `blob_paths`) of a lowered module, for a host build; returns the
     assembler source."""
     out = emit_c(module, c_path.stem, params, source, header_name(c_path),
-                 static_arena=options.static_arena, blob=True)
+                 static_arena=options.static_arena, blob=True,
+                 external_params=external_params is not None)
+    _write_params_file(out, external_params)
     assert out.asm is not None and out.blob is not None
     blob, asm = blob_paths(c_path)
     c_path.parent.mkdir(parents=True, exist_ok=True)
@@ -299,10 +339,13 @@ def write_c(
     input_shapes: InputShapes | None = None,
     progress: Callable[[str], None] | None = None,
     blob: bool = False,
+    external_params: str | Path | None = None,
 ) -> tuple[Path, Path]:
     """`mlvm-aot compile`: write OUT.c and OUT.h (and the memory report/plot);
     `progress` is told when each stage ends. `blob` (for `mlvm-aot build`)
-    puts the weights in `<mod>.weights.bin` and `.s` beside OUT.c."""
+    puts the weights in `<mod>.weights.bin` and `.s` beside OUT.c;
+    `external_params` writes the weights of `mlvm.param` to that parameter
+    file (.mlvmp) instead of the code."""
     options = options or CompileOptions()
     stage = progress or (lambda name: None)
     module, name, own = load_source(src, options, input_shapes)
@@ -312,10 +355,11 @@ def write_c(
     lower(module, options, name)
     stage("passes")
     h_path = c_path.with_suffix(".h")
+    ext = Path(external_params) if external_params is not None else None
     if blob:
-        write_with_blob(module, c_path, params, name, options)
+        write_with_blob(module, c_path, params, name, options, ext)
     else:
-        c_text, h_text = emit(module, c_path, params, name, options)
+        c_text, h_text = emit(module, c_path, params, name, options, ext)
         c_path.parent.mkdir(parents=True, exist_ok=True)
         c_path.write_text(c_text)
         h_path.write_text(h_text)

@@ -20,6 +20,7 @@ from xdsl.ir import Operation, SSAValue
 
 from mlvm.analysis.storage import FunctionStorage, analyze, nbytes, root
 from mlvm.codegen.lowering import C_TYPES, Lowering, StaticTable, state_expr
+from mlvm.codegen.params_file import param_key
 from mlvm.codegen.names import NameClash, Symbols, c_comment, c_ident, c_string, unique
 from mlvm.diagnostics import op_error, tensor_bytes
 from mlvm.dialect.base import MlvmOp, elem_name, type_str
@@ -123,6 +124,7 @@ class _Function:
     suspends: bool = False  # has suspension points: body lives in _resume
     needs_instance: bool = False  # calls imports, uses queues or state
     uses_state: bool = False  # reads or writes globals: begin checks the state
+    uses_params: bool = False  # reads external parameters: begin checks them
     entry_params: list[str] = field(default_factory=list[str])  # of the one-shot
     points: int = 0
     begin_params: list[str] = field(default_factory=list[str])
@@ -142,8 +144,9 @@ class _Function:
 
     @property
     def takes_instance(self) -> bool:
-        """The one-shot entry takes the instance first (for its state)."""
-        return self.uses_state and not self.suspends
+        """The one-shot entry takes the instance first (for its state or its
+        external parameters)."""
+        return (self.uses_state or self.uses_params) and not self.suspends
 
 
 @dataclass
@@ -180,8 +183,13 @@ class ModuleEmitter:
         header: str,
         static_arena: bool = False,
         blob: bool = False,
+        external: bool = False,
     ) -> None:
         self.header = header
+        # Weights in a parameter file bound to the instance (params.h), not
+        # in the code: (key, array, descriptor) in slot order.
+        self.external = external
+        self.ext_params: dict[str, tuple[int, np.ndarray, _Tensor]] = {}
         self.static_arena = static_arena
         # Weights as a binary blob beside the C (linked by an assembler
         # .incbin) rather than hex text the C compiler has to parse.
@@ -329,6 +337,21 @@ class ModuleEmitter:
             get = lambda: op.reference([], self.params)[0]  # noqa: E731
         return self._add_data(key, get)
 
+    def _ext_slot(self, op: ParamOp) -> int:
+        """The slot of a weight read from the parameter file."""
+        key = param_key(op.param_name.data, op.permutation())
+        entry = self.ext_params.get(key)
+        if entry is None:
+            k = len(self.ext_params)
+            t = self._tensor(c_string(key), op.result.type, f"{self.mod}__p{k}_dims")
+            entry = (k, self._param_array(op), t)
+            self.ext_params[key] = entry
+        return entry[0]
+
+    def params_entries(self) -> list[tuple[str, np.ndarray]]:
+        """(key, array) of every weight in the parameter file, in slot order."""
+        return [(key, arr) for key, (_, arr, _) in self.ext_params.items()]
+
     def _add_data(self, key: object, get: Callable[[], np.ndarray]) -> str:
         name = self._data_by_key.get(key)
         if name is None:
@@ -453,6 +476,10 @@ class ModuleEmitter:
         out.suspends = any(op.SUSPENDS for op in mlvm_ops)
         out.needs_instance = any(op.NEEDS_INSTANCE for op in mlvm_ops)
         out.uses_state = any(op.USES_STATE for op in mlvm_ops)
+        out.uses_params = self.external and any(
+            isinstance(op, ParamOp) and op.result.uses for op in mlvm_ops
+        )
+        out.needs_instance = out.needs_instance or out.uses_params
         out.points = cg.points
         # Inputs and outputs as the call state keeps them.
         typed = out.params[1:]
@@ -480,6 +507,8 @@ class ModuleEmitter:
         owner = r.owner
         assert isinstance(owner, MlvmOp)
         if st.kind == "data":
+            if self.external and isinstance(owner, ParamOp):
+                return f"((const {ctype} *)wparams[{self._ext_slot(owner)}])"
             member = "f" if _elem(r) == "f32" else "i"
             return f"{self._data_name(owner)}.{member}"
         offsets = owner.attributes.get("mlvm.offsets")
@@ -499,6 +528,7 @@ class ModuleEmitter:
             f"{mod}_NUM_QUEUES", f"{mod}__arena", f"{mod}__exports", f"{mod}__imports",
             f"{mod}__queues", f"MLVM_GEN_{mod}_H_", f"{mod}__WEIGHT",
             f"{mod}_STATE_BYTES", f"{mod}_NUM_GLOBALS", f"{mod}__globals",
+            f"{mod}_NUM_PARAMS", f"{mod}__params",
         )
         state_bytes = self._layout_globals()
         functions = [self._function(f) for f in funcs]
@@ -523,8 +553,10 @@ class ModuleEmitter:
             queues=list(self.queues.values()),
             globals=list(self.globals.values()),
             state_bytes=state_bytes,
+            ext_params=[t for _, _, t in self.ext_params.values()],
             table_tensors=[t for imp in self.imports.values() for t in imp.args + imp.results]
-            + [q.elem for q in self.queues.values()] + [g.tensor for g in self.globals.values()],
+            + [q.elem for q in self.queues.values()] + [g.tensor for g in self.globals.values()]
+            + [t for _, _, t in self.ext_params.values()],
         )
         c_text = _env().get_template("module.c.j2").render(**ctx)
         h_text = _env().get_template("module.h.j2").render(**ctx)
@@ -542,6 +574,8 @@ class EmittedC:
     h: str
     asm: str | None = None     # with blob weights: the assembler source
     blob: bytes | None = None  # and the blob it .incbin's (see `blob_names`)
+    # With external parameters: (key, array) of the parameter file's weights.
+    params: list[tuple[str, np.ndarray]] | None = None
 
 
 def emit_c(
@@ -553,16 +587,22 @@ def emit_c(
     *,
     static_arena: bool = False,
     blob: bool = False,
+    external_params: bool = False,
 ) -> EmittedC:
     """C source and header of a verified module; `name` becomes the C prefix.
 
     `blob` puts the weights in a binary blob for the host's assembler
     (`.incbin`) instead of C text: a build then costs about the time of
-    reading the weights, not of compiling hundreds of MB of C."""
+    reading the weights, not of compiling hundreds of MB of C.
+    `external_params` leaves the weights of `mlvm.param` out of the code
+    altogether: they go to a parameter file (`EmittedC.params`, see
+    `params_file`) that an instance binds at run time."""
     mod = c_ident(name, "m")
-    em = ModuleEmitter(module, name, params, source, header or f"{mod}.h", static_arena, blob=blob)
+    em = ModuleEmitter(module, name, params, source, header or f"{mod}.h", static_arena,
+                       blob=blob, external=external_params)
     c_text, h_text = em.render()
+    entries = em.params_entries() if external_params else None
     if not blob:
-        return EmittedC(c_text, h_text)
+        return EmittedC(c_text, h_text, params=entries)
     asm, data = em.blob_files()
-    return EmittedC(c_text, h_text, asm, data)
+    return EmittedC(c_text, h_text, asm, data, params=entries)

@@ -3,8 +3,8 @@
 Liveness is taken over the whole function (a value lives from its defining
 op to its last reader, aliases included). Buffers are placed greedily, each
 at the lowest offset that no simultaneously live buffer occupies, in a few
-orders (largest first, largest lifetime x size first, program order); the
-smallest arena wins. The plan is checked by `validate` before it is written
+orders (largest first, largest lifetime x size first, program order,
+latest death first); the smallest arena wins. The plan is checked by `validate` before it is written
 into the IR:
 
   * each mlvm op gets `mlvm.offsets = array<i64: ...>`, one per result
@@ -63,6 +63,7 @@ _ORDERS = (
     lambda iv: (-iv.size, iv.start),  # largest first (TFLite's greedy by size)
     lambda iv: (-(iv.end - iv.start) * iv.size, iv.start),  # largest area first
     lambda iv: (iv.start, -iv.size),  # program order
+    lambda iv: (-iv.end, -iv.size),  # latest death first (backward passes)
 )
 
 

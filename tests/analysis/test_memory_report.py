@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from mlvm.analysis.memory_report import module_report
@@ -34,14 +35,16 @@ def test_arena_near_lower_bound(sample: Path, options: CompileOptions) -> None:
 
 def test_cli_prints_figures(tmp_path: Path) -> None:
     exe = Path(sys.executable).parent / "mlvm-aot"
+    shapes = {"w1": (64, 32), "b1": (32,), "w2": (32, 10), "b2": (10,)}
+    np.savez(tmp_path / "init.npz", **{k: np.zeros(s, np.float32) for k, s in shapes.items()})
     res = subprocess.run(
         [str(exe), "compile", str(SAMPLES[1]), "-o", str(tmp_path / "t.c"),
-         "--memory-report", str(tmp_path / "r.json")],
+         "--params", str(tmp_path / "init.npz"), "--memory-report", str(tmp_path / "r.json")],
         capture_output=True, text=True,
     )
     assert res.returncode == 0, res.stderr
     lines = res.stdout.splitlines()
-    assert [ln.split(":")[0] for ln in lines] == ["@train_step", "@predict"]
+    assert [ln.split(":")[0] for ln in lines] == ["@train_step", "@predict", "@sgd_step", "@classify"]
     assert all("lower bound" in ln and "(x1.0" in ln for ln in lines), lines
 
 

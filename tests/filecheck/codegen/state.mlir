@@ -9,9 +9,9 @@
 
 // CHECK-LABEL: mlvm_status_t module_sgd(const mlvm_instance_t *inst, void *arena_, const float *in_g){{$}}
 // CHECK-NEXT: {
-// CHECK: unsigned char *const state = inst != NULL ? inst->state : NULL;
-// CHECK-NEXT: if (state == NULL)
+// CHECK: if (inst == NULL || inst->state == NULL)
 // CHECK-NEXT: return MLVM_ERR_INVALID;
+// CHECK-NEXT: unsigned char *const state = inst->state;
 // v = 0.5 v + g, into v's bytes (offset 0):
 // CHECK: const float *in0 = ((float *)(state + 0));
 // CHECK: float *out = ((float *)(state + 0));
@@ -60,7 +60,7 @@ func.func @swap() {
 // A function that suspends copies what it loads (another call may store
 // while it waits) and needs the instance: begin checks the state is bound.
 // CHECK-LABEL: mlvm_status_t module_slow_resume(module_slow_call_t *call){{$}}
-// CHECK: unsigned char *const state = call->hdr.inst->state; /* checked by begin */
+// CHECK: unsigned char *const state = call->hdr.inst->state;
 // CHECK: mlvm_copy(32, ((float *)(state + 0)), {{.*}}arena
 // CHECK-LABEL: mlvm_status_t module_slow_begin(
 // CHECK: if (inst == NULL || inst->state == NULL) {

@@ -33,6 +33,7 @@ typedef struct mlvm_instance {
     const mlvm_native_t *const *imports; /* module->num_imports, in module order */
     mlvm_queue_t *const *queues;         /* module->num_queues, in module order */
     unsigned char *state;                /* module->state_bytes; NULL until bound */
+    const void *const *params;           /* module->num_params weights; NULL until bound */
 } mlvm_instance_t;
 
 /* Binds the module's imports among `natives` and its queues among `queues`

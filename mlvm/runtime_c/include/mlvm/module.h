@@ -120,6 +120,12 @@ typedef struct mlvm_module {
     const mlvm_queue_desc_t *queues;
     size_t state_bytes;      /* storage an instance needs for the globals */
     const mlvm_global_desc_t *globals;
+    /* Built with external parameters: the weights it reads from the
+     * parameter file bound to the instance (mlvm/params.h), in slot order;
+     * each name is the file's key. 0 / NULL when the weights are in the code. */
+    int32_t num_params;
+    int32_t pad_;
+    const mlvm_tensor_desc_t *params;
 } mlvm_module_t;
 
 #endif /* MLVM_MODULE_H_ */

@@ -1,0 +1,87 @@
+"""The external parameter file (.mlvmp): a module's weights apart from its code.
+
+The byte layout is in `mlvm/params.h` (and docs/c_abi.md); the C runtime
+checks a file where an instance binds it. Written in chunks with the
+checksum filled in at the end, so a 100 MB file costs about one pass over
+the weights.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+MAGIC = b"MLVMPRMS"
+VERSION = 1
+HEADER_BYTES = 64
+ENTRY_BYTES = 104
+ALIGN = 64
+MAX_RANK = 8
+DTYPE_CODES = {np.dtype(np.float32): 1, np.dtype(np.int32): 2}
+
+
+def param_key(name: str, perm: Sequence[int] | None) -> str:
+    """A weight's name in the file: the archive's name, plus the permutation
+    the compiler stored it in (see mlvm-pack-weights)."""
+    return name if perm is None else f"{name}@perm={','.join(str(p) for p in perm)}"
+
+
+def _align(n: int) -> int:
+    return -(-n // ALIGN) * ALIGN
+
+
+def write_params_file(path: str | Path, entries: Sequence[tuple[str, np.ndarray]]) -> int:
+    """Writes `entries` (key, array) as a parameter file; its size in bytes."""
+    names = [k.encode() for k, _ in entries]
+    table_end = HEADER_BYTES + ENTRY_BYTES * len(entries)
+    name_offsets = []
+    pos = table_end
+    for n in names:
+        name_offsets.append(pos)
+        pos += len(n)
+    data_offset = _align(pos)
+    offsets = []
+    pos = data_offset
+    arrays = []
+    for _, arr in entries:
+        a = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
+        if a.dtype not in DTYPE_CODES or a.ndim > MAX_RANK:
+            raise ValueError(f"cannot store a {a.dtype} array of rank {a.ndim}")
+        arrays.append(a)
+        offsets.append(pos)
+        pos = _align(pos + a.nbytes)
+    total = pos if entries else data_offset
+    table = bytearray()
+    for (key, _), a, noff, off in zip(entries, arrays, name_offsets, offsets, strict=True):
+        dims = list(a.shape) + [0] * (MAX_RANK - a.ndim)
+        table += struct.pack("<QIIII8qQQ", noff, len(key.encode()), DTYPE_CODES[a.dtype],
+                             a.ndim, 0, *dims, off, a.nbytes)
+    body = bytes(table) + b"".join(names)
+    p = Path(path)
+    crc = 0
+    with p.open("wb") as f:
+        f.write(bytes(HEADER_BYTES))
+        pos = HEADER_BYTES
+        for chunk in (body, bytes(data_offset - table_end - len(b"".join(names)))):
+            f.write(chunk)
+            crc = zlib.crc32(chunk, crc)
+            pos += len(chunk)
+        for a, off in zip(arrays, offsets, strict=True):
+            pad = bytes(off - pos)
+            f.write(pad)
+            crc = zlib.crc32(pad, crc)
+            data = a.reshape(-1).view(np.uint8).data if a.size else memoryview(b"")
+            f.write(data)
+            crc = zlib.crc32(data, crc)
+            pos = off + a.nbytes
+        tail = bytes(total - pos)
+        f.write(tail)
+        crc = zlib.crc32(tail, crc)
+        f.seek(0)
+        f.write(struct.pack("<8sIIQQQI", MAGIC, VERSION, len(entries), HEADER_BYTES,
+                            data_offset, total, crc))
+    return total

@@ -1,0 +1,286 @@
+"""External parameters (--external-params): the weights in a parameter file
+apart from the code, bound at instance creation and checked there."""
+
+from __future__ import annotations
+
+import struct
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mlvm
+from mlvm import reference
+from mlvm.cli import aot_main
+from mlvm.codegen.params_file import ALIGN, ENTRY_BYTES, HEADER_BYTES, MAGIC, VERSION
+from mlvm.pipeline import parse_file
+
+ROOT = Path(__file__).resolve().parents[2]
+MLP = ROOT / "samples" / "mlp" / "mlp.mlir"
+sys.path.insert(0, str(MLP.parent))
+from gen_params import make_params  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "tests"))
+from c_build import SANITIZE  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Built:
+    so: Path
+    c: Path
+    files: dict[int, Path]  # seed -> parameter file
+    archives: dict[int, Path]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    out = tmp_path_factory.mktemp("external")
+    files, archives = {}, {}
+    for seed in (0, 5):
+        archives[seed] = out / f"mlp{seed}.npz"
+        np.savez(archives[seed], **make_params(seed))
+        files[seed] = out / f"mlp{seed}.mlvmp"
+    so = out / "mlp.so"
+    assert aot_main(["build", str(MLP), "-o", str(so), "--keep-c", "-q", "--params",
+                     str(archives[0]), "--external-params", str(files[0])]) == 0
+    # The other weights: compiling again writes another file (and the same C).
+    assert aot_main(["compile", str(MLP), "-o", str(out / "again.c"), "-q", "--params",
+                     str(archives[5]), "--external-params", str(files[5])]) == 0
+    return Built(so, so.with_suffix(".c"), files, archives)
+
+
+def _want(archive: Path, x: np.ndarray) -> np.ndarray:
+    module, _ = parse_file(MLP)
+    with np.load(archive) as npz:
+        return reference.run(module, "main", [x], {k: npz[k] for k in npz.files})[0]
+
+
+def test_one_module_runs_with_any_weights_of_its_shapes(built: Built) -> None:
+    x = np.random.default_rng(1).standard_normal((1, 784)).astype(np.float32)
+    outs = []
+    for seed, path in built.files.items():
+        m = mlvm.load(built.so, params=path)
+        got = m.main(x)
+        np.testing.assert_allclose(got, _want(built.archives[seed], x), rtol=1e-4, atol=1e-5)
+        outs.append(got)
+    assert not np.array_equal(outs[0], outs[1])
+    again = (built.c.parent / "again.c").read_text().replace("again", "mlp").replace("AGAIN", "MLP")
+    assert again == built.c.read_text()  # the C does not depend on the weights
+
+
+def test_code_does_not_hold_the_weights(built: Built) -> None:
+    weights = sum(a.nbytes for a in make_params(0).values())
+    assert built.files[0].stat().st_size >= weights
+    assert built.so.stat().st_size < weights / 2
+    assert len(built.c.read_text()) < 64_000  # no weight in the C text either
+
+
+def test_file_layout(built: Built) -> None:
+    raw = built.files[0].read_bytes()
+    magic, version, count, table, data, total, _crc = struct.unpack_from("<8sIIQQQI", raw)
+    assert (magic, version, table, total) == (MAGIC, VERSION, HEADER_BYTES, len(raw))
+    assert count == 6 and data % ALIGN == 0
+    for k in range(count):
+        entry = struct.unpack_from("<QIIII8qQQ", raw, HEADER_BYTES + k * ENTRY_BYTES)
+        name = raw[entry[0] : entry[0] + entry[1]].decode()
+        dtype, rank, dims, offset, nbytes = entry[2], entry[3], entry[5:13], entry[13], entry[14]
+        assert dtype == 1 and offset % ALIGN == 0 and offset >= data
+        arr = np.frombuffer(raw, "<f4", count=nbytes // 4, offset=offset).reshape(dims[:rank])
+        base = name.split("@")[0]
+        want = make_params(0)[base]
+        if "@perm=" in name:
+            want = np.transpose(want, [int(p) for p in name.split("=")[1].split(",")])
+        assert np.array_equal(arr, want), name
+
+
+def _damaged(raw: bytes, tmp: Path, how: str) -> Path:
+    b = bytearray(raw)
+    if how == "checksum":
+        b[-1] ^= 1
+    elif how == "version":
+        b[8] = 9
+    elif how == "magic":
+        b[0:8] = b"NOTMLVMP"
+    elif how == "truncated":
+        b = b[: len(b) // 2]
+    elif how == "extended":
+        b += bytes(64)
+    elif how == "empty":
+        b = bytearray()
+    elif how == "table":  # an entry pointing past the end, checksum recomputed
+        import zlib
+
+        off = HEADER_BYTES + 88
+        struct.pack_into("<Q", b, off, len(b))
+        struct.pack_into("<I", b, 40, zlib.crc32(bytes(b[HEADER_BYTES:])))
+    path = tmp / f"{how}.mlvmp"
+    path.write_bytes(bytes(b))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("how", "match"),
+    [
+        ("checksum", r"damaged or not a parameter file \(bad checksum\)"),
+        ("version", r"\(bad version\)"),
+        ("magic", r"\(bad magic\)"),
+        ("truncated", r"\(bad size\)"),
+        ("extended", r"\(bad size\)"),
+        ("empty", r"\(bad size\)"),
+        ("table", r"\(bad table\)"),
+    ],
+)
+def test_damaged_files_are_refused(built: Built, tmp_path: Path, how: str, match: str) -> None:
+    path = _damaged(built.files[0].read_bytes(), tmp_path, how)
+    with pytest.raises(ValueError, match=match) as info:
+        mlvm.load(built.so, params=path)
+    assert str(info.value).startswith(str(path)) and "\n" not in str(info.value)
+
+
+def test_weights_of_another_model_are_refused(built: Built, tmp_path: Path) -> None:
+    src = tmp_path / "other.mlir"
+    src.write_text(
+        'func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n'
+        '  %w = "mlvm.param"() <{name = "other"}> : () -> tensor<4xf32>\n'
+        '  %y = "mlvm.add"(%x, %w) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>\n'
+        "  func.return %y : tensor<4xf32>\n}\n"
+    )
+    np.savez(tmp_path / "o.npz", other=np.ones(4, np.float32))
+    other = tmp_path / "other.mlvmp"
+    assert aot_main(["compile", str(src), "-o", str(tmp_path / "o.c"), "-q", "--params",
+                     str(tmp_path / "o.npz"), "--external-params", str(other)]) == 0
+    with pytest.raises(ValueError, match=r"has no weight 'w1' the module needs"):
+        mlvm.load(built.so, params=other)
+    with pytest.raises(ValueError, match=r"pass params='weights.mlvmp'"):
+        mlvm.load(built.so)
+    with pytest.raises(ValueError, match=r"no such file|cannot read"):
+        mlvm.load(built.so, params=tmp_path / "missing.mlvmp")
+
+
+def test_shape_mismatch_is_refused(tmp_path: Path) -> None:
+    src = tmp_path / "m.mlir"
+    text = (
+        'func.func @main(%x: tensor<Nxf32>) -> tensor<Nxf32> {\n'
+        '  %w = "mlvm.param"() <{name = "w"}> : () -> tensor<Nxf32>\n'
+        '  %y = "mlvm.add"(%x, %w) : (tensor<Nxf32>, tensor<Nxf32>) -> tensor<Nxf32>\n'
+        "  func.return %y : tensor<Nxf32>\n}\n"
+    )
+    for n in (4, 5):
+        src.write_text(text.replace("N", str(n)))
+        np.savez(tmp_path / "w.npz", w=np.ones(n, np.float32))
+        args = [str(src), "-q", "--params", str(tmp_path / "w.npz"),
+                "--external-params", str(tmp_path / f"w{n}.mlvmp")]
+        if n == 4:
+            assert aot_main(["build", *args, "-o", str(tmp_path / "m.so")]) == 0
+        else:
+            assert aot_main(["compile", *args, "-o", str(tmp_path / "m5.c")]) == 0
+    m = mlvm.load(tmp_path / "m.so", params=tmp_path / "w4.mlvmp")
+    assert np.array_equal(m.main(np.zeros(4, np.float32)), np.ones(4, np.float32))
+    with pytest.raises(ValueError, match=r"weight 'w' has another dtype or shape"):
+        mlvm.load(tmp_path / "m.so", params=tmp_path / "w5.mlvmp")
+
+
+def test_params_for_a_module_without_them_are_refused(tmp_path: Path) -> None:
+    np.savez(tmp_path / "p.npz", **make_params(0))
+    so = tmp_path / "plain.so"
+    assert aot_main(["build", str(MLP), "-o", str(so), "-q", "--params", str(tmp_path / "p.npz")]) == 0
+    with pytest.raises(ValueError, match="takes no parameter file"):
+        mlvm.load(so, params=tmp_path / "p.npz")
+
+
+def test_suffix_is_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    np.savez(tmp_path / "p.npz", **make_params(0))
+    assert aot_main(["compile", str(MLP), "-o", str(tmp_path / "m.c"), "--params",
+                     str(tmp_path / "p.npz"), "--external-params", str(tmp_path / "w.bin")]) == 1
+    assert "a parameter file must end in .mlvmp" in capsys.readouterr().err
+
+
+HARNESS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mlp.h"
+
+/* Each damaged file in a buffer of exactly its size: ASan reports any read
+ * outside it. argv: the good file, then damaged ones. */
+static unsigned char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf;
+    long size;
+    if (f == NULL) return NULL;
+    fseek(f, 0, SEEK_END);
+    size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = aligned_alloc(64, ((size_t)size + 63) / 64 * 64 + 64);
+    *n = fread(buf, 1, (size_t)size, f);
+    fclose(f);
+    return buf;
+}
+
+int main(int argc, char **argv)
+{
+    int i;
+    for (i = 1; i < argc; ++i) {
+        mlvm_instance_t inst;
+        const void *slots[MLP_NUM_PARAMS];
+        const char *what = "", *missing = NULL;
+        size_t n = 0;
+        unsigned char *buf = slurp(argv[i], &n);
+        unsigned char *exact;
+        mlvm_status_t st;
+        if (buf == NULL) return 2;
+        /* The file at the very end of an allocation: nothing after it. */
+        exact = malloc(n > 0 ? n : 1);
+        memcpy(exact, buf, n);
+        mlvm_instance_init(&inst, &mlp_module, NULL, NULL, 0, NULL, NULL, 0, &missing);
+        st = mlvm_instance_bind_params(&inst, n % 64 == 0 && ((size_t)exact % 64) == 0 ? exact : buf,
+                                       n, slots, &what);
+        printf("%s %d %s\n", argv[i], (int)st, st == MLVM_OK ? "ok" : what);
+        free(exact);
+        free(buf);
+    }
+    return 0;
+}
+"""
+
+
+def test_c_binding_reads_nothing_out_of_bounds(built: Built, tmp_path: Path) -> None:
+    from mlvm.codegen.cc import INCLUDE_DIR, runtime_sources
+
+    harness = tmp_path / "bind.c"
+    harness.write_text(HARNESS)
+    exe = tmp_path / "bind"
+    subprocess.run(
+        ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-O1", *SANITIZE,
+         "-I", str(INCLUDE_DIR), "-I", str(built.c.parent), str(harness), str(built.c),
+         *map(str, runtime_sources()), "-lm", "-o", str(exe)],
+        check=True,
+    )
+    raw = built.files[0].read_bytes()
+    hows = ["checksum", "version", "magic", "truncated", "extended", "empty", "table"]
+    paths = [built.files[0], *(_damaged(raw, tmp_path, h) for h in hows)]
+    run = subprocess.run([str(exe), *map(str, paths)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].endswith(" 0 ok")
+    for how, line in zip(hows, lines[1:], strict=True):
+        want = "size" if how in ("truncated", "extended", "empty") else how
+        assert line.endswith(f" -1 {want}"), line
+
+
+def test_safetensors_are_a_parameter_source(tmp_path: Path) -> None:
+    from safetensors.numpy import save_file
+
+    params = make_params(3)
+    save_file(params, str(tmp_path / "w.safetensors"))
+    m = mlvm.compile(MLP, params=tmp_path / "w.safetensors")
+    x = np.ones((1, 784), np.float32)
+    np.savez(tmp_path / "w.npz", **params)
+    np.testing.assert_allclose(m.main(x), _want(tmp_path / "w.npz", x), rtol=1e-4, atol=1e-5)
+    (tmp_path / "bad.safetensors").write_bytes(b"\xff" * 16)
+    with pytest.raises(mlvm.MlvmError, match=r"bad.safetensors: error: not a readable .safetensors"):
+        mlvm.compile(MLP, params=tmp_path / "bad.safetensors")

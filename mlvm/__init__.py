@@ -10,6 +10,7 @@ from mlvm.diagnostics import MlvmError
 from mlvm.loader import (
     WOULD_BLOCK,
     Call,
+    Context,
     FunctionInfo,
     MlvmCallError,
     Module,
@@ -28,6 +29,7 @@ __all__ = [
     "MlvmCallError",
     "WOULD_BLOCK",
     "Call",
+    "Context",
     "Queue",
     "Module",
     "FunctionInfo",

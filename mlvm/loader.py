@@ -79,6 +79,11 @@ typedef struct {
     const mlvm_module_t *module; const mlvm_native_t *const *imports; mlvm_queue_t *const *queues;
     unsigned char *state; const void *const *params;
 } mlvm_instance_t;
+typedef struct {
+    mlvm_native_t native; const mlvm_instance_t *target; const mlvm_export_t *fn;
+    void *arena; void *call; int32_t running; int32_t pad_;
+} mlvm_link_t;
+int mlvm_link_call(void *user, void *const *args, void *const *results);
 int mlvm_instance_bind_params(mlvm_instance_t *inst, const void *blob, size_t blob_bytes,
                               const void **slots, const char **what);
 int mlvm_instance_bind_state(mlvm_instance_t *inst, void *state, size_t bytes);
@@ -526,6 +531,7 @@ class Function:
 
     def __init__(self, owner: Module, export: Any) -> None:
         self._owner = owner
+        self._export = export  # the descriptor entry: a context links to it
         self._begin = export.begin
         self._resume = export.resume
         self._call_bytes = int(export.call_bytes)
@@ -864,12 +870,18 @@ class Module:
                        for i, n in enumerate(queue_names)]
         self.import_specs: dict[str, tuple[tuple[TensorSpec, ...], tuple[TensorSpec, ...]]] = {}
         alive: list[Any] = []  # everything the instance points at
+        self._links: list[Any] = []
         slots = _ffi.new("mlvm_native_t *[]", max(len(names), 1))
         for i, name in enumerate(names):
             d = desc.imports[i]
             specs = (_specs(d.args, d.num_args, limit), _specs(d.results, d.num_results, limit))
             self.import_specs[name] = specs
             fn = imports.get(name)
+            if isinstance(fn, Function):  # an export of an earlier module
+                link = self._link(name, fn, specs)
+                slots[i] = _ffi.addressof(link, "native")
+                alive.append(link)
+                continue
             if fn is None:
                 raise ValueError(
                     f"{self._where}: missing import {name!r}: pass imports={{{name!r}: f}} with "
@@ -914,6 +926,30 @@ class Module:
         # A tuple, apart from the user's `queues` dict: the instance holds raw
         # pointers into these, so they live exactly as long as the module.
         self._natives = (slots, qslots, *alive)
+
+    def _link(self, name: str, fn: Function,
+              specs: tuple[tuple[TensorSpec, ...], tuple[TensorSpec, ...]]) -> Any:
+        """A C link: this module's import `name` calls `fn` (an export of an
+        earlier module) directly, with an arena and call state of its own."""
+        want = [(s.dtype, s.shape) for s in (*specs[0], *specs[1])]
+        got = [(s.dtype, s.shape) for s in (*fn.info.inputs, *fn.info.outputs)]
+        if len(specs[0]) != len(fn.info.inputs) or want != got:
+            raise ValueError(
+                f"{self._where}: import {name!r} is {_signature(name, *specs)}, but "
+                f"{fn._owner._where} exports {_signature(fn.info.name, fn.info.inputs, fn.info.outputs)}"
+            )
+        link = _ffi.new("mlvm_link_t *")
+        arena_buf, link.arena = _aligned_empty(fn.info.arena_bytes)
+        call_buf, link.call = _aligned_empty(fn._call_bytes)
+        cname = _ffi.new("char[]", name.encode())
+        link.native.name = cname
+        link.native.fn = self._lib.mlvm_link_call
+        link.native.user = link
+        link.target = fn._owner._instance
+        link.fn = _ffi.addressof(fn._export)
+        # The link holds raw pointers into all of these, and into fn's module.
+        self._links.append((link, arena_buf, call_buf, cname, fn._owner))
+        return link
 
     def _bind_params(self, path: str | Path | None) -> None:
         """Maps the parameter file of a module built with external
@@ -1012,6 +1048,71 @@ class Module:
 
     def __repr__(self) -> str:
         return f"<mlvm module {self.name} exports={list(self._functions)}>"
+
+
+class _Resolver(Mapping[str, Any]):
+    """A context's imports for its next module: the exports of the modules
+    before it (the latest first; "name" or "module.name"), then natives."""
+
+    def __init__(self, earlier: Sequence[Module], natives: Mapping[str, Callable[..., Any]]) -> None:
+        self._earlier = list(earlier)
+        self._natives = natives
+
+    def __getitem__(self, name: str) -> Any:
+        for m in reversed(self._earlier):
+            qualified = name.split(".", 1)
+            if len(qualified) == 2 and qualified[0] == m.name and qualified[1] in m._functions:
+                return m._functions[qualified[1]]
+            if name in m._functions:
+                return m._functions[name]
+        return self._natives[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._natives)
+
+    def __len__(self) -> int:
+        return len(self._natives)
+
+
+class Context:
+    """Modules instantiated in order, each importing the exports of the
+    modules before it (IREE's context model): a module's `mlvm.call_c`
+    "f" (or "a.f", naming module `a`) binds to the latest earlier module's
+    export `f`, else to `imports[f]` (a Python native). Exports are called
+    directly from C, with their own arena and call state; signatures are
+    checked when the module is instantiated (an error names both sides).
+
+    `modules` are paths of shared objects (loaded here) or loaded `Module`s
+    (taken as they are). `params` maps a shared object's stem to its
+    parameter file, for modules built with external parameters.
+    """
+
+    def __init__(
+        self,
+        modules: Sequence[str | Path | Module],
+        imports: Mapping[str, Callable[..., Any]] | None = None,
+        queue_capacity: int = 16,
+        *,
+        params: Mapping[str, str | Path] | None = None,
+        max_bytes: int = MAX_BYTES,
+    ) -> None:
+        self.modules: list[Module] = []
+        for m in modules:
+            if not isinstance(m, Module):
+                resolver = _Resolver(self.modules, imports or {})
+                stem = Path(m).stem
+                m = Module(m, resolver, queue_capacity, max_bytes=max_bytes,
+                           params=(params or {}).get(stem))
+            self.modules.append(m)
+
+    def __getitem__(self, name: str) -> Module:
+        for m in reversed(self.modules):
+            if m.name == name:
+                return m
+        raise KeyError(f"no module {name!r} in the context ({', '.join(m.name for m in self.modules)})")
+
+    def __repr__(self) -> str:
+        return f"<mlvm context {[m.name for m in self.modules]}>"
 
 
 def load(

@@ -1,4 +1,4 @@
-"""Building a C harness around a generated module, with ASan and UBSan."""
+"""Building a C harness around generated modules, with ASan and UBSan."""
 
 from __future__ import annotations
 
@@ -11,20 +11,30 @@ from mlvm.codegen.cc import INCLUDE_DIR, runtime_sources
 SANITIZE = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=all"]
 
 
-def sanitized_harness(harness: Path, mlir: Path, out: Path, params: Path | None = None) -> Path:
-    """`mlvm-aot compile MLIR -o OUT/model.c`, then the harness, the module and
-    the runtime built strictly with the sanitizers: the executable."""
+def aot_compile(mlir: Path, c_path: Path, params: Path | None = None) -> Path:
+    """`mlvm-aot compile MLIR -o C_PATH [--params P]`: the .c (its .h beside it)."""
     aot = Path(sys.executable).parent / "mlvm-aot"
-    args = [str(aot), "compile", str(mlir), "-o", str(out / "model.c")]
+    args = [str(aot), "compile", str(mlir), "-o", str(c_path)]
     if params is not None:
         args += ["--params", str(params)]
     res = subprocess.run(args, capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
-    exe = out / "harness"
+    return c_path
+
+
+def sanitized_build(harness: Path, modules: list[Path], exe: Path) -> Path:
+    """The harness, generated modules and the runtime, built strictly with the
+    sanitizers (the modules' headers are found beside them)."""
+    includes = sorted({str(m.parent) for m in modules})
     subprocess.run(
         ["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-g", "-O1", *SANITIZE,
-         "-I", str(INCLUDE_DIR), "-I", str(out), str(harness),
-         str(out / "model.c"), *map(str, runtime_sources()), "-lm", "-o", str(exe)],
+         "-I", str(INCLUDE_DIR), *(f"-I{d}" for d in includes), str(harness),
+         *map(str, modules), *map(str, runtime_sources()), "-lm", "-o", str(exe)],
         check=True,
     )
     return exe
+
+
+def sanitized_harness(harness: Path, mlir: Path, out: Path, params: Path | None = None) -> Path:
+    """`mlvm-aot compile MLIR -o OUT/model.c`, then the harness around it."""
+    return sanitized_build(harness, [aot_compile(mlir, out / "model.c", params)], out / "harness")

@@ -22,13 +22,16 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from math import prod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cffi
 import numpy as np
 
 from mlvm.dialect.shapes import LAYER_NORM_EPS
 from mlvm.runtime import runtime_shared
+
+if TYPE_CHECKING:
+    from mlvm.loader import Module
 
 _CDEF = """
 typedef struct mlvm_allocator mlvm_allocator_t;
@@ -68,6 +71,10 @@ int mlvm_exec(mlvm_vm_t *vm, int op, const mlvm_opts_t *opts,
               mlvm_handle_t dst, mlvm_handle_t lhs, mlvm_handle_t rhs);
 int mlvm_batch(mlvm_vm_t *vm, size_t n, const mlvm_oparg_t *ops, size_t *failed);
 const char *mlvm_op_name(int32_t op);
+int mlvm_vm_launch(mlvm_vm_t *vm, void *inst, const char *fn, const mlvm_handle_t *in,
+                   mlvm_handle_t *out);
+int mlvm_vm_try_launch(mlvm_vm_t *vm, void *inst, const char *fn, const mlvm_handle_t *in,
+                       mlvm_handle_t *out);
 int32_t mlvm_op_arity(int32_t op);
 """
 
@@ -84,8 +91,9 @@ _CODE_DTYPES = {1: F32, 2: I32}
 
 STATUS_NAMES = {
     0: "OK", 1: "SUSPENDED", -1: "ERR_INVALID", -2: "ERR_SHAPE", -3: "ERR_BOUNDS",
-    -4: "ERR_NOMEM", -5: "ERR_IMPORT", -6: "ERR_CHECK",
+    -4: "ERR_NOMEM", -5: "ERR_IMPORT", -6: "ERR_CHECK", -7: "ERR_BUSY",
 }
+ERR_BUSY = -7
 
 TRANSPOSE_LHS = 1
 TRANSPOSE_RHS = 2
@@ -189,12 +197,44 @@ class VM:
         return int(self._lib.mlvm_vm_consumed(self._vm))
 
     @property
+    def consumed_mib(self) -> float:
+        """`consumed` in MiB."""
+        return self.consumed / (1 << 20)
+
+    @property
     def tensor_count(self) -> int:
         return int(self._lib.mlvm_vm_tensor_count(self._vm))
 
     def _check(self, status: int, what: str) -> None:
         if status < 0:
             raise EagerError(what, status)
+
+    # -- programs ----------------------------------------------------------
+    def launch(self, module: Module, fn: str, inputs: Sequence[int],
+               outputs: Sequence[int] | None = None, *, wait: bool = True) -> tuple[int, ...]:
+        """Runs export `fn` of a loaded module on this VM's tensors
+        (`mlvm_vm_launch`): `inputs` are handles of the declared dtypes and
+        shapes; `outputs` are handles to write, or NONE (or omitted) for new
+        tensors. Returns the output handles. The VM provides the arena;
+        the module's instance (its state included) is the module's own.
+        Launches on one VM run one at a time: with `wait=False` a launch
+        while another runs raises `EagerError` with status ERR_BUSY."""
+        from mlvm.loader import _ffi as module_ffi
+
+        info = module[fn].info
+        if len(inputs) != len(info.inputs):
+            raise ValueError(f"{fn} takes {len(info.inputs)} inputs, got {len(inputs)}")
+        outs = list(outputs) if outputs is not None else [NONE] * len(info.outputs)
+        if len(outs) != len(info.outputs):
+            raise ValueError(f"{fn} has {len(info.outputs)} outputs, got {len(outs)} handles")
+        # The instance lives in the module's .so, the VM in the runtime's:
+        # one C ABI, two cffi views of it.
+        inst = _ffi.cast("void *", int(module_ffi.cast("uintptr_t", module._instance)))
+        ins = _ffi.new("mlvm_handle_t[]", [int(h) for h in inputs] or [NONE])
+        out = _ffi.new("mlvm_handle_t[]", [int(h) for h in outs] or [NONE])
+        entry = self._lib.mlvm_vm_launch if wait else self._lib.mlvm_vm_try_launch
+        self._check(entry(self._vm, inst, fn.encode(), ins, out), f"launch {fn}")
+        return tuple(int(out[j]) for j in range(len(info.outputs)))
 
     # -- tensors ---------------------------------------------------------
     def tensor(self, value: Any = None, *, shape: Sequence[int] | None = None,

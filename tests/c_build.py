@@ -8,6 +8,7 @@ from pathlib import Path
 
 from mlvm.codegen.cc import INCLUDE_DIR, runtime_sources
 
+TESTS = Path(__file__).parent  # expect.h
 SANITIZE = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=all"]
 
 
@@ -28,7 +29,7 @@ def sanitized_build(harness: Path, modules: list[Path], exe: Path) -> Path:
     includes = sorted({str(m.parent) for m in modules})
     subprocess.run(
         ["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-g", "-O1", *SANITIZE,
-         "-I", str(INCLUDE_DIR), *(f"-I{d}" for d in includes), str(harness),
+         "-I", str(INCLUDE_DIR), f"-I{TESTS}", *(f"-I{d}" for d in includes), str(harness),
          *map(str, modules), *map(str, runtime_sources()), "-lm", "-o", str(exe)],
         check=True,
     )

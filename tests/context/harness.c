@@ -4,21 +4,11 @@
 #include <string.h>
 
 #include "a.h"
+#include "expect.h"
 #include "b.h"
 #include "bad.h"
 #include "mlvm/context.h"
 
-static int passed, failed;
-
-#define EXPECT(cond)                                                        \
-    do {                                                                    \
-        if (cond) {                                                         \
-            ++passed;                                                       \
-        } else {                                                            \
-            ++failed;                                                       \
-            printf("FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond);        \
-        }                                                                   \
-    } while (0)
 
 static mlvm_status_t negate(void *user, void *const *args, void *const *results)
 {
@@ -83,6 +73,5 @@ int main(void)
     EXPECT(a_accumulate(a, arena, x, y) == MLVM_OK && y[1] == 3 * 4.0f + 2.0f);
 
     mlvm_context_free(ctx);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed == 0 ? 0 : 1;
+    return EXPECT_REPORT();
 }

@@ -4,19 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "expect.h"
 #include "model.h"
 #include "mlvm/sched.h"
 
-static int passed, failed;
-#define CHECK(cond)                                                          \
-    do {                                                                     \
-        if (cond) {                                                          \
-            ++passed;                                                        \
-        } else {                                                             \
-            ++failed;                                                        \
-            printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);           \
-        }                                                                    \
-    } while (0)
+#define CHECK EXPECT
 
 static unsigned char arena_a[MODEL_ARENA_BYTES + 64] MLVM_ALIGNED(64);
 static unsigned char arena_b[MODEL_ARENA_BYTES + 64] MLVM_ALIGNED(64);
@@ -130,6 +122,5 @@ int main(void)
         CHECK(model_checked(arena_a, x, x, idx, out) == MLVM_OK && out[5] == -5.0f);
     }
 
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed != 0;
+    return EXPECT_REPORT();
 }

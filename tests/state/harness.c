@@ -4,19 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "expect.h"
 #include "model.h"
 
-static int passed, failed;
-
-#define EXPECT(cond)                                                        \
-    do {                                                                    \
-        if (cond) {                                                         \
-            ++passed;                                                       \
-        } else {                                                            \
-            ++failed;                                                       \
-            printf("FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond);        \
-        }                                                                   \
-    } while (0)
 
 static unsigned char arena[MODEL_ARENA_BYTES + 1] MLVM_ALIGNED(64);
 static unsigned char state_a[MODEL_STATE_BYTES] MLVM_ALIGNED(64);
@@ -78,6 +68,5 @@ int main(void)
     /* The uniform entry does not exist for a function that needs state. */
     EXPECT(model_module.exports[0].call == NULL && model_module.exports[0].takes_instance == 1);
 
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed == 0 ? 0 : 1;
+    return EXPECT_REPORT();
 }

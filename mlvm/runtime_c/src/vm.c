@@ -124,6 +124,7 @@ void mlvm_vm_free(mlvm_vm_t *vm)
         vm->pads = p->next;
         mlvm_vm_release_(vm, p, p->block_bytes);
     }
+    mlvm_vm_launch_free_(vm);
     while (vm->arenas != NULL) {
         mlvm_arena_node_t *a = vm->arenas;
         vm->arenas = a->next;

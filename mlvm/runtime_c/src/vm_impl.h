@@ -62,7 +62,17 @@ struct mlvm_vm {
     size_t nshapes;
     mlvm_pad_t *pads;
     mlvm_arena_node_t *arenas;
+    /* Launches (launch.c): one at a time, their scratch (arena, call state
+     * and pointer arrays, grown as needed) and the state blocks the VM gave
+     * instances that had none. */
+    volatile int32_t launching;
+    unsigned char *launch_block;
+    size_t launch_bytes;
+    struct mlvm_state_block *states;
 };
+
+/* Releases what launches allocated (launch.c). */
+void mlvm_vm_launch_free_(mlvm_vm_t *vm);
 
 /* Allocation through the VM's allocator, counted in vm->consumed. */
 void *mlvm_vm_alloc_(mlvm_vm_t *vm, size_t nbytes);

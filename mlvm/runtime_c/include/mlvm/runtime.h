@@ -12,5 +12,9 @@
 #include "mlvm/exec.h"
 #include "mlvm/kernels.h"
 #include "mlvm/module.h"
+#include "mlvm/instance.h"
+#include "mlvm/params.h"
+#include "mlvm/context.h"
+#include "mlvm/launch.h"
 
 #endif /* MLVM_RUNTIME_H_ */

@@ -10,7 +10,8 @@ typedef enum mlvm_status {
     MLVM_ERR_BOUNDS = -3,     /* out-of-bounds access at a checked boundary */
     MLVM_ERR_NOMEM = -4,      /* an allocation failed */
     MLVM_ERR_IMPORT = -5,     /* a native import is missing or failed */
-    MLVM_ERR_CHECK = -6       /* a check op failed */
+    MLVM_ERR_CHECK = -6,      /* a check op failed */
+    MLVM_ERR_BUSY = -7        /* another launch is running on this VM */
 } mlvm_status_t;
 
 #endif /* MLVM_STATUS_H_ */

@@ -1,6 +1,6 @@
 """A mutation fuzzer for mlvm's untrusted inputs.
 
-Three targets, each run in a forked child under a time limit:
+Four targets, each run in a forked child under a time limit:
 
 - `compile`: mutated `.mlir` programs (the samples and every test program)
   through `mlvm-aot compile`. The only acceptable outcomes are exit 0, or
@@ -11,6 +11,9 @@ Three targets, each run in a forked child under a time limit:
   be hostile, so anything but a one-line MlvmError is a finding.
 - `call`: random arguments to loaded modules: only a one-line ValueError or
   TypeError may come back.
+- `params`: mutated external parameter files (.mlvmp) bound to a module
+  built with `--external-params`, and mutated `.safetensors` archives:
+  only a one-line ValueError / MlvmError may come back.
 
 A finding is a traceback, a message of more than one line, a crash (signal),
 a hang past the limit, or a sanitizer report. Findings are deduplicated and
@@ -273,6 +276,75 @@ def mutate_npz(rng: random.Random) -> bytes:
     return bytes(raw)
 
 
+def mutate_params(rng: random.Random, good: bytes) -> bytes:
+    """A damaged parameter file: flipped bytes, extreme header and table
+    fields, cut or grown, often with the checksum made right again so the
+    checks behind it are reached."""
+    import struct
+    import zlib
+
+    raw = bytearray(good)
+    for _ in range(rng.randint(0, 3)):
+        if raw:
+            raw[rng.randrange(len(raw))] = rng.randrange(256)
+    if rng.random() < 0.5 and len(raw) >= 64 + 104:
+        field = rng.choice([12, 16, 24, 32, 64, 72, 76, 80, 88, 152, 160])
+        value = rng.choice([0, 1, 63, 64, 2**31, 2**32 - 1, 2**63, 2**64 - 1, len(raw), len(raw) + 1])
+        width = 4 if field in (12, 72, 76, 80) else 8
+        struct.pack_into("<I" if width == 4 else "<Q", raw, field, value % (1 << (8 * width)))
+    if rng.random() < 0.2:
+        raw = raw[: rng.randrange(len(raw) + 1)]
+    elif rng.random() < 0.1:
+        raw += bytes(rng.choice([1, 64, 4096]))
+    if rng.random() < 0.6 and len(raw) >= 64:
+        struct.pack_into("<Q", raw, 32, len(raw)) if rng.random() < 0.5 else None
+        struct.pack_into("<I", raw, 40, zlib.crc32(bytes(raw[64:])))
+    return bytes(raw)
+
+
+def params_target(so: Path, path: Path) -> Callable[[], Outcome]:
+    def run() -> Outcome:
+        import mlvm
+
+        try:
+            m = mlvm.load(so, params=path)
+        except ValueError as e:
+            bad = one_line(str(e), str(path))
+            return Outcome("finding", bad) if bad else Outcome("ok")
+        m.main(np.zeros((2, 3), np.float32))
+        return Outcome("ok")
+    return run
+
+
+def mutate_safetensors(rng: random.Random) -> bytes:
+    import json
+    import struct
+
+    header = {"w": {"dtype": rng.choice(["F32", "I32", "F64", "BF16", "BOOL", "X"]),
+                    "shape": rng.choice([[2, 3], [1 << 40], [-1], [], [6]]),
+                    "data_offsets": rng.choice([[0, 24], [0, 1 << 40], [24, 0], [0, 23]])}}
+    text = json.dumps(header).encode()
+    if rng.random() < 0.3:
+        text = text[: rng.randrange(len(text) + 1)]
+    size = rng.choice([len(text), len(text) + 1, 1 << 62, 0])
+    return struct.pack("<Q", size % (1 << 64)) + text + bytes(rng.choice([0, 24, 100]))
+
+
+def safetensors_target(path: Path) -> Callable[[], Outcome]:
+    return npz_target(path)
+
+
+PARAMS_SRC = """\
+func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %w = "mlvm.param"() <{name = "w"}> : () -> tensor<2x3xf32>
+  %v = "mlvm.param"() <{name = "v"}> : () -> tensor<3xf32>
+  %y = "mlvm.add"(%x, %w) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %z = "mlvm.mul"(%y, %v) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  func.return %z : tensor<2x3xf32>
+}
+"""
+
+
 CALL_SRC = """\
 func.func @main(%x: tensor<2x3xf32>, %n: tensor<3xi32>) -> (tensor<2x3xf32>, tensor<3xi32>) {
   %y = "mlvm.exp"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
@@ -445,6 +517,7 @@ def fuzz(seconds: float, seed: int, out: Path, jobs: int = 1) -> tuple[int, dict
     san = Sanitizer(work)
     san.prepare()
     call_so = _call_module(work)
+    params_so, params_good = _params_module(work)
     findings: dict[str, tuple[str, str, Path]] = {}
     tried = 0
     deadline = time.monotonic() + seconds
@@ -461,11 +534,21 @@ def fuzz(seconds: float, seed: int, out: Path, jobs: int = 1) -> tuple[int, dict
             if res.kind == "ok" and res.compiled and rng.random() < 0.25:
                 res = san.run(case.with_suffix(".c"))
                 target, repro = "sanitize", "mlvm-aot compile INPUT -o out.c; build with ASan/UBSan"
-        elif k < 0.93:
+        elif k < 0.86:
             path = case.with_suffix(".npz")
             path.write_bytes(mutate_npz(rng))
             res = in_child(npz_target(path))
             target, data, repro = "npz", path.read_bytes(), "mlvm-aot compile M.mlir -o o.c --params INPUT"
+        elif k < 0.88:
+            path = case.with_suffix(".safetensors")
+            path.write_bytes(mutate_safetensors(rng))
+            res = in_child(safetensors_target(path))
+            target, data, repro = "safetensors", path.read_bytes(), "load_params(INPUT)"
+        elif k < 0.94:
+            path = case.with_suffix(".mlvmp")
+            path.write_bytes(mutate_params(rng, params_good))
+            res = in_child(params_target(params_so, path))
+            target, data, repro = "params", path.read_bytes(), "mlvm.load(PARAMS_SRC module, params=INPUT)"
         else:
             s = rng.randrange(1 << 30)
             res = in_child(call_target(call_so, s))
@@ -488,6 +571,19 @@ def _call_module(work: Path) -> Path:
     src = work / "call.mlir"
     src.write_text(CALL_SRC)
     return mlvm.compile(src).path
+
+
+def _params_module(work: Path) -> tuple[Path, bytes]:
+    """PARAMS_SRC built with external parameters, and its good parameter file."""
+    from mlvm.cli import aot_main
+
+    src = work / "params.mlir"
+    src.write_text(PARAMS_SRC)
+    np.savez(work / "params.npz", w=np.ones((2, 3), np.float32), v=np.ones(3, np.float32))
+    so, good = work / "params.so", work / "params.mlvmp"
+    assert aot_main(["build", str(src), "-o", str(so), "-q", "--params", str(work / "params.npz"),
+                     "--external-params", str(good)]) == 0
+    return so, good.read_bytes()
 
 
 def main() -> int:

@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from fuzzer import fuzz  # noqa: E402
 
-SECONDS = float(os.environ.get("MLVM_TEST_FUZZ_SECONDS", "60"))
+SECONDS = float(os.environ.get("MLVM_TEST_FUZZ_SECONDS", "30"))
 
 
 @pytest.mark.timeout(SECONDS * 3 + 120)

@@ -77,8 +77,12 @@ typedef struct {
 } mlvm_queue_t;
 typedef struct {
     const mlvm_module_t *module; const mlvm_native_t *const *imports; mlvm_queue_t *const *queues;
-    unsigned char *state; const void *const *params;
+    unsigned char *state; const void *const *params; void *comm;
 } mlvm_instance_t;
+size_t mlvm_shm_world_bytes(void);
+size_t mlvm_shm_comm_bytes(void);
+int mlvm_shm_world_init(void *w, int32_t size);
+int mlvm_shm_comm_init(void *c, void *w, int32_t rank);
 typedef struct {
     mlvm_native_t native; const mlvm_instance_t *target; const mlvm_export_t *fn;
     void *arena; void *call; int32_t running; int32_t pad_;

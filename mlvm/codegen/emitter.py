@@ -125,6 +125,8 @@ class _Function:
     needs_instance: bool = False  # calls imports, uses queues or state
     uses_state: bool = False  # reads or writes globals: begin checks the state
     uses_params: bool = False  # reads external parameters: begin checks them
+    uses_comm: bool = False  # collectives or rank: begin checks the communicator
+    coll: bool = False  # has collectives that wait: the call state keeps their progress
     entry_params: list[str] = field(default_factory=list[str])  # of the one-shot
     points: int = 0
     begin_params: list[str] = field(default_factory=list[str])
@@ -146,7 +148,7 @@ class _Function:
     def takes_instance(self) -> bool:
         """The one-shot entry takes the instance first (for its state or its
         external parameters)."""
-        return (self.uses_state or self.uses_params) and not self.suspends
+        return (self.uses_state or self.uses_params or self.uses_comm) and not self.suspends
 
 
 @dataclass
@@ -480,6 +482,8 @@ class ModuleEmitter:
             isinstance(op, ParamOp) and op.result.uses for op in mlvm_ops
         )
         out.needs_instance = out.needs_instance or out.uses_params
+        out.uses_comm = any(op.USES_COMM for op in mlvm_ops)
+        out.coll = any(op.USES_COMM and op.SUSPENDS for op in mlvm_ops)
         out.points = cg.points
         # Inputs and outputs as the call state keeps them.
         typed = out.params[1:]

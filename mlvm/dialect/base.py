@@ -56,6 +56,8 @@ class MlvmOp(IRDLOperation):
     NEEDS_INSTANCE: ClassVar[bool] = False
     # Ops that read or write the instance's module state (mlvm.global_*).
     USES_STATE: ClassVar[bool] = False
+    # Ops that use the instance's communicator (collectives, rank).
+    USES_COMM: ClassVar[bool] = False
 
     # -- typing helpers ----------------------------------------------------
     def tensor(self, v: SSAValue, what: str) -> TensorType[Attribute]:

@@ -59,6 +59,7 @@ mlvm_status_t mlvm_instance_init(mlvm_instance_t *inst, const mlvm_module_t *mod
     inst->queues = queue_slots;
     inst->state = NULL;
     inst->params = NULL;
+    inst->comm = NULL;
     for (i = 0; i < module->num_imports; ++i) {
         const char *name = module->imports[i].name;
         import_slots[i] = NULL;

@@ -34,6 +34,7 @@ typedef struct mlvm_instance {
     mlvm_queue_t *const *queues;         /* module->num_queues, in module order */
     unsigned char *state;                /* module->state_bytes; NULL until bound */
     const void *const *params;           /* module->num_params weights; NULL until bound */
+    struct mlvm_comm *comm;              /* the communicator of collectives, or NULL */
 } mlvm_instance_t;
 
 /* Binds the module's imports among `natives` and its queues among `queues`

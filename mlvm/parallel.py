@@ -1,0 +1,170 @@
+"""One module instance per core, cooperating through collectives.
+
+    ranks = mlvm.parallel.Group("step.so", workers=4)       # 4 instances, one world
+    outs = ranks.run("train_step", [args_rank0, args_rank1, ...])
+    mlvm.parallel.run("step.so", workers=4, fn="main", inputs=[...])  # one-off
+
+Each rank is its own instance of the module (its own state), bound to a
+shared-memory communicator (`mlvm/comm.h`); `run` drives every rank's call
+on its own thread, pinned to a core when there are enough. A collective
+that waits for its peers suspends the rank's call, which its thread
+resumes. `reference_run` is the numpy oracle: each rank's interpreter on a
+thread, exchanging arrays.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+
+from mlvm.dialect.collective import COMM_KEY
+from mlvm.loader import Module, _aligned_empty, _ffi
+
+
+class Group:
+    """`workers` instances of one module in one shared-memory world.
+
+    `modules[r]` is rank r's instance (its `state` is rank r's). Instances
+    keep their state across `run` calls.
+    """
+
+    def __init__(
+        self,
+        module: str | Path | Module,
+        workers: int,
+        *,
+        imports: Mapping[str, Callable[..., Any]] | None = None,
+        params: str | Path | None = None,
+        pin: bool = True,
+    ) -> None:
+        path = module.path if isinstance(module, Module) else Path(module)
+        if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 16:
+            raise ValueError(f"workers must be an int from 1 to 16, got {workers!r}")
+        self.workers = workers
+        self.modules = [Module(path, imports, params=params) for _ in range(workers)]
+        lib = self.modules[0]._lib
+        self._world_buf, self._world = _aligned_empty(int(lib.mlvm_shm_world_bytes()))
+        if lib.mlvm_shm_world_init(self._world, workers) != 0:
+            raise ValueError(f"cannot make a world of {workers} ranks")
+        self._comms = []
+        for r, m in enumerate(self.modules):
+            buf, ptr = _aligned_empty(int(lib.mlvm_shm_comm_bytes()))
+            lib.mlvm_shm_comm_init(ptr, self._world, r)
+            m._instance.comm = ptr
+            self._comms.append(buf)
+        cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+        self._cpus = cpus if pin and len(cpus) >= workers else []
+
+    def run(self, fn: str | Sequence[str], inputs: Sequence[Sequence[Any]]) -> list[Any]:
+        """Rank r runs `fn(*inputs[r])` (or `fn[r]`, one export per rank, for
+        pipelines of send / recv); the results in rank order (each as the
+        function returns it: an array or a tuple)."""
+        if len(inputs) != self.workers:
+            raise ValueError(f"inputs must hold {self.workers} argument lists, got {len(inputs)}")
+        names = [fn] * self.workers if isinstance(fn, str) else list(fn)
+        if len(names) != self.workers:
+            raise ValueError(f"fn must name one export or {self.workers}, got {len(names)}")
+        results: list[Any] = [None] * self.workers
+        errors: list[BaseException | None] = [None] * self.workers
+
+        def rank(r: int) -> None:
+            try:
+                if self._cpus:
+                    os.sched_setaffinity(0, {self._cpus[r]})
+                call = self.modules[r][names[r]].begin(*inputs[r])
+                while not call.done:
+                    call.resume()
+                results[r] = call.result()
+            except BaseException as e:  # noqa: BLE001 - raised below, for its rank
+                errors[r] = e
+
+        threads = [threading.Thread(target=rank, args=(r,)) for r in range(self.workers)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for r, e in enumerate(errors):
+            if e is not None:
+                raise RuntimeError(f"rank {r}: {e}") from e
+        return results
+
+
+def run(module: str | Path | Module, workers: int, fn: str = "main",
+        inputs: Sequence[Sequence[Any]] | None = None, **kw: Any) -> list[Any]:
+    """A one-off `Group(module, workers).run(fn, inputs)` (fresh state)."""
+    return Group(module, workers, **kw).run(fn, inputs if inputs is not None else [()] * workers)
+
+
+class _ThreadView:
+    """A rank's world for the numpy reference: ranks on threads."""
+
+    def __init__(self, rank: int, shared: _Shared) -> None:
+        self.rank = rank
+        self.size = shared.size
+        self._shared = shared
+
+    def exchange(self, value: np.ndarray) -> list[np.ndarray]:
+        s = self._shared
+        s.board[self.rank] = np.array(value, copy=True)
+        s.barrier.wait()
+        out = [a.copy() for a in s.board]
+        s.barrier.wait()
+        return out
+
+    def send(self, peer: int, tag: int, value: np.ndarray) -> None:
+        self._shared.mail[(self.rank, peer)].put((tag, np.array(value, copy=True)))
+
+    def recv(self, peer: int, tag: int) -> np.ndarray:
+        got_tag, value = self._shared.mail[(peer, self.rank)].get(timeout=60)
+        if got_tag != tag:
+            raise ValueError(f"rank {self.rank}: expected tag {tag} from rank {peer}, got {got_tag}")
+        arr: np.ndarray = value
+        return arr
+
+
+class _Shared:
+    def __init__(self, size: int) -> None:
+        import queue
+
+        self.size = size
+        self.barrier = threading.Barrier(size)
+        self.board: list[np.ndarray] = [np.zeros(0)] * size
+        self.mail = {(a, b): queue.Queue() for a in range(size) for b in range(size)}
+
+
+def reference_run(module: ModuleOp, fn: str, inputs: Sequence[Sequence[np.ndarray]],
+                  params: Mapping[str, Any] | None = None) -> list[list[np.ndarray]]:
+    """Each rank's results of `fn` by the op references (mlvm.reference),
+    ranks on threads exchanging arrays: the oracle of `run`."""
+    from mlvm import reference
+
+    shared = _Shared(len(inputs))
+    results: list[list[np.ndarray]] = [[] for _ in inputs]
+    errors: list[BaseException | None] = [None] * len(inputs)
+
+    def rank(r: int) -> None:
+        try:
+            p = {**(params or {}), COMM_KEY: _ThreadView(r, shared)}
+            results[r] = reference.run(module, fn, list(inputs[r]), p)
+        except BaseException as e:  # noqa: BLE001 - raised below
+            errors[r] = e
+            shared.barrier.abort()
+
+    threads = [threading.Thread(target=rank, args=(r,)) for r in range(len(inputs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for r, e in enumerate(errors):
+        if e is not None and not isinstance(e, threading.BrokenBarrierError):
+            raise RuntimeError(f"rank {r}: {e}") from e
+    return results
+
+
+__all__ = ["Group", "run", "reference_run"]

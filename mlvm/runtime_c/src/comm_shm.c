@@ -1,0 +1,311 @@
+/* The shared-memory communicator: ranks on threads of one process.
+ *
+ * Every collective publishes its buffers in the world, meets the others at
+ * a barrier, reads its peers' buffers directly and meets them again before
+ * its buffers may change. all_reduce is a reduce-scatter then an
+ * all-gather over the participants' own buffers: rank r reduces chunk r of
+ * every input into its output, then copies the other chunks from their
+ * owners' outputs, so each rank moves about 2n elements whatever the
+ * number of ranks, and nothing is copied to a staging buffer. Reductions
+ * run in rank order, so every rank gets the same bits. */
+#include <string.h>
+
+#include "mlvm/comm.h"
+#include "mlvm/module.h" /* MLVM_F32, MLVM_I32 */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define LOAD_ACQ(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define STORE_REL(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define FETCH_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_ACQ_REL)
+#else /* one core: ranks interleave only at suspensions */
+#define LOAD_ACQ(p) (*(p))
+#define STORE_REL(p, v) (*(p) = (v))
+#define FETCH_ADD(p, v) ((*(p) += (v)) - (v))
+#endif
+
+#define BLOCK 256   /* elements reduced at a time, in a local accumulator */
+#define CHUNK_ALIGN 16
+
+static mlvm_shm_world_t *world_of(mlvm_comm_t *c)
+{
+    return ((mlvm_shm_comm_t *)(void *)c)->world;
+}
+
+/* The barrier: 1 once every rank has arrived, 0 to suspend (retry later). */
+static int arrive(mlvm_shm_world_t *w, mlvm_coll_t *p)
+{
+    if (!p->waiting) {
+        p->gen = LOAD_ACQ(&w->gen);
+        p->waiting = 1;
+        if (FETCH_ADD(&w->arrived, 1) == w->size - 1) {
+            STORE_REL(&w->arrived, 0);
+            STORE_REL(&w->gen, p->gen + 1);
+        }
+    }
+    if (LOAD_ACQ(&w->gen) == p->gen)
+        return 0;
+    p->waiting = 0;
+    return 1;
+}
+
+/* Start of rank r's chunk of n elements (aligned, so chunks share no line). */
+static size_t chunk(size_t n, int32_t r, int32_t size)
+{
+    size_t lo;
+    if (r >= size)
+        return n;
+    lo = (size_t)((double)n * r / size);
+    lo -= lo % CHUNK_ALIGN;
+    return lo;
+}
+
+static float reduce_f32(int32_t kind, float a, float b)
+{
+    switch (kind) {
+    case MLVM_REDUCE_MAX:
+        return (a > b || a != a) ? a : b;
+    case MLVM_REDUCE_MIN:
+        return (a < b || a != a) ? a : b;
+    default:
+        return a + b;
+    }
+}
+
+static int32_t reduce_i32(int32_t kind, int32_t a, int32_t b)
+{
+    switch (kind) {
+    case MLVM_REDUCE_MAX:
+        return a > b ? a : b;
+    case MLVM_REDUCE_MIN:
+        return a < b ? a : b;
+    default: /* wraps, as integer sums do everywhere in mlvm */
+        return (int32_t)((uint32_t)a + (uint32_t)b);
+    }
+}
+
+/* out[i] = in_0[i] (op) in_1[i] ... for i in [lo, hi), reading every
+ * rank's input at `offset` elements; out may be one of the inputs. */
+static void reduce_range(const mlvm_shm_world_t *w, int32_t kind, int32_t dtype, size_t offset,
+                         void *out, size_t lo, size_t hi)
+{
+    size_t i, k, n;
+    int32_t r;
+    for (i = lo; i < hi; i += n) {
+        n = hi - i < BLOCK ? hi - i : BLOCK;
+        if (dtype == MLVM_I32) {
+            int32_t acc[BLOCK];
+            memcpy(acc, (const int32_t *)w->in[0] + offset + i, n * sizeof *acc);
+            for (r = 1; r < w->size; ++r) {
+                const int32_t *x = (const int32_t *)w->in[r] + offset + i;
+                for (k = 0; k < n; ++k)
+                    acc[k] = reduce_i32(kind, acc[k], x[k]);
+            }
+            memcpy((int32_t *)out + i, acc, n * sizeof *acc);
+        } else {
+            float acc[BLOCK];
+            memcpy(acc, (const float *)w->in[0] + offset + i, n * sizeof *acc);
+            for (r = 1; r < w->size; ++r) {
+                const float *x = (const float *)w->in[r] + offset + i;
+                for (k = 0; k < n; ++k)
+                    acc[k] = reduce_f32(kind, acc[k], x[k]);
+            }
+            if (kind == MLVM_REDUCE_MEAN)
+                for (k = 0; k < n; ++k)
+                    acc[k] = acc[k] / (float)w->size;
+            memcpy((float *)out + i, acc, n * sizeof *acc);
+        }
+    }
+}
+
+static mlvm_status_t shm_all_reduce(mlvm_comm_t *c, mlvm_coll_t *p, int32_t kind, int32_t dtype,
+                                    const void *in, void *out, size_t count)
+{
+    mlvm_shm_world_t *w = world_of(c);
+    const size_t esize = 4;
+    int32_t r, me = c->rank;
+    switch (p->phase) {
+    case 0:
+        w->in[me] = in;
+        w->out[me] = out;
+        p->phase = 1;
+        /* fall through */
+    case 1:
+        if (!arrive(w, p))
+            return MLVM_SUSPENDED;
+        reduce_range(w, kind, dtype, 0, out, chunk(count, me, w->size), chunk(count, me + 1, w->size));
+        p->phase = 2;
+        /* fall through */
+    case 2:
+        if (!arrive(w, p))
+            return MLVM_SUSPENDED;
+        for (r = 0; r < w->size; ++r) {
+            const size_t lo = chunk(count, r, w->size), hi = chunk(count, r + 1, w->size);
+            if (r != me && hi > lo)
+                memcpy((unsigned char *)out + lo * esize,
+                       (const unsigned char *)w->out[r] + lo * esize, (hi - lo) * esize);
+        }
+        p->phase = 3;
+        /* fall through */
+    default:
+        if (!arrive(w, p))
+            return MLVM_SUSPENDED;
+        p->phase = 0;
+        return MLVM_OK;
+    }
+}
+
+static mlvm_status_t shm_all_gather(mlvm_comm_t *c, mlvm_coll_t *p, const void *in, void *out,
+                                    size_t outer, size_t block)
+{
+    mlvm_shm_world_t *w = world_of(c);
+    const size_t n = (size_t)w->size;
+    size_t a;
+    int32_t r;
+    switch (p->phase) {
+    case 0:
+        w->in[c->rank] = in;
+        p->phase = 1;
+        /* fall through */
+    case 1:
+        if (!arrive(w, p))
+            return MLVM_SUSPENDED;
+        for (a = 0; a < outer && block > 0; ++a)
+            for (r = 0; r < w->size; ++r)
+                memcpy((unsigned char *)out + (a * n + (size_t)r) * block,
+                       (const unsigned char *)w->in[r] + a * block, block);
+        p->phase = 2;
+        /* fall through */
+    default:
+        if (!arrive(w, p))
+            return MLVM_SUSPENDED;
+        p->phase = 0;
+        return MLVM_OK;
+    }
+}
+
+static mlvm_status_t shm_reduce_scatter(mlvm_comm_t *c, mlvm_coll_t *p, int32_t kind,
+                                        int32_t dtype, const void *in, void *out, size_t outer,
+                                        size_t count)
+{
+    mlvm_shm_world_t *w = world_of(c);
+    const size_t n = (size_t)w->size;
+    size_t a;
+    switch (p->phase) {
+    case 0:
+        w->in[c->rank] = in;
+        p->phase = 1;
+        /* fall through */
+    case 1:
+        if (!arrive(w, p))
+            return MLVM_SUSPENDED;
+        for (a = 0; a < outer; ++a)
+            reduce_range(w, kind, dtype, (a * n + (size_t)c->rank) * count,
+                         (unsigned char *)out + a * count * 4, 0, count);
+        p->phase = 2;
+        /* fall through */
+    default:
+        if (!arrive(w, p))
+            return MLVM_SUSPENDED;
+        p->phase = 0;
+        return MLVM_OK;
+    }
+}
+
+static mlvm_status_t shm_broadcast(mlvm_comm_t *c, mlvm_coll_t *p, int32_t root, const void *in,
+                                   void *out, size_t bytes)
+{
+    mlvm_shm_world_t *w = world_of(c);
+    switch (p->phase) {
+    case 0:
+        w->in[c->rank] = in;
+        p->phase = 1;
+        /* fall through */
+    case 1:
+        if (!arrive(w, p))
+            return MLVM_SUSPENDED;
+        if (out != w->in[root] && bytes > 0)
+            memcpy(out, w->in[root], bytes);
+        p->phase = 2;
+        /* fall through */
+    default:
+        if (!arrive(w, p))
+            return MLVM_SUSPENDED;
+        p->phase = 0;
+        return MLVM_OK;
+    }
+}
+
+static mlvm_status_t shm_barrier(mlvm_comm_t *c, mlvm_coll_t *p)
+{
+    return arrive(world_of(c), p) ? MLVM_OK : MLVM_SUSPENDED;
+}
+
+/* send posts the buffer in the (me, peer) slot and waits until it is taken. */
+static mlvm_status_t shm_send(mlvm_comm_t *c, mlvm_coll_t *p, int32_t peer, int32_t tag,
+                              const void *buf, size_t bytes)
+{
+    mlvm_shm_slot_t *s = &world_of(c)->slots[c->rank][peer];
+    if (p->phase == 0) {
+        if (LOAD_ACQ(&s->full))
+            return MLVM_SUSPENDED; /* the previous message is not taken yet */
+        s->data = buf;
+        s->bytes = bytes;
+        s->tag = tag;
+        STORE_REL(&s->full, 1);
+        p->phase = 1;
+    }
+    if (LOAD_ACQ(&s->full))
+        return MLVM_SUSPENDED;
+    p->phase = 0;
+    return MLVM_OK;
+}
+
+static mlvm_status_t shm_recv(mlvm_comm_t *c, mlvm_coll_t *p, int32_t peer, int32_t tag,
+                              void *buf, size_t bytes)
+{
+    mlvm_shm_slot_t *s = &world_of(c)->slots[peer][c->rank];
+    (void)p;
+    if (!LOAD_ACQ(&s->full))
+        return MLVM_SUSPENDED;
+    if (s->tag != tag || s->bytes != bytes)
+        return s->tag != tag ? MLVM_ERR_INVALID : MLVM_ERR_SHAPE;
+    if (bytes > 0)
+        memcpy(buf, s->data, bytes);
+    STORE_REL(&s->full, 0);
+    return MLVM_OK;
+}
+
+static const mlvm_comm_ops_t shm_ops = {
+    shm_all_reduce, shm_all_gather, shm_reduce_scatter, shm_broadcast,
+    shm_barrier, shm_send, shm_recv,
+};
+
+mlvm_status_t mlvm_shm_world_init(mlvm_shm_world_t *w, int32_t size)
+{
+    if (w == NULL || size < 1 || size > MLVM_SHM_MAX_RANKS)
+        return MLVM_ERR_INVALID;
+    memset(w, 0, sizeof *w);
+    w->size = size;
+    return MLVM_OK;
+}
+
+mlvm_status_t mlvm_shm_comm_init(mlvm_shm_comm_t *c, mlvm_shm_world_t *w, int32_t rank)
+{
+    if (c == NULL || w == NULL || rank < 0 || rank >= w->size)
+        return MLVM_ERR_INVALID;
+    c->base.ops = &shm_ops;
+    c->base.rank = rank;
+    c->base.size = w->size;
+    c->world = w;
+    return MLVM_OK;
+}
+
+size_t mlvm_shm_world_bytes(void)
+{
+    return sizeof(mlvm_shm_world_t);
+}
+
+size_t mlvm_shm_comm_bytes(void)
+{
+    return sizeof(mlvm_shm_comm_t);
+}

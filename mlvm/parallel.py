@@ -135,7 +135,9 @@ class _Shared:
         self.size = size
         self.barrier = threading.Barrier(size)
         self.board: list[np.ndarray] = [np.zeros(0)] * size
-        self.mail = {(a, b): queue.Queue() for a in range(size) for b in range(size)}
+        self.mail: dict[tuple[int, int], queue.Queue[tuple[int, np.ndarray]]] = {
+            (a, b): queue.Queue() for a in range(size) for b in range(size)
+        }
 
 
 def reference_run(module: ModuleOp, fn: str, inputs: Sequence[Sequence[np.ndarray]],

@@ -79,6 +79,7 @@ typedef struct {
     const mlvm_module_t *module; const mlvm_native_t *const *imports; mlvm_queue_t *const *queues;
     unsigned char *state; const void *const *params; void *comm;
 } mlvm_instance_t;
+int mlvm_call_drive(mlvm_resume_fn resume, void *call, size_t max_resumes);
 size_t mlvm_shm_world_bytes(void);
 size_t mlvm_shm_comm_bytes(void);
 int mlvm_shm_world_init(void *w, int32_t size);
@@ -464,7 +465,8 @@ class Call:
         # Private: the generated code writes here until the call ends, so the
         # arrays must be the ones it was given, alive as long as the call.
         self._outs = [np.empty(s.shape, dtype=s.dtype) for s in fn.info.outputs]
-        self._arena_buf, self._arena = _aligned_empty(fn.info.arena_bytes)
+        self._arena_buf: np.ndarray | None
+        self._arena_buf, self._arena = fn._take_arena()
         # int64 words: the state holds pointers and 64-bit integers.
         self._state = _ffi.new("int64_t[]", -(-fn._call_bytes // 8))
         self._hdr = _ffi.cast("mlvm_call_header_t *", self._state)
@@ -473,7 +475,14 @@ class Call:
         outs = _ffi.new("void *[]", [_ffi.cast("void *", a.ctypes.data) for a in self._outs] or [_ffi.NULL])
         with self._busy:
             self.code, frame = _foreign(fn._begin, self._state, fn._owner._instance, self._arena, ins, outs)
+        self._settle()
         frame.reraise(fn.info.name)
+
+    def _settle(self) -> None:
+        """Once the call has ended, its arena goes back to the function's pool."""
+        if self.code != SUSPENDED and self._arena_buf is not None:
+            self._fn._give_arena(self._arena_buf, self._arena)
+            self._arena_buf = self._arena = None
 
     @property
     def outputs(self) -> tuple[np.ndarray, ...]:
@@ -495,6 +504,24 @@ class Call:
             raise MlvmCallError(f"{self._fn.info.name}: the call is already running")
         try:
             self.code, frame = _foreign(self._fn._resume, self._state)
+            self._settle()
+        finally:
+            self._busy.release()
+        frame.reraise(self._fn.info.name)
+        return self.status
+
+    def drive(self) -> str:
+        """Resumes the call in C until it ends, without the interpreter lock
+        between tries: for a rank waiting on its peers. Not for calls that
+        wait on Python natives or queues fed from Python (they would spin)."""
+        if self.code != SUSPENDED:
+            return self.status
+        if not self._busy.acquire(blocking=False):
+            raise MlvmCallError(f"{self._fn.info.name}: the call is already running")
+        try:
+            lib = self._fn._owner._lib
+            self.code, frame = _foreign(lib.mlvm_call_drive, self._fn._resume, self._state, 0)
+            self._settle()
         finally:
             self._busy.release()
         frame.reraise(self._fn.info.name)
@@ -548,6 +575,7 @@ class Function:
             bool(export.suspends),
         )
         self._local = threading.local()
+        self._arena_pool: list[tuple[np.ndarray, Any]] = []
         n_in, n_out = len(self.info.inputs), len(self.info.outputs)
         self._n_in, self._n_out = n_in, n_out
         self._in_specs = [(s.dtype, s.shape) for s in self.info.inputs]
@@ -561,6 +589,20 @@ class Function:
         if self._one_shot is not None:
             fast = self._make_fast()
             self.__class__ = type("Function", (Function,), {"__call__": fast})
+
+    # Arenas of ended suspendable calls, reused by the next ones: a fresh
+    # large buffer per call would be fresh pages from the kernel each time.
+    _POOLED_ARENAS = 4
+
+    def _take_arena(self) -> tuple[np.ndarray, Any]:
+        try:
+            return self._arena_pool.pop()
+        except IndexError:
+            return _aligned_empty(self.info.arena_bytes)
+
+    def _give_arena(self, buf: np.ndarray, ptr: Any) -> None:
+        if len(self._arena_pool) < self._POOLED_ARENAS:
+            self._arena_pool.append((buf, ptr))
 
     def _arena(self) -> Any:
         ptr = getattr(self._local, "arena", None)

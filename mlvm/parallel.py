@@ -15,6 +15,7 @@ thread, exchanging arrays.
 from __future__ import annotations
 
 import os
+import queue
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -60,6 +61,10 @@ class Group:
             self._comms.append(buf)
         cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
         self._cpus = cpus if pin and len(cpus) >= workers else []
+        self._threads: list[threading.Thread] = []
+        self._jobs: list[queue.SimpleQueue[Any]] = []
+        self._done: list[queue.SimpleQueue[Any]] = []
+        self._closed = False
 
     def run(self, fn: str | Sequence[str], inputs: Sequence[Sequence[Any]]) -> list[Any]:
         """Rank r runs `fn(*inputs[r])` (or `fn[r]`, one export per rank, for
@@ -70,35 +75,73 @@ class Group:
         names = [fn] * self.workers if isinstance(fn, str) else list(fn)
         if len(names) != self.workers:
             raise ValueError(f"fn must name one export or {self.workers}, got {len(names)}")
-        results: list[Any] = [None] * self.workers
-        errors: list[BaseException | None] = [None] * self.workers
+        if self._closed:
+            raise ValueError("the group is closed")
+        self._start()
+        for r in range(1, self.workers):
+            self._jobs[r].put((names[r], tuple(inputs[r])))
+        # Rank 0 runs on the calling thread: one hand-off fewer per call.
+        first = self._call(0, names[0], tuple(inputs[0]))
+        outs = [first, *(self._done[r].get() for r in range(1, self.workers))]
+        for r, (ok, value) in enumerate(outs):
+            if not ok:
+                raise RuntimeError(f"rank {r}: {value}") from value
+        return [value for _, value in outs]
 
-        def rank(r: int) -> None:
-            try:
-                if self._cpus:
-                    os.sched_setaffinity(0, {self._cpus[r]})
-                call = self.modules[r][names[r]].begin(*inputs[r])
-                while not call.done:
-                    call.resume()
-                results[r] = call.result()
-            except BaseException as e:  # noqa: BLE001 - raised below, for its rank
-                errors[r] = e
-
-        threads = [threading.Thread(target=rank, args=(r,)) for r in range(self.workers)]
-        for t in threads:
+    # Each rank's thread lives as long as the group: a call costs a hand-off,
+    # not a thread.
+    def _start(self) -> None:
+        if self._threads or self.workers == 1:
+            return
+        self._jobs = [queue.SimpleQueue() for _ in range(self.workers)]
+        self._done = [queue.SimpleQueue() for _ in range(self.workers)]
+        self._threads = [threading.Thread(target=self._rank, args=(r,), daemon=True)
+                         for r in range(1, self.workers)]
+        for t in self._threads:
             t.start()
-        for t in threads:
+
+    def _rank(self, r: int) -> None:
+        if self._cpus:
+            os.sched_setaffinity(0, {self._cpus[r]})
+        while True:
+            job = self._jobs[r].get()
+            if job is None:
+                return
+            self._done[r].put(self._call(r, *job))
+
+    def _call(self, r: int, name: str, args: tuple[Any, ...]) -> tuple[bool, Any]:
+        try:
+            call = self.modules[r][name].begin(*args)
+            call.drive()
+            return True, call.result()
+        except BaseException as e:  # noqa: BLE001 - handed to the caller
+            return False, e
+
+    def close(self) -> None:
+        """Stops the ranks' threads (the modules stay usable one by one)."""
+        self._closed = True
+        for q in getattr(self, "_jobs", []):
+            q.put(None)
+        for t in self._threads:
             t.join()
-        for r, e in enumerate(errors):
-            if e is not None:
-                raise RuntimeError(f"rank {r}: {e}") from e
-        return results
+        self._threads = []
+
+    def __enter__(self) -> Group:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if getattr(self, "_threads", None):
+            self.close()
 
 
 def run(module: str | Path | Module, workers: int, fn: str = "main",
         inputs: Sequence[Sequence[Any]] | None = None, **kw: Any) -> list[Any]:
     """A one-off `Group(module, workers).run(fn, inputs)` (fresh state)."""
-    return Group(module, workers, **kw).run(fn, inputs if inputs is not None else [()] * workers)
+    with Group(module, workers, **kw) as group:
+        return group.run(fn, inputs if inputs is not None else [()] * workers)
 
 
 class _ThreadView:
@@ -130,8 +173,6 @@ class _ThreadView:
 
 class _Shared:
     def __init__(self, size: int) -> None:
-        import queue
-
         self.size = size
         self.barrier = threading.Barrier(size)
         self.board: list[np.ndarray] = [np.zeros(0)] * size

@@ -84,9 +84,9 @@ static int32_t reduce_i32(int32_t kind, int32_t a, int32_t b)
 }
 
 /* out[i] = in_0[i] (op) in_1[i] ... for i in [lo, hi), reading every
- * rank's input at `offset` elements; out may be one of the inputs. */
-static void reduce_range(const mlvm_shm_world_t *w, int32_t kind, int32_t dtype, size_t offset,
-                         void *out, size_t lo, size_t hi)
+ * rank's input (ins[r]) at `offset` elements; out may be one of them. */
+static void reduce_range(const mlvm_shm_world_t *w, const void *const volatile *ins, int32_t kind,
+                         int32_t dtype, size_t offset, void *out, size_t lo, size_t hi)
 {
     size_t i, k, n;
     int32_t r;
@@ -94,18 +94,18 @@ static void reduce_range(const mlvm_shm_world_t *w, int32_t kind, int32_t dtype,
         n = hi - i < BLOCK ? hi - i : BLOCK;
         if (dtype == MLVM_I32) {
             int32_t acc[BLOCK];
-            memcpy(acc, (const int32_t *)w->in[0] + offset + i, n * sizeof *acc);
+            memcpy(acc, (const int32_t *)ins[0] + offset + i, n * sizeof *acc);
             for (r = 1; r < w->size; ++r) {
-                const int32_t *x = (const int32_t *)w->in[r] + offset + i;
+                const int32_t *x = (const int32_t *)ins[r] + offset + i;
                 for (k = 0; k < n; ++k)
                     acc[k] = reduce_i32(kind, acc[k], x[k]);
             }
             memcpy((int32_t *)out + i, acc, n * sizeof *acc);
         } else {
             float acc[BLOCK];
-            memcpy(acc, (const float *)w->in[0] + offset + i, n * sizeof *acc);
+            memcpy(acc, (const float *)ins[0] + offset + i, n * sizeof *acc);
             for (r = 1; r < w->size; ++r) {
-                const float *x = (const float *)w->in[r] + offset + i;
+                const float *x = (const float *)ins[r] + offset + i;
                 for (k = 0; k < n; ++k)
                     acc[k] = reduce_f32(kind, acc[k], x[k]);
             }
@@ -117,10 +117,37 @@ static void reduce_range(const mlvm_shm_world_t *w, int32_t kind, int32_t dtype,
     }
 }
 
+/* Small all_reduce: each rank copies its operand into its staging slot,
+ * meets the others once, and reduces every slot itself. */
+static mlvm_status_t staged_all_reduce(mlvm_comm_t *c, mlvm_coll_t *p, int32_t kind, int32_t dtype,
+                                       const void *in, void *out, size_t count)
+{
+    mlvm_shm_comm_t *sc = (mlvm_shm_comm_t *)(void *)c;
+    mlvm_shm_world_t *w = sc->world;
+    const void *ins[MLVM_SHM_MAX_RANKS];
+    const int32_t g = (int32_t)(sc->staged & 1u);
+    int32_t r;
+    if (p->phase == 0) {
+        if (count > 0)
+            memcpy(w->stage[g][c->rank], in, count * 4);
+        p->phase = 1;
+    }
+    if (!arrive(w, p))
+        return MLVM_SUSPENDED;
+    for (r = 0; r < w->size; ++r)
+        ins[r] = w->stage[g][r];
+    reduce_range(w, ins, kind, dtype, 0, out, 0, count);
+    ++sc->staged;
+    p->phase = 0;
+    return MLVM_OK;
+}
+
 static mlvm_status_t shm_all_reduce(mlvm_comm_t *c, mlvm_coll_t *p, int32_t kind, int32_t dtype,
                                     const void *in, void *out, size_t count)
 {
     mlvm_shm_world_t *w = world_of(c);
+    if (count * 4 <= MLVM_SHM_STAGE_BYTES)
+        return staged_all_reduce(c, p, kind, dtype, in, out, count);
     const size_t esize = 4;
     int32_t r, me = c->rank;
     switch (p->phase) {
@@ -132,7 +159,8 @@ static mlvm_status_t shm_all_reduce(mlvm_comm_t *c, mlvm_coll_t *p, int32_t kind
     case 1:
         if (!arrive(w, p))
             return MLVM_SUSPENDED;
-        reduce_range(w, kind, dtype, 0, out, chunk(count, me, w->size), chunk(count, me + 1, w->size));
+        reduce_range(w, w->in, kind, dtype, 0, out, chunk(count, me, w->size),
+                     chunk(count, me + 1, w->size));
         p->phase = 2;
         /* fall through */
     case 2:
@@ -199,7 +227,7 @@ static mlvm_status_t shm_reduce_scatter(mlvm_comm_t *c, mlvm_coll_t *p, int32_t 
         if (!arrive(w, p))
             return MLVM_SUSPENDED;
         for (a = 0; a < outer; ++a)
-            reduce_range(w, kind, dtype, (a * n + (size_t)c->rank) * count,
+            reduce_range(w, w->in, kind, dtype, (a * n + (size_t)c->rank) * count,
                          (unsigned char *)out + a * count * 4, 0, count);
         p->phase = 2;
         /* fall through */
@@ -297,6 +325,7 @@ mlvm_status_t mlvm_shm_comm_init(mlvm_shm_comm_t *c, mlvm_shm_world_t *w, int32_
     c->base.rank = rank;
     c->base.size = w->size;
     c->world = w;
+    c->staged = 0;
     return MLVM_OK;
 }
 

@@ -17,3 +17,35 @@ mlvm_status_t mlvm_sched_run(mlvm_task_t *tasks, size_t num_tasks, size_t max_ro
     }
     return MLVM_SUSPENDED;
 }
+
+/* Between tries: a pause for a short wait; then the core goes to another
+ * thread, as ranks may outnumber cores (hosted builds only). */
+#if defined(__unix__) || defined(__APPLE__)
+int sched_yield(void);
+#define YIELD() ((void)sched_yield())
+#else
+#define YIELD() ((void)0)
+#endif
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+#define PAUSE() __builtin_ia32_pause()
+#else
+#define PAUSE() ((void)0)
+#endif
+#define SPINS_BEFORE_YIELD 64
+
+mlvm_status_t mlvm_call_drive(mlvm_status_t (*resume)(void *call), void *call,
+                              size_t max_resumes)
+{
+    mlvm_status_t st = MLVM_SUSPENDED;
+    size_t k;
+    if (resume == NULL || call == NULL)
+        return MLVM_ERR_INVALID;
+    for (k = 0; st == MLVM_SUSPENDED && (max_resumes == 0 || k < max_resumes); ++k) {
+        if (k >= SPINS_BEFORE_YIELD)
+            YIELD();
+        else if (k > 0)
+            PAUSE();
+        st = resume(call);
+    }
+    return st;
+}

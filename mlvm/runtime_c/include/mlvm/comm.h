@@ -63,6 +63,9 @@ struct mlvm_comm {
 /* ---- shared memory: ranks on threads of one process ---------------------- */
 
 #define MLVM_SHM_MAX_RANKS 16
+/* all_reduce of at most this many bytes goes through staging buffers in the
+ * world: one barrier instead of three. */
+#define MLVM_SHM_STAGE_BYTES 8192
 
 /* One message slot from a rank to another (send waits until received). */
 typedef struct mlvm_shm_slot {
@@ -81,6 +84,9 @@ typedef struct mlvm_shm_world {
     const void *volatile in[MLVM_SHM_MAX_RANKS];
     void *volatile out[MLVM_SHM_MAX_RANKS];
     mlvm_shm_slot_t slots[MLVM_SHM_MAX_RANKS][MLVM_SHM_MAX_RANKS]; /* [from][to] */
+    /* Two generations of staging, used alternately: a rank writes one only
+     * after a barrier that every rank reaches once done reading it. */
+    float stage[2][MLVM_SHM_MAX_RANKS][MLVM_SHM_STAGE_BYTES / sizeof(float)];
 } mlvm_shm_world_t;
 
 /* A world of `size` ranks (1..MLVM_SHM_MAX_RANKS). */
@@ -91,6 +97,7 @@ mlvm_status_t mlvm_shm_world_init(mlvm_shm_world_t *w, int32_t size);
 typedef struct mlvm_shm_comm {
     mlvm_comm_t base;
     mlvm_shm_world_t *world;
+    uint64_t staged;   /* staged collectives so far: their generation parity */
 } mlvm_shm_comm_t;
 
 mlvm_status_t mlvm_shm_comm_init(mlvm_shm_comm_t *c, mlvm_shm_world_t *w, int32_t rank);

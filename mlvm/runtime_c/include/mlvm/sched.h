@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include <stdint.h>
+
 #include "mlvm/status.h"
 
 typedef struct mlvm_task {
@@ -19,5 +21,11 @@ typedef struct mlvm_task {
 /* MLVM_OK when every task ended (each task's own status says how), or
  * MLVM_SUSPENDED when some are still waiting after max_rounds rounds. */
 mlvm_status_t mlvm_sched_run(mlvm_task_t *tasks, size_t num_tasks, size_t max_rounds);
+
+/* Resumes one call while it suspends, up to max_resumes times (0: no
+ * limit), pausing the core between tries: how a thread that owns one rank
+ * waits for its peers at a collective. The call's last status. */
+mlvm_status_t mlvm_call_drive(mlvm_status_t (*resume)(void *call), void *call,
+                              size_t max_resumes);
 
 #endif /* MLVM_SCHED_H_ */

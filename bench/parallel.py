@@ -1,0 +1,189 @@
+"""In-process collectives and data-parallel training, measured in C.
+
+    python bench/parallel.py
+
+1. all_reduce (sum, f32) between 2 ranks on 2 threads over the shared-memory
+   communicator: 64 MiB against one thread's memcpy of 64 MiB (the cost of
+   moving the data once), and 4 KiB latency (the staged one-barrier path).
+2. The data-parallel digits step (samples/data_parallel/step.py): one rank
+   on the whole global batch against 2 ranks on half of it each, at global
+   batch 32 and 512, steps per second of the C entry points driven by
+   pthreads (no Python in the loop).
+Open MPI's MPI_Allreduce is not measured here yet (no MPI transport).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "samples" / "data_parallel"))
+sys.path.insert(0, str(ROOT / "samples" / "mnist_train"))
+
+from mlvm.codegen.cc import INCLUDE_DIR, host_cpu_flags, runtime_sources  # noqa: E402
+
+AR_SRC = """\
+func.func @ar(%x: tensor<{n}xf32>) -> tensor<{n}xf32> {{
+  %y = "mlvm.all_reduce"(%x) <{{kind = "sum"}}> : (tensor<{n}xf32>) -> tensor<{n}xf32>
+  func.return %y : tensor<{n}xf32>
+}}
+"""
+
+AR_C = r"""
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "big.h"
+#include "mlvm/sched.h"
+#include "small.h"
+#define BIG (16u << 20)
+#define SMALL 1024u
+static mlvm_shm_world_t world;
+typedef struct { mlvm_shm_comm_t c; mlvm_instance_t inst; float *x, *y; int iters, big; double secs; } rk_t;
+static rk_t rk[2];
+static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
+static void *go(void *a) {
+    rk_t *r = a; int i; double t0;
+    for (i = -2; i < r->iters; ++i) {
+        mlvm_status_t st;
+        if (i == 0) t0 = now();
+        if (r->big) { big_ar_call_t c; st = big_ar_begin(&c, &r->inst, NULL, r->x, r->y);
+            if (st == MLVM_SUSPENDED) st = mlvm_call_drive((mlvm_status_t (*)(void *))big_ar_resume, &c, 0); }
+        else { small_ar_call_t c; st = small_ar_begin(&c, &r->inst, NULL, r->x, r->y);
+            if (st == MLVM_SUSPENDED) st = mlvm_call_drive((mlvm_status_t (*)(void *))small_ar_resume, &c, 0); }
+        if (st != MLVM_OK) { printf("error %d\n", st); exit(1); }
+    }
+    r->secs = now() - t0;
+    return NULL;
+}
+static double run(int big, int iters) {
+    pthread_t th[2]; int k; const char *m;
+    mlvm_shm_world_init(&world, 2);
+    for (k = 0; k < 2; ++k) {
+        mlvm_instance_init(&rk[k].inst, big ? &big_module : &small_module, NULL, NULL, 0, NULL, NULL, 0, &m);
+        mlvm_shm_comm_init(&rk[k].c, &world, k); rk[k].inst.comm = &rk[k].c.base;
+        rk[k].big = big; rk[k].iters = iters;
+    }
+    for (k = 0; k < 2; ++k) pthread_create(&th[k], NULL, go, &rk[k]);
+    for (k = 0; k < 2; ++k) pthread_join(th[k], NULL);
+    return (rk[0].secs > rk[1].secs ? rk[0].secs : rk[1].secs) / iters;
+}
+int main(void) {
+    int k, i; double t0, memcpy_s = 1e30, big_s, small_s;
+    for (k = 0; k < 2; ++k) {
+        rk[k].x = malloc(BIG * 4); rk[k].y = malloc(BIG * 4);
+        for (i = 0; i < (int)BIG; ++i) { rk[k].x[i] = (float)(i & 1023); rk[k].y[i] = 0; }
+    }
+    for (k = 0; k < 5; ++k) { t0 = now(); memcpy(rk[0].y, rk[0].x, BIG * 4); t0 = now() - t0; if (t0 < memcpy_s) memcpy_s = t0; }
+    big_s = run(1, 10);
+    small_s = run(0, 20000);
+    printf("all_reduce 64 MiB, 2 ranks: %.2f ms; memcpy 64 MiB: %.2f ms (all_reduce at %.2fx memcpy's speed)\n",
+           big_s * 1e3, memcpy_s * 1e3, memcpy_s / big_s);
+    printf("all_reduce 4 KiB, 2 ranks: %.2f us per call\n", small_s * 1e6);
+    return 0;
+}
+"""
+
+DP_C = r"""
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdio.h>
+#include <time.h>
+#include "one.h"
+#include "mlvm/sched.h"
+#include "half.h"
+#define STEPS 3000
+static mlvm_shm_world_t w1, w2;
+typedef struct { mlvm_shm_comm_t c; mlvm_instance_t inst; unsigned char st[ONE_STATE_BYTES + 64];
+    unsigned char ar[ONE_ARENA_BYTES + 64]; float x[B * 64], y[B * 10], loss; int whole; } rk_t;
+static rk_t rk[3];
+static unsigned char *al(unsigned char *p) { return p + (64 - (size_t)p % 64) % 64; }
+static void *go(void *a) {
+    rk_t *r = a; float lr = 0.01f; int s;
+    for (s = 0; s < STEPS; ++s) {
+        mlvm_status_t st;
+        if (r->whole) { one_step_call_t c; st = one_step_begin(&c, &r->inst, al(r->ar), r->x, r->y, &lr, &r->loss);
+            if (st == MLVM_SUSPENDED) st = mlvm_call_drive((mlvm_status_t (*)(void *))one_step_resume, &c, 0); }
+        else { half_step_call_t c; st = half_step_begin(&c, &r->inst, al(r->ar), r->x, r->y, &lr, &r->loss);
+            if (st == MLVM_SUSPENDED) st = mlvm_call_drive((mlvm_status_t (*)(void *))half_step_resume, &c, 0); }
+        if (st != MLVM_OK) { printf("error %d\n", st); return NULL; }
+    }
+    return NULL;
+}
+static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
+int main(void) {
+    const char *m; int i, rep; pthread_t th[2]; double t0, one = 1e30, two = 1e30;
+    mlvm_shm_world_init(&w1, 1); mlvm_shm_world_init(&w2, 2);
+    mlvm_instance_init(&rk[0].inst, &one_module, NULL, NULL, 0, NULL, NULL, 0, &m);
+    mlvm_instance_bind_state(&rk[0].inst, al(rk[0].st), ONE_STATE_BYTES);
+    mlvm_shm_comm_init(&rk[0].c, &w1, 0); rk[0].inst.comm = &rk[0].c.base; rk[0].whole = 1;
+    for (i = 1; i < 3; ++i) {
+        mlvm_instance_init(&rk[i].inst, &half_module, NULL, NULL, 0, NULL, NULL, 0, &m);
+        mlvm_instance_bind_state(&rk[i].inst, al(rk[i].st), HALF_STATE_BYTES);
+        mlvm_shm_comm_init(&rk[i].c, &w2, i - 1); rk[i].inst.comm = &rk[i].c.base;
+    }
+    for (i = 0; i < B * 64; ++i) rk[0].x[i] = rk[1].x[i] = rk[2].x[i] = (float)(i % 17) / 17.0f;
+    for (i = 0; i < B; ++i) rk[0].y[i * 10 + i % 10] = rk[1].y[i * 10 + i % 10] = rk[2].y[i * 10 + i % 10] = 1.0f;
+    for (rep = 0; rep < 3; ++rep) {
+        t0 = now(); go(&rk[0]); t0 = now() - t0; if (t0 < one) one = t0;
+        t0 = now();
+        pthread_create(&th[0], NULL, go, &rk[1]); pthread_create(&th[1], NULL, go, &rk[2]);
+        pthread_join(th[0], NULL); pthread_join(th[1], NULL);
+        t0 = now() - t0; if (t0 < two) two = t0;
+    }
+    printf("data-parallel step, global batch %d: 1 rank %.0f steps/s, 2 ranks %.0f steps/s (%.2fx)\n",
+           B, STEPS / one, STEPS / two, one / two);
+    return 0;
+}
+"""
+
+
+def cc(tmp: Path, main: str, mods: list[Path], out: str, defines: list[str] = ()) -> Path:  # type: ignore[assignment]
+    (tmp / f"{out}.c").write_text(main)
+    exe = tmp / out
+    subprocess.run(["cc", "-O3", "-march=native", "-std=c99", "-pthread", *defines, "-I", str(INCLUDE_DIR),
+                    "-I", str(tmp), str(tmp / f"{out}.c"), *map(str, mods), *map(str, runtime_sources()),
+                    "-lm", "-o", str(exe)], check=True)
+    return exe
+
+
+def aot(tmp: Path, name: str, text: str, params: Path | None = None) -> Path:
+    (tmp / f"{name}.mlir").write_text(text)
+    args = [sys.executable, "-m", "mlvm", "compile", str(tmp / f"{name}.mlir"), "-o", str(tmp / f"{name}.c"), "-q"]
+    if params is not None:
+        args += ["--params", str(params)]
+    subprocess.run(args, check=True)
+    return tmp / f"{name}.c"
+
+
+def main() -> int:
+    import train as mnist
+    from step import step_source
+
+    flags = host_cpu_flags()
+    print(f"host: {'avx512f' if 'avx512f' in flags else 'avx2' if 'avx2' in flags else 'x86-64'}, "
+          f"{len(__import__('os').sched_getaffinity(0))} cores")
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        mods = [aot(tmp, "big", AR_SRC.format(n=16 << 20)), aot(tmp, "small", AR_SRC.format(n=1024))]
+        print(subprocess.run([str(cc(tmp, AR_C, mods, "ar"))], capture_output=True, text=True,
+                             check=True).stdout, end="")
+        np.savez(tmp / "init.npz", **dict(zip(("w1", "b1", "w2", "b2"), mnist.init_params(0))))
+        for batch in (32, 512):
+            mods = [aot(tmp, "one", step_source(batch), tmp / "init.npz"),
+                    aot(tmp, "half", step_source(batch // 2), tmp / "init.npz")]
+            exe = cc(tmp, DP_C, mods, "dp", [f"-DB={batch}"])
+            print(subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout, end="")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

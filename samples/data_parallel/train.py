@@ -1,0 +1,114 @@
+"""Data-parallel training of the digits MLP on 1, 2 and 4 ranks in-process.
+
+    python samples/data_parallel/train.py [--steps N] [--batch B] [--ranks 1,2,4]
+
+Every rank is an instance of the same compiled step (step.py) on its own
+thread; each takes B / ranks rows of every global batch, the gradients are
+averaged with an all-reduce, and each rank updates its own weights (module
+state). The serial run is one rank on the whole batch with the same seeds;
+the last line compares the weights:
+
+    max |w_parallel - w_serial| = X
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+
+import mlvm
+import mlvm.parallel
+
+HERE = Path(__file__).resolve().parent
+
+
+def _load(name: str, path: Path) -> ModuleType:
+    """A sibling script by path (both samples name theirs train.py)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+mnist = _load("mnist_train_sample", HERE.parent / "mnist_train" / "train.py")
+step_source = _load("data_parallel_step", HERE / "step.py").step_source
+
+NAMES = ("w1", "b1", "w2", "b2")
+
+
+def build(local_batch: int, seed: int, work: Path) -> mlvm.Module:
+    src = work / f"step_{local_batch}.mlir"
+    src.write_text(step_source(local_batch))
+    return mlvm.compile(src, params=dict(zip(NAMES, mnist.init_params(seed))))
+
+
+def train(ranks: int, steps: int, batch: int, seed: int, work: Path) -> tuple[list[np.ndarray], list[float], float]:
+    """(rank 0's weights, losses, seconds) of `steps` steps on `ranks` ranks."""
+    if batch % ranks:
+        raise ValueError(f"the batch ({batch}) must split evenly over {ranks} ranks")
+    local = batch // ranks
+    group = mlvm.parallel.Group(build(local, seed, work), ranks)
+    data = mnist.load_digits(seed)
+    lr = np.array(mnist.LEARNING_RATE, np.float32)
+    rng = np.random.default_rng(seed)
+    n = len(data.x_train)
+    y_all = data.y_train
+    losses: list[float] = []
+    t0 = time.perf_counter()
+    done = 0
+    while done < steps:
+        order = rng.permutation(n)
+        for start in range(0, n - batch + 1, batch):
+            if done == steps:
+                break
+            idx = order[start : start + batch]
+            x, y = data.x_train[idx], y_all[idx]
+            inputs = [(x[r * local : (r + 1) * local], y[r * local : (r + 1) * local], lr)
+                      for r in range(ranks)]
+            out = group.run("step", inputs)
+            losses.append(float(out[0]))
+            done += 1
+    seconds = time.perf_counter() - t0
+    weights = [group.modules[0].state[k] for k in NAMES]
+    for m in group.modules[1:]:  # every rank holds the same weights
+        assert all(np.array_equal(m.state[k], w) for k, w in zip(NAMES, weights))
+    group.close()
+    return weights, losses, seconds
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--batch", type=int, default=32, help="global batch")
+    ap.add_argument("--ranks", default="1,2,4")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    worst = 0.0
+    with tempfile.TemporaryDirectory() as tmp:
+        serial, serial_losses, t1 = train(1, args.steps, args.batch, args.seed, Path(tmp))
+        print(f"1 rank, batch {args.batch}: {args.steps / t1:.0f} steps/s, last loss {serial_losses[-1]:.4f}")
+        for ranks in (int(r) for r in args.ranks.split(",")):
+            if ranks == 1:
+                continue
+            w, losses, t = train(ranks, args.steps, args.batch, args.seed, Path(tmp))
+            diff = max(float(np.max(np.abs(a - b))) for a, b in zip(w, serial))
+            worst = max(worst, diff)
+            print(f"{ranks} ranks, {args.batch // ranks} rows each: {args.steps / t:.0f} steps/s "
+                  f"({t1 / t:.2f}x one rank), last loss {losses[-1]:.4f}, "
+                  f"max |w - w_serial| {diff:.2e}")
+    print(f"max |w_parallel - w_serial| = {worst:.2e}")
+    return 0 if worst <= 1e-5 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -37,6 +37,7 @@ func.func @ar(%x: tensor<{n}xf32>) -> tensor<{n}xf32> {{
 AR_C = r"""
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,9 +57,9 @@ static void *go(void *a) {
         mlvm_status_t st;
         if (i == 0) t0 = now();
         if (r->big) { big_ar_call_t c; st = big_ar_begin(&c, &r->inst, NULL, r->x, r->y);
-            if (st == MLVM_SUSPENDED) st = mlvm_call_drive((mlvm_status_t (*)(void *))big_ar_resume, &c, 0); }
+            if (st == MLVM_SUSPENDED) st = mlvm_call_drive((mlvm_status_t (*)(void *))big_ar_resume, &c, 0, sched_yield); }
         else { small_ar_call_t c; st = small_ar_begin(&c, &r->inst, NULL, r->x, r->y);
-            if (st == MLVM_SUSPENDED) st = mlvm_call_drive((mlvm_status_t (*)(void *))small_ar_resume, &c, 0); }
+            if (st == MLVM_SUSPENDED) st = mlvm_call_drive((mlvm_status_t (*)(void *))small_ar_resume, &c, 0, sched_yield); }
         if (st != MLVM_OK) { printf("error %d\n", st); exit(1); }
     }
     r->secs = now() - t0;
@@ -95,6 +96,7 @@ int main(void) {
 DP_C = r"""
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <time.h>
 #include "one.h"
@@ -111,9 +113,9 @@ static void *go(void *a) {
     for (s = 0; s < STEPS; ++s) {
         mlvm_status_t st;
         if (r->whole) { one_step_call_t c; st = one_step_begin(&c, &r->inst, al(r->ar), r->x, r->y, &lr, &r->loss);
-            if (st == MLVM_SUSPENDED) st = mlvm_call_drive((mlvm_status_t (*)(void *))one_step_resume, &c, 0); }
+            if (st == MLVM_SUSPENDED) st = mlvm_call_drive((mlvm_status_t (*)(void *))one_step_resume, &c, 0, sched_yield); }
         else { half_step_call_t c; st = half_step_begin(&c, &r->inst, al(r->ar), r->x, r->y, &lr, &r->loss);
-            if (st == MLVM_SUSPENDED) st = mlvm_call_drive((mlvm_status_t (*)(void *))half_step_resume, &c, 0); }
+            if (st == MLVM_SUSPENDED) st = mlvm_call_drive((mlvm_status_t (*)(void *))half_step_resume, &c, 0, sched_yield); }
         if (st != MLVM_OK) { printf("error %d\n", st); return NULL; }
     }
     return NULL;

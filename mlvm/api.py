@@ -91,7 +91,7 @@ def compile(
             c_path = Path(tmp) / f"{stem}.c"
             lower(module, options, name)
             asm = write_with_blob(module, c_path, param_arrays, name, options)
-            build_shared(c_path, so, asm=asm)
+            build_shared(c_path, so, asm=asm, comm=options.comm)
     return Module(so, imports, queue_capacity, max_bytes=options.max_bytes, origin=name)
 
 

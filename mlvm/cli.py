@@ -58,6 +58,9 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
             else "OUT.so, a shared object that mlvm.load() reads",
         )
         if cmd == "build":
+            p.add_argument("--comm", choices=("shm", "mpi"), default="shm",
+                           help="communicator for collectives: shm (threads of one process) or "
+                           "mpi (processes under mpirun; builds with mpicc)")
             p.add_argument("--keep-c", action="store_true",
                            help="also keep OUT.c and OUT.h beside OUT.so")
         p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
@@ -142,7 +145,8 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
                 c_path = (out if args.keep_c else Path(tmp) / out.name).with_suffix(".c")
                 write_c(args.input, c_path, args.params, options, **reports, blob=True,
                         external_params=args.external_params)
-                build_shared(c_path, out, on_runtime_build=progress.note, asm=blob_paths(c_path)[1])
+                build_shared(c_path, out, on_runtime_build=progress.note, asm=blob_paths(c_path)[1],
+                             comm=args.comm)
                 progress.stage("cc")
     except MlvmError as e:
         return _fail("mlvm-aot", e)

@@ -7,6 +7,7 @@ boundary, so the generated code can run unchecked.
 
 from __future__ import annotations
 
+import functools
 import math
 import mmap
 import os
@@ -79,7 +80,11 @@ typedef struct {
     const mlvm_module_t *module; const mlvm_native_t *const *imports; mlvm_queue_t *const *queues;
     unsigned char *state; const void *const *params; void *comm;
 } mlvm_instance_t;
-int mlvm_call_drive(mlvm_resume_fn resume, void *call, size_t max_resumes);
+int mlvm_call_drive(mlvm_resume_fn resume, void *call, size_t max_resumes, int (*idle)(void));
+int sched_yield(void);
+size_t mlvm_mpi_comm_bytes(void);
+int mlvm_mpi_world_init(void *comm_storage);
+int mlvm_mpi_finalize(void);
 size_t mlvm_shm_world_bytes(void);
 size_t mlvm_shm_comm_bytes(void);
 int mlvm_shm_world_init(void *w, int32_t size);
@@ -341,6 +346,16 @@ def _aligned_empty(nbytes: int) -> tuple[np.ndarray, Any]:
     return buf, _ffi.cast("void *", buf.ctypes.data)
 
 
+@functools.cache
+def _sched_yield() -> Any:
+    """The C library's sched_yield, for waits that give the core away (NULL
+    where there is none)."""
+    try:
+        return _ffi.dlopen(None).sched_yield
+    except (OSError, AttributeError):
+        return _ffi.NULL
+
+
 def _view(ptr: Any, spec: TensorSpec) -> np.ndarray:
     """A numpy view of a C buffer described by `spec` (no copy)."""
     buf = _ffi.buffer(_ffi.cast("char *", ptr), spec.nbytes)
@@ -520,7 +535,8 @@ class Call:
             raise MlvmCallError(f"{self._fn.info.name}: the call is already running")
         try:
             lib = self._fn._owner._lib
-            self.code, frame = _foreign(lib.mlvm_call_drive, self._fn._resume, self._state, 0)
+            self.code, frame = _foreign(lib.mlvm_call_drive, self._fn._resume, self._state, 0,
+                                        _sched_yield())
             self._settle()
         finally:
             self._busy.release()
@@ -779,6 +795,8 @@ class Function:
     def _run_to_end(self, args: Sequence[Any]) -> Any:
         """begin, then resume while the call makes progress (yields)."""
         call = self.begin(*args)
+        if not call.done and self._owner._instance.comm != _ffi.NULL:
+            call.drive()  # waiting for peers at a collective: they are other threads or processes
         last = -2
         while not call.done:
             if call.resume_point == last:
@@ -822,6 +840,10 @@ class Module:
     arena or queue over `max_bytes`. Loading a .so runs its code: the
     checks catch a damaged or foreign build, not a malicious one.
     """
+
+    # What the instance's communicator lives in, once one is bound
+    # (mlvm.parallel): the instance points into it.
+    _comm_keep: Any = None
 
     def __init__(
         self,

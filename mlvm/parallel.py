@@ -3,6 +3,7 @@
     ranks = mlvm.parallel.Group("step.so", workers=4)       # 4 instances, one world
     outs = ranks.run("train_step", [args_rank0, args_rank1, ...])
     mlvm.parallel.run("step.so", workers=4, fn="main", inputs=[...])  # one-off
+    rank, size = mlvm.parallel.mpi_world(m)  # under mpirun: this process is one rank
 
 Each rank is its own instance of the module (its own state), bound to a
 shared-memory communicator (`mlvm/comm.h`); `run` drives every rank's call
@@ -14,6 +15,7 @@ thread, exchanging arrays.
 
 from __future__ import annotations
 
+import atexit
 import os
 import queue
 import threading
@@ -53,12 +55,11 @@ class Group:
         self._world_buf, self._world = _aligned_empty(int(lib.mlvm_shm_world_bytes()))
         if lib.mlvm_shm_world_init(self._world, workers) != 0:
             raise ValueError(f"cannot make a world of {workers} ranks")
-        self._comms = []
         for r, m in enumerate(self.modules):
             buf, ptr = _aligned_empty(int(lib.mlvm_shm_comm_bytes()))
             lib.mlvm_shm_comm_init(ptr, self._world, r)
             m._instance.comm = ptr
-            self._comms.append(buf)
+            m._comm_keep = buf
         cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
         self._cpus = cpus if pin and len(cpus) >= workers else []
         self._threads: list[threading.Thread] = []
@@ -137,6 +138,24 @@ class Group:
             self.close()
 
 
+def mpi_world(module: Module) -> tuple[int, int]:
+    """Binds `module` (built with `--comm mpi` / `CompileOptions(comm="mpi")`)
+    to MPI_COMM_WORLD, initialising MPI if needed: under `mpirun -n N`, each
+    process is one rank. Returns (rank, size); MPI is finalised at exit."""
+    lib = module._lib
+    nbytes = int(lib.mlvm_mpi_comm_bytes())
+    if nbytes == 0:
+        raise ValueError(f"{module.path}: built without MPI; build it with --comm mpi")
+    buf, ptr = _aligned_empty(nbytes)
+    if lib.mlvm_mpi_world_init(ptr) != 0:
+        raise RuntimeError("MPI could not be initialised")
+    module._instance.comm = ptr
+    module._comm_keep = buf
+    atexit.register(lib.mlvm_mpi_finalize)
+    info = _ffi.cast("struct { void *ops; int32_t rank; int32_t size; } *", ptr)
+    return int(info.rank), int(info.size)
+
+
 def run(module: str | Path | Module, workers: int, fn: str = "main",
         inputs: Sequence[Sequence[Any]] | None = None, **kw: Any) -> list[Any]:
     """A one-off `Group(module, workers).run(fn, inputs)` (fresh state)."""
@@ -210,4 +229,4 @@ def reference_run(module: ModuleOp, fn: str, inputs: Sequence[Sequence[np.ndarra
     return results
 
 
-__all__ = ["Group", "run", "reference_run"]
+__all__ = ["Group", "run", "reference_run", "mpi_world"]

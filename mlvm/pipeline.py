@@ -57,6 +57,7 @@ class CompileOptions:
     inplace: bool = True
     pack_weights: bool = True  # weights stored in the layout their kernel reads
     static_arena: bool = False  # emit the arena as a static buffer
+    comm: str = "shm"  # the runtime's communicator for collectives: shm, or mpi (mpicc)
     # Largest tensor, arena or constant data a module may need; larger ones
     # are refused before anything is allocated or emitted.
     max_bytes: int = MAX_TENSOR_BYTES

@@ -36,9 +36,10 @@ from mlvm.codegen.cc import (
 
 SRC_DIR = RUNTIME_DIR / "src"
 
-#: The one runtime source that needs the C library's <stdlib.h> (malloc):
-#: left out of freestanding trees, where the VM takes the firmware's allocator.
-STDLIB_SOURCES = ("alloc_std.c",)
+#: Runtime files that need a hosted system, left out of freestanding trees:
+#: the malloc allocator (the VM takes the firmware's there) and the MPI
+#: communicator (MPI needs processes).
+STDLIB_SOURCES = ("alloc_std.c", "comm_mpi.c", "comm_mpi.h")
 
 #: Headers the runtime's sources may include when built for bare metal: the
 #: freestanding headers plus <string.h> and <math.h>.

@@ -116,14 +116,22 @@ def runtime_library(
 
 def build_shared(
     c_path: Path, so_path: Path, on_runtime_build: Callable[[str], None] | None = None,
-    asm: Path | None = None,
+    asm: Path | None = None, comm: str = "shm",
 ) -> Path:
     """Compile a generated module and link it with the runtime into a .so.
 
     `asm`: the module's weights (`<mod>.weights.s`, whose `.incbin` reads
     the blob beside it); assembled in its own directory, so that no path is
-    written into the source or split by option parsing."""
+    written into the source or split by option parsing. `comm="mpi"` builds
+    with mpicc and the MPI communicator (the module's C is the same)."""
     cc, flags = compiler(), cflags()
+    if comm == "mpi":
+        mpicc = shutil.which("mpicc")
+        if mpicc is None:
+            raise MlvmError("error: --comm mpi needs mpicc (Open MPI: apt-get install libopenmpi-dev)")
+        cc, flags = mpicc, [*flags, "-DMLVM_WITH_MPI"]
+    elif comm != "shm":
+        raise MlvmError(f"error: unknown communicator {comm!r} (shm or mpi)")
     lib = runtime_library(cc, flags, on_runtime_build)
     so_path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=so_path.parent) as tmp:

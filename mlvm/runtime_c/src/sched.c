@@ -18,31 +18,25 @@ mlvm_status_t mlvm_sched_run(mlvm_task_t *tasks, size_t num_tasks, size_t max_ro
     return MLVM_SUSPENDED;
 }
 
-/* Between tries: a pause for a short wait; then the core goes to another
- * thread, as ranks may outnumber cores (hosted builds only). */
-#if defined(__unix__) || defined(__APPLE__)
-int sched_yield(void);
-#define YIELD() ((void)sched_yield())
-#else
-#define YIELD() ((void)0)
-#endif
+/* Between tries: a pause for a short wait; after that, the caller's idle
+ * function (a host's sched_yield, as ranks may outnumber cores). */
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
 #define PAUSE() __builtin_ia32_pause()
 #else
 #define PAUSE() ((void)0)
 #endif
-#define SPINS_BEFORE_YIELD 64
+#define SPINS_BEFORE_IDLE 64
 
 mlvm_status_t mlvm_call_drive(mlvm_status_t (*resume)(void *call), void *call,
-                              size_t max_resumes)
+                              size_t max_resumes, int (*idle)(void))
 {
     mlvm_status_t st = MLVM_SUSPENDED;
     size_t k;
     if (resume == NULL || call == NULL)
         return MLVM_ERR_INVALID;
     for (k = 0; st == MLVM_SUSPENDED && (max_resumes == 0 || k < max_resumes); ++k) {
-        if (k >= SPINS_BEFORE_YIELD)
-            YIELD();
+        if (k >= SPINS_BEFORE_IDLE && idle != NULL)
+            (void)idle();
         else if (k > 0)
             PAUSE();
         st = resume(call);

@@ -23,9 +23,11 @@ typedef struct mlvm_task {
 mlvm_status_t mlvm_sched_run(mlvm_task_t *tasks, size_t num_tasks, size_t max_rounds);
 
 /* Resumes one call while it suspends, up to max_resumes times (0: no
- * limit), pausing the core between tries: how a thread that owns one rank
- * waits for its peers at a collective. The call's last status. */
+ * limit), pausing the core between the first tries and then calling
+ * `idle` (a host's sched_yield, so that ranks may outnumber cores; NULL
+ * to keep spinning): how a thread that owns one rank waits for its peers
+ * at a collective. The call's last status. */
 mlvm_status_t mlvm_call_drive(mlvm_status_t (*resume)(void *call), void *call,
-                              size_t max_resumes);
+                              size_t max_resumes, int (*idle)(void));
 
 #endif /* MLVM_SCHED_H_ */

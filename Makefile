@@ -6,10 +6,12 @@ STAMP  := $(VENV)/.installed
 SYSSTAMP := $(VENV)/.sysdeps
 # Debian packages the tests need, as command:package pairs: a second C
 # compiler for the -Werror checks, valgrind, the Cortex-M toolchain and the
-# emulator the embedded tests run models on.
+# emulator the embedded tests run models on, and Open MPI for the MPI
+# communicator's tests.
 APT_PACKAGES := clang:clang valgrind:valgrind \
                 arm-none-eabi-gcc:gcc-arm-none-eabi arm-none-eabi-gcc:libnewlib-arm-none-eabi \
-                qemu-system-arm:qemu-system-arm
+                qemu-system-arm:qemu-system-arm \
+                mpicc:libopenmpi-dev mpirun:openmpi-bin
 
 .PHONY: all demo test bench conformance fuzz venv sysdeps clean
 
@@ -24,7 +26,7 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 # Installs missing Debian packages (as root, or through sudo when available).
-$(SYSSTAMP): | $(STAMP)
+$(SYSSTAMP): Makefile | $(STAMP)
 	@missing=""; for p in $(APT_PACKAGES); do \
 	  command -v $${p%%:*} >/dev/null 2>&1 || missing="$$missing $${p#*:}"; done; \
 	if [ -n "$$missing" ]; then \

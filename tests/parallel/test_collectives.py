@@ -106,6 +106,51 @@ def _inputs(n: int, shape: tuple[int, ...], elem: str, seed: int) -> list[list[n
     return [[a] for a in arrs]
 
 
+def inputs_for(name: str, n: int, rank: int) -> list[np.ndarray]:
+    """Rank `rank`'s arguments of export `name` of `_program(n)` (also used
+    by mpi_ranks.py, so both sides of an MPI run agree)."""
+    seed = sum(name.encode()) * 31 + rank
+    parts = name.split("_")
+    if name == "info":
+        return []
+    elem = "i32" if "i32" in parts else "f32"
+    if parts[0] == "ar":
+        shape = SHAPES[int(parts[3])]
+    elif parts[0] == "rs":
+        shape = (5 * n, 3) if parts[3] == "0" else (2, 3 * n)
+    elif parts[0] == "ag":
+        shape = (4, 3)
+    else:
+        shape = (6,)
+    return [_one(shape, elem, seed)]
+
+
+def _one(shape: tuple[int, ...], elem: str, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    if elem == "f32":
+        return rng.standard_normal(shape).astype(np.float32)
+    return rng.integers(-(2**31), 2**31 - 1, shape, dtype=np.int64).astype(np.int32)
+
+
+def expected(name: str, n: int) -> list[list[np.ndarray]]:
+    """Every rank's results of export `name` on `inputs_for`, by numpy."""
+    ins = [inputs_for(name, n, r) for r in range(n)]
+    parts = name.split("_")
+    if name == "info":
+        return [[np.array(r, np.int32), np.array(n, np.int32)] for r in range(n)]
+    if parts[0] == "ar":
+        total = _fold(parts[1], [i[0] for i in ins])
+        return [[total] for _ in range(n)]
+    if parts[0] == "rs":
+        total = _fold(parts[1], [i[0] for i in ins])
+        return [[p] for p in np.split(total, n, axis=int(parts[3]))]
+    if parts[0] == "ag":
+        whole = np.concatenate([i[0] for i in ins], axis=int(parts[2]))
+        return [[whole] for _ in range(n)]
+    root = int(parts[2])
+    return [[ins[root][0]] for _ in range(n)]
+
+
 def _fold(kind: str, arrs: list[np.ndarray]) -> np.ndarray:
     acc = arrs[0].copy()
     for a in arrs[1:]:

@@ -9,7 +9,8 @@
    on the whole global batch against 2 ranks on half of it each, at global
    batch 32 and 512, steps per second of the C entry points driven by
    pthreads (no Python in the loop).
-Open MPI's MPI_Allreduce is not measured here yet (no MPI transport).
+3. Open MPI's own MPI_Allreduce on 2 processes (mpirun, shared-memory
+   transport) on the same sizes, when mpicc and mpirun are installed.
 """
 
 from __future__ import annotations
@@ -148,6 +149,51 @@ int main(void) {
 """
 
 
+MPI_C = r"""
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int rank, i, k, n;
+    const int sizes[2] = {16 << 20, 1024}, iters[2] = {10, 20000};
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    for (k = 0; k < 2; ++k) {
+        float *x = malloc((size_t)sizes[k] * 4), *y = malloc((size_t)sizes[k] * 4);
+        double t0;
+        for (i = 0; i < sizes[k]; ++i) { x[i] = (float)(i & 1023); y[i] = 0; }
+        for (n = -2; n < iters[k]; ++n) {
+            if (n == 0) { MPI_Barrier(MPI_COMM_WORLD); t0 = MPI_Wtime(); }
+            MPI_Allreduce(x, y, sizes[k], MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+        }
+        t0 = (MPI_Wtime() - t0) / iters[k];
+        if (rank == 0) {
+            if (k == 0) printf("Open MPI MPI_Allreduce 64 MiB, 2 processes: %.2f ms\n", t0 * 1e3);
+            else printf("Open MPI MPI_Allreduce 4 KiB, 2 processes: %.2f us per call\n", t0 * 1e6);
+        }
+        free(x); free(y);
+    }
+    MPI_Finalize();
+    return 0;
+}
+"""
+
+
+def open_mpi(tmp: Path) -> None:
+    import os
+    import shutil
+
+    mpicc, mpirun = shutil.which("mpicc"), shutil.which("mpirun")
+    if mpicc is None or mpirun is None:
+        print("Open MPI: not installed (make sysdeps), not measured")
+        return
+    (tmp / "mpi_ar.c").write_text(MPI_C)
+    subprocess.run([mpicc, "-O3", str(tmp / "mpi_ar.c"), "-o", str(tmp / "mpi_ar")], check=True)
+    env = {**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+    print(subprocess.run([mpirun, "-n", "2", "--oversubscribe", str(tmp / "mpi_ar")], capture_output=True,
+                         text=True, check=True, env=env).stdout, end="")
+
+
 def cc(tmp: Path, main: str, mods: list[Path], out: str, defines: list[str] = ()) -> Path:  # type: ignore[assignment]
     (tmp / f"{out}.c").write_text(main)
     exe = tmp / out
@@ -178,6 +224,7 @@ def main() -> int:
         mods = [aot(tmp, "big", AR_SRC.format(n=16 << 20)), aot(tmp, "small", AR_SRC.format(n=1024))]
         print(subprocess.run([str(cc(tmp, AR_C, mods, "ar"))], capture_output=True, text=True,
                              check=True).stdout, end="")
+        open_mpi(tmp)
         np.savez(tmp / "init.npz", **dict(zip(("w1", "b1", "w2", "b2"), mnist.init_params(0))))
         for batch in (32, 512):
             mods = [aot(tmp, "one", step_source(batch), tmp / "init.npz"),

@@ -89,10 +89,12 @@ size_t mlvm_shm_world_bytes(void);
 size_t mlvm_shm_comm_bytes(void);
 int mlvm_shm_world_init(void *w, int32_t size);
 int mlvm_shm_comm_init(void *c, void *w, int32_t rank);
+void mlvm_shm_world_poison(void *w);
 typedef struct {
     mlvm_native_t native; const mlvm_instance_t *target; const mlvm_export_t *fn;
-    void *arena; void *call; int32_t running; int32_t pad_;
+    void *arena; void *call; const void *owner; int32_t running; int32_t pad_;
 } mlvm_link_t;
+void mlvm_link_reset(mlvm_link_t *link);
 int mlvm_link_call(void *user, void *const *args, void *const *results);
 int mlvm_instance_bind_params(mlvm_instance_t *inst, const void *blob, size_t blob_bytes,
                               const void **slots, const char **what);
@@ -524,6 +526,20 @@ class Call:
             self._busy.release()
         frame.reraise(self._fn.info.name)
         return self.status
+
+    def __del__(self) -> None:
+        # Dropped while suspended inside a link to another module's export:
+        # free the link for the next call (its own state is simply dropped).
+        if getattr(self, "code", OK) == SUSPENDED and getattr(self, "_fn", None) is not None:
+            self._fn._owner._abandon(self)
+
+    def _owns(self, ptr: int) -> bool:
+        """Whether ptr points into this call's arena or outputs."""
+        if self._arena is not None and self._arena_buf is not None:
+            base = int(_ffi.cast("uintptr_t", self._arena))
+            if base <= ptr < base + max(self._arena_buf.size, 1):
+                return True
+        return any(o.ctypes.data == ptr for o in self._outs)
 
     def drive(self) -> str:
         """Resumes the call in C until it ends, without the interpreter lock
@@ -1018,6 +1034,12 @@ class Module:
         # The link holds raw pointers into all of these, and into fn's module.
         self._links.append((link, arena_buf, call_buf, cname, fn._owner))
         return link
+
+    def _abandon(self, call: Call) -> None:
+        """Frees the links a dropped suspended call holds."""
+        for link, *_ in getattr(self, "_links", []):
+            if link.running and call._owns(int(_ffi.cast("uintptr_t", link.owner))):
+                self._lib.mlvm_link_reset(link)
 
     def _bind_params(self, path: str | Path | None) -> None:
         """Maps the parameter file of a module built with external

@@ -66,6 +66,7 @@ class Group:
         self._jobs: list[queue.SimpleQueue[Any]] = []
         self._done: list[queue.SimpleQueue[Any]] = []
         self._closed = False
+        self._broken: str | None = None
 
     def run(self, fn: str | Sequence[str], inputs: Sequence[Sequence[Any]]) -> list[Any]:
         """Rank r runs `fn(*inputs[r])` (or `fn[r]`, one export per rank, for
@@ -78,6 +79,20 @@ class Group:
             raise ValueError(f"fn must name one export or {self.workers}, got {len(names)}")
         if self._closed:
             raise ValueError("the group is closed")
+        if self._broken is not None:
+            raise RuntimeError(f"a rank failed in an earlier run ({self._broken}); "
+                               "its world is unusable: make a new Group")
+        # Every rank's arguments are checked before any rank starts: a rank
+        # that fails alone leaves its peers waiting at their first collective.
+        for r in range(self.workers):
+            fn_ = self.modules[r][names[r]]
+            args = tuple(inputs[r])
+            try:
+                fn_._arity(args)
+                for i, x in enumerate(args):
+                    fn_._check(i, x)
+            except (TypeError, ValueError) as e:
+                raise ValueError(f"rank {r}: {e}") from None
         self._start()
         for r in range(1, self.workers):
             self._jobs[r].put((names[r], tuple(inputs[r])))
@@ -116,6 +131,10 @@ class Group:
             call.drive()
             return True, call.result()
         except BaseException as e:  # noqa: BLE001 - handed to the caller
+            # The others would wait for this rank forever: their collectives
+            # fail instead, and the world is not used again.
+            self._broken = f"rank {r}: {e}"
+            self.modules[0]._lib.mlvm_shm_world_poison(self._world)
             return False, e
 
     def close(self) -> None:

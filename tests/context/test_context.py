@@ -77,3 +77,24 @@ def test_missing_import_is_named(sos: dict[str, Path]) -> None:
         mlvm.Context([sos["a"], sos["b"]])
     with pytest.raises(ValueError, match="missing import 'scale'"):
         mlvm.Context([sos["b"], sos["a"]], imports={"negate": negate})
+
+
+def test_a_link_runs_one_call_at_a_time(sos: dict[str, Path]) -> None:
+    import gc
+
+    ctx = mlvm.Context([sos["a"], sos["b"]], imports={"negate": negate})
+    b = ctx["b"]
+    ones = np.ones(4, np.float32)
+    first = b.main.begin(ones)  # suspended inside a.slow, through the link
+    assert first.status == "SUSPENDED"
+    second = b.main.begin(2 * ones)  # reaches the same link: refused, not mixed up
+    assert second.status == "ERR_BUSY"
+    first.resume()
+    assert np.array_equal(first.result(), -(2 * ones + 1))
+    # A call dropped while suspended in the link frees it for the next one.
+    dropped = b.main.begin(ones)
+    assert dropped.status == "SUSPENDED"
+    del dropped
+    gc.collect()
+    total = ctx["a"].state["total"]
+    assert np.array_equal(b.main(3 * ones), -(total + 6 * ones + 1))

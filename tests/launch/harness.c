@@ -84,9 +84,10 @@ int main(void)
     EXPECT(mlvm_instance_init(&inst, &model_module, slots, natives, 1, NULL, NULL, 0, &missing) == MLVM_OK);
     x = vector(vm, 1.0f);
     before = mlvm_vm_consumed(vm);
-    /* Outputs made by the launch; the VM gives the instance its state. */
+    /* Outputs made by the launch; the VM keeps the instance's state and
+     * lends it only while a launch runs. */
     EXPECT(mlvm_vm_launch(vm, &inst, "step", &x, out) == MLVM_OK);
-    EXPECT(out[0] >= 0 && out[1] >= 0 && inst.state != NULL);
+    EXPECT(out[0] >= 0 && out[1] >= 0 && inst.state == NULL);
     mlvm_tensor_read(vm, out[0], 0, y, sizeof y);
     mlvm_tensor_read(vm, out[1], 0, &s, sizeof s);
     EXPECT(y[0] == 3.0f && y[63] == 3.0f && s == 192.0f);
@@ -129,5 +130,16 @@ int main(void)
     printf("busy answers to the try form: %d\n", jobs[2].busy);
 
     mlvm_vm_free(vm);
+
+    /* The instance on a second VM after the first is gone: that VM's own
+     * state, from the initial values (nothing points at freed memory). */
+    {
+        mlvm_vm_t *vm2 = mlvm_vm_new(mlvm_allocator_std());
+        mlvm_handle_t x2 = vector(vm2, 1.0f), o2[2] = {MLVM_NONE, MLVM_NONE};
+        EXPECT(mlvm_vm_launch(vm2, &inst, "step", &x2, o2) == MLVM_OK);
+        mlvm_tensor_read(vm2, o2[0], 0, y, sizeof y);
+        EXPECT(y[7] == 3.0f && inst.state == NULL);
+        mlvm_vm_free(vm2);
+    }
     return EXPECT_REPORT();
 }

@@ -34,7 +34,7 @@ def test_c_launch(tmp_path: Path, sanitizer: str) -> None:
     run = subprocess.run([str(exe)], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "WARNING: ThreadSanitizer" not in run.stderr, run.stderr
-    assert run.stdout.strip().splitlines()[-1] == "14 passed, 0 failed", run.stdout
+    assert run.stdout.strip().splitlines()[-1] == "16 passed, 0 failed", run.stdout
 
 
 def probe(x: np.ndarray) -> np.ndarray:

@@ -301,3 +301,28 @@ def test_mean_of_integers_is_refused(tmp_path: Path) -> None:
     )
     with pytest.raises(MlvmError, match='kind "mean" needs f32'):
         mlvm.compile(src)
+
+
+def test_a_failing_rank_does_not_hang_the_others(tmp_path: Path) -> None:
+    src = tmp_path / "ar.mlir"
+    src.write_text(
+        "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+        '  %y = "mlvm.all_reduce"(%x) <{kind = "sum"}> : (tensor<4xf32>) -> tensor<4xf32>\n'
+        "  func.return %y : tensor<4xf32>\n}\n"
+        "func.func @g(%x: tensor<4xf32>) -> tensor<8xf32> {\n"
+        '  %y = "mlvm.all_gather"(%x) <{axis = 0 : i64}> : (tensor<4xf32>) -> tensor<8xf32>\n'
+        "  func.return %y : tensor<8xf32>\n}\n"
+    )
+    ones = np.ones(4, np.float32)
+    with par.Group(mlvm.compile(src), 2, pin=False) as group:
+        # Checked before any rank starts: nothing waits, the group goes on.
+        with pytest.raises(ValueError, match=r"rank 1: f: input 0 \('x'\) must have shape \(4,\)"):
+            group.run("f", [(ones,), (np.ones(5, np.float32),)])
+        assert all(_same(g, 2 * ones) for g in group.run("f", [(ones,), (ones,)]))
+    # A rank that fails inside (here: a world of the wrong size for one rank's
+    # export) poisons the world: its peers fail instead of waiting forever.
+    with par.Group(mlvm.compile(src), 3, pin=False) as group:
+        with pytest.raises(RuntimeError, match="ERR_SHAPE|ERR_INVALID"):
+            group.run(["g", "f", "f"], [(ones,)] * 3)
+        with pytest.raises(RuntimeError, match="make a new Group"):
+            group.run("f", [(ones,)] * 3)

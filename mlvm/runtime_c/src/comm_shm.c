@@ -31,9 +31,12 @@ static mlvm_shm_world_t *world_of(mlvm_comm_t *c)
     return ((mlvm_shm_comm_t *)(void *)c)->world;
 }
 
-/* The barrier: 1 once every rank has arrived, 0 to suspend (retry later). */
+/* The barrier: 1 once every rank has arrived, 0 to suspend (retry later),
+ * -1 when the world is poisoned (a rank failed and will never arrive). */
 static int arrive(mlvm_shm_world_t *w, mlvm_coll_t *p)
 {
+    if (LOAD_ACQ(&w->poisoned))
+        return -1;
     if (!p->waiting) {
         p->gen = LOAD_ACQ(&w->gen);
         p->waiting = 1;
@@ -47,6 +50,14 @@ static int arrive(mlvm_shm_world_t *w, mlvm_coll_t *p)
     p->waiting = 0;
     return 1;
 }
+
+/* Suspends until every rank arrives; fails in a poisoned world. */
+#define WAIT(w, p)                                                             \
+    do {                                                                       \
+        const int a_ = arrive((w), (p));                                       \
+        if (a_ <= 0)                                                           \
+            return a_ < 0 ? MLVM_ERR_INVALID : MLVM_SUSPENDED;                 \
+    } while (0)
 
 /* Start of rank r's chunk of n elements (aligned, so chunks share no line). */
 static size_t chunk(size_t n, int32_t r, int32_t size)
@@ -132,8 +143,7 @@ static mlvm_status_t staged_all_reduce(mlvm_comm_t *c, mlvm_coll_t *p, int32_t k
             memcpy(w->stage[g][c->rank], in, count * 4);
         p->phase = 1;
     }
-    if (!arrive(w, p))
-        return MLVM_SUSPENDED;
+    WAIT(w, p);
     for (r = 0; r < w->size; ++r)
         ins[r] = w->stage[g][r];
     reduce_range(w, ins, kind, dtype, 0, out, 0, count);
@@ -157,15 +167,13 @@ static mlvm_status_t shm_all_reduce(mlvm_comm_t *c, mlvm_coll_t *p, int32_t kind
         p->phase = 1;
         /* fall through */
     case 1:
-        if (!arrive(w, p))
-            return MLVM_SUSPENDED;
+        WAIT(w, p);
         reduce_range(w, w->in, kind, dtype, 0, out, chunk(count, me, w->size),
                      chunk(count, me + 1, w->size));
         p->phase = 2;
         /* fall through */
     case 2:
-        if (!arrive(w, p))
-            return MLVM_SUSPENDED;
+        WAIT(w, p);
         for (r = 0; r < w->size; ++r) {
             const size_t lo = chunk(count, r, w->size), hi = chunk(count, r + 1, w->size);
             if (r != me && hi > lo)
@@ -175,8 +183,7 @@ static mlvm_status_t shm_all_reduce(mlvm_comm_t *c, mlvm_coll_t *p, int32_t kind
         p->phase = 3;
         /* fall through */
     default:
-        if (!arrive(w, p))
-            return MLVM_SUSPENDED;
+        WAIT(w, p);
         p->phase = 0;
         return MLVM_OK;
     }
@@ -195,8 +202,7 @@ static mlvm_status_t shm_all_gather(mlvm_comm_t *c, mlvm_coll_t *p, const void *
         p->phase = 1;
         /* fall through */
     case 1:
-        if (!arrive(w, p))
-            return MLVM_SUSPENDED;
+        WAIT(w, p);
         for (a = 0; a < outer && block > 0; ++a)
             for (r = 0; r < w->size; ++r)
                 memcpy((unsigned char *)out + (a * n + (size_t)r) * block,
@@ -204,8 +210,7 @@ static mlvm_status_t shm_all_gather(mlvm_comm_t *c, mlvm_coll_t *p, const void *
         p->phase = 2;
         /* fall through */
     default:
-        if (!arrive(w, p))
-            return MLVM_SUSPENDED;
+        WAIT(w, p);
         p->phase = 0;
         return MLVM_OK;
     }
@@ -224,16 +229,14 @@ static mlvm_status_t shm_reduce_scatter(mlvm_comm_t *c, mlvm_coll_t *p, int32_t 
         p->phase = 1;
         /* fall through */
     case 1:
-        if (!arrive(w, p))
-            return MLVM_SUSPENDED;
+        WAIT(w, p);
         for (a = 0; a < outer; ++a)
             reduce_range(w, w->in, kind, dtype, (a * n + (size_t)c->rank) * count,
                          (unsigned char *)out + a * count * 4, 0, count);
         p->phase = 2;
         /* fall through */
     default:
-        if (!arrive(w, p))
-            return MLVM_SUSPENDED;
+        WAIT(w, p);
         p->phase = 0;
         return MLVM_OK;
     }
@@ -249,15 +252,13 @@ static mlvm_status_t shm_broadcast(mlvm_comm_t *c, mlvm_coll_t *p, int32_t root,
         p->phase = 1;
         /* fall through */
     case 1:
-        if (!arrive(w, p))
-            return MLVM_SUSPENDED;
+        WAIT(w, p);
         if (out != w->in[root] && bytes > 0)
             memcpy(out, w->in[root], bytes);
         p->phase = 2;
         /* fall through */
     default:
-        if (!arrive(w, p))
-            return MLVM_SUSPENDED;
+        WAIT(w, p);
         p->phase = 0;
         return MLVM_OK;
     }
@@ -265,7 +266,8 @@ static mlvm_status_t shm_broadcast(mlvm_comm_t *c, mlvm_coll_t *p, int32_t root,
 
 static mlvm_status_t shm_barrier(mlvm_comm_t *c, mlvm_coll_t *p)
 {
-    return arrive(world_of(c), p) ? MLVM_OK : MLVM_SUSPENDED;
+    const int a = arrive(world_of(c), p);
+    return a > 0 ? MLVM_OK : a < 0 ? MLVM_ERR_INVALID : MLVM_SUSPENDED;
 }
 
 /* send posts the buffer in the (me, peer) slot and waits until it is taken. */
@@ -273,6 +275,8 @@ static mlvm_status_t shm_send(mlvm_comm_t *c, mlvm_coll_t *p, int32_t peer, int3
                               const void *buf, size_t bytes)
 {
     mlvm_shm_slot_t *s = &world_of(c)->slots[c->rank][peer];
+    if (LOAD_ACQ(&world_of(c)->poisoned))
+        return MLVM_ERR_INVALID;
     if (p->phase == 0) {
         if (LOAD_ACQ(&s->full))
             return MLVM_SUSPENDED; /* the previous message is not taken yet */
@@ -293,6 +297,8 @@ static mlvm_status_t shm_recv(mlvm_comm_t *c, mlvm_coll_t *p, int32_t peer, int3
 {
     mlvm_shm_slot_t *s = &world_of(c)->slots[peer][c->rank];
     (void)p;
+    if (LOAD_ACQ(&world_of(c)->poisoned))
+        return MLVM_ERR_INVALID;
     if (!LOAD_ACQ(&s->full))
         return MLVM_SUSPENDED;
     if (s->tag != tag || s->bytes != bytes)
@@ -315,6 +321,12 @@ mlvm_status_t mlvm_shm_world_init(mlvm_shm_world_t *w, int32_t size)
     memset(w, 0, sizeof *w);
     w->size = size;
     return MLVM_OK;
+}
+
+void mlvm_shm_world_poison(mlvm_shm_world_t *w)
+{
+    if (w != NULL)
+        STORE_REL(&w->poisoned, 1);
 }
 
 mlvm_status_t mlvm_shm_comm_init(mlvm_shm_comm_t *c, mlvm_shm_world_t *w, int32_t rank)

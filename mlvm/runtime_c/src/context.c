@@ -2,16 +2,38 @@
 
 #include "mlvm/context.h"
 
+/* What identifies the importing call: the buffers it passes (its results
+ * are in its own arena or outputs, which no other call in flight shares). */
+static const void *token(const mlvm_export_t *fn, void *const *args, void *const *results)
+{
+    if (fn->num_outputs > 0)
+        return results[0];
+    return fn->num_inputs > 0 ? args[0] : NULL;
+}
+
 mlvm_status_t mlvm_link_call(void *user, void *const *args, void *const *results)
 {
     mlvm_link_t *l = (mlvm_link_t *)user;
+    const void *me = token(l->fn, args, results);
     mlvm_status_t st;
-    if (!l->running)
+    if (l->running && l->owner != me)
+        return MLVM_ERR_BUSY; /* another call is suspended in this link */
+    if (!l->running) {
+        l->owner = me;
         st = l->fn->begin(l->call, l->target, l->arena, args, results);
-    else
+    } else {
         st = l->fn->resume(l->call);
+    }
     l->running = st == MLVM_SUSPENDED;
     return st;
+}
+
+void mlvm_link_reset(mlvm_link_t *link)
+{
+    if (link != NULL) {
+        link->running = 0;
+        link->owner = NULL;
+    }
 }
 
 static int same_tensor(const mlvm_tensor_desc_t *a, const mlvm_tensor_desc_t *b)

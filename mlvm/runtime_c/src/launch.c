@@ -11,9 +11,13 @@
 #define RELEASE(p) (*(p) = 0)
 #endif
 
-/* A state block given to an instance (a list, freed with the VM). */
+/* The state the VM keeps for an instance launched without its own (a list,
+ * freed with the VM). It is bound to the instance only while a launch of
+ * it runs, so the instance never points at the VM's memory otherwise. */
 typedef struct mlvm_state_block {
     struct mlvm_state_block *next;
+    const mlvm_instance_t *owner;
+    unsigned char *state;
     size_t block_bytes;
 } state_block_t;
 
@@ -50,20 +54,35 @@ static unsigned char *scratch(mlvm_vm_t *vm, size_t n)
     return aligned(vm->launch_block);
 }
 
-static mlvm_status_t give_state(mlvm_vm_t *vm, mlvm_instance_t *inst)
+/* Binds the VM's state for an instance that has none (made and set to the
+ * initial values on its first launch); *lent says whether to unbind it. */
+static mlvm_status_t lend_state(mlvm_vm_t *vm, mlvm_instance_t *inst, int *lent)
 {
     const size_t n = inst->module->state_bytes;
     const size_t block = sizeof(state_block_t) + MLVM_ARENA_ALIGN + n;
     state_block_t *b;
+    mlvm_status_t st;
+    *lent = 0;
     if (n == 0 || inst->state != NULL)
-        return MLVM_OK;
+        return MLVM_OK; /* none needed, or the caller's own */
+    for (b = vm->states; b != NULL; b = b->next) {
+        if (b->owner == inst) {
+            inst->state = b->state;
+            *lent = 1;
+            return MLVM_OK;
+        }
+    }
     b = (state_block_t *)mlvm_vm_alloc_(vm, block);
     if (b == NULL)
         return MLVM_ERR_NOMEM;
     b->block_bytes = block;
+    b->owner = inst;
+    b->state = aligned((unsigned char *)(b + 1));
     b->next = vm->states;
     vm->states = b;
-    return mlvm_instance_bind_state(inst, aligned((unsigned char *)(b + 1)), n);
+    st = mlvm_instance_bind_state(inst, b->state, n);
+    *lent = st == MLVM_OK;
+    return st;
 }
 
 /* Whether handle t is a live tensor of the described dtype and shape. */
@@ -154,7 +173,8 @@ static mlvm_status_t launch_locked(mlvm_vm_t *vm, mlvm_instance_t *inst, const m
     mlvm_handle_t *made;
     mlvm_status_t st;
     int32_t k;
-    if ((st = check_args(vm, e, in, out)) != MLVM_OK || (st = give_state(vm, inst)) != MLVM_OK)
+    int lent = 0;
+    if ((st = check_args(vm, e, in, out)) != MLVM_OK)
         return st;
     s = scratch(vm, call_end + nptr * sizeof(void *));
     if (s == NULL)
@@ -163,6 +183,8 @@ static mlvm_status_t launch_locked(mlvm_vm_t *vm, mlvm_instance_t *inst, const m
     made = (mlvm_handle_t *)(void *)(ptrs + e->num_inputs + e->num_outputs);
     if ((st = make_outputs(vm, e, out, made)) != MLVM_OK)
         return st;
+    if ((st = lend_state(vm, inst, &lent)) != MLVM_OK)
+        return st;
     for (k = 0; k < e->num_inputs; ++k)
         ptrs[k] = vm->slots[in[k]].data;
     for (k = 0; k < e->num_outputs; ++k)
@@ -170,6 +192,8 @@ static mlvm_status_t launch_locked(mlvm_vm_t *vm, mlvm_instance_t *inst, const m
     st = e->begin(s + arena_end, inst, s, ptrs, ptrs + e->num_inputs);
     while (st == MLVM_SUSPENDED)
         st = e->resume(s + arena_end);
+    if (lent)
+        inst->state = NULL;
     return st;
 }
 

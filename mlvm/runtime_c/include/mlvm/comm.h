@@ -81,6 +81,8 @@ typedef struct mlvm_shm_world {
     int32_t size;
     volatile int32_t arrived;
     volatile uint64_t gen;
+    volatile int32_t poisoned; /* a rank failed: collectives fail instead of waiting */
+    int32_t pad_;
     const void *volatile in[MLVM_SHM_MAX_RANKS];
     void *volatile out[MLVM_SHM_MAX_RANKS];
     mlvm_shm_slot_t slots[MLVM_SHM_MAX_RANKS][MLVM_SHM_MAX_RANKS]; /* [from][to] */
@@ -91,6 +93,11 @@ typedef struct mlvm_shm_world {
 
 /* A world of `size` ranks (1..MLVM_SHM_MAX_RANKS). */
 mlvm_status_t mlvm_shm_world_init(mlvm_shm_world_t *w, int32_t size);
+
+/* Marks the world broken (a rank failed and will not arrive): every
+ * collective waiting or started in it ends with MLVM_ERR_INVALID instead of
+ * waiting forever. Make a new world to go on. */
+void mlvm_shm_world_poison(mlvm_shm_world_t *w);
 
 /* A rank's communicator over a world (caller storage, lives as long as the
  * instances using it). */

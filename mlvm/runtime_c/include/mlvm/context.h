@@ -6,8 +6,10 @@
  * module's), which is then called through a link: a native function that
  * runs the export (begin / resume) on the exporting instance, with an arena
  * and call state of its own. A link whose export suspends makes the
- * importing call suspend, and resumes the export when it is retried; calls
- * through one link are therefore serialized by the caller (one at a time).
+ * importing call suspend, and resumes the export when it is retried. A
+ * link runs one call at a time: another importing call that reaches it
+ * while one is suspended there gets MLVM_ERR_BUSY (mlvm_link_reset frees a
+ * link whose importing call was abandoned).
  *
  * Everything a context makes (instances, slots, links, arenas, state) comes
  * from its allocator and is released by mlvm_context_free. */
@@ -28,12 +30,16 @@ typedef struct mlvm_link {
     const mlvm_export_t *fn;
     void *arena;                   /* fn->arena_bytes, MLVM_ARENA_ALIGN-aligned */
     void *call;                    /* fn->call_bytes: the call across suspensions */
+    const void *owner;             /* which importing call it runs for (its buffers) */
     int32_t running;               /* a call of fn is suspended in `call` */
     int32_t pad_;
 } mlvm_link_t;
 
 /* The native function of every link (user = the mlvm_link_t). */
 mlvm_status_t mlvm_link_call(void *user, void *const *args, void *const *results);
+
+/* Forgets the call suspended in the link (its importing call was dropped). */
+void mlvm_link_reset(mlvm_link_t *link);
 
 /* Whether an import's signature equals an export's (count, dtype, dims of
  * each argument / input and result / output). */

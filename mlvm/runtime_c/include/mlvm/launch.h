@@ -3,12 +3,14 @@
  *
  * The VM provides the scratch (the export's arena and call state, from its
  * own store, kept and grown across launches) and, for an instance without
- * module state, the state (allocated once per instance and set to its
- * initial values); all of it counts in mlvm_vm_consumed and goes with
- * mlvm_vm_free. Launches on one VM are serialized: mlvm_vm_try_launch
- * answers MLVM_ERR_BUSY while another runs, mlvm_vm_launch waits for it.
- * Eager ops (mlvm_exec) are not serialized against launches: a VM's eager
- * ops belong to one thread. */
+ * module state of its own, the state: kept by the VM per instance (made
+ * and set to its initial values on the first launch, so each VM has its
+ * own), bound to the instance only while a launch of it runs. All of it
+ * counts in mlvm_vm_consumed and goes with mlvm_vm_free. Launches on one
+ * VM are serialized: mlvm_vm_try_launch answers MLVM_ERR_BUSY while another
+ * runs, mlvm_vm_launch waits for it. Eager ops (mlvm_exec, tensor_new, ...)
+ * are not: they must not run on a VM while a launch does (a VM's eager ops
+ * belong to one thread, which may also launch). */
 #ifndef MLVM_LAUNCH_H_
 #define MLVM_LAUNCH_H_
 

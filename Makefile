@@ -13,7 +13,7 @@ APT_PACKAGES := clang:clang valgrind:valgrind \
                 qemu-system-arm:qemu-system-arm \
                 mpicc:libopenmpi-dev mpirun:openmpi-bin
 
-.PHONY: all demo test bench conformance fuzz venv sysdeps clean
+.PHONY: all demo test bench bench-embedded conformance fuzz venv sysdeps clean
 
 all: test
 
@@ -52,6 +52,10 @@ $(BENCHSTAMP): $(STAMP) pyproject.toml
 
 bench: $(BENCHSTAMP) $(SYSSTAMP)
 	$(BIN)/python bench/run.py
+
+# Models on an emulated Cortex-M4: exact instructions per inference, flash, RAM.
+bench-embedded: $(STAMP) $(SYSSTAMP)
+	$(BIN)/python bench/embedded.py
 
 # The onnx package's backend suite against mlvm: docs/onnx_support.md and the
 # list of passing node cases that `make test` guards.

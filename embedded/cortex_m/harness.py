@@ -5,6 +5,9 @@
 module and the runtime files a module links (kernels, queues, instances,
 scheduler) for the board, runs it under qemu with semihosting, and returns
 the outputs, the measured stack high-water mark and the firmware's sizes.
+With `count=True` it also counts the instructions of one inference exactly:
+the firmware is built twice, calling the entry once and twice, each run
+under the harness's qemu plugin (insn_count.c), and the counts subtracted.
 
 Boards: `m4` = qemu's mps2-an386 (Cortex-M4F, hard float), `m3` =
 mps2-an385 (Cortex-M3, soft float). Needs arm-none-eabi-gcc (with newlib)
@@ -13,6 +16,7 @@ and qemu-system-arm (`make test` installs both on Debian).
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -52,6 +56,7 @@ class Result:
     text_bytes: int
     data_bytes: int
     bss_bytes: int
+    instructions: int | None = None  # of one inference, with count=True
 
 
 def _words(a: np.ndarray) -> str:
@@ -59,8 +64,8 @@ def _words(a: np.ndarray) -> str:
     return ", ".join(f"0x{int(v):08x}u" for v in w) or "0u"
 
 
-def main_source(header: str, prefix: str, info: Any, inputs: list[np.ndarray]) -> str:
-    """The firmware's main for one call of `info` (a loader FunctionInfo)."""
+def main_source(header: str, prefix: str, info: Any, inputs: list[np.ndarray], calls: int = 1) -> str:
+    """The firmware's main for `calls` calls of `info` (a loader FunctionInfo)."""
     entry = f"{prefix}_{info.name}"
     arena = f"{prefix.upper()}_{info.name.upper()}_ARENA_BYTES"
     lines = [
@@ -81,7 +86,9 @@ def main_source(header: str, prefix: str, info: Any, inputs: list[np.ndarray]) -
         "int main(void)",
         "{",
         "    uint32_t k;",
-        f"    const int status = (int){entry}({', '.join(args)});",
+        "    int status = 0;",
+        f"    for (k = 0; k < {calls}u; ++k)",
+        f"        status = (int){entry}({', '.join(args)});",
         '    sh_puts("status "); sh_put_dec((uint32_t)status); sh_puts("\\n");',
     ]
     for j, spec in enumerate(info.outputs):
@@ -115,12 +122,36 @@ def build(c_file: Path, main_c: Path, board: str, out: Path) -> Path:
     return out
 
 
-def run_elf(elf: Path, board: str, timeout: float = 120.0) -> tuple[int, str]:
+def plugin() -> Path:
+    """The instruction-counting qemu plugin, built once per source and compiler."""
+    from mlvm.codegen.cc import cache_dir, compiler, fingerprint
+
+    src = HERE / "insn_count.c"
+    so = cache_dir() / "qemu" / f"insn_count-{fingerprint(src.read_bytes(), compiler())}.so"
+    if not so.exists():
+        so.parent.mkdir(parents=True, exist_ok=True)
+        tmp = so.with_suffix(f".{os.getpid()}.tmp")
+        subprocess.run([compiler(), "-shared", "-fPIC", "-O2", "-Wall", "-Werror", str(src),
+                        "-o", str(tmp)], check=True)
+        os.replace(tmp, so)  # atomic: concurrent builders agree
+    return so
+
+
+def run_elf(elf: Path, board: str, timeout: float = 120.0, count: bool = False) -> tuple[int, str]:
     machine, _ = BOARDS[board]
     cmd = ["qemu-system-arm", "-M", machine, "-nographic", "-monitor", "none", "-serial", "none",
            "-semihosting-config", "enable=on,target=native", "-kernel", str(elf)]
+    if count:
+        cmd[1:1] = ["-plugin", str(plugin())]
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     return res.returncode, res.stdout + res.stderr
+
+
+def _instructions(text: str) -> int:
+    m = re.search(r"^mlvm-insns (\d+)$", text, re.M)
+    if m is None:
+        raise RuntimeError(f"no instruction count in:\n{text[-2000:]}")
+    return int(m.group(1))
 
 
 def sizes(elf: Path) -> tuple[int, int, int]:
@@ -129,14 +160,26 @@ def sizes(elf: Path) -> tuple[int, int, int]:
     return text, data, bss
 
 
-def run(c_file: Path, info: Any, inputs: list[np.ndarray], board: str = "m4") -> Result:
-    """Build and run one call; raises RuntimeError on a build or run failure."""
+def run(c_file: Path, info: Any, inputs: list[np.ndarray], board: str = "m4",
+        count: bool = False) -> Result:
+    """Build and run one call; raises RuntimeError on a build or run failure.
+    `count`: also the exact instruction count of one inference."""
     work = c_file.parent
     prefix = c_file.stem
+    header = c_file.with_suffix(".h").name
     main_c = work / f"{prefix}_{board}_main.c"
-    main_c.write_text(main_source(c_file.with_suffix(".h").name, prefix, info, inputs))
+    main_c.write_text(main_source(header, prefix, info, inputs))
     elf = build(c_file, main_c, board, work / f"{prefix}_{board}.elf")
-    code, text = run_elf(elf, board)
+    code, text = run_elf(elf, board, count=count)
+    instructions = None
+    if count:
+        twice_c = work / f"{prefix}_{board}_main2.c"
+        twice_c.write_text(main_source(header, prefix, info, inputs, calls=2))
+        twice = build(c_file, twice_c, board, work / f"{prefix}_{board}_2.elf")
+        code2, text2 = run_elf(twice, board, count=True)
+        if code2 != 0:
+            raise RuntimeError(f"{twice.name} on {board}: exit {code2}\n{text2[-2000:]}")
+        instructions = _instructions(text2) - _instructions(text)
     if code != 0 or "status 0" not in text:
         raise RuntimeError(f"{elf.name} on {board}: exit {code}\n{text[-2000:]}")
     outputs = []
@@ -148,4 +191,4 @@ def run(c_file: Path, info: Any, inputs: list[np.ndarray], board: str = "m4") ->
         outputs.append(words.view(spec.dtype).reshape(spec.shape))
     stack = re.search(r"^stack (\d+)$", text, re.M)
     t, d, b = sizes(elf)
-    return Result(outputs, int(stack.group(1)) if stack else -1, t, d, b)
+    return Result(outputs, int(stack.group(1)) if stack else -1, t, d, b, instructions)

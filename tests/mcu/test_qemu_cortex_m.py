@@ -50,10 +50,22 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, ml
                    check=True, stdout=subprocess.DEVNULL)
     aot("compile", str(d / "resnet8.onnx"), "-o", str(d / "resnet8.c"))
     out["resnet8"] = (d / "resnet8.c", mlvm.compile(d / "resnet8.onnx"))
+    # Single rows against a transposed operand (read in place, one dot
+    # product per output) and a plain one whose width is not a multiple of 4.
+    (d / "rows.mlir").write_text(
+        "func.func @main(%x: tensor<1x37xf32>, %w: tensor<13x37xf32>, %v: tensor<13x7xf32>)"
+        " -> tensor<1x7xf32> {\n"
+        '  %h = "mlvm.matmul"(%x, %w) <{transpose_rhs = true}> : (tensor<1x37xf32>, tensor<13x37xf32>)'
+        " -> tensor<1x13xf32>\n"
+        '  %y = "mlvm.matmul"(%h, %v) : (tensor<1x13xf32>, tensor<13x7xf32>) -> tensor<1x7xf32>\n'
+        "  func.return %y : tensor<1x7xf32>\n}\n"
+    )
+    aot("compile", str(d / "rows.mlir"), "-o", str(d / "rows.c"))
+    out["rows"] = (d / "rows.c", mlvm.compile(d / "rows.mlir"))
     return out
 
 
-CASES = [("mlp", "m4"), ("resnet8", "m4"), ("mlp", "m3")]
+CASES = [("mlp", "m4"), ("resnet8", "m4"), ("mlp", "m3"), ("rows", "m4")]
 
 
 @pytest.mark.parametrize("name,board", CASES, ids=[f"{n}-{b}" for n, b in CASES])
@@ -84,3 +96,18 @@ def test_a_wrong_output_is_caught(models: dict[str, tuple[Path, mlvm.Module]], t
     x = np.ones((1, 784), np.float32)
     got = harness.run(other, host.functions["main"], [x], "m4").outputs[0]
     assert not np.allclose(got, host.main(x), rtol=1e-4)
+
+
+def test_instruction_counts_are_exact(models: dict[str, tuple[Path, mlvm.Module]]) -> None:
+    """One inference's guest instructions, counted by the harness's qemu
+    plugin: the same on every run, and at least one per multiply-add."""
+    c_file, host = models["mlp"]
+    info = host.functions["main"]
+    x = [np.ones((1, 784), np.float32)]
+    first = harness.run(c_file, info, x, "m4", count=True)
+    again = harness.run(c_file, info, x, "m4", count=True)
+    assert first.instructions is not None and first.instructions == again.instructions
+    macs = 784 * 256 + 256 * 256 + 256 * 10
+    assert macs < first.instructions < 100 * macs, first.instructions
+    print(f"mlp on m4: {first.instructions} instructions per inference "
+          f"({first.instructions / macs:.1f} per multiply-add)")

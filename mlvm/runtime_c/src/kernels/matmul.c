@@ -373,7 +373,53 @@ static void pack_sliver(mlvm_index_t kc, int nr, const float *b, mlvm_index_t b_
     }
 }
 
-void mlvm_gemm_f32(const mlvm_gemm_t *g)
+#if !defined(MLVM_MM_AVX512) && !defined(MLVM_MM_AVX2) && MLVM_MM_NR == 4
+#define MLVM_HAVE_ROW 1
+/* One row on a core without vectors (Cortex-M): b is read in place, four
+ * outputs per pass held in registers while the contraction streams down
+ * b's rows (no packing, no tile of zero rows). Each output sums its terms
+ * in order, as the tiled kernel does. */
+static void row_times_matrix(const mlvm_gemm_t *g)
+{
+    const mlvm_index_t n = g->n, k = g->k, a_cs = g->a_cs, b_rs = g->b_rs, b_cs = g->b_cs;
+    const float *a = g->a;
+    float *out = g->out;
+    mlvm_index_t j = 0, p;
+    if (b_cs == 1) {
+        for (; j + 4 <= n; j += 4) {
+            const float *b = g->b + j;
+            float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
+            for (p = 0; p < k; ++p, b += b_rs) {
+                const float x = a[p * a_cs];
+                s0 += x * b[0];
+                s1 += x * b[1];
+                s2 += x * b[2];
+                s3 += x * b[3];
+            }
+            out[j] = s0;
+            out[j + 1] = s1;
+            out[j + 2] = s2;
+            out[j + 3] = s3;
+        }
+    }
+    for (; j < n; ++j) {
+        const float *b = g->b + j * b_cs;
+        float s = 0.0f;
+        for (p = 0; p < k; ++p)
+            s += a[p * a_cs] * b[p * b_rs];
+        out[j] = s;
+    }
+    if (g->epilogue != NULL)
+        g->epilogue(g->epilogue_ctx, 0, 1, 0, n, out, g->c_rs);
+}
+#endif
+
+/* The blocked product, in a function of its own: its packing buffer is
+ * stack only while it runs (the single-row path above needs none). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))
+#endif
+static void gemm_blocked(const mlvm_gemm_t *g)
 {
     float buf[MLVM_MM_KC * MLVM_MM_NR];
     const mlvm_index_t m = g->m, n = g->n, k = g->k;
@@ -441,6 +487,17 @@ void mlvm_gemm_f32(const mlvm_gemm_t *g)
             }
         }
     }
+}
+
+void mlvm_gemm_f32(const mlvm_gemm_t *g)
+{
+#ifdef MLVM_HAVE_ROW
+    if (g->m == 1 && g->n > 0 && g->k > 0 && g->pack == NULL && g->bias == NULL) {
+        row_times_matrix(g);
+        return;
+    }
+#endif
+    gemm_blocked(g);
 }
 
 static void matmul_2d(const mlvm_matmul_t *p, const float *a, const float *b, float *out,

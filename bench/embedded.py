@@ -1,0 +1,68 @@
+"""Models on an emulated Cortex-M4 (qemu mps2-an386), exact costs.
+
+    python bench/embedded.py        (make bench-embedded)
+
+For each model: guest instructions of one inference (the harness's qemu
+plugin, exact and the same on every host), the firmware's flash (text:
+code and weights) and RAM (the module's arena + the stack high-water mark
+the call reached). The models are the tests' (tests/mcu): the sample MLP
+784-256-256-10 and the ResNet-8-like CNN of samples/onnx_resnet.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import mlvm  # noqa: E402
+from embedded.cortex_m import harness  # noqa: E402
+
+
+def aot(*args: str) -> None:
+    subprocess.run([sys.executable, "-m", "mlvm", *args, "-q"], check=True)
+
+
+def arena_bytes(c_file: Path) -> int:
+    m = re.search(r"_ARENA_BYTES (\d+)u", c_file.with_suffix(".h").read_text())
+    return int(m.group(1)) if m else 0
+
+
+def main() -> int:
+    missing = harness.available()
+    if missing is not None:
+        print(f"not measured: {missing} (make sysdeps installs them)")
+        return 1
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        subprocess.run([sys.executable, str(ROOT / "samples/mlp/gen_params.py"), str(d)], check=True,
+                       stdout=subprocess.DEVNULL)
+        aot("compile", str(ROOT / "samples/mlp/mlp.mlir"), "-o", str(d / "mlp.c"), "--params", str(d / "mlp.npz"))
+        subprocess.run([sys.executable, str(ROOT / "samples/onnx_resnet/make_model.py"), str(d / "resnet8.onnx")],
+                       check=True, stdout=subprocess.DEVNULL)
+        aot("compile", str(d / "resnet8.onnx"), "-o", str(d / "resnet8.c"))
+        hosts = {"mlp": mlvm.compile(ROOT / "samples/mlp/mlp.mlir", params=d / "mlp.npz"),
+                 "resnet8": mlvm.compile(d / "resnet8.onnx")}
+        for name, host in hosts.items():
+            info = host.functions["main"]
+            inputs = [np.random.default_rng(7).standard_normal(s.shape).astype(s.dtype) for s in info.inputs]
+            res = harness.run(d / f"{name}.c", info, inputs, "m4", count=True)
+            arena = arena_bytes(d / f"{name}.c")
+            rows.append((name, res.instructions, res.text_bytes, arena, res.stack_bytes))
+    print("| model | instructions / inference | flash (text) | arena | stack | RAM |")
+    print("|---|---|---|---|---|---|")
+    for name, insns, text, arena, stack in rows:
+        print(f"| {name} | {insns:,} | {text:,} B | {arena:,} B | {stack:,} B | {arena + stack:,} B |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -79,6 +79,8 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
         p.add_argument("--no-canonicalize", action="store_true", help="no folding or simplification")
         p.add_argument("--no-fuse", action="store_true", help="one kernel call per elementwise op")
         p.add_argument("--no-inplace", action="store_true", help="never reuse an operand's buffer")
+        p.add_argument("--no-bucket-collectives", action="store_true",
+                       help="one meeting of the ranks per all_reduce (no buckets)")
         p.add_argument("--no-pack-weights", action="store_true",
                        help="keep weights in the archive's layout (transposed reads at run time)")
         p.add_argument(
@@ -123,6 +125,7 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
         fuse=not args.no_fuse,
         inplace=not args.no_inplace,
         pack_weights=not args.no_pack_weights,
+        bucket_collectives=not args.no_bucket_collectives,
         static_arena=args.arena == "static",
         max_bytes=args.max_bytes,
     )

@@ -34,6 +34,7 @@ from mlvm.diagnostics import (
 from mlvm.dialect import Mlvm
 from mlvm.passes.canonicalize import CanonicalizePass
 from mlvm.passes.fuse import FusePass
+from mlvm.passes.bucket_collectives import BucketCollectivesPass
 from mlvm.passes.inplace import InplacePass
 from mlvm.passes.pack_weights import PackWeightsPass
 from mlvm.passes.plan_memory import PlanMemoryPass
@@ -56,6 +57,7 @@ class CompileOptions:
     fuse: bool = True
     inplace: bool = True
     pack_weights: bool = True  # weights stored in the layout their kernel reads
+    bucket_collectives: bool = True  # consecutive all-reduces as one (mlvm-bucket-collectives)
     static_arena: bool = False  # emit the arena as a static buffer
     comm: str = "shm"  # the runtime's communicator for collectives: shm, or mpi (mpicc)
     # Largest tensor, arena or constant data a module may need; larger ones
@@ -64,6 +66,8 @@ class CompileOptions:
 
     def passes(self) -> list[ModulePass]:
         out: list[ModulePass] = []
+        if self.bucket_collectives:
+            out.append(BucketCollectivesPass())
         if self.canonicalize:
             out.append(CanonicalizePass())
         if self.pack_weights:

@@ -35,7 +35,14 @@ def _pack_weights() -> type[ModulePass]:
     return PackWeightsPass
 
 
+def _bucket_collectives() -> type[ModulePass]:
+    from mlvm.passes.bucket_collectives import BucketCollectivesPass
+
+    return BucketCollectivesPass
+
+
 ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "mlvm-bucket-collectives": _bucket_collectives,
     "mlvm-fuse": _fuse,
     "mlvm-canonicalize": _canonicalize,
     "mlvm-inplace": _inplace,

@@ -164,7 +164,8 @@ def mpi_world(module: Module) -> tuple[int, int]:
     lib = module._lib
     nbytes = int(lib.mlvm_mpi_comm_bytes())
     if nbytes == 0:
-        raise ValueError(f"{module.path}: built without MPI; build it with --comm mpi")
+        raise ValueError(f"{module._where}: built without MPI; build it with --comm mpi "
+                         "(CompileOptions(comm=\"mpi\"))")
     buf, ptr = _aligned_empty(nbytes)
     if lib.mlvm_mpi_world_init(ptr) != 0:
         raise RuntimeError("MPI could not be initialised")

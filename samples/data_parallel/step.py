@@ -10,7 +10,27 @@ same weights, those one rank gets from the whole batch.
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+
 FEATURES, HIDDEN, CLASSES = 64, 32, 10
+
+
+@cache
+def mnist_sample() -> ModuleType:
+    """samples/mnist_train/train.py (data, init, numpy steps), loaded by path:
+    this folder's script is named train.py too."""
+    name = "mnist_train_sample"
+    path = Path(__file__).resolve().parent.parent / "mnist_train" / "train.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 STEP = """\
 "mlvm.global"() <{{sym_name = "w1", type = tensor<64x32xf32>, init = "w1"}}> : () -> ()

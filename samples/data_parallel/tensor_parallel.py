@@ -13,11 +13,9 @@ whether the predicted classes agree.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 import tempfile
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 
@@ -25,19 +23,11 @@ import mlvm
 import mlvm.parallel
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
 
+from step import mnist_sample  # noqa: E402
 
-def _load(name: str, path: Path) -> ModuleType:
-    """A sibling script by path (both samples name theirs train.py)."""
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-mnist = _load("mnist_train_sample", HERE.parent / "mnist_train" / "train.py")
+mnist = mnist_sample()
 
 ROWS = 128
 

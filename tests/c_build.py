@@ -23,12 +23,14 @@ def aot_compile(mlir: Path, c_path: Path, params: Path | None = None) -> Path:
     return c_path
 
 
-def sanitized_build(harness: Path, modules: list[Path], exe: Path) -> Path:
+def sanitized_build(harness: Path, modules: list[Path], exe: Path, sanitizer: str = "address") -> Path:
     """The harness, generated modules and the runtime, built strictly with the
-    sanitizers (the modules' headers are found beside them)."""
+    sanitizers (the modules' headers are found beside them): "address"
+    (ASan and UBSan) or "thread" (TSan, for harnesses that start threads)."""
     includes = sorted({str(m.parent) for m in modules})
+    flags = [*(SANITIZE if sanitizer == "address" else ["-fsanitize=thread"]), "-pthread"]
     subprocess.run(
-        ["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-g", "-O1", *SANITIZE,
+        ["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-g", "-O1", *flags,
          "-I", str(INCLUDE_DIR), f"-I{TESTS}", *(f"-I{d}" for d in includes), str(harness),
          *map(str, modules), *map(str, runtime_sources()), "-lm", "-o", str(exe)],
         check=True,

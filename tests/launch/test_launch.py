@@ -13,24 +13,16 @@ import pytest
 
 import mlvm
 from mlvm import eager
-from mlvm.codegen.cc import INCLUDE_DIR, runtime_sources
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE.parent))
-from c_build import SANITIZE, TESTS, aot_compile  # noqa: E402
+from c_build import aot_compile, sanitized_build  # noqa: E402
 
 
 @pytest.mark.parametrize("sanitizer", ["thread", "address"])
 def test_c_launch(tmp_path: Path, sanitizer: str) -> None:
     model = aot_compile(HERE / "program.mlir", tmp_path / "model.c")
-    flags = ["-fsanitize=thread"] if sanitizer == "thread" else SANITIZE
-    exe = tmp_path / "harness"
-    subprocess.run(
-        ["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-g", "-O1", *flags, "-pthread",
-         "-I", str(INCLUDE_DIR), "-I", str(TESTS), "-I", str(tmp_path), str(HERE / "harness.c"), str(model),
-         *map(str, runtime_sources()), "-lm", "-o", str(exe)],
-        check=True,
-    )
+    exe = sanitized_build(HERE / "harness.c", [model], tmp_path / "harness", sanitizer)
     run = subprocess.run([str(exe)], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "WARNING: ThreadSanitizer" not in run.stderr, run.stderr

@@ -287,20 +287,31 @@ def emit(
 ) -> tuple[str, str]:
     """(C source, header) of a lowered module, for `c_path`; with
     `external_params`, the weights are written to that parameter file."""
-    out = emit_c(module, c_path.stem, params, source, header_name(c_path),
-                 static_arena=options.static_arena, external_params=external_params is not None)
-    _write_params_file(out, external_params)
+    out = _emit(module, c_path, params, source, options, external_params, blob=False)
     return out.c, out.h
 
 
-def _write_params_file(out: EmittedC, path: Path | None) -> None:
-    if path is None:
-        return
-    if path.suffix != ".mlvmp":
-        raise MlvmError(f"{path}: error: a parameter file must end in .mlvmp")
-    assert out.params is not None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_params_file(path, out.params)
+def _emit(
+    module: ModuleOp,
+    c_path: Path,
+    params: Mapping[str, np.ndarray],
+    source: str,
+    options: CompileOptions,
+    external_params: Path | None,
+    blob: bool,
+) -> EmittedC:
+    """emit_c for `c_path`, and the parameter file when one is asked for
+    (its name checked before anything is emitted)."""
+    if external_params is not None and external_params.suffix != ".mlvmp":
+        raise MlvmError(f"{external_params}: error: a parameter file must end in .mlvmp")
+    out = emit_c(module, c_path.stem, params, source, header_name(c_path),
+                 static_arena=options.static_arena, blob=blob,
+                 external_params=external_params is not None)
+    if external_params is not None:
+        assert out.params is not None
+        external_params.parent.mkdir(parents=True, exist_ok=True)
+        write_params_file(external_params, out.params)
+    return out
 
 
 def blob_paths(c_path: Path) -> tuple[Path, Path]:
@@ -320,10 +331,7 @@ def write_with_blob(
     """Write OUT.c, OUT.h and the weights (blob and assembler source, see
     `blob_paths`) of a lowered module, for a host build; returns the
     assembler source."""
-    out = emit_c(module, c_path.stem, params, source, header_name(c_path),
-                 static_arena=options.static_arena, blob=True,
-                 external_params=external_params is not None)
-    _write_params_file(out, external_params)
+    out = _emit(module, c_path, params, source, options, external_params, blob=True)
     assert out.asm is not None and out.blob is not None
     blob, asm = blob_paths(c_path)
     c_path.parent.mkdir(parents=True, exist_ok=True)

@@ -87,23 +87,42 @@ def _state_ops(ops: list[Operation]) -> list[tuple[int, GlobalLoadOp | GlobalSto
     ]
 
 
+@dataclass
+class _Scan:
+    """What the state rules read of a function's ops, gathered once."""
+
+    ops: list[Operation]
+    index: dict[Operation, int]
+    last: dict[SSAValue, int]
+    accesses: list[tuple[int, GlobalLoadOp | GlobalStoreOp, str]]
+    suspends: bool
+
+
+def _scan(ops: list[Operation]) -> _Scan:
+    return _Scan(
+        ops, {op: i for i, op in enumerate(ops)}, last_reads(ops), _state_ops(ops),
+        any(isinstance(op, MlvmOp) and op.SUSPENDS for op in ops),
+    )
+
+
 def state_views(f: func.FuncOp) -> set[SSAValue]:
     """Results of `mlvm.global_load` that name the state bytes themselves:
     no store to the global comes while they are read, and the function does
     not suspend. Depends only on reads (nothing writes over a view)."""
-    ops = list(f.body.block.ops)
-    if any(isinstance(op, MlvmOp) and op.SUSPENDS for op in ops):
+    return _views(_scan(list(f.body.block.ops)))
+
+
+def _views(sc: _Scan) -> set[SSAValue]:
+    if sc.suspends:
         return set()
-    last = last_reads(ops)
-    accesses = _state_ops(ops)
     views: set[SSAValue] = set()
-    for i, op, g in accesses:
+    for i, op, g in sc.accesses:
         if not isinstance(op, GlobalLoadOp):
             continue
-        end = last.get(op.result, i)
+        end = sc.last.get(op.result, i)
         if not any(
             isinstance(s, GlobalStoreOp) and name == g and i < j < end
-            for j, s, name in accesses
+            for j, s, name in sc.accesses
         ):
             views.add(op.result)
     return views
@@ -117,14 +136,12 @@ def _reads_only_elementwise(op: MlvmOp, view: SSAValue) -> bool:
 
 
 def _state_placements(
-    ops: list[Operation], views: set[SSAValue], taken: dict[SSAValue, Storage]
+    sc: _Scan, views: set[SSAValue], taken: dict[SSAValue, Storage]
 ) -> dict[SSAValue, Storage]:
     """Values computed straight into the global they are stored to."""
-    if any(isinstance(op, MlvmOp) and op.SUSPENDS for op in ops):
+    if sc.suspends:
         return {}
-    index = {op: i for i, op in enumerate(ops)}
-    last = last_reads(ops)
-    accesses = _state_ops(ops)
+    ops, index, last, accesses = sc.ops, sc.index, sc.last, sc.accesses
     placed: dict[SSAValue, Storage] = {}
     globals_placed: set[str] = set()
     for s, store, g in accesses:
@@ -185,15 +202,15 @@ def analyze(f: func.FuncOp) -> FunctionStorage:
             if isinstance(owner, MlvmOp) and not owner.IS_DATA:
                 storage[r] = Storage("output", j)
 
-    ops = list(block.ops)
-    views = state_views(f)
+    sc = _scan(list(block.ops))
+    views = _views(sc)
     for v in views:
         owner = v.owner
         assert isinstance(owner, GlobalLoadOp)
         storage[v] = Storage("state", name=owner.global_.string_value())
-    storage.update(_state_placements(ops, views, storage))
+    storage.update(_state_placements(sc, views, storage))
 
-    index: dict[Operation, int] = {op: i for i, op in enumerate(block.ops)}
+    index = sc.index
     intervals: dict[SSAValue, Interval] = {}
     for op in block.ops:
         if not isinstance(op, MlvmOp):

@@ -126,8 +126,10 @@ class Lowering:
         """The bytes of the global a mlvm.global_load / global_store names."""
         from mlvm.dialect.base import elem_name
 
-        assert self._tables is not None
-        v = (op.results or op.operands)[0]
+        from mlvm.dialect.state import GlobalAccessOp
+
+        assert self._tables is not None and isinstance(op, GlobalAccessOp)
+        v = op.data()
         assert isinstance(v.type, TensorType)
         e = elem_name(v.type.element_type)
         assert e is not None

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 from xdsl.dialects.builtin import StringAttr, SymbolRefAttr, TensorType
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -117,17 +117,29 @@ class GlobalAccessOp(MlvmOp):
     def target(self) -> GlobalOp:
         return lookup_global(self, self.global_, self.name)
 
-    def value_type(self) -> Attribute:
+    # A load's value is its result, a store's its operand; bytes move from
+    # the state to the value for a load, the other way for a store.
+    LOADS: ClassVar[bool]
+    VALUE_NAME: ClassVar[str]
+
+    def data(self) -> SSAValue:
         raise NotImplementedError
 
     def verify_(self) -> None:
         g = self.target()
-        t = self.value_type()
+        t = self.tensor(self.data(), self.VALUE_NAME)
         if t != g.type:
             raise VerifyException(
                 f"{self.name}: @{g.sym_name.data} is {type_str(g.type)}, "
                 f"but the op's value is {type_str(t)}"
             )
+
+    def lower(self, cg: Lowering) -> None:
+        state, value = cg.state_ptr(self), cg.ptr(self.data())
+        if state == value:  # the value names (or was computed into) the state bytes
+            return
+        src, dst = (state, value) if self.LOADS else (value, state)
+        cg.stmt(f"mlvm_copy({cg.nbytes(self.data())}, {src}, {dst});")
 
     def current(self, params: Mapping[str, Any]) -> np.ndarray:
         g = self.target()
@@ -145,21 +157,16 @@ class GlobalLoadOp(GlobalAccessOp):
 
     name = "mlvm.global_load"
     result = result_def(TensorType)
+    LOADS: ClassVar[bool] = True
+    VALUE_NAME: ClassVar[str] = "result"
 
-    def value_type(self) -> Attribute:
-        self.tensor(self.result, "result")
-        return self.result.type
+    def data(self) -> SSAValue:
+        return self.result
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, Any]
     ) -> list[np.ndarray]:
         return [self.current(params).copy()]
-
-    def lower(self, cg: Lowering) -> None:
-        src = cg.state_ptr(self)
-        dst = cg.ptr(self.result)
-        if src != dst:  # else the result names the state bytes themselves
-            cg.stmt(f"mlvm_copy({cg.nbytes(self.result)}, {src}, {dst});")
 
 
 @irdl_op_definition
@@ -168,10 +175,11 @@ class GlobalStoreOp(GlobalAccessOp):
 
     name = "mlvm.global_store"
     value = operand_def(TensorType)
+    LOADS: ClassVar[bool] = False
+    VALUE_NAME: ClassVar[str] = "value"
 
-    def value_type(self) -> Attribute:
-        self.tensor(self.value, "value")
-        return self.value.type
+    def data(self) -> SSAValue:
+        return self.value
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, Any]
@@ -181,12 +189,6 @@ class GlobalStoreOp(GlobalAccessOp):
             np.array(inputs[0], copy=True)
         )
         return []
-
-    def lower(self, cg: Lowering) -> None:
-        dst = cg.state_ptr(self)
-        src = cg.ptr(self.value)
-        if src != dst:  # else the value was computed straight into the state
-            cg.stmt(f"mlvm_copy({cg.nbytes(self.value)}, {src}, {dst});")
 
 
 STATE_OPS: list[type[IRDLOperation]] = [GlobalOp, GlobalLoadOp, GlobalStoreOp]

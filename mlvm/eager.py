@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import cffi
 import numpy as np
 
+from mlvm.dialect.elements import ELEMS
 from mlvm.dialect.shapes import LAYER_NORM_EPS
 from mlvm.runtime import runtime_shared
 
@@ -86,8 +87,8 @@ NONE = -1
 
 F32 = np.dtype(np.float32)
 I32 = np.dtype(np.int32)
-_DTYPE_CODES = {F32: 1, I32: 2}
-_CODE_DTYPES = {1: F32, 2: I32}
+_DTYPE_CODES = {e.dtype: e.code for e in ELEMS.values()}
+_CODE_DTYPES = {e.code: e.dtype for e in ELEMS.values()}
 
 STATUS_NAMES = {
     0: "OK", 1: "SUSPENDED", -1: "ERR_INVALID", -2: "ERR_SHAPE", -3: "ERR_BOUNDS",
@@ -145,14 +146,14 @@ def op_names(checks: bool = True) -> list[str]:
 
 
 def _as_input(x: Any) -> np.ndarray:
-    """x as a contiguous f32 / i32 array. Python numbers and lists convert
-    (floats to f32, ints and bools to i32); numpy arrays of other dtypes are
-    refused rather than silently converted."""
+    """x as a contiguous array of an mlvm element type. Python numbers and
+    lists convert (floats to f32, ints and bools to i32); numpy arrays of
+    other dtypes are refused rather than silently converted."""
     a = np.asarray(x)
-    if a.dtype not in _DTYPE_CODES:
-        if isinstance(x, np.ndarray | np.generic):
-            raise TypeError(f"mlvm.eager: dtype {a.dtype} is not float32 or int32")
+    if not isinstance(x, np.ndarray | np.generic):
         a = a.astype(F32 if a.dtype.kind in "fc" else I32)
+    if a.dtype not in _DTYPE_CODES:
+        raise TypeError(f"mlvm.eager: dtype {a.dtype} is not an mlvm element type")
     # (np.ascontiguousarray would turn a 0-d array into a 1-d one.)
     return a if a.flags.c_contiguous else a.copy(order="C")
 
@@ -248,7 +249,7 @@ class VM:
                 raise TypeError("mlvm.eager: tensor() needs a value or a shape")
             dt = np.dtype(dtype)
             if dt not in _DTYPE_CODES:
-                raise TypeError(f"mlvm.eager: dtype {dt} is not float32 or int32")
+                raise TypeError(f"mlvm.eager: dtype {dt} is not an mlvm element type")
         dims = [int(d) for d in shape]
         s = self._lib.mlvm_shape_new(self._alloc, len(dims), _ffi.new("int64_t[]", dims or [0]))
         if s == _ffi.NULL:

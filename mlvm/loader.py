@@ -22,6 +22,8 @@ from typing import Any, cast
 import cffi
 import numpy as np
 
+from mlvm.dialect.elements import ELEMS
+
 MODULE_MAGIC = 0x4D4C564D
 ABI_VERSION = 3
 ARENA_ALIGN = 64
@@ -111,7 +113,7 @@ uint32_t mlvm_queue_size(const mlvm_queue_t *q);
 _ffi = cffi.FFI()
 _ffi.cdef(_CDEF)
 
-_DTYPES = {1: np.dtype(np.float32), 2: np.dtype(np.int32)}
+_DTYPES = {e.code: e.dtype for e in ELEMS.values()}
 _from_buffer = _ffi.from_buffer
 # numpy's flag bits (ndarray.flags.num): the fast path tests both at once.
 # ALIGNED means the data pointer is a multiple of the dtype's alignment.

@@ -52,6 +52,7 @@ import numpy as np
 
 import mlvm
 from mlvm import reference
+from mlvm.dialect.elements import ELEMS, elem_for_dtype, to_bytes
 from mlvm.pipeline import parse_file
 
 F32 = np.dtype(np.float32)
@@ -65,7 +66,7 @@ DIMS = (1, 1, 2, 3, 5, 7, 13, 31)
 # MLIR text
 # --------------------------------------------------------------------------
 
-_ELEM = {F32: "f32", I32: "i32"}
+_ELEM = {e.dtype: e.name for e in ELEMS.values()}
 
 
 def ttype(shape: Sequence[int], dtype: Any = F32) -> str:
@@ -109,7 +110,7 @@ def str_attr(s: str) -> str:
 def dense_attr(arr: np.ndarray) -> str:
     """`dense<"0x...">` holding the exact little-endian bytes of `arr`."""
     a = np.array(arr, order="C")  # keeps rank 0
-    data = a.astype(a.dtype.newbyteorder("<")).tobytes().hex().upper()
+    data = to_bytes(elem_for_dtype(a.dtype), a).hex().upper()  # type: ignore[arg-type]
     return f'dense<"0x{data}"> : {ttype(a.shape, a.dtype)}'
 
 
@@ -184,9 +185,10 @@ class _Exact(Tolerance):
     def check(self, got: np.ndarray, want: np.ndarray, what: str) -> None:
         _same_layout(got, want, what)
         assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
-        if not np.array_equal(got, want, equal_nan=got.dtype.kind == "f"):
+        floats = got.dtype.kind == "f" or got.dtype == ELEMS["bf16"].dtype
+        if not np.array_equal(got, want, equal_nan=floats):
             bad = got != want
-            if got.dtype.kind == "f":
+            if floats:
                 bad &= ~(np.isnan(got) & np.isnan(want))
             raise AssertionError(f"{what}: not equal: {_worst(got, want, bad)}")
 

@@ -24,13 +24,16 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from mlvm.dialect.base import MlvmOp
+from mlvm.dialect.elements import elem_of_type
 from mlvm.dialect.state import GlobalLoadOp, GlobalStoreOp
 
 
 def nbytes(v: SSAValue) -> int:
     t = v.type
     assert isinstance(t, TensorType)
-    return 4 * prod(t.get_shape())
+    e = elem_of_type(t.element_type)
+    assert e is not None
+    return e.size * prod(t.get_shape())
 
 
 def root(v: SSAValue) -> SSAValue:

@@ -19,18 +19,19 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 
 from mlvm.analysis.storage import FunctionStorage, analyze, nbytes, root
-from mlvm.codegen.lowering import C_TYPES, Lowering, StaticTable, state_expr
+from mlvm.codegen.lowering import C_TYPES, Lowering, StaticTable, elem, state_expr
 from mlvm.codegen.params_file import param_key
 from mlvm.codegen.names import NameClash, Symbols, c_comment, c_ident, c_string, unique
 from mlvm.diagnostics import op_error, tensor_bytes
 from mlvm.dialect.base import MlvmOp, elem_name, type_str
 from mlvm.dialect.control import CallCOp, QueueOp
+from mlvm.dialect.elements import ELEMS, elem_for_dtype, to_bytes
 from mlvm.dialect.ops import ParamOp
 from mlvm.dialect.state import GlobalAccessOp, GlobalOp
 from mlvm.passes.plan_memory import PlanMemoryPass
 
-DTYPE_ENUM = {"f32": "MLVM_F32", "i32": "MLVM_I32"}
-NP_DTYPES = {"f32": np.dtype(np.float32), "i32": np.dtype(np.int32)}
+DTYPE_ENUM = {n: e.enum for n, e in ELEMS.items()}
+NP_DTYPES = {n: e.dtype for n, e in ELEMS.items()}
 
 
 @cache
@@ -45,17 +46,7 @@ def _env() -> jinja2.Environment:
 
 
 def _elem(v: SSAValue) -> str:
-    t = v.type
-    assert isinstance(t, TensorType)
-    e = elem_name(t.element_type)
-    assert e is not None
-    return e
-
-
-def _shape(v: SSAValue) -> tuple[int, ...]:
-    t = v.type
-    assert isinstance(t, TensorType)
-    return tuple(t.get_shape())
+    return elem(v).name
 
 
 def _words(arr: np.ndarray) -> str:
@@ -359,12 +350,16 @@ class ModuleEmitter:
         if name is None:
             arr = get()
             name = f"{self.mod}__d{len(self.data)}"
-            le = np.ascontiguousarray(arr.astype(arr.dtype.newbyteorder("<"), copy=False))
+            e = elem_for_dtype(arr.dtype)
+            assert e is not None
+            raw = to_bytes(e, arr)
+            raw += bytes(-len(raw) % 4)  # whole 32-bit words
+            words = max(1, len(raw) // 4)
             if self.blob:
-                self._add_blob(name, le.tobytes() or bytes(4))
-                self.data.append(_Data(name, max(1, arr.size), "", in_blob=True))
+                self._add_blob(name, raw or bytes(4))
+                self.data.append(_Data(name, words, "", in_blob=True))
             else:
-                self.data.append(_Data(name, max(1, arr.size), _words(le)))
+                self.data.append(_Data(name, words, _words(np.frombuffer(raw, dtype="<u4"))))
             self._data_by_key[key] = name
         return name
 
@@ -513,8 +508,11 @@ class ModuleEmitter:
         if st.kind == "data":
             if self.external and isinstance(owner, ParamOp):
                 return f"((const {ctype} *)wparams[{self._ext_slot(owner)}])"
-            member = "f" if _elem(r) == "f32" else "i"
-            return f"{self._data_name(owner)}.{member}"
+            e = _elem(r)
+            name = self._data_name(owner)
+            if e in ("f32", "i32"):
+                return f"{name}.{'f' if e == 'f32' else 'i'}"
+            return f"((const {ctype} *){name}.u)"
         offsets = owner.attributes.get("mlvm.offsets")
         assert isinstance(offsets, DenseArrayBase)
         assert isinstance(r, type(owner.results[0]))

@@ -4,16 +4,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from math import prod
 from typing import Protocol
 
+import numpy as np
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 
-from mlvm.dialect.shapes import MAX_RANK, collapse
+from mlvm.dialect.elements import ELEMS, Elem, elem_of_type
+from mlvm.dialect.shapes import (
+    MAX_RANK,
+    broadcast_strides,
+    collapse,
+    contiguous_strides,
+)
 
 
-C_TYPES = {"f32": "float", "i32": "int32_t"}
-"""The C element type of each mlvm element type."""
+C_TYPES = {n: e.ctype for n, e in ELEMS.items()}
+"""The C type stored elements of each mlvm element type have."""
 
 
 def c_float(x: float) -> str:
@@ -23,6 +31,97 @@ def c_float(x: float) -> str:
     if math.isinf(x):
         return "HUGE_VALF" if x > 0 else "(-HUGE_VALF)"
     return f"{float(x).hex()}f" if x != 0 else ("-0.0f" if math.copysign(1, x) < 0 else "0.0f")
+
+
+def c_literal(e: Elem, x: float | int | bool) -> str:
+    """An exact C literal of x in e's compute type (floats rounded to e first)."""
+    if e.kind == "f":
+        v = float(np.array(x, dtype=e.dtype).astype(np.float64))
+        if e.compute == "double":
+            if math.isnan(v):
+                return "((double)NAN)"
+            if math.isinf(v):
+                return "HUGE_VAL" if v > 0 else "(-HUGE_VAL)"
+            return v.hex() if v != 0 else ("-0.0" if math.copysign(1, v) < 0 else "0.0")
+        return c_float(v)
+    v = int(x)
+    if e.kind == "b":
+        return "1" if v else "0"
+    if e.kind == "u":
+        return f"{v}u" if e.bits <= 32 else f"{v}ull"
+    if e.bits == 64:
+        return "(-9223372036854775807ll - 1)" if v == -(2**63) else f"{v}ll"
+    return "(-2147483647 - 1)" if v == -(2**31) else str(v)
+
+
+def elementwise_loop(
+    cg: Lowering,
+    result: SSAValue,
+    operands: Sequence[SSAValue],
+    body: Callable[[list[str]], tuple[list[str], str]],
+    restrict: bool = True,
+) -> None:
+    """One loop nest computing `result` element by element.
+
+    Operands broadcast to the result. Each is loaded and widened to its
+    compute type (`a0`, `a1`, ...); `body(names)` returns statements and
+    the result's value as an expression of its compute type, which the
+    loop rounds and stores. `restrict` says no operand shares the result's
+    bytes (the C compiler then vectorises without overlap checks).
+    """
+    out_shape = _shape(result)
+    strides = [contiguous_strides(out_shape)] + [
+        broadcast_strides(_shape(v), out_shape) for v in operands
+    ]
+    shape, cstrides = collapse(out_shape, strides)
+    if prod(shape) == 0:
+        return
+    out_e = elem(result)
+    lines = ["{"]
+    for k, v in enumerate(operands):
+        lines.append(f"    const {elem(v).ctype} *in{k} = {cg.ptr(v)};")
+    lines.append(f"    {out_e.ctype} *{'restrict ' if restrict else ''}out = {cg.ptr(result)};")
+    idx = [f"i{d}" for d in range(len(shape))]
+    if idx:
+        lines.append(f"    mlvm_index_t {', '.join(idx)};")
+    pad = "    "
+    for d, n in enumerate(shape):
+        lines.append(f"{pad}for ({idx[d]} = 0; {idx[d]} < {n}; ++{idx[d]}) {{")
+        pad += "    "
+    names = []
+    for k, v in enumerate(operands):
+        e = elem(v)
+        load = e.load.format(f"in{k}[{_at(idx, cstrides[k + 1])}]")
+        lines.append(f"{pad}const {e.compute} a{k} = {load};")
+        names.append(f"a{k}")
+    stmts, value = body(names)
+    lines += [pad + s for s in stmts]
+    lines.append(f"{pad}out[{_at(idx, cstrides[0])}] = {out_e.store.format(value)};")
+    for _ in shape:
+        pad = pad[:-4]
+        lines.append(f"{pad}}}")
+    lines.append("}")
+    cg.stmt("\n    ".join(lines))
+
+
+def elem(v: SSAValue) -> Elem:
+    """The element type of a tensor value."""
+    t = v.type
+    assert isinstance(t, TensorType)
+    e = elem_of_type(t.element_type)
+    assert e is not None
+    return e
+
+
+def _shape(v: SSAValue) -> tuple[int, ...]:
+    t = v.type
+    assert isinstance(t, TensorType)
+    return tuple(t.get_shape())
+
+
+def _at(idx: Sequence[str], stride: Sequence[int]) -> str:
+    terms = [f"{i} * {s}" if s != 1 else i for i, s in zip(idx, stride, strict=True) if s != 0]
+    return " + ".join(terms) or "0"
 
 
 def state_expr(ctype: str, offset: int) -> str:

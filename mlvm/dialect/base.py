@@ -11,29 +11,24 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import Float32Type, IntegerAttr, IntegerType, TensorType
+from xdsl.dialects.builtin import IntegerAttr, TensorType
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.utils.exceptions import VerifyException
 
+from mlvm.dialect.elements import ELEMS, Elem, elem_of_type
 from mlvm.dialect.shapes import MAX_RANK, Shape
 
 if TYPE_CHECKING:
     from mlvm.codegen.lowering import Lowering
 
-DTYPES: dict[str, np.dtype[np.generic]] = {
-    "f32": np.dtype(np.float32),
-    "i32": np.dtype(np.int32),
-}
+DTYPES: dict[str, np.dtype[np.generic]] = {n: e.dtype for n, e in ELEMS.items()}
 
 
 def elem_name(t: Attribute) -> str | None:
-    """'f32' / 'i32' for the element types mlvm computes with, else None."""
-    if isinstance(t, Float32Type):
-        return "f32"
-    if isinstance(t, IntegerType) and t.width.data == 32:
-        return "i32"
-    return None
+    """'f32', 'ui8', ... for the element types mlvm has (elements.py), else None."""
+    e = elem_of_type(t)
+    return None if e is None else e.name
 
 
 def type_str(t: Attribute) -> str:
@@ -75,7 +70,8 @@ class MlvmOp(IRDLOperation):
             )
         if elem_name(t.element_type) is None:
             raise VerifyException(
-                f"{self.name}: {what} {type_str(t)} must have element type f32 or i32"
+                f"{self.name}: {what} {type_str(t)} has an element type mlvm does not "
+                f"support (one of {', '.join(ELEMS)})"
             )
         return t
 
@@ -87,12 +83,15 @@ class MlvmOp(IRDLOperation):
         assert name is not None
         return name
 
+    def elem_entry(self, v: SSAValue, what: str) -> Elem:
+        return ELEMS[self.elem_of(v, what)]
+
     def expect_elem(self, v: SSAValue, what: str, allowed: Sequence[str]) -> str:
         e = self.elem_of(v, what)
         if e not in allowed:
             raise VerifyException(
                 f"{self.name}: {what} {type_str(v.type)} must have element type "
-                + " or ".join(allowed)
+                + _one_of(allowed)
             )
         return e
 
@@ -140,6 +139,10 @@ class MlvmOp(IRDLOperation):
             and len(self.results) == 1
             and self.operands[k].type == self.results[0].type
         )
+
+
+def _one_of(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
 def result_dtype(op: MlvmOp, idx: int = 0) -> np.dtype[np.generic]:

@@ -33,10 +33,10 @@ from xdsl.irdl import (
 from xdsl.traits import HasParent, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from mlvm.codegen.lowering import C_TYPES
+from mlvm.codegen.lowering import C_TYPES, elem, elementwise_loop
 from mlvm.dialect.base import MlvmOp, elem_name, result_shape
 from mlvm.dialect.ops import MatmulOp
-from mlvm.dialect.shapes import broadcast_strides, collapse, contiguous_strides
+from mlvm.dialect.shapes import broadcast_strides
 
 if TYPE_CHECKING:
     from mlvm.codegen.lowering import Lowering
@@ -107,59 +107,55 @@ class FusedOp(MlvmOp):
         if self.head() is not None:
             self._lower_with_head(cg)
             return
-        out_shape = result_shape(self)
         args = list(self.body.block.args)
-        strides = [contiguous_strides(out_shape)] + [
-            broadcast_strides(_shape(a), out_shape) for a in args
-        ]
-        shape, cstrides = collapse(out_shape, strides)
-        idx = [f"i{d}" for d in range(len(shape))]
-        lines = ["{", *self._pointers(cg, range(len(args)))]
-        lines.append(f"    mlvm_index_t {', '.join(idx)};")
-        pad = "    "
-        for d, n in enumerate(shape):
-            lines.append(f"{pad}for ({idx[d]} = 0; {idx[d]} < {n}; ++{idx[d]}) {{")
-            pad += "    "
-        names: dict[SSAValue, str] = {}
-        for k, a in enumerate(args):
-            if a.uses:
-                names[a] = f"a{k}"
-                lines.append(f"{pad}const {_ctype(a)} a{k} = in{k}[{_at(idx, cstrides[k + 1])}];")
-        lines += self._epilogue(pad, names, self.body_ops(), f"out[{_at(idx, cstrides[0])}]")
-        for _ in shape:
-            pad = pad[:-4]
-            lines.append(f"{pad}}}")
-        lines.append("}")
-        cg.stmt("\n    ".join(lines))
+        used = [k for k, a in enumerate(args) if a.uses]
 
-    def _pointers(self, cg: Lowering, which: range) -> list[str]:
-        args = list(self.body.block.args)
-        lines = [f"    const {_ctype(args[k])} *in{k} = {cg.ptr(self.inputs[k])};" for k in which]
-        # Unless the result took over an operand's buffer, nothing else
-        # addresses the output's bytes during the loop: say so, so the
-        # compiler vectorises without run-time overlap checks.
-        # (In place over an operand, or over a global the loop also reads.)
-        out_ptr = cg.ptr(self.result)
-        shared = self.alias_operand() is not None or any(
-            cg.ptr(v) == out_ptr for v in self.inputs
-        )
-        qual = "" if shared else "restrict "
-        lines.append(f"    {_ctype(self.result)} *{qual}out = {out_ptr};")
-        return lines
+        def body(names: list[str]) -> tuple[list[str], str]:
+            env: dict[SSAValue, str] = {args[k]: n for k, n in zip(used, names, strict=True)}
+            return self._chain(env, self.body_ops())
 
-    def _epilogue(
-        self, pad: str, names: dict[SSAValue, str], ops: Sequence[MlvmOp], target: str
-    ) -> list[str]:
+        elementwise_loop(cg, self.result, [self.inputs[k] for k in used], body,
+                         restrict=not self._out_shared(cg))
+
+    def _chain(
+        self, names: dict[SSAValue, str], ops: Sequence[MlvmOp]
+    ) -> tuple[list[str], str]:
+        """Statements computing `ops` from named scalars; the yielded value.
+
+        Each temporary is rounded to its element type (f16, bf16), so the
+        fused loop computes what the ops one by one would.
+        """
         lines = []
         for j, op in enumerate(ops):
             r = op.results[0]
             names[r] = f"t{j}"
             expr = op.scalar_expr([names[v] for v in op.operands])  # type: ignore[attr-defined]
-            lines.append(f"{pad}const {_ctype(r)} t{j} = {expr};")
+            e = elem(r)
+            lines.append(f"const {e.compute} t{j} = {e.round(expr)};")
         last = self.body.block.last_op
         assert isinstance(last, FusedYieldOp)
-        lines.append(f"{pad}{target} = {names[last.value]};")
+        return lines, names[last.value]
+
+    def _pointers(self, cg: Lowering, which: range) -> list[str]:
+        args = list(self.body.block.args)
+        lines = [f"    const {_ctype(args[k])} *in{k} = {cg.ptr(self.inputs[k])};" for k in which]
+        qual = "" if self._out_shared(cg) else "restrict "
+        lines.append(f"    {_ctype(self.result)} *{qual}out = {cg.ptr(self.result)};")
         return lines
+
+    def _out_shared(self, cg: Lowering) -> bool:
+        """Whether an operand addresses the output's bytes during the loop (in
+        place over an operand, or over a global the loop also reads); if not,
+        the output is `restrict` and the C compiler vectorises without
+        run-time overlap checks."""
+        out_ptr = cg.ptr(self.result)
+        return self.alias_operand() is not None or any(cg.ptr(v) == out_ptr for v in self.inputs)
+
+    def _epilogue(
+        self, pad: str, names: dict[SSAValue, str], ops: Sequence[MlvmOp], target: str
+    ) -> list[str]:
+        stmts, value = self._chain(names, ops)
+        return [pad + s for s in stmts] + [f"{pad}{target} = {value};"]
 
     def _lower_with_head(self, cg: Lowering) -> None:
         head = self.head()
@@ -227,11 +223,6 @@ def _ctype(v: SSAValue) -> str:
     t = v.type
     assert isinstance(t, TensorType)
     return C_TYPES[elem_name(t.element_type) or "f32"]
-
-
-def _at(idx: Sequence[str], stride: Sequence[int]) -> str:
-    terms = [f"{i} * {s}" if s != 1 else i for i, s in zip(idx, stride, strict=True) if s != 0]
-    return " + ".join(terms) or "0"
 
 
 @irdl_op_definition

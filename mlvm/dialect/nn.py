@@ -39,13 +39,14 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from mlvm.dialect.base import MlvmOp, result_shape, type_str
+from mlvm.dialect.elements import ALL
 from mlvm.dialect.ops import UnaryOp, _f32_prop
 from mlvm.dialect.shapes import LAYER_NORM_EPS, Shape, contiguous_strides, normalize_axis
 
 if TYPE_CHECKING:
     from mlvm.codegen.lowering import Lowering
 
-DATA_ELEMS = ("f32", "i32")
+DATA_ELEMS = ALL  # data movement moves bits: every element type
 
 
 def _ints(op: MlvmOp, name: str, default: Sequence[int] | None = None) -> tuple[int, ...]:
@@ -105,12 +106,14 @@ def _expect_positive(op: MlvmOp, name: str, vals: Sequence[int]) -> None:
 # --------------------------------------------------------------------------
 
 
-def _gather(cg: Lowering, shape: Shape, strides: Sequence[int], src: str, dst: str) -> None:
-    """dst (contiguous over `shape`) = src read at `strides`."""
+def _gather(cg: Lowering, op: MlvmOp, strides: Sequence[int], src: str) -> None:
+    """op's result (contiguous over its shape) = src read at `strides`."""
+    shape = result_shape(op)
     if prod(shape) == 0:
         return
     it = cg.iter(shape, [strides, contiguous_strides(shape)])
-    cg.stmt(f"mlvm_gather_b32({it}, {src}, {dst});")
+    bits = 8 * op.elem_entry(op.results[0], "result").size
+    cg.stmt(f"mlvm_gather_b{bits}({it}, {src}, {cg.ptr(op.results[0])});")
 
 
 @irdl_op_definition
@@ -148,8 +151,7 @@ class TransposeOp(MlvmOp):
     def lower(self, cg: Lowering) -> None:
         perm = self.norm_perm()
         own = contiguous_strides(self.shape_of(self.operand, "operand"))
-        _gather(cg, result_shape(self), [own[p] for p in perm],
-                cg.ptr(self.operand), cg.ptr(self.result))
+        _gather(cg, self, [own[p] for p in perm], cg.ptr(self.operand))
 
 
 @irdl_op_definition
@@ -217,7 +219,7 @@ class SliceOp(MlvmOp):
         own = contiguous_strides(self.shape_of(self.operand, "operand"))
         off = sum(s * o for s, o in zip(start, own))
         src = cg.ptr(self.operand) + (f" + {off}" if off else "")
-        _gather(cg, sizes, [st * o for st, o in zip(stride, own)], src, cg.ptr(self.result))
+        _gather(cg, self, [st * o for st, o in zip(stride, own)], src)
 
 
 @irdl_op_definition
@@ -274,12 +276,13 @@ class ConcatOp(MlvmOp):
             return
         col = 0
         dst = cg.ptr(self.result)
+        bits = 8 * self.elem_entry(self.result, "result").size
         for k, v in enumerate(self.inputs):
             cols = self.shape_of(v, f"operand {k}")[ax] * inner
             if cols:
                 at = f"{dst} + {col}" if col else dst
                 cg.stmt(
-                    f"mlvm_copy2d_b32({rows}, {cols}, {cg.ptr(v)}, {cols}, {at}, {out_cols});"
+                    f"mlvm_copy2d_b{bits}({rows}, {cols}, {cg.ptr(v)}, {cols}, {at}, {out_cols});"
                 )
             col += cols
 
@@ -486,7 +489,9 @@ class GeluOp(UnaryOp):
         "tanh": "mlvm_gelu_tanh({0})",
         "none": "mlvm_gelu_erf({0})",
     }
-    KERNELS: ClassVar[dict[str, str]] = {"tanh": "mlvm_gelu_tanh_f32", "none": "mlvm_gelu_erf_f32"}
+    GELU_KERNELS: ClassVar[dict[str, str]] = {"tanh": "mlvm_gelu_tanh_f32", "none": "mlvm_gelu_erf_f32"}
+
+    ELEMS: ClassVar[tuple[str, ...]] = ("f32",)
 
     def mode(self) -> str:
         m = _str(self, "approximate", "none")
@@ -511,7 +516,7 @@ class GeluOp(UnaryOp):
 
     def lower(self, cg: Lowering) -> None:
         n = prod(result_shape(self))
-        cg.stmt(f"{self.KERNELS[self.mode()]}({n}, {cg.ptr(self.operand)}, {cg.ptr(self.result)});")
+        cg.stmt(f"{self.GELU_KERNELS[self.mode()]}({n}, {cg.ptr(self.operand)}, {cg.ptr(self.result)});")
 
 
 # --------------------------------------------------------------------------

@@ -39,6 +39,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from mlvm.dialect import rng
+from mlvm.dialect.elements import ALL, ELEMS, FLOATS, NUMERIC, Elem, elem_for_dtype, from_bytes
 from mlvm.dialect.base import (
     DTYPES,
     MlvmOp,
@@ -56,7 +57,7 @@ from mlvm.dialect.shapes import (
     normalize_axis,
 )
 
-from mlvm.codegen.lowering import c_float
+from mlvm.codegen.lowering import c_float, c_literal, elementwise_loop
 
 if TYPE_CHECKING:
     from mlvm.codegen.lowering import Lowering
@@ -118,12 +119,12 @@ class ConstantOp(MlvmOp):
             )
 
     def data(self) -> np.ndarray:
-        dtype = result_dtype(self)
-        flat = np.frombuffer(self.value.data.data, dtype=dtype.newbyteorder("<"))
+        e = self.elem_entry(self.result, "result")
+        flat = from_bytes(e, self.value.data.data)
         shape = result_shape(self)
         if flat.size == 1 and prod(shape) != 1:
-            return np.full(shape, flat[0], dtype=dtype)
-        return flat.astype(dtype).reshape(shape)
+            return np.full(shape, flat[0], dtype=e.dtype)
+        return flat.reshape(shape)
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
@@ -216,43 +217,155 @@ class FillOp(MlvmOp):
 
     def verify_(self) -> None:
         v = _f32_prop(self, "value")
-        if self.elem_of(self.result, "result") == "i32":
+        e = self.elem_entry(self.result, "result")
+        if e.is_int or e.kind == "b":
             if not np.isfinite(v) or v != int(v):
                 raise VerifyException(
-                    f"{self.name}: value {v} is not an integer but the result is i32"
+                    f"{self.name}: value {v} is not an integer but the result is {e.name}"
                 )
-            if not -(2**31) <= v < 2**31:
-                raise VerifyException(f"{self.name}: value {v} does not fit in i32")
+            if not e.min <= v <= e.max:
+                raise VerifyException(f"{self.name}: value {v} does not fit in {e.name}")
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
     ) -> list[np.ndarray]:
-        dtype = result_dtype(self)
-        return [np.full(result_shape(self), _f32_prop(self, "value"), dtype=dtype)]
+        e = self.elem_entry(self.result, "result")
+        v = _f32_prop(self, "value")
+        return [np.full(result_shape(self), int(v) if e.is_int else v, dtype=e.dtype)]
 
     def lower(self, cg: Lowering) -> None:
-        elem = self.elem_of(self.result, "result")
+        e = self.elem_entry(self.result, "result")
         v = _f32_prop(self, "value")
-        lit = cg.flt(v) if elem == "f32" else str(int(v))
         n = prod(result_shape(self))
-        cg.stmt(f"mlvm_fill_{elem}({n}, {lit}, {cg.ptr(self.result)});")
+        if e.name in ("f32", "i32"):
+            lit = cg.flt(v) if e.name == "f32" else str(int(v))
+            cg.stmt(f"mlvm_fill_{e.name}({n}, {lit}, {cg.ptr(self.result)});")
+            return
+        lit = c_literal(e, v if e.is_float else int(v))
+        elementwise_loop(cg, self.result, [], lambda names: ([], lit))
 
 
 # --------------------------------------------------------------------------
-# Elementwise binary ops with numpy broadcasting
+# Elementwise ops: one scalar expression per element type
 # --------------------------------------------------------------------------
 
 
-class BinaryOp(MlvmOp):
+def c_template(templates: Mapping[str, str], e: Elem) -> str | None:
+    """An op's C template for element type e: by name, then by kind
+    ("f" float, "i" signed, "u" unsigned falling back to "i", "b" bool)."""
+    for key in (e.name, e.kind, "i" if e.kind == "u" else ""):
+        tpl = templates.get(key)
+        if tpl is not None:
+            return tpl
+    return None
+
+
+def c_format(tpl: str, e: Elem, args: Sequence[str]) -> str:
+    """Fill a template: {0}.. the operands, {T} the compute type, {U} the
+    unsigned type integers wrap in, {N} the scalar.h helper suffix, {F} the
+    float suffix of math functions and literals ("f" for float, "" for double)."""
+    name = "f32" if e.compute == "float" else e.name
+    return tpl.format(*args, T=e.compute, U=e.wide_unsigned, N=name,
+                      F="f" if e.compute == "float" else "")
+
+
+def np_compute(fn: Callable[..., Any], inputs: Sequence[np.ndarray], out: np.dtype) -> np.ndarray:
+    """fn over the inputs in their compute type (f16 / bf16 widened to f32),
+    the result converted to `out` (rounded to nearest even)."""
+    with np.errstate(all="ignore"):
+        wide = [x.astype(np.float32) if x.dtype in HALF_DTYPES else x for x in inputs]
+        return np.asarray(fn(*wide)).astype(out)
+
+
+HALF_DTYPES = (ELEMS["f16"].dtype, ELEMS["bf16"].dtype)
+
+
+def as_python_ints(x: np.ndarray) -> np.ndarray:
+    """An integer array as Python ints (object array): exact arithmetic."""
+    return np.asarray(x).astype(object)
+
+
+def wrap_to(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Python ints wrapped (two's complement) into an integer dtype."""
+    info = np.iinfo(dtype)
+    span = 1 << (8 * dtype.itemsize)
+    flat = [(int(v) - info.min) % span + info.min for v in np.asarray(values).reshape(-1)]
+    return np.array(flat, dtype=dtype).reshape(np.shape(values))
+
+
+def int_binary(fn: Callable[[int, int], int]) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """A numpy reference from an exact rule on Python ints (wrapped back)."""
+
+    def apply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+        vals = np.array([fn(int(x), int(y)) for x, y in zip(a.reshape(-1), b.reshape(-1))],
+                        dtype=object)
+        return wrap_to(vals.reshape(a.shape), a.dtype)
+
+    return apply
+
+
+def _trunc_div(a: int, b: int) -> int:
+    if b == 0:
+        return 0
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def int_aware_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """numpy's true division for floats; truncation (x / 0 = 0, wrapping) for ints."""
+    if np.asarray(a).dtype.kind in "iu":
+        return int_binary(_trunc_div)(a, b)
+    return np.divide(a, b)
+
+
+class ElementwiseOp(MlvmOp):
+    """An op computed element by element from broadcast operands.
+
+    `C_EXPR` maps element types (see `c_template`) to a C expression of the
+    operands' compute values; element types listed in `KERNELS` call the
+    runtime's vectorised kernel `mlvm_<op>_<elem>` instead of a generated
+    loop.
+    """
+
+    C_EXPR: ClassVar[dict[str, str]]
+    KERNELS: ClassVar[tuple[str, ...]] = ()
+    INPLACE_OPERANDS: ClassVar[tuple[int, ...]] = (0, 1)
+
+    def compute_elem(self) -> Elem:
+        """The element type the expression computes in (operand 0's)."""
+        return self.elem_entry(self.operands[0], self.OPERAND_NAMES[0])
+
+    def scalar_expr(self, args: Sequence[str]) -> str:
+        e = self.compute_elem()
+        tpl = c_template(self.C_EXPR, e)
+        assert tpl is not None, (self.name, e.name)
+        return c_format(tpl, e, args)
+
+    def kernel_call(self, cg: Lowering) -> bool:
+        """Emit the runtime kernel's call when there is one; whether it did."""
+        return False
+
+    def lower(self, cg: Lowering) -> None:
+        if self.kernel_call(cg):
+            return
+        out = cg.ptr(self.results[0])
+        shared = self.alias_operand() is not None or any(cg.ptr(v) == out for v in self.operands)
+        elementwise_loop(cg, self.results[0], list(self.operands),
+                         lambda names: ([], self.scalar_expr(names)), restrict=not shared)
+
+
+class BinaryOp(ElementwiseOp):
     lhs = operand_def(TensorType)
     rhs = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure())
     OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("lhs", "rhs")
 
-    ELEMS: ClassVar[tuple[str, ...]] = ("f32", "i32")
-    COMPARE: ClassVar[bool] = False  # result is f32 1.0/0.0
-    INPLACE_OPERANDS: ClassVar[tuple[int, ...]] = (0, 1)
+    ELEMS: ClassVar[tuple[str, ...]] = NUMERIC
+    KERNELS: ClassVar[tuple[str, ...]] = ("f32", "i32")
+    # Comparisons: the result is f32 1.0 / 0.0 or i1.
+    COMPARE: ClassVar[bool] = False
 
     def verify_(self) -> None:
         ea = self.expect_elem(self.lhs, "lhs", self.ELEMS)
@@ -269,24 +382,32 @@ class BinaryOp(MlvmOp):
                 f"{self.name}: operands lhs {type_str(self.lhs.type)} and rhs "
                 f"{type_str(self.rhs.type)} do not broadcast"
             )
-        self.expect_result(0, out, "f32" if self.COMPARE else ea)
+        if self.COMPARE:
+            self.expect_elem(self.result, "result", ("f32", "i1"))
+            self.expect_result(0, out, self.elem_of(self.result, "result"))
+        else:
+            self.expect_result(0, out, ea)
 
-    # The numpy function the C kernel mirrors, operation for operation, and
-    # the same operation on C scalars by operand type (for fused loops).
+    # The numpy function the C mirrors, operation for operation.
     NP_FN: ClassVar[Callable[..., Any]]
-    C_EXPR: ClassVar[dict[str, str]]
 
     def scalar_expr(self, args: Sequence[str]) -> str:
-        return self.C_EXPR[self.elem_of(self.lhs, "lhs")].format(*args)
+        expr = super().scalar_expr(args)
+        if not self.COMPARE:
+            return expr
+        if self.elem_of(self.result, "result") == "i1":
+            return f"(uint8_t){expr}"
+        return f"({expr} ? 1.0f : 0.0f)"
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
     ) -> list[np.ndarray]:
-        with np.errstate(all="ignore"):
-            out = self.NP_FN(inputs[0], inputs[1])
-        return [np.asarray(out).astype(result_dtype(self))]
+        return [np_compute(self.NP_FN, inputs, result_dtype(self))]
 
-    def lower(self, cg: Lowering) -> None:
+    def kernel_call(self, cg: Lowering) -> bool:
+        elem = self.elem_of(self.lhs, "lhs")
+        if elem not in self.KERNELS or (self.COMPARE and self.elem_of(self.result, "result") != "f32"):
+            return False
         out = result_shape(self)
         it = cg.iter(
             out,
@@ -296,195 +417,227 @@ class BinaryOp(MlvmOp):
             ],
         )
         kernel = self.name.split(".")[1]
-        elem = self.elem_of(self.lhs, "lhs")
         cg.stmt(
             f"mlvm_{kernel}_{elem}({it}, {cg.ptr(self.lhs)}, {cg.ptr(self.rhs)}, "
             f"{cg.ptr(self.result)});"
         )
+        return True
+
+    def can_run_inplace(self, k: int) -> bool:
+        return super().can_run_inplace(k) and not self.COMPARE
+
+
+_WRAP = "(({T})(({U}){0} {op} ({U}){1}))"  # integer + - * wrap (two's complement)
 
 
 @irdl_op_definition
 class AddOp(BinaryOp):
     name = "mlvm.add"
     NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.add)
-    C_EXPR: ClassVar[dict[str, str]] = {"f32": "({0} + {1})", "i32": "((int32_t)((uint32_t){0} + (uint32_t){1}))"}
+    C_EXPR: ClassVar[dict[str, str]] = {"f": "({0} + {1})", "i": _WRAP.replace("{op}", "+")}
 
 
 @irdl_op_definition
 class SubOp(BinaryOp):
     name = "mlvm.sub"
     NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.subtract)
-    C_EXPR: ClassVar[dict[str, str]] = {"f32": "({0} - {1})", "i32": "((int32_t)((uint32_t){0} - (uint32_t){1}))"}
+    C_EXPR: ClassVar[dict[str, str]] = {"f": "({0} - {1})", "i": _WRAP.replace("{op}", "-")}
 
 
 @irdl_op_definition
 class MulOp(BinaryOp):
     name = "mlvm.mul"
     NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.multiply)
-    C_EXPR: ClassVar[dict[str, str]] = {"f32": "({0} * {1})", "i32": "((int32_t)((uint32_t){0} * (uint32_t){1}))"}
+    C_EXPR: ClassVar[dict[str, str]] = {"f": "({0} * {1})", "i": _WRAP.replace("{op}", "*")}
 
 
 @irdl_op_definition
 class DivOp(BinaryOp):
+    """Floats: IEEE division. Integers: truncating; x / 0 = 0 and
+    INT_MIN / -1 = INT_MIN (mlvm/scalar.h): nothing traps."""
+
     name = "mlvm.div"
-    ELEMS: ClassVar[tuple[str, ...]] = ("f32",)
-    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.divide)
-    C_EXPR: ClassVar[dict[str, str]] = {"f32": "({0} / {1})"}
+    KERNELS: ClassVar[tuple[str, ...]] = ("f32",)
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(lambda a, b: int_aware_div(a, b))
+    C_EXPR: ClassVar[dict[str, str]] = {"f": "({0} / {1})", "i": "mlvm_scalar_div_{N}({0}, {1})"}
 
 
 @irdl_op_definition
 class MaxOp(BinaryOp):
     name = "mlvm.max"
     NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.maximum)
-    C_EXPR: ClassVar[dict[str, str]] = {"f32": "(({0} > {1} || {0} != {0}) ? {0} : {1})", "i32": "({0} > {1} ? {0} : {1})"}
+    C_EXPR: ClassVar[dict[str, str]] = {"f": "(({0} > {1} || {0} != {0}) ? {0} : {1})", "i": "({0} > {1} ? {0} : {1})"}
 
 
 @irdl_op_definition
 class MinOp(BinaryOp):
     name = "mlvm.min"
     NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.minimum)
-    C_EXPR: ClassVar[dict[str, str]] = {"f32": "(({0} < {1} || {0} != {0}) ? {0} : {1})", "i32": "({0} < {1} ? {0} : {1})"}
+    C_EXPR: ClassVar[dict[str, str]] = {"f": "(({0} < {1} || {0} != {0}) ? {0} : {1})", "i": "({0} < {1} ? {0} : {1})"}
 
 
-@irdl_op_definition
-class EqOp(BinaryOp):
-    name = "mlvm.eq"
+class CompareOp(BinaryOp):
+    """`lhs <op> rhs` per element: f32 1.0 / 0.0 or i1 (the result type says
+    which). NaN compares unequal to everything, as in C and numpy."""
+
+    ELEMS: ClassVar[tuple[str, ...]] = ALL
+    KERNELS: ClassVar[tuple[str, ...]] = ()
     COMPARE: ClassVar[bool] = True
-    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.equal)
-    C_EXPR: ClassVar[dict[str, str]] = {"f32": "({0} == {1} ? 1.0f : 0.0f)", "i32": "({0} == {1} ? 1.0f : 0.0f)"}
+    C_OP: ClassVar[str]
+
+    def scalar_expr(self, args: Sequence[str]) -> str:
+        cond = f"({args[0]} {self.C_OP} {args[1]})"
+        if self.elem_of(self.result, "result") == "i1":
+            return f"(uint8_t){cond}"
+        return f"({cond} ? 1.0f : 0.0f)"
 
 
 @irdl_op_definition
-class CmplOp(BinaryOp):
-    """`lhs > rhs` as f32 1.0 / 0.0."""
+class EqOp(CompareOp):
+    name = "mlvm.eq"
+    KERNELS: ClassVar[tuple[str, ...]] = ("f32", "i32")
+    C_OP: ClassVar[str] = "=="
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.equal)
+
+
+@irdl_op_definition
+class CmplOp(CompareOp):
+    """`lhs > rhs` (the contract's name; `mlvm.gt` is the same op)."""
 
     name = "mlvm.cmpl"
-    COMPARE: ClassVar[bool] = True
+    KERNELS: ClassVar[tuple[str, ...]] = ("f32", "i32")
+    C_OP: ClassVar[str] = ">"
     NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.greater)
-    C_EXPR: ClassVar[dict[str, str]] = {"f32": "({0} > {1} ? 1.0f : 0.0f)", "i32": "({0} > {1} ? 1.0f : 0.0f)"}
 
 
 # --------------------------------------------------------------------------
-# Elementwise unary ops (f32)
+# Elementwise unary ops
 # --------------------------------------------------------------------------
 
 
-class UnaryOp(MlvmOp):
+class UnaryOp(ElementwiseOp):
     operand = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure())
     OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("operand",)
     INPLACE_OPERANDS: ClassVar[tuple[int, ...]] = (0,)
+    ELEMS: ClassVar[tuple[str, ...]] = FLOATS
+    KERNELS: ClassVar[tuple[str, ...]] = ("f32",)
 
     def verify_(self) -> None:
-        self.expect_elem(self.operand, "operand", ("f32",))
-        self.expect_result(0, self.shape_of(self.operand, "operand"), "f32")
+        e = self.expect_elem(self.operand, "operand", self.ELEMS)
+        self.expect_result(0, self.shape_of(self.operand, "operand"), e)
 
     NP_FN: ClassVar[Callable[..., Any]]
-    C_EXPR: ClassVar[dict[str, str]]
-
-    def scalar_expr(self, args: Sequence[str]) -> str:
-        return self.C_EXPR["f32"].format(*args)
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
     ) -> list[np.ndarray]:
-        with np.errstate(all="ignore"):
-            return [np.asarray(self.NP_FN(inputs[0])).astype(np.float32)]
+        return [np_compute(self.NP_FN, inputs, result_dtype(self))]
 
-    def lower(self, cg: Lowering) -> None:
+    def kernel_call(self, cg: Lowering) -> bool:
+        if self.elem_of(self.operand, "operand") not in self.KERNELS:
+            return False
         kernel = self.name.split(".")[1]
         n = prod(result_shape(self))
         cg.stmt(f"mlvm_{kernel}_f32({n}, {cg.ptr(self.operand)}, {cg.ptr(self.result)});")
+        return True
 
 
 @irdl_op_definition
 class NegOp(UnaryOp):
     name = "mlvm.neg"
+    ELEMS: ClassVar[tuple[str, ...]] = NUMERIC
     NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.negative)
-    C_EXPR: ClassVar[dict[str, str]] = {"f32": "(-{0})"}
+    C_EXPR: ClassVar[dict[str, str]] = {"f": "(-{0})", "i": "(({T})(0u - ({U}){0}))"}
 
 
 @irdl_op_definition
 class ExpOp(UnaryOp):
     name = "mlvm.exp"
     NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.exp)
-    C_EXPR: ClassVar[dict[str, str]] = {"f32": "mlvm_expf({0})"}
+    C_EXPR: ClassVar[dict[str, str]] = {"f": "mlvm_expf({0})", "f64": "exp({0})"}
 
 
 @irdl_op_definition
 class LogOp(UnaryOp):
     name = "mlvm.log"
     NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.log)
-    C_EXPR: ClassVar[dict[str, str]] = {"f32": "logf({0})"}
+    C_EXPR: ClassVar[dict[str, str]] = {"f": "log{F}({0})"}
 
 
 @irdl_op_definition
 class SqrtOp(UnaryOp):
     name = "mlvm.sqrt"
     NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.sqrt)
-    C_EXPR: ClassVar[dict[str, str]] = {"f32": "sqrtf({0})"}
+    C_EXPR: ClassVar[dict[str, str]] = {"f": "sqrt{F}({0})"}
 
 
 @irdl_op_definition
 class TanhOp(UnaryOp):
     name = "mlvm.tanh"
     NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.tanh)
-    C_EXPR: ClassVar[dict[str, str]] = {"f32": "mlvm_tanhf({0})"}
+    C_EXPR: ClassVar[dict[str, str]] = {"f": "mlvm_tanhf({0})", "f64": "tanh({0})"}
 
 
 _erf64 = np.vectorize(math.erf, otypes=[np.float64])
 
 
-def _erf_f32(a: np.ndarray) -> np.ndarray:
-    """erf in float64, rounded once to f32 (the kernel, mlvm_erff, is within 2.5 ulp)."""
-    return _erf64(np.asarray(a, np.float64)).astype(np.float32)
+def _erf(a: np.ndarray) -> np.ndarray:
+    """erf in float64 (rounded once to f32 by the caller; the f32 kernel,
+    mlvm_erff, is within 2.5 ulp)."""
+    return _erf64(np.asarray(a, np.float64))
 
 
 @irdl_op_definition
 class ErfOp(UnaryOp):
     name = "mlvm.erf"
-    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(_erf_f32)
-    C_EXPR: ClassVar[dict[str, str]] = {"f32": "mlvm_erff({0})"}
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(_erf)
+    C_EXPR: ClassVar[dict[str, str]] = {"f": "mlvm_erff({0})", "f64": "erf({0})"}
 
 
 @irdl_op_definition
 class AbsOp(UnaryOp):
+    """|x|; for signed integers |INT_MIN| wraps to INT_MIN, as in numpy."""
+
     name = "mlvm.abs"
+    ELEMS: ClassVar[tuple[str, ...]] = NUMERIC
     NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.abs)
-    C_EXPR: ClassVar[dict[str, str]] = {"f32": "fabsf({0})"}
+    C_EXPR: ClassVar[dict[str, str]] = {
+        "f": "fabs{F}({0})", "i": "({0} < 0 ? ({T})(0u - ({U}){0}) : {0})", "u": "{0}",
+    }
 
 
 @irdl_op_definition
 class FloorOp(UnaryOp):
     name = "mlvm.floor"
     NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.floor)
-    C_EXPR: ClassVar[dict[str, str]] = {"f32": "floorf({0})"}
+    C_EXPR: ClassVar[dict[str, str]] = {"f": "floor{F}({0})"}
 
 
 @irdl_op_definition
 class CeilOp(UnaryOp):
     name = "mlvm.ceil"
     NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.ceil)
-    C_EXPR: ClassVar[dict[str, str]] = {"f32": "ceilf({0})"}
+    C_EXPR: ClassVar[dict[str, str]] = {"f": "ceil{F}({0})"}
 
 
 @irdl_op_definition
 class SinOp(UnaryOp):
     name = "mlvm.sin"
     NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.sin)
-    C_EXPR: ClassVar[dict[str, str]] = {"f32": "sinf({0})"}
+    C_EXPR: ClassVar[dict[str, str]] = {"f": "sin{F}({0})"}
 
 
 @irdl_op_definition
 class CosOp(UnaryOp):
     name = "mlvm.cos"
     NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.cos)
-    C_EXPR: ClassVar[dict[str, str]] = {"f32": "cosf({0})"}
+    C_EXPR: ClassVar[dict[str, str]] = {"f": "cos{F}({0})"}
 
 
 def _sigmoid(a: np.ndarray) -> np.ndarray:
-    one = np.float32(1)
+    one = a.dtype.type(1)
     return one / (one + np.exp(-a))
 
 
@@ -492,19 +645,19 @@ def _sigmoid(a: np.ndarray) -> np.ndarray:
 class SigmoidOp(UnaryOp):
     name = "mlvm.sigmoid"
     NP_FN: ClassVar[Callable[..., Any]] = staticmethod(_sigmoid)
-    C_EXPR: ClassVar[dict[str, str]] = {"f32": "mlvm_sigmoidf({0})"}
+    C_EXPR: ClassVar[dict[str, str]] = {"f": "mlvm_sigmoidf({0})", "f64": "(1.0 / (1.0 + exp(-{0})))"}
 
 
 def _relu(a: np.ndarray) -> np.ndarray:
     # NaN passes through, as in numpy.maximum(a, 0).
-    return np.maximum(a, np.float32(0))
+    return np.maximum(a, a.dtype.type(0))
 
 
 @irdl_op_definition
 class ReluOp(UnaryOp):
     name = "mlvm.relu"
     NP_FN: ClassVar[Callable[..., Any]] = staticmethod(_relu)
-    C_EXPR: ClassVar[dict[str, str]] = {"f32": "({0} < 0.0f ? 0.0f : {0})"}
+    C_EXPR: ClassVar[dict[str, str]] = {"f": "({0} < 0.0{F} ? 0.0{F} : {0})"}
 
 
 @irdl_op_definition
@@ -512,6 +665,7 @@ class RsqrtOp(UnaryOp):
     """`1 / sqrt(a + eps)`."""
 
     name = "mlvm.rsqrt"
+    ELEMS: ClassVar[tuple[str, ...]] = ("f32",)
     eps = opt_prop_def(FloatAttr, FloatAttr(0.0, Float32Type()))
 
     def verify_(self) -> None:
@@ -820,36 +974,94 @@ class SoftmaxXentOp(MlvmOp):
 # --------------------------------------------------------------------------
 
 
+def cast_expr(src: Elem, dst: Elem, x: str) -> str:
+    """C converting a compute value of src to one of dst (see CastOp)."""
+    if src == dst:
+        return x
+    if dst.kind == "b":
+        return f"(uint8_t)({x} != 0)"
+    if src.kind == "b":
+        return f"({dst.compute}){x}"
+    if src.is_float and dst.is_int:
+        return f"mlvm_{'f64' if src.name == 'f64' else 'f32'}_to_{dst.name}({x})"
+    if dst.stored_as_bits and (src.name == "f64" or (src.is_int and src.bits > 16)):
+        # Round once, from the exact value (through float it would round twice).
+        return dst.load.format(f"mlvm_f64_to_{dst.name}((double){x})")
+    return f"({dst.compute}){x}"
+
+
+def cast_reference(x: np.ndarray, dst: Elem) -> np.ndarray:
+    """numpy's conversion, with the cases numpy leaves to the platform
+    defined as the C does: float -> integer truncates toward zero and
+    saturates, NaN -> 0; to bool is `!= 0`."""
+    if dst.kind == "b":
+        return x != 0
+    src = elem_for_dtype(x.dtype)
+    assert src is not None
+    if src.is_float and dst.is_int:
+        with np.errstate(all="ignore"):
+            w = np.trunc(x.astype(np.float64))
+            out = np.zeros(x.shape, dtype=dst.dtype)
+            lo, hi = dst.min, dst.max
+            fin = ~np.isnan(w)
+            low, high = fin & (w <= lo), fin & (w >= float(hi) + 1.0)
+            mid = fin & ~low & ~high
+            out[low], out[high] = lo, hi
+            # Exact for every |w| < 2**63 (a float64 integer converts exactly).
+            if dst.kind == "u" and dst.bits == 64:
+                out[mid] = w[mid].astype(np.uint64)
+            else:
+                out[mid] = w[mid].astype(np.int64).astype(dst.dtype)
+            return out
+    with np.errstate(all="ignore"):
+        if dst.stored_as_bits and src.is_int:
+            return x.astype(np.float64).astype(dst.dtype)
+        return x.astype(dst.dtype)
+
+
 @irdl_op_definition
-class CastOp(MlvmOp):
-    """Element type conversion; f32 -> i32 truncates toward zero."""
+class CastOp(ElementwiseOp):
+    """Element type conversion between any two element types.
+
+    Float -> integer truncates toward zero and saturates to the integer's
+    range, NaN -> 0. Integer -> integer wraps (two's complement). Any ->
+    i1 is `x != 0` (NaN is true); i1 -> any is 0 / 1. Narrower floats
+    round to nearest even (from double directly, not through float).
+    """
 
     name = "mlvm.cast"
     operand = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure())
     OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("operand",)
+    INPLACE_OPERANDS: ClassVar[tuple[int, ...]] = (0,)
+    KERNELS: ClassVar[tuple[str, ...]] = ("f32:i32", "i32:f32")
 
     def verify_(self) -> None:
         self.elem_of(self.operand, "operand")
         shape = self.shape_of(self.operand, "operand")
         self.expect_result(0, shape, self.elem_of(self.result, "result"))
 
+    def scalar_expr(self, args: Sequence[str]) -> str:
+        src = self.elem_entry(self.operand, "operand")
+        return cast_expr(src, self.elem_entry(self.result, "result"), args[0])
+
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
     ) -> list[np.ndarray]:
-        with np.errstate(all="ignore"):
-            return [inputs[0].astype(result_dtype(self))]
+        return [cast_reference(inputs[0], self.elem_entry(self.result, "result"))]
 
-    def lower(self, cg: Lowering) -> None:
+    def kernel_call(self, cg: Lowering) -> bool:
         src = self.elem_of(self.operand, "operand")
         dst = self.elem_of(self.result, "result")
-        n = prod(result_shape(self))
         src_p, dst_p = cg.ptr(self.operand), cg.ptr(self.result)
         if src == dst:
-            cg.stmt(f"mlvm_copy({n * 4}, {src_p}, {dst_p});")
-        else:
-            cg.stmt(f"mlvm_cast_{src}_{dst}({n}, {src_p}, {dst_p});")
+            cg.stmt(f"mlvm_copy({cg.nbytes(self.result)}, {src_p}, {dst_p});")
+            return True
+        if f"{src}:{dst}" not in self.KERNELS:
+            return False
+        cg.stmt(f"mlvm_cast_{src}_{dst}({prod(result_shape(self))}, {src_p}, {dst_p});")
+        return True
 
 
 @irdl_op_definition
@@ -910,7 +1122,8 @@ class BroadcastToOp(MlvmOp):
     def lower(self, cg: Lowering) -> None:
         dst = result_shape(self)
         it = cg.iter(dst, [broadcast_strides(self.shape_of(self.operand, "operand"), dst)])
-        cg.stmt(f"mlvm_broadcast_b32({it}, {cg.ptr(self.operand)}, {cg.ptr(self.result)});")
+        bits = 8 * self.elem_entry(self.result, "result").size
+        cg.stmt(f"mlvm_broadcast_b{bits}({it}, {cg.ptr(self.operand)}, {cg.ptr(self.result)});")
 
 
 MLVM_OPS: list[type[MlvmOp]] = [

@@ -71,7 +71,7 @@ class GlobalOp(IRDLOperation):
         if elem_name(t.element_type) is None:
             raise VerifyException(
                 f"{self.name}: @{self.sym_name.data} has type {type_str(t)}; "
-                "a global must have element type f32 or i32"
+                "a global must have an element type mlvm supports"
             )
         if self.init is not None and not self.init.data:
             raise VerifyException(f"{self.name}: init must name a parameter")

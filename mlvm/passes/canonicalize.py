@@ -33,7 +33,8 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from mlvm.dialect.base import DTYPES, MlvmOp, elem_name
+from mlvm.dialect.base import MlvmOp
+from mlvm.dialect.elements import elem_of_type, to_bytes
 from mlvm.dialect.ops import (
     AddOp,
     BroadcastToOp,
@@ -52,22 +53,22 @@ def constant_of(v: SSAValue) -> np.ndarray | None:
 
 def make_constant(t: Attribute, arr: np.ndarray) -> ConstantOp:
     assert isinstance(t, TensorType)
-    elem = elem_name(t.element_type)
-    assert elem is not None
-    data = np.ascontiguousarray(arr, dtype=DTYPES[elem].newbyteorder("<"))
-    value = DenseIntOrFPElementsAttr(t, BytesAttr(data.tobytes()))
+    e = elem_of_type(t.element_type)
+    assert e is not None
+    value = DenseIntOrFPElementsAttr(t, BytesAttr(to_bytes(e, arr)))
     return ConstantOp.create(result_types=[t], properties={"value": value})
 
 
 def _is_splat(v: SSAValue, x: float) -> bool:
-    """Whether v is a constant whose every element is x, bit for bit (f32)."""
+    """Whether v is a constant whose every element is x (floats bit for bit)."""
     arr = constant_of(v)
     if arr is None:
         return False
-    if arr.dtype == np.int32:
+    if arr.dtype.kind in "iub":
         return bool(np.all(arr == int(x)))
-    want = np.array(x, dtype=np.float32).view(np.uint32)
-    return bool(np.all(arr.view(np.uint32) == want))
+    bits = np.dtype(f"u{arr.dtype.itemsize}")
+    want = np.array(x, dtype=arr.dtype).view(bits)
+    return bool(np.all(arr.view(bits) == want))
 
 
 class IdentityOperand(RewritePattern):

@@ -80,8 +80,28 @@ def test_errors_carry_status() -> None:
             vm.exec("conv3d", a, a)
     with pytest.raises(eager.EagerError, match="ERR_SHAPE"):
         eager.matmul(np.zeros((2, 3), np.float32), np.zeros((2, 3), np.float32))
-    with pytest.raises(TypeError, match="float64"):
+    with pytest.raises(TypeError, match="complex64"):
+        eager.add(np.zeros(2, np.complex64), np.zeros(2, np.complex64))
+    # Tensors of every element type exist; arithmetic is f32 / i32 only.
+    with pytest.raises(eager.EagerError, match="ERR_SHAPE"):
         eager.add(np.zeros(2), np.zeros(2))
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint16, np.float16, np.float64, np.uint64])
+def test_every_element_type_moves(dtype: type) -> None:
+    """Tensors of 1-, 2- and 8-byte elements: written, read, transposed,
+    sliced, concatenated and broadcast by kernels of their width."""
+    g = np.random.default_rng(3)
+    a = g.integers(0, 2, size=(3, 5)).astype(dtype) if dtype is np.bool_ else \
+        g.integers(0, 100, size=(3, 5)).astype(dtype)
+    with eager.VM() as vm:
+        t = vm.tensor(a)
+        np.testing.assert_array_equal(vm.read(t), a)
+        assert vm.info(t) == ((3, 5), np.dtype(dtype))
+    np.testing.assert_array_equal(eager.transpose(a, perm=[1, 0]), a.T)
+    np.testing.assert_array_equal(eager.concat([a, a[:1]], axis=0), np.concatenate([a, a[:1]]))
+    np.testing.assert_array_equal(eager.slice(a, [1, 4], [2, 3], [1, -2]), a[1:3, 4::-2])
+    np.testing.assert_array_equal(eager.broadcast_to(a[:1], shape=(4, 5)), np.broadcast_to(a[:1], (4, 5)))
 
 
 def test_python_numbers_convert() -> None:

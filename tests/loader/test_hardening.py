@@ -299,8 +299,8 @@ def test_size_checks_limit_is_a_parameter(tmp_path: Path) -> None:
 
 
 def test_size_checks_in_generated_c(tmp_path: Path) -> None:
-    so = patched_so(tmp_path, PLAIN, (r"MLVM_I32", "(mlvm_dtype_t)7"))
-    refused(so, "damaged module descriptor: tensor 'i' has unknown dtype code 7$")
+    so = patched_so(tmp_path, PLAIN, (r"MLVM_I32", "(mlvm_dtype_t)77"))
+    refused(so, "damaged module descriptor: tensor 'i' has unknown dtype code 77$")
 
 
 def test_size_checks_queue_storage(tmp_path: Path) -> None:

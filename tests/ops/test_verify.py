@@ -27,15 +27,23 @@ CASES = [
     Bad("add-no-broadcast", "add", [T43, "tensor<5xf32>"], [T43], words=("tensor<4x3xf32>", "tensor<5xf32>", "broadcast")),
     Bad("sub-mixed-elem", "sub", [T43, "tensor<4x3xi32>"], [T43], words=("tensor<4x3xf32>", "tensor<4x3xi32>")),
     Bad("mul-wrong-result-shape", "mul", [T43, "tensor<3xf32>"], ["tensor<4x4xf32>"], words=("tensor<4x4xf32>", "tensor<4x3xf32>")),
-    Bad("div-i32", "div", ["tensor<4x3xi32>", "tensor<4x3xi32>"], ["tensor<4x3xi32>"], words=("tensor<4x3xi32>", "f32")),
+    Bad("div-i1", "div", ["tensor<4x3xi1>", "tensor<4x3xi1>"], ["tensor<4x3xi1>"], words=("tensor<4x3xi1>", "f32")),
     Bad("max-result-i32", "max", ["tensor<3xf32>", "tensor<3xf32>"], ["tensor<3xi32>"], words=("tensor<3xi32>", "tensor<3xf32>")),
     Bad("min-both-ways", "min", ["tensor<2x3xf32>", "tensor<3x2xf32>"], ["tensor<3x3xf32>"], words=("tensor<2x3xf32>", "tensor<3x2xf32>")),
-    Bad("eq-result-i32", "eq", ["tensor<3xi32>", "tensor<3xi32>"], ["tensor<3xi32>"], words=("tensor<3xi32>", "tensor<3xf32>")),
-    Bad("cmpl-f16", "cmpl", ["tensor<3xf16>", "tensor<3xf16>"], ["tensor<3xf32>"], words=("tensor<3xf16>", "f32")),
+    Bad("eq-result-i32", "eq", ["tensor<3xi32>", "tensor<3xi32>"], ["tensor<3xi32>"], words=("tensor<3xi32>", "f32 or i1")),
+    Bad("cmpl-f80", "cmpl", ["tensor<3xf80>", "tensor<3xf80>"], ["tensor<3xf32>"], words=("tensor<3xf80>", "element type mlvm does not support")),
+    Bad("cmpl-result-i32", "cmpl", [T43, T43], ["tensor<4x3xi32>"], words=("tensor<4x3xi32>", "f32 or i1")),
+    Bad("add-i1", "add", ["tensor<3xi1>", "tensor<3xi1>"], ["tensor<3xi1>"], words=("tensor<3xi1>", "f16, bf16, f32")),
+    Bad("select-cond-f32", "select", [T43, T43, T43], [T43], words=("cond", "i1")),
+    Bad("select-mixed", "select", ["tensor<4x3xi1>", T43, "tensor<4x3xi32>"], [T43], words=("same element type",)),
+    Bad("select-broadcast", "select", ["tensor<5xi1>", T43, T43], [T43], words=("do not broadcast",)),
+    Bad("shl-f32", "shl", [T43, T43], [T43], words=("lhs", "i8, i16")),
+    Bad("not-f32", "not", [T43], [T43], words=("operand", "i1")),
+    Bad("exp-i32", "exp", ["tensor<3xi32>"], ["tensor<3xi32>"], words=("tensor<3xi32>", "f16, bf16, f32 or f64")),
     Bad("add-dynamic", "add", ["tensor<?x3xf32>", "tensor<?x3xf32>"], ["tensor<?x3xf32>"], words=("tensor<?x3xf32>", "static")),
     Bad("add-rank-9", "add", ["tensor<1x1x1x1x1x1x1x1x2xf32>"] * 2, ["tensor<1x1x1x1x1x1x1x1x2xf32>"], words=("tensor<1x1x1x1x1x1x1x1x2xf32>", "rank 9")),
     # --- unary elementwise
-    Bad("neg-i32", "neg", ["tensor<4x3xi32>"], ["tensor<4x3xi32>"], words=("tensor<4x3xi32>", "f32")),
+    Bad("neg-ui8-i8", "neg", ["tensor<4x3xui8>"], ["tensor<4x3xi8>"], words=("tensor<4x3xi8>", "tensor<4x3xui8>")),
     Bad("exp-wrong-shape", "exp", [T43], ["tensor<3x4xf32>"], words=("tensor<3x4xf32>", "tensor<4x3xf32>")),
     Bad("log-result-i32", "log", [T43], ["tensor<4x3xi32>"], words=("tensor<4x3xi32>", "tensor<4x3xf32>")),
     Bad("sqrt-wrong-rank", "sqrt", [T43], ["tensor<12xf32>"], words=("tensor<12xf32>", "tensor<4x3xf32>")),
@@ -83,7 +91,9 @@ CASES = [
     Bad("fill-value-not-integer", "fill", [], ["tensor<3xi32>"], "value = 1.5 : f32", words=("1.5", "i32")),
     Bad("fill-value-beyond-i32", "fill", [], ["tensor<3xi32>"], "value = 3.0e+09 : f32", words=("3", "i32")),
     Bad("fill-value-nan-i32", "fill", [], ["tensor<3xi32>"], "value = 0x7FC00000 : f32", words=("nan", "i32")),
-    Bad("fill-result-f16", "fill", [], ["tensor<3xf16>"], "value = 1.0 : f32", words=("tensor<3xf16>",)),
+    Bad("fill-result-f80", "fill", [], ["tensor<3xf80>"], "value = 1.0 : f32", words=("tensor<3xf80>",)),
+    Bad("fill-i8-range", "fill", [], ["tensor<3xi8>"], "value = 300.0 : f32", words=("does not fit in i8",)),
+    Bad("fill-ui8-negative", "fill", [], ["tensor<3xui8>"], "value = -1.0 : f32", words=("does not fit in ui8",)),
     # --- rng_normal
     Bad("rng_normal-i32", "rng_normal", [], ["tensor<3xi32>"], "seed = 1 : i64", words=("tensor<3xi32>", "f32")),
     Bad("rng_normal-seed-i32", "rng_normal", [], ["tensor<3xf32>"], "seed = 1 : i32"),
@@ -96,7 +106,7 @@ CASES = [
     Bad("softmax_xent-i32", "softmax_xent", ["tensor<4x3xi32>", T43], ["tensor<4xf32>", T43], words=("tensor<4x3xi32>", "f32")),
     # --- cast
     Bad("cast-shape", "cast", [T43], ["tensor<3x4xi32>"], words=("tensor<3x4xi32>", "tensor<4x3xi32>")),
-    Bad("cast-f64", "cast", [T43], ["tensor<4x3xf64>"], words=("tensor<4x3xf64>", "f32 or i32")),
+    Bad("cast-f80", "cast", [T43], ["tensor<4x3xf80>"], words=("tensor<4x3xf80>", "element type mlvm does not support")),
     # --- reshape
     Bad("reshape-count", "reshape", ["tensor<2x3xf32>"], ["tensor<7xf32>"], words=("tensor<2x3xf32>", "tensor<7xf32>", "6", "7")),
     Bad("reshape-elem", "reshape", ["tensor<2x3xf32>"], ["tensor<6xi32>"], words=("tensor<2x3xf32>", "tensor<6xi32>")),
@@ -110,7 +120,7 @@ CASES = [
     Bad("constant-elem", "constant", [], ["tensor<2xf32>"], "value = dense<[1, 2]> : tensor<2xi32>", words=("tensor<2xi32>", "tensor<2xf32>")),
     Bad("constant-no-value", "constant", [], ["tensor<2xf32>"], words=("value",)),
     # --- param
-    Bad("param-i64", "param", [], ["tensor<3xi64>"], 'name = "w"', words=("tensor<3xi64>", "f32 or i32")),
+    Bad("param-i4", "param", [], ["tensor<3xi4>"], 'name = "w"', words=("tensor<3xi4>", "element type mlvm does not support")),
     Bad("param-no-name", "param", [], ["tensor<3xf32>"], words=("name",)),
 ]
 

@@ -141,7 +141,8 @@ void test_checks_dtypes(void)
     CHECK_EQ(mlvm_exec(vm, MLVM_OP_ARGMAX, NULL, f, f2, MLVM_NONE),
              MLVM_ERR_SHAPE);
     CHECK_EQ(mlvm_exec(vm, MLVM_OP_RESHAPE, NULL, i, f, MLVM_NONE), MLVM_ERR_SHAPE);
-    CHECK_EQ(mlvm_tensor_new(vm, (mlvm_dtype_t)7, s), MLVM_ERR_INVALID);
+    CHECK_EQ(mlvm_tensor_new(vm, (mlvm_dtype_t)14, s), MLVM_ERR_INVALID);
+    CHECK_EQ(mlvm_tensor_new(vm, (mlvm_dtype_t)0, s), MLVM_ERR_INVALID);
     CHECK_EQ(mlvm_tensor_new(vm, MLVM_F32, NULL), MLVM_ERR_INVALID);
     {
         const int64_t neg[] = {-1}, big[] = {1 << 20, 1 << 20, 1 << 20,

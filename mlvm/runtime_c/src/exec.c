@@ -149,6 +149,53 @@ static int inplace_ok(const mlvm_slot_t *dst, const mlvm_slot_t *src)
 /* Families                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* Eager arithmetic has f32 and i32 kernels; tensors of the other element
+ * types can be made, read, written, copied and moved (checked even without
+ * MLVM_CHECKS: a kernel of the wrong width would write out of bounds). */
+static int arith_dtype(int32_t dtype)
+{
+    return dtype == MLVM_F32 || dtype == MLVM_I32;
+}
+
+/* The data-movement kernel of an element size (called, not taken by
+ * address: the runtime stays free of relocations through a GOT). */
+static void gather_n(size_t size, const mlvm_iter_t *it, const void *in, void *out)
+{
+    if (size == 1)
+        mlvm_gather_b8(it, in, out);
+    else if (size == 2)
+        mlvm_gather_b16(it, in, out);
+    else if (size == 8)
+        mlvm_gather_b64(it, in, out);
+    else
+        mlvm_gather_b32(it, in, out);
+}
+
+static void broadcast_n(size_t size, const mlvm_iter_t *it, const void *in, void *out)
+{
+    if (size == 1)
+        mlvm_broadcast_b8(it, in, out);
+    else if (size == 2)
+        mlvm_broadcast_b16(it, in, out);
+    else if (size == 8)
+        mlvm_broadcast_b64(it, in, out);
+    else
+        mlvm_broadcast_b32(it, in, out);
+}
+
+static void copy2d_n(size_t size, size_t rows, size_t cols, const void *src,
+                     ptrdiff_t src_rs, void *dst, ptrdiff_t dst_rs)
+{
+    if (size == 1)
+        mlvm_copy2d_b8(rows, cols, src, src_rs, dst, dst_rs);
+    else if (size == 2)
+        mlvm_copy2d_b16(rows, cols, src, src_rs, dst, dst_rs);
+    else if (size == 8)
+        mlvm_copy2d_b64(rows, cols, src, src_rs, dst, dst_rs);
+    else
+        mlvm_copy2d_b32(rows, cols, src, src_rs, dst, dst_rs);
+}
+
 static mlvm_status_t exec_fill(mlvm_vm_t *vm, mlvm_op_t op,
                                const mlvm_opts_t *o, mlvm_handle_t dst,
                                mlvm_handle_t lhs, mlvm_handle_t rhs)
@@ -157,6 +204,8 @@ static mlvm_status_t exec_fill(mlvm_vm_t *vm, mlvm_op_t op,
     (void)op;
     (void)lhs;
     (void)rhs;
+    if (!arith_dtype(d->dtype))
+        return MLVM_ERR_SHAPE;
     if (d->dtype == MLVM_F32)
         mlvm_fill_f32(SIZE(d), o->f, (float *)d->data);
     else
@@ -180,6 +229,8 @@ static mlvm_status_t exec_binary(mlvm_vm_t *vm, mlvm_op_t op,
     strides_t sa, sb;
     mlvm_iter_t it;
     (void)o;
+    if (!arith_dtype(a->dtype))
+        return MLVM_ERR_SHAPE;
 #ifdef MLVM_CHECKS
     {
         dims_t out;
@@ -454,6 +505,8 @@ static mlvm_status_t exec_cast(mlvm_vm_t *vm, mlvm_op_t op,
     (void)rhs;
     MLVM_REQUIRE(mlvm_shape_equal(a->shape, d->shape), MLVM_ERR_SHAPE);
     MLVM_REQUIRE(inplace_ok(d, a), MLVM_ERR_INVALID);
+    if (a->dtype != d->dtype && !(arith_dtype(a->dtype) && arith_dtype(d->dtype)))
+        return MLVM_ERR_SHAPE;
     if (a->dtype == d->dtype)
         mlvm_copy(d->nbytes, a->data, d->data);
     else if (a->dtype == MLVM_F32)
@@ -495,7 +548,7 @@ static mlvm_status_t exec_broadcast_to(mlvm_vm_t *vm, mlvm_op_t op,
     memset(zero, 0, sizeof zero);
     broadcast_strides(RANK(a), DIMS(a), RANK(d), sa);
     make_iter(RANK(d), DIMS(d), sa, zero, &it);
-    mlvm_broadcast_b32(&it, a->data, d->data);
+    broadcast_n(MLVM_DTYPE_SIZE(d->dtype), &it, a->data, d->data);
     return MLVM_OK;
 }
 
@@ -516,15 +569,15 @@ static mlvm_index_t one_if_zero(int32_t v)
     return v == 0 ? 1 : (mlvm_index_t)v;
 }
 
-/* dst (contiguous over its dims) = the 32-bit elements of `in` at element
- * strides st, as mlvm.transpose and mlvm.slice lower. */
+/* dst (contiguous over its dims) = the elements of `in` at element strides
+ * st, as mlvm.transpose and mlvm.slice lower. */
 static void gather(const mlvm_slot_t *d, const mlvm_index_t *st, const void *in)
 {
     strides_t own;
     mlvm_iter_t it;
     contiguous_strides(RANK(d), DIMS(d), own);
     make_iter(RANK(d), DIMS(d), st, own, &it);
-    mlvm_gather_b32(&it, in, d->data);
+    gather_n(MLVM_DTYPE_SIZE(d->dtype), &it, in, d->data);
 }
 
 #ifdef MLVM_CHECKS
@@ -598,7 +651,7 @@ static mlvm_status_t exec_slice(mlvm_vm_t *vm, mlvm_op_t op,
         off += start[i] * own[i];
         st[i] = one_if_zero(step[i]) * own[i];
     }
-    gather(d, st, (const char *)a->data + off * 4);
+    gather(d, st, (const char *)a->data + off * (mlvm_index_t)MLVM_DTYPE_SIZE(a->dtype));
     return MLVM_OK;
 }
 
@@ -640,11 +693,11 @@ static mlvm_status_t exec_concat(mlvm_vm_t *vm, mlvm_op_t op,
     if (rows == 0)
         return MLVM_OK;
     if (ca > 0)
-        mlvm_copy2d_b32(rows, ca, a->data, (ptrdiff_t)ca, d->data,
-                        (ptrdiff_t)(ca + cb));
+        copy2d_n(MLVM_DTYPE_SIZE(d->dtype), rows, ca, a->data, (ptrdiff_t)ca, d->data,
+                 (ptrdiff_t)(ca + cb));
     if (cb > 0)
-        mlvm_copy2d_b32(rows, cb, b->data, (ptrdiff_t)cb,
-                        (char *)d->data + ca * 4, (ptrdiff_t)(ca + cb));
+        copy2d_n(MLVM_DTYPE_SIZE(d->dtype), rows, cb, b->data, (ptrdiff_t)cb,
+                 (char *)d->data + ca * MLVM_DTYPE_SIZE(d->dtype), (ptrdiff_t)(ca + cb));
     return MLVM_OK;
 }
 

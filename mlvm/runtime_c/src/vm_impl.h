@@ -92,7 +92,7 @@ static inline int mlvm_handle_ok_(const mlvm_vm_t *vm, mlvm_handle_t t)
 
 static inline int mlvm_dtype_ok_(int32_t dtype)
 {
-    return dtype == MLVM_F32 || dtype == MLVM_I32;
+    return mlvm_dtype_size(dtype) != 0;
 }
 
 static inline size_t mlvm_align_up_(size_t x, size_t align)

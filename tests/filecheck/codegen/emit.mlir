@@ -3,7 +3,7 @@
 
 // Bias add broadcasts along rows: the iteration space collapses to 2-D with
 // a zero row stride for the bias; matmul with transpose_rhs walks rhs rows.
-// CHECK: static const union { uint32_t u[1]; float f[1]; int32_t i[1]; } [[ONE:module__d[0-9]+]] = {{[{][{]}}
+// CHECK: static const union { uint32_t u[1]; float f[1]; int32_t i[1]; uint64_t align8_; } [[ONE:module__d[0-9]+]] = {{[{][{]}}
 // CHECK-NEXT: 0x3f800000u
 // CHECK-DAG: static const mlvm_iter_t [[BIAS:module__s[0-9]+]] = {2, {4, 8}, {{[{][{]}}8, 1}, {0, 1}}};
 // CHECK-DAG: static const mlvm_matmul_t [[MM:module__s[0-9]+]] = {4, 8, 16, 16, 1, 1, 16};

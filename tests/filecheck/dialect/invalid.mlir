@@ -16,11 +16,11 @@ func.func @f(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x4xf32> {
 // CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.mul: result type tensor<4x4xf32> does not match the expected tensor<4x3xf32>
 
 // -----
-func.func @f(%a: tensor<4x3xi32>) -> tensor<4x3xi32> {
-  %0 = "mlvm.div"(%a, %a) : (tensor<4x3xi32>, tensor<4x3xi32>) -> tensor<4x3xi32>
-  func.return %0 : tensor<4x3xi32>
+func.func @f(%a: tensor<4x3xi1>) -> tensor<4x3xi1> {
+  %0 = "mlvm.div"(%a, %a) : (tensor<4x3xi1>, tensor<4x3xi1>) -> tensor<4x3xi1>
+  func.return %0 : tensor<4x3xi1>
 }
-// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.div: lhs tensor<4x3xi32> must have element type f32
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.div: lhs tensor<4x3xi1> must have element type f16, bf16, f32, f64, i8, i16, i32, i64, ui8, ui16, ui32 or ui64
 
 // -----
 func.func @f(%a: tensor<4x3xf32>, %b: tensor<4x3xi32>) -> tensor<4x3xf32> {
@@ -118,14 +118,14 @@ func.func @f(%a: tensor<4x3xi32>) -> tensor<4x3xi32> {
   %0 = "mlvm.exp"(%a) : (tensor<4x3xi32>) -> tensor<4x3xi32>
   func.return %0 : tensor<4x3xi32>
 }
-// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.exp: operand tensor<4x3xi32> must have element type f32
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.exp: operand tensor<4x3xi32> must have element type f16, bf16, f32 or f64
 
 // -----
-func.func @f(%a: tensor<4x3xf64>) -> tensor<4x3xf64> {
-  %0 = "mlvm.relu"(%a) : (tensor<4x3xf64>) -> tensor<4x3xf64>
-  func.return %0 : tensor<4x3xf64>
+func.func @f(%a: tensor<4x3xi32>) -> tensor<4x3xi32> {
+  %0 = "mlvm.relu"(%a) : (tensor<4x3xi32>) -> tensor<4x3xi32>
+  func.return %0 : tensor<4x3xi32>
 }
-// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.relu: operand tensor<4x3xf64> must have element type f32 or i32
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.relu: operand tensor<4x3xi32> must have element type f16, bf16, f32 or f64
 
 // -----
 func.func @f() -> tensor<4xi32> {

@@ -82,7 +82,7 @@ func.func @single(%x: tensor<4x4xf32>) -> tensor<4xf32> {
 // CHECK: "mlvm.fused"(%a, %b)
 // C-LABEL: mlvm_status_t module_ints(
 // C: const int32_t t0 = ((int32_t)((uint32_t)a0 + (uint32_t)a1));
-// C: const float t1 = (t0 > a1 ? 1.0f : 0.0f);
+// C: const float t1 = ((t0 > a1) ? 1.0f : 0.0f);
 func.func @ints(%a: tensor<6xi32>, %b: tensor<6xi32>) -> tensor<6xf32> {
   %0 = "mlvm.add"(%a, %b) : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi32>
   %1 = "mlvm.cmpl"(%0, %b) : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xf32>

@@ -94,8 +94,12 @@ void mlvm_fill_i32(size_t n, int32_t v, int32_t *out);
 void mlvm_cast_f32_i32(size_t n, const float *in, int32_t *out);
 void mlvm_cast_i32_f32(size_t n, const int32_t *in, float *out);
 void mlvm_copy(size_t nbytes, const void *src, void *dst);
-/* Strided gather of 32-bit elements (broadcast_to): `it` stride 0 reads in. */
+/* Strided gather of 8/16/32/64-bit elements (broadcast_to): `it` stride 0
+ * reads in. */
+void mlvm_broadcast_b8(const mlvm_iter_t *it, const void *in, void *out);
+void mlvm_broadcast_b16(const mlvm_iter_t *it, const void *in, void *out);
 void mlvm_broadcast_b32(const mlvm_iter_t *it, const void *in, void *out);
+void mlvm_broadcast_b64(const mlvm_iter_t *it, const void *in, void *out);
 
 /* Check ops: 1 when some element of a (got) differs from b (want) beyond
  * the tolerance, with the flat index and values of the worst element. */

@@ -11,15 +11,25 @@
 
 #include "mlvm/vmath.h"
 
-/* Strided gather of 32-bit elements: out is contiguous over it->shape and
+/* Strided gather of 8/16/32/64-bit elements: out is contiguous over it->shape and
  * reads in at the offsets of it->stride[0] (stride[1] is out's own,
  * contiguous, strides). When the input's unit-stride dim is not the
  * innermost one (a transpose), the two dims are walked in square tiles so
  * that both sides stay in cache. */
+void mlvm_gather_b8(const mlvm_iter_t *it, const void *in, void *out);
+void mlvm_gather_b16(const mlvm_iter_t *it, const void *in, void *out);
 void mlvm_gather_b32(const mlvm_iter_t *it, const void *in, void *out);
+void mlvm_gather_b64(const mlvm_iter_t *it, const void *in, void *out);
 
-/* rows x cols 32-bit elements from src (row stride src_rs) to dst (dst_rs). */
+/* rows x cols elements of 8/16/32/64 bits from src (row stride src_rs, in
+ * elements) to dst (dst_rs). */
+void mlvm_copy2d_b8(size_t rows, size_t cols, const void *src, ptrdiff_t src_rs,
+                    void *dst, ptrdiff_t dst_rs);
+void mlvm_copy2d_b16(size_t rows, size_t cols, const void *src, ptrdiff_t src_rs,
+                     void *dst, ptrdiff_t dst_rs);
 void mlvm_copy2d_b32(size_t rows, size_t cols, const void *src, ptrdiff_t src_rs,
+                     void *dst, ptrdiff_t dst_rs);
+void mlvm_copy2d_b64(size_t rows, size_t cols, const void *src, ptrdiff_t src_rs,
                      void *dst, ptrdiff_t dst_rs);
 
 /* Softmax along the middle dim of [outer, n, inner]. */

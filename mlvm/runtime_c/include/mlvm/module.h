@@ -19,10 +19,30 @@
 #define MLVM_ALIGNED(n)
 #endif
 
+/* Element types (mlvm/dialect/elements.py is the table these codes come
+ * from). I1 is one byte holding 0 or 1; F16 and BF16 hold the bits. */
 typedef enum mlvm_dtype {
     MLVM_F32 = 1,
-    MLVM_I32 = 2
+    MLVM_I32 = 2,
+    MLVM_I1 = 3,
+    MLVM_I8 = 4,
+    MLVM_I16 = 5,
+    MLVM_I64 = 6,
+    MLVM_UI8 = 7,
+    MLVM_UI16 = 8,
+    MLVM_UI32 = 9,
+    MLVM_UI64 = 10,
+    MLVM_F16 = 11,
+    MLVM_BF16 = 12,
+    MLVM_F64 = 13
 } mlvm_dtype_t;
+
+/* Bytes of one element; 0 for a code that is not an mlvm_dtype_t. */
+static inline size_t mlvm_dtype_size(int32_t dtype)
+{
+    static const unsigned char size[14] = {0, 4, 4, 1, 1, 2, 8, 1, 2, 4, 8, 2, 2, 8};
+    return dtype >= 1 && dtype <= 13 ? (size_t)size[dtype] : 0u;
+}
 
 typedef struct mlvm_tensor_desc {
     const char *name;

@@ -1,4 +1,4 @@
-/* Tensors: VM-owned buffers of f32 or i32, named by integer handles.
+/* Tensors: VM-owned buffers of any mlvm_dtype_t, named by integer handles.
  *
  * A tensor owns its data (allocated from the VM's allocator) unless it was
  * cut from a scratch pad. It holds a reference to its shape. Reads and writes
@@ -13,8 +13,8 @@
 #include "mlvm/shape.h"
 #include "mlvm/vm.h"
 
-/* Bytes of one element (4 for both MLVM_F32 and MLVM_I32). */
-#define MLVM_DTYPE_SIZE(dtype) ((size_t)4)
+/* Bytes of one element. */
+#define MLVM_DTYPE_SIZE(dtype) mlvm_dtype_size((int32_t)(dtype))
 
 /* A new tensor of `shape` (which gains a reference) with uninitialised data.
  * Returns its handle, or MLVM_ERR_NOMEM (or, with MLVM_CHECKS,

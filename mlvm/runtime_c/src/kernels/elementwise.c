@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "iter.h"
+#include "mlvm/scalar.h"
 
 #define MLVM_DEFINE_BINARY(name, sfx, T, OutT, EXPR)                            \
     void mlvm_##name##_##sfx(const mlvm_iter_t *it, const T *a, const T *b,   \
@@ -63,7 +64,7 @@ MLVM_DEFINE_BINARY(add, i32, int32_t, int32_t, WRAP(+))
 MLVM_DEFINE_BINARY(sub, i32, int32_t, int32_t, WRAP(-))
 MLVM_DEFINE_BINARY(mul, i32, int32_t, int32_t, WRAP(*))
 /* Integer division is not an mlvm op (div is f32 only); kept for the table. */
-MLVM_DEFINE_BINARY(div, i32, int32_t, int32_t, y != 0 ? x / y : 0)
+MLVM_DEFINE_BINARY(div, i32, int32_t, int32_t, mlvm_scalar_div_i32(x, y))
 MLVM_DEFINE_BINARY(max, i32, int32_t, int32_t, x > y ? x : y)
 MLVM_DEFINE_BINARY(min, i32, int32_t, int32_t, x < y ? x : y)
 MLVM_DEFINE_BINARY(eq, i32, int32_t, float, x == y ? 1.0f : 0.0f)
@@ -120,7 +121,7 @@ void mlvm_cast_f32_i32(size_t n, const float *in, int32_t *out)
 {
     size_t i;
     for (i = 0; i < n; ++i)
-        out[i] = (int32_t)in[i];
+        out[i] = mlvm_f32_to_i32(in[i]); /* truncates, saturates, NaN -> 0 */
 }
 
 void mlvm_cast_i32_f32(size_t n, const int32_t *in, float *out)
@@ -136,19 +137,3 @@ void mlvm_copy(size_t nbytes, const void *src, void *dst)
         memmove(dst, src, nbytes);
 }
 
-void mlvm_broadcast_b32(const mlvm_iter_t *it, const void *in, void *out)
-{
-    const uint32_t *src = (const uint32_t *)in;
-    uint32_t *dst = (uint32_t *)out;
-    mlvm_index_t idx[MLVM_MAX_RANK] = {0};
-    mlvm_index_t oi = 0, unused = 0, i;
-    const int32_t outer = it->rank - 1;
-    const mlvm_index_t n = it->shape[outer];
-    const mlvm_index_t s = it->stride[0][outer];
-    size_t r, rows = mlvm_iter_count(it, outer);
-    for (r = 0; r < rows; ++r, dst += n) {
-        for (i = 0; i < n; ++i)
-            dst[i] = src[oi + i * s];
-        mlvm_iter_step(it, outer, idx, &oi, &unused);
-    }
-}

@@ -1,110 +1,14 @@
-/* Kernels of the neural-network ops: data movement (gather, 2-D copy),
- * softmax, layer norm, gelu and pooling (conv2d: conv.c). */
+/* Kernels of the neural-network ops: softmax, layer norm, gelu and pooling (conv2d: conv.c). */
 #include <math.h>
 #include <string.h>
 
 #include "iter.h"
 
-/* Side of the square tiles a transposing gather walks: 16 x 16 x 4 bytes
- * read from 16 input lines and written to 16 output lines. */
-#define MLVM_GATHER_TILE 16
 #define MLVM_LN_LANES 16
 #define MLVM_SOFTMAX_LANES 16
 
 static mlvm_index_t imin(mlvm_index_t a, mlvm_index_t b) { return a < b ? a : b; }
 static mlvm_index_t imax(mlvm_index_t a, mlvm_index_t b) { return a > b ? a : b; }
-
-/* -------------------------------------------------------------------------
- * Data movement
- * ---------------------------------------------------------------------- */
-
-static void gather_rows(const mlvm_iter_t *it, const uint32_t *src, uint32_t *dst)
-{
-    mlvm_index_t idx[MLVM_MAX_RANK] = {0};
-    mlvm_index_t oi = 0, oo = 0, i;
-    const int32_t last = it->rank - 1;
-    const mlvm_index_t n = it->shape[last];
-    const mlvm_index_t s = it->stride[0][last];
-    size_t r, rows = mlvm_iter_count(it, last);
-    for (r = 0; r < rows; ++r, dst += n) {
-        if (s == 1) {
-            memcpy(dst, src + oi, (size_t)n * sizeof *dst);
-        } else {
-            const uint32_t *p = src + oi;
-            for (i = 0; i < n; ++i)
-                dst[i] = p[i * s];
-        }
-        mlvm_iter_step(it, last, idx, &oi, &oo);
-    }
-}
-
-void mlvm_gather_b32(const mlvm_iter_t *it, const void *in, void *out)
-{
-    const uint32_t *src = (const uint32_t *)in;
-    uint32_t *dst = (uint32_t *)out;
-    const int32_t last = it->rank - 1;
-    const mlvm_index_t n = it->shape[last], s = it->stride[0][last];
-    mlvm_index_t idx[MLVM_MAX_RANK] = {0};
-    mlvm_index_t oi = 0, oo = 0, m, os, i0, j0, i, j;
-    int32_t dims[MLVM_MAX_RANK];
-    int32_t q = -1, d, k, nd = 0;
-    size_t t, count = 1;
-    if (s != 1)
-        for (d = last - 1; d >= 0; --d)
-            if (it->stride[0][d] == 1) {
-                q = d;
-                break;
-            }
-    if (q < 0) {
-        gather_rows(it, src, dst);
-        return;
-    }
-    /* Dim q is contiguous in the input, `last` in the output: tile them. */
-    for (d = 0; d < last; ++d)
-        if (d != q) {
-            dims[nd++] = d;
-            count *= (size_t)it->shape[d];
-        }
-    m = it->shape[q];
-    os = it->stride[1][q];
-    for (t = 0; t < count; ++t) {
-        const uint32_t *sp = src + oi;
-        uint32_t *dp = dst + oo;
-        for (i0 = 0; i0 < m; i0 += MLVM_GATHER_TILE) {
-            const mlvm_index_t ie = imin(i0 + MLVM_GATHER_TILE, m);
-            for (j0 = 0; j0 < n; j0 += MLVM_GATHER_TILE) {
-                const mlvm_index_t je = imin(j0 + MLVM_GATHER_TILE, n);
-                for (i = i0; i < ie; ++i)
-                    for (j = j0; j < je; ++j)
-                        dp[i * os + j] = sp[i + j * s];
-            }
-        }
-        for (k = nd - 1; k >= 0; --k) {
-            d = dims[k];
-            oi += it->stride[0][d];
-            oo += it->stride[1][d];
-            if (++idx[d] < it->shape[d])
-                break;
-            oi -= it->stride[0][d] * it->shape[d];
-            oo -= it->stride[1][d] * it->shape[d];
-            idx[d] = 0;
-        }
-    }
-}
-
-void mlvm_copy2d_b32(size_t rows, size_t cols, const void *src, ptrdiff_t src_rs,
-                     void *dst, ptrdiff_t dst_rs)
-{
-    const uint32_t *s = (const uint32_t *)src;
-    uint32_t *o = (uint32_t *)dst;
-    size_t r;
-    if (src_rs == (ptrdiff_t)cols && dst_rs == (ptrdiff_t)cols) {
-        memcpy(o, s, rows * cols * sizeof *o);
-        return;
-    }
-    for (r = 0; r < rows; ++r, s += src_rs, o += dst_rs)
-        memcpy(o, s, cols * sizeof *o);
-}
 
 /* -------------------------------------------------------------------------
  * softmax

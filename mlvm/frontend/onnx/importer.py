@@ -31,22 +31,29 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
     f32,
-    i32,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from mlvm.diagnostics import MlvmError
-from mlvm.dialect.base import MlvmOp
+from mlvm.dialect.base import MlvmOp, elem_name
+from mlvm.dialect.elements import ELEMS as ELEM_TABLE
+from mlvm.dialect.elements import xdsl_type
 from mlvm.dialect.ops import FillOp, ParamOp
 from mlvm.frontend.onnx.model import load_model, onnx_type_name, tensor_array
 from mlvm.passes.canonicalize import make_constant
 
 # Element types a runtime tensor may have, by numpy dtype and by ONNX type.
-ELEMS = {np.dtype(np.float32): "f32", np.dtype(np.int32): "i32"}
-ELEM_OF_ONNX: dict[int, str] = {int(onnx.TensorProto.FLOAT): "f32", int(onnx.TensorProto.INT32): "i32"}
-XDSL_ELEM = {"f32": f32, "i32": i32}
+ELEMS = {e.dtype: e.name for e in ELEM_TABLE.values()}
+_T = onnx.TensorProto
+ELEM_OF_ONNX: dict[int, str] = {
+    int(_T.FLOAT): "f32", int(_T.DOUBLE): "f64", int(_T.FLOAT16): "f16", int(_T.BFLOAT16): "bf16",
+    int(_T.INT8): "i8", int(_T.INT16): "i16", int(_T.INT32): "i32", int(_T.INT64): "i64",
+    int(_T.UINT8): "ui8", int(_T.UINT16): "ui16", int(_T.UINT32): "ui32", int(_T.UINT64): "ui64",
+    int(_T.BOOL): "i1",
+}
+XDSL_ELEM = {name: xdsl_type(name) for name in ELEM_TABLE}
 
 MAX_FOLD_ELEMENTS = 1 << 24
 """Largest tensor a node is folded into at import; past it the node runs."""
@@ -97,7 +104,9 @@ class Tensor:
     def elem(self) -> str:
         t = self.value.type
         assert isinstance(t, TensorType)
-        return "i32" if t.element_type == i32 else "f32"
+        e = elem_name(t.element_type)
+        assert e is not None
+        return e
 
 
 class Poison:
@@ -213,9 +222,10 @@ class Importer:
         t = tensor_type(arr.shape, elem)
         op: Operation
         flat = arr.reshape(-1)
-        if arr.size <= TINY and (elem != "f32" or bool(np.isfinite(arr).all())):
+        is_float = ELEM_TABLE[elem].is_float
+        if arr.size <= TINY and (not is_float or bool(np.isfinite(arr.astype(np.float64)).all())):
             op = make_constant(t, arr)
-        elif arr.size and _is_splat(flat) and (elem == "f32" or abs(int(flat[0])) <= 1 << 24):
+        elif arr.size and _fills_exactly(flat):
             # One value everywhere (ConstantOfShape and the like): filled at
             # run time rather than spelled out in the C.
             op = FillOp.create(result_types=[t], properties={"value": FloatAttr(float(flat[0]), f32)})
@@ -238,7 +248,7 @@ class Importer:
 
     def const(self, arr: np.ndarray | float | int, like: str = "f32") -> SSAValue:
         """A small constant of the element type `like`."""
-        a = np.asarray(arr, dtype=np.float32 if like == "f32" else np.int32)
+        a = np.asarray(arr, dtype=ELEM_TABLE[like].dtype)
         return self.t(Const(a))
 
     def emit(
@@ -328,7 +338,7 @@ class Importer:
         if elem is None:
             raise UnsupportedModel(
                 f"{self.path}: error: input '{name}' has element type "
-                f"{onnx_type_name(tt.elem_type)}; inputs may be float or int32"
+                f"{onnx_type_name(tt.elem_type)}, which mlvm does not have"
             )
         given = self._input_shapes.get(inp.name)
         if given is not None:
@@ -492,12 +502,18 @@ class Importer:
                 for o, name in zip(outs, node.output, strict=True)]
 
 
-def _is_splat(flat: np.ndarray) -> bool:
-    """All elements bit-identical and finite: `mlvm.fill` reproduces them exactly
-    (-0.0 included; its value is an f32 property)."""
-    bits = flat.view(np.uint32) if flat.dtype.itemsize == 4 else flat
-    return bool((bits == bits[0]).all()) and (
-        flat.dtype != np.float32 or bool(np.isfinite(flat[0])))
+def _fills_exactly(flat: np.ndarray) -> bool:
+    """All elements bit-identical and `mlvm.fill` (whose value is an f32
+    property) reproduces them exactly: finite, -0.0 included, and the value
+    survives the trip through f32 (integers up to 2**24)."""
+    bits = flat.view(f"u{flat.dtype.itemsize}")
+    if not bool((bits == bits[0]).all()):
+        return False
+    if flat.dtype.kind in "iub":
+        return abs(int(flat[0])) <= 1 << 24
+    v = np.float32(flat[0])
+    back = np.array(v).astype(flat.dtype).reshape(1).view(f"u{flat.dtype.itemsize}")
+    return bool(np.isfinite(v)) and int(back[0]) == int(bits[0])
 
 
 def import_onnx(

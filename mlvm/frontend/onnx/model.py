@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import onnx
 from google.protobuf.message import DecodeError
@@ -31,6 +32,7 @@ NP_OF_ONNX: dict[int, np.dtype] = {
     onnx.TensorProto.INT64: np.dtype("<i8"),
     onnx.TensorProto.UINT64: np.dtype("<u8"),
     onnx.TensorProto.BOOL: np.dtype("?"),
+    onnx.TensorProto.BFLOAT16: np.dtype(ml_dtypes.bfloat16),
 }
 
 

@@ -35,6 +35,7 @@ from mlvm.dialect.ops import (
     CeilOp,
     CosOp,
     DivOp,
+    EqOp,
     ErfOp,
     ExpOp,
     FillOp,
@@ -54,8 +55,33 @@ from mlvm.dialect.ops import (
     SubOp,
     TanhOp,
 )
+from mlvm.dialect.elements import ELEMS
+from mlvm.dialect.logic import (
+    AndOp,
+    GeOp,
+    GtOp,
+    LeOp,
+    LtOp,
+    ModOp,
+    NeOp,
+    NotOp,
+    OrOp,
+    SelectOp,
+    ShlOp,
+    ShrOp,
+    XorOp,
+)
 from mlvm.dialect.shapes import broadcast_shapes
-from mlvm.frontend.onnx.importer import Const, Importer, NodeError, Tensor, Unsupported, Value
+from mlvm.frontend.onnx.importer import (
+    ELEM_OF_ONNX,
+    Const,
+    Importer,
+    NodeError,
+    Tensor,
+    Unsupported,
+    Value,
+)
+from mlvm.frontend.onnx.model import onnx_type_name
 
 Converter = Callable[[Importer, onnx.NodeProto, list[Value | None], dict[str, Any]], list[Value]]
 CONVERTERS: dict[str, Converter] = {}
@@ -118,7 +144,7 @@ def binary(imp: Importer, cls: type[MlvmOp], a: Value, b: Value) -> Tensor:
 
 
 def scalar(imp: Importer, x: float, like: Value) -> Const:
-    return Const(np.asarray(x, dtype=np.float32 if imp.elem(like) == "f32" else np.int32))
+    return Const(np.asarray(x, dtype=ELEMS[imp.elem(like)].dtype))
 
 
 def unary(imp: Importer, cls: type[MlvmOp], x: Value, **props: object) -> Tensor:
@@ -253,16 +279,104 @@ def _gelu(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: d
     return [unary(imp, GeluOp, _one(ins), approximate=approx)]
 
 
+def cast(imp: Importer, x: Value, to: str) -> Value:
+    if imp.elem(x) == to:
+        return x
+    return Tensor(imp.emit(CastOp, [imp.t(x)], imp.shape(x), to))
+
+
 @converter("Cast")
 def _cast(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
-    x = _one(ins)
-    to = {int(onnx.TensorProto.FLOAT): "f32", int(onnx.TensorProto.INT32): "i32"}.get(
-        int(attrs.get("to", 0)))
+    code = int(attrs.get("to", 0))
+    to = ELEM_OF_ONNX.get(code)
     if to is None:
-        raise Unsupported("to a type other than float or int32")
-    if imp.elem(x) == to:
-        return [x]
-    return [Tensor(imp.emit(CastOp, [imp.t(x)], imp.shape(x), to))]
+        raise Unsupported(f"to {onnx_type_name(code)}")
+    return [cast(imp, _one(ins), to)]
+
+
+@converter("CastLike")
+def _cast_like(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    if len(ins) < 2 or ins[1] is None:
+        raise NodeError("needs two inputs")
+    return [cast(imp, _one(ins), imp.elem(ins[1]))]
+
+
+# -- comparisons, logic, bits -----------------------------------------------------
+COMPARE: dict[str, type[MlvmOp]] = {
+    "Equal": EqOp, "Less": LtOp, "LessOrEqual": LeOp, "Greater": GtOp, "GreaterOrEqual": GeOp,
+}
+LOGIC: dict[str, type[MlvmOp]] = {
+    "And": AndOp, "Or": OrOp, "Xor": XorOp,
+    "BitwiseAnd": AndOp, "BitwiseOr": OrOp, "BitwiseXor": XorOp,
+}
+
+
+def _two(ins: list[Value | None]) -> tuple[Value, Value]:
+    if len(ins) < 2 or ins[0] is None or ins[1] is None:
+        raise NodeError("needs two inputs")
+    return ins[0], ins[1]
+
+
+def compare(imp: Importer, cls: type[MlvmOp], a: Value, b: Value) -> Tensor:
+    out = broadcast_shapes(imp.shape(a), imp.shape(b))
+    if out is None:
+        raise NodeError(f"shapes {list(imp.shape(a))} and {list(imp.shape(b))} do not broadcast")
+    return Tensor(imp.emit(cls, [imp.t(a), imp.t(b)], out, "i1"))
+
+
+@converter(*COMPARE)
+def _compare(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    return [compare(imp, COMPARE[node.op_type], *_two(ins))]
+
+
+@converter(*LOGIC)
+def _logic(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    return [binary(imp, LOGIC[node.op_type], *_two(ins))]
+
+
+@converter("Not", "BitwiseNot")
+def _not(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    return [unary(imp, NotOp, _one(ins))]
+
+
+@converter("BitShift")
+def _bit_shift(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    direction = attrs.get("direction")
+    if direction not in ("LEFT", "RIGHT"):
+        raise NodeError(f"direction '{direction}' is not LEFT or RIGHT")
+    return [binary(imp, ShlOp if direction == "LEFT" else ShrOp, *_two(ins))]
+
+
+@converter("Mod")
+def _mod(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    a, b = _two(ins)
+    fmod = bool(attrs.get("fmod", 0))
+    if not fmod and ELEMS[imp.elem(a)].is_float:
+        raise NodeError("a float Mod needs fmod = 1")
+    out = broadcast_shapes(imp.shape(a), imp.shape(b))
+    if out is None:
+        raise NodeError(f"shapes {list(imp.shape(a))} and {list(imp.shape(b))} do not broadcast")
+    return [Tensor(imp.emit(ModOp, [imp.t(a), imp.t(b)], out, imp.elem(a), fmod=fmod))]
+
+
+@converter("Where")
+def _where(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    if len(ins) < 3 or any(v is None for v in ins[:3]):
+        raise NodeError("needs three inputs")
+    c, a, b = ins[0], ins[1], ins[2]
+    assert c is not None and a is not None and b is not None
+    out = broadcast_shapes(imp.shape(c), imp.shape(a))
+    out = None if out is None else broadcast_shapes(out, imp.shape(b))
+    if out is None:
+        raise NodeError("condition and values do not broadcast")
+    elem = imp.elem(a) if isinstance(a, Tensor) else imp.elem(b)
+    return [Tensor(imp.emit(SelectOp, [imp.t(c), imp.t(a), imp.t(b)], out, elem))]
+
+
+@converter("IsNaN")
+def _is_nan(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x = _one(ins)
+    return [compare(imp, NeOp, x, x)]
 
 
 # -- shapes ------------------------------------------------------------------------

@@ -39,13 +39,14 @@ class Case:
     outputs: tuple[str, ...] = ("y",)
     opset: int = 17
     exact: bool = False
+    out_type: int = TensorProto.FLOAT
 
     def model(self) -> onnx.ModelProto:
         g = helper.make_graph(
             self.nodes, self.name,
             [helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
              for k, v in self.inputs.items()],
-            [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in self.outputs],
+            [helper.make_tensor_value_info(o, self.out_type, None) for o in self.outputs],
             [numpy_helper.from_array(v, k) for k, v in self.inits.items()],
         )
         m = helper.make_model(g, opset_imports=[helper.make_opsetid("", self.opset)])
@@ -63,6 +64,17 @@ def unary_case(op: str, x: np.ndarray, exact: bool = False, **attrs: object) -> 
 
 def i64(*v: int) -> np.ndarray:
     return np.asarray(v, dtype=np.int64)
+
+
+def ints(dtype: type, *shape: int, lo: int = -50, hi: int = 50) -> np.ndarray:
+    return RNG.integers(lo, hi, size=shape).astype(dtype)
+
+
+def bools(*shape: int) -> np.ndarray:
+    return RNG.integers(0, 2, size=shape).astype(bool)
+
+
+BOOL, I64, F16, F64 = TensorProto.BOOL, TensorProto.INT64, TensorProto.FLOAT16, TensorProto.DOUBLE
 
 
 CASES: list[Case] = [
@@ -98,6 +110,38 @@ CASES: list[Case] = [
     Case("clip6", [node("Clip", ["x"], min=-0.5, max=2.0)], {"x": rand(10) * 3}, opset=6, exact=True),
     Case("pow2", [node("Pow", ["x", "e"])], {"x": rand(7)}, {"e": np.float32(2.0)}, exact=True),
     Case("dropout", [node("Dropout", ["x"])], {"x": rand(4)}, exact=True),
+    # element types other than f32
+    Case("add_i64", [node("Add", ["a", "b"])], {"a": ints(np.int64, 3, 1), "b": ints(np.int64, 4)},
+         exact=True, out_type=I64),
+    Case("div_i64_trunc", [node("Div", ["a", "b"])], {"a": ints(np.int64, 9)},
+         {"b": np.asarray([3, -3, 7, -7, 2, -2, 5, 1, -1], np.int64)}, exact=True, out_type=I64),
+    Case("mul_f64", [node("Mul", ["a", "b"])], {"a": rand(2, 3).astype(np.float64), "b": rand(3).astype(np.float64)},
+         exact=True, out_type=F64),
+    Case("equal_i64", [node("Equal", ["a", "b"])], {"a": ints(np.int64, 2, 5, lo=0, hi=3),
+         "b": ints(np.int64, 5, lo=0, hi=3)}, exact=True, out_type=BOOL),
+    Case("less", [node("Less", ["a", "b"])], {"a": rand(3, 4), "b": rand(4)}, exact=True, out_type=BOOL),
+    Case("greater_equal", [node("GreaterOrEqual", ["a", "b"])], {"a": ints(np.int32, 6), "b": ints(np.int32, 6)},
+         exact=True, out_type=BOOL),
+    Case("where", [node("Where", ["c", "a", "b"])], {"c": bools(2, 1, 3), "a": rand(4, 1), "b": rand(3)},
+         exact=True),
+    Case("and_not", [node("Not", ["a"], ["n"]), node("And", ["n", "b"])], {"a": bools(7), "b": bools(7)},
+         exact=True, out_type=BOOL),
+    Case("xor_or", [node("Xor", ["a", "b"], ["t"]), node("Or", ["t", "a"])], {"a": bools(3, 2), "b": bools(2)},
+         exact=True, out_type=BOOL),
+    Case("mod_i32", [node("Mod", ["a", "b"])], {"a": ints(np.int32, 12)},
+         {"b": np.asarray([3, -3, 7, -7] * 3, np.int32)}, exact=True, out_type=TensorProto.INT32),
+    Case("fmod_f32", [node("Mod", ["a", "b"], fmod=1)], {"a": rand(8) * 10, "b": rand(8) + 3}, exact=True),
+    Case("bitshift_u8", [node("BitShift", ["a", "b"], direction="RIGHT")],
+         {"a": ints(np.uint8, 6, lo=0, hi=256), "b": ints(np.uint8, 6, lo=0, hi=8)}, exact=True,
+         out_type=TensorProto.UINT8),
+    Case("bitwise_and_i16", [node("BitwiseAnd", ["a", "b"])], {"a": ints(np.int16, 5), "b": ints(np.int16, 5)},
+         opset=18, exact=True, out_type=TensorProto.INT16),
+    Case("cast_f32_f16", [node("Cast", ["x"], to=F16)], {"x": rand(3, 5) * 1000}, exact=True, out_type=F16),
+    Case("cast_i64_f32", [node("Cast", ["x"], to=TensorProto.FLOAT)], {"x": ints(np.int64, 7, lo=-(2**40), hi=2**40)},
+         exact=True),
+    Case("cast_f32_bool", [node("Cast", ["x"], to=BOOL)], {"x": np.float32([0, -0.0, 1, -2, 0.5])},
+         exact=True, out_type=BOOL),
+    Case("isnan", [node("IsNaN", ["x"])], {"x": np.float32([0, np.nan, np.inf, -1])}, exact=True, out_type=BOOL),
     # matmul and gemm
     Case("matmul_2d", [node("MatMul", ["a", "b"])], {"a": rand(3, 5), "b": rand(5, 7)}),
     Case("matmul_nd_2d", [node("MatMul", ["a", "w"])], {"a": rand(2, 3, 5)}, {"w": rand(5, 4)}),
@@ -308,9 +352,10 @@ def test_shape_mismatch_names_the_node(tmp_path: Path) -> None:
     assert "node 'mm1' (MatMul): inner dims differ" in msg
 
 
-def test_int64_input_is_refused(tmp_path: Path) -> None:
-    case = Case("i", [node("Identity", ["x"])], {"x": np.zeros(3, np.int64)})
-    assert "input 'x' has element type int64" in import_error(save(case, tmp_path / "i.onnx"))
+def test_input_of_a_type_mlvm_lacks_is_refused(tmp_path: Path) -> None:
+    case = Case("i", [node("Identity", ["x"])], {"x": np.zeros(3, np.complex64)})
+    msg = import_error(save(case, tmp_path / "i.onnx"))
+    assert "input 'x' has element type complex64, which mlvm does not have" in msg
 
 
 @pytest.mark.parametrize("location", ["../secret.bin", "/etc/passwd", "missing.bin"])

@@ -26,7 +26,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
@@ -779,8 +779,94 @@ class MatmulOp(MlvmOp):
 # Reductions
 # --------------------------------------------------------------------------
 
-REDUCE_KINDS = ("sum", "max", "mean")
+REDUCE_KINDS = ("sum", "max", "mean", "min", "prod")
+REDUCE_KERNELS = ("sum", "max", "mean")  # f32 kernels in the runtime
 REDUCE_NP_FNS: dict[str, Callable[..., Any]] = {"sum": np.sum, "max": np.max, "mean": np.mean}
+
+
+def reduce_loop(
+    cg: Lowering,
+    operand: SSAValue,
+    result: SSAValue,
+    axes: Sequence[int],
+    init: str,
+    step: Callable[[str, str], list[str]],
+    final: Callable[[str], str],
+    acc_type: str,
+    locals_: Sequence[str] = (),
+) -> None:
+    """A generated reduction: for each kept position, `acc = init`, then
+    `step(acc, v)` statements over the reduced positions (row-major, `r` the
+    flat index among them), then `out = final(acc)` rounded and stored.
+    `locals_` declares more variables beside `acc`."""
+    shape = _shape_of(operand)
+    if prod(shape) == 0 and prod(_shape_of(result)) == 0:
+        return
+    src, dst = elem_of_value(operand), elem_of_value(result)
+    strides = contiguous_strides(shape)
+    kept = [d for d in range(len(shape)) if d not in axes]
+    idx = {d: f"i{d}" for d in range(len(shape))}
+    at = " + ".join(f"{idx[d]} * {strides[d]}" for d in range(len(shape)) if shape[d] > 1) or "0"
+    lines = ["{", f"    const {src.ctype} *in = {cg.ptr(operand)};",
+             f"    {dst.ctype} *out = {cg.ptr(result)};", "    mlvm_index_t o = 0, r;"]
+    if shape:
+        lines.append(f"    mlvm_index_t {', '.join(idx.values())};")
+    lines.append("    (void)r;")
+    pad = "    "
+    for d in kept:
+        lines.append(f"{pad}for ({idx[d]} = 0; {idx[d]} < {shape[d]}; ++{idx[d]}) {{")
+        pad += "    "
+    lines += [f"{pad}{acc_type} acc = {init};", *(pad + x for x in locals_), f"{pad}r = 0;"]
+    inner = pad
+    for d in axes:
+        lines.append(f"{inner}for ({idx[d]} = 0; {idx[d]} < {shape[d]}; ++{idx[d]}) {{")
+        inner += "    "
+    lines.append(f"{inner}const {src.compute} v = {src.load.format(f'in[{at}]')};")
+    lines += [inner + x for x in step("acc", "v")]
+    lines.append(f"{inner}++r;")
+    for _ in axes:
+        inner = inner[:-4]
+        lines.append(f"{inner}}}")
+    lines.append(f"{pad}out[o++] = {dst.store.format(final('acc'))};")
+    for _ in kept:
+        pad = pad[:-4]
+        lines.append(f"{pad}}}")
+    lines.append("}")
+    cg.stmt("\n    ".join(lines))
+
+
+def _shape_of(v: SSAValue) -> tuple[int, ...]:
+    t = v.type
+    assert isinstance(t, TensorType)
+    return tuple(t.get_shape())
+
+
+def elem_of_value(v: SSAValue) -> Elem:
+    t = v.type
+    assert isinstance(t, TensorType)
+    name = elem_name(t.element_type)
+    assert name is not None
+    return ELEMS[name]
+
+
+def _np_reduce(kind: str, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """numpy's reduction in the compute type: integers wrap in their own
+    type, f16 / bf16 accumulate in f32; an integer mean truncates."""
+    e = elem_for_dtype(x.dtype)
+    assert e is not None
+    w = x.astype(np.float32) if e.stored_as_bits else x
+    with np.errstate(all="ignore"):
+        if kind in ("max", "min"):
+            out = (np.max if kind == "max" else np.min)(w, axis=axes, keepdims=True)
+        elif kind in ("sum", "prod") or not e.is_int:
+            fns: dict[str, Callable[..., Any]] = {"sum": np.sum, "prod": np.prod, "mean": np.mean}
+            fn = fns[kind]
+            out = fn(w, axis=axes, keepdims=True, dtype=w.dtype)
+        else:  # integer mean: the wrapped sum, divided with truncation
+            total = np.sum(w, axis=axes, keepdims=True, dtype=w.dtype)
+            count = max(1, prod(x.shape[a] for a in axes))
+            out = int_aware_div(total, np.asarray(count, dtype=x.dtype) if count <= e.max else total * 0)
+    return np.asarray(out).astype(x.dtype)
 
 
 @irdl_op_definition
@@ -821,7 +907,7 @@ class ReduceOp(MlvmOp):
                 f"{self.name}: kind '{self.kind.data}' is not one of "
                 + ", ".join(REDUCE_KINDS)
             )
-        self.expect_elem(self.operand, "operand", ("f32",))
+        elem = self.expect_elem(self.operand, "operand", NUMERIC)
         axes = self.norm_axes()
         kept = self.kept_shape()
         shape = self.shape_of(self.operand, "operand")
@@ -835,40 +921,72 @@ class ReduceOp(MlvmOp):
             want = kept
         else:
             want = tuple(d for i, d in enumerate(kept) if i not in axes)
-        self.expect_result(0, want, "f32")
+        self.expect_result(0, want, elem)
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
     ) -> list[np.ndarray]:
-        out = REDUCE_NP_FNS[self.kind.data](inputs[0], axis=self.norm_axes(), keepdims=True)
-        return [np.asarray(out, dtype=np.float32).reshape(result_shape(self))]
+        if self.elem_of(self.operand, "operand") == "f32" and self.kind.data in REDUCE_KERNELS:
+            out = REDUCE_NP_FNS[self.kind.data](inputs[0], axis=self.norm_axes(), keepdims=True)
+            return [np.asarray(out, dtype=np.float32).reshape(result_shape(self))]
+        return [_np_reduce(self.kind.data, inputs[0], self.norm_axes()).reshape(result_shape(self))]
 
     def lower(self, cg: Lowering) -> None:
         shape = self.shape_of(self.operand, "operand")
         axes = self.norm_axes()
-        kept = self.kept_shape()
-        out_strides = tuple(
-            0 if i in axes else s for i, s in enumerate(contiguous_strides(kept))
+        kind = self.kind.data
+        e = self.elem_entry(self.operand, "operand")
+        if e.name == "f32" and kind in REDUCE_KERNELS:
+            kept = self.kept_shape()
+            out_strides = tuple(
+                0 if i in axes else s for i, s in enumerate(contiguous_strides(kept))
+            )
+            it = cg.iter(shape, [contiguous_strides(shape), out_strides])
+            out_n = prod(kept)
+            count = prod(shape[i] for i in axes)
+            cg.stmt(
+                f"mlvm_reduce_{kind}_f32({it}, {cg.ptr(self.operand)}, "
+                f"{cg.ptr(self.result)}, {out_n}, {count});"
+            )
+            return
+        self._lower_loop(cg, e, kind, axes, prod(shape[i] for i in axes))
+
+    def _lower_loop(self, cg: Lowering, e: Elem, kind: str, axes: Sequence[int], count: int) -> None:
+        T = e.compute
+        if e.is_float:
+            big = "HUGE_VAL" if T == "double" else "HUGE_VALF"
+            inits = {"sum": c_literal(e, 0.0), "mean": c_literal(e, 0.0),
+                     "prod": c_literal(e, 1.0), "max": f"(-{big})", "min": big}
+            steps = {"sum": "{a} = {a} + {v};", "mean": "{a} = {a} + {v};", "prod": "{a} = {a} * {v};",
+                     "max": "{a} = ({v} > {a} || {v} != {v}) ? {v} : {a};",
+                     "min": "{a} = ({v} < {a} || {v} != {v}) ? {v} : {a};"}
+            mean = f"({{0}} / ({T}){count})"
+        else:
+            U = e.wide_unsigned
+            inits = {"sum": "0", "mean": "0", "prod": "1", "max": c_literal(e, e.min),
+                     "min": c_literal(e, e.max)}
+            steps = {"sum": f"{{a}} = ({T})(({U}){{a}} + ({U}){{v}});",
+                     "mean": f"{{a}} = ({T})(({U}){{a}} + ({U}){{v}});",
+                     "prod": f"{{a}} = ({T})(({U}){{a}} * ({U}){{v}});",
+                     "max": "{a} = {v} > {a} ? {v} : {a};", "min": "{a} = {v} < {a} ? {v} : {a};"}
+            mean = f"mlvm_scalar_div_{e.name}({{0}}, ({T}){count})" if count <= e.max else "({0} * 0)"
+        reduce_loop(
+            cg, self.operand, self.result, axes, inits[kind],
+            lambda a, v: [steps[kind].format(a=a, v=v)],
+            lambda a: mean.format(a) if kind == "mean" else a, T,
         )
-        it = cg.iter(shape, [contiguous_strides(shape), out_strides])
-        out_n = prod(kept)
-        count = prod(shape[i] for i in axes)
-        cg.stmt(
-            f"mlvm_reduce_{self.kind.data}_f32({it}, {cg.ptr(self.operand)}, "
-            f"{cg.ptr(self.result)}, {out_n}, {count});"
-        )
 
 
-@irdl_op_definition
-class ArgmaxOp(MlvmOp):
-    """Index (i32) of the first maximum along `axis`; NaN counts as maximal."""
+class ArgExtremumOp(MlvmOp):
+    """Index (i32 or i64) of the first extremum along `axis`."""
 
-    name = "mlvm.argmax"
     operand = operand_def(TensorType)
     result = result_def(TensorType)
     axis = prop_def(IntegerAttr.constr(type=i64))
     traits = traits_def(Pure())
     OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("operand",)
+    BETTER: ClassVar[str]
+    NP_FN: ClassVar[Callable[..., Any]]
 
     def norm_axis(self) -> int:
         shape = self.shape_of(self.operand, "operand")
@@ -881,35 +999,68 @@ class ArgmaxOp(MlvmOp):
         return a
 
     def verify_(self) -> None:
-        self.expect_elem(self.operand, "operand", ("f32",))
+        self.expect_elem(self.operand, "operand", NUMERIC)
         shape = self.shape_of(self.operand, "operand")
         ax = self.norm_axis()
         if shape[ax] == 0:
             raise VerifyException(
                 f"{self.name}: axis {ax} of operand {type_str(self.operand.type)} has "
-                "size 0: there is no maximum"
+                "size 0: there is no extremum"
             )
         dropped = shape[:ax] + shape[ax + 1 :]
         kept = shape[:ax] + (1,) + shape[ax + 1 :]
+        out = self.expect_elem(self.result, "result", ("i32", "i64"))
         if self.shape_of(self.result, "result") == kept:
-            self.expect_result(0, kept, "i32")
+            self.expect_result(0, kept, out)
         else:
-            self.expect_result(0, dropped, "i32")
+            self.expect_result(0, dropped, out)
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
     ) -> list[np.ndarray]:
-        out = np.argmax(inputs[0], axis=self.norm_axis())
-        return [out.astype(np.int32).reshape(result_shape(self))]
+        x = inputs[0].astype(np.float32) if inputs[0].dtype in HALF_DTYPES else inputs[0]
+        out = type(self).NP_FN(x, axis=self.norm_axis())
+        return [out.astype(result_dtype(self)).reshape(result_shape(self))]
 
     def lower(self, cg: Lowering) -> None:
         shape = self.shape_of(self.operand, "operand")
         ax = self.norm_axis()
-        outer, inner = prod(shape[:ax]), prod(shape[ax + 1 :])
-        cg.stmt(
-            f"mlvm_argmax_f32({outer}, {shape[ax]}, {inner}, {cg.ptr(self.operand)}, "
-            f"{cg.ptr(self.result)});"
+        e = self.elem_entry(self.operand, "operand")
+        if self.BETTER == ">" and e.name == "f32" and self.elem_of(self.result, "result") == "i32":
+            outer, inner = prod(shape[:ax]), prod(shape[ax + 1 :])
+            cg.stmt(
+                f"mlvm_argmax_f32({outer}, {shape[ax]}, {inner}, {cg.ptr(self.operand)}, "
+                f"{cg.ptr(self.result)});"
+            )
+            return
+        # best starts at the first element; a NaN, once met, is kept.
+        nan = " || v != v" if e.is_float else ""
+        done = "best == best && " if e.is_float else ""
+        reduce_loop(
+            cg, self.operand, self.result, [ax], "0",
+            lambda a, v: [f"if (r == 0 || ({done}({v} {self.BETTER} best{nan}))) {{ best = {v}; {a} = r; }}"],
+            lambda a: a, "mlvm_index_t", [f"{e.compute} best = 0;"],
         )
+
+
+@irdl_op_definition
+class ArgmaxOp(ArgExtremumOp):
+    """The first maximum; a NaN counts as maximal (the first NaN wins), as
+    numpy.argmax."""
+
+    name = "mlvm.argmax"
+    BETTER: ClassVar[str] = ">"
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.argmax)
+
+
+@irdl_op_definition
+class ArgminOp(ArgExtremumOp):
+    """The first minimum; a NaN counts as minimal (the first NaN wins), as
+    numpy.argmin."""
+
+    name = "mlvm.argmin"
+    BETTER: ClassVar[str] = "<"
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.argmin)
 
 
 # --------------------------------------------------------------------------
@@ -1156,6 +1307,7 @@ MLVM_OPS: list[type[MlvmOp]] = [
     MatmulOp,
     ReduceOp,
     ArgmaxOp,
+    ArgminOp,
     SoftmaxXentOp,
     CastOp,
     ReshapeOp,

@@ -318,6 +318,65 @@ for k, name in enumerate(ALL):
     SUITE.add(f"chain-ne-select-{name}", body, [x, z], lambda p, q: np.where(p != q, p, q))
 
 
+# -- reductions ---------------------------------------------------------------
+
+def _int_reduce(kind: str, axes: tuple[int, ...]):  # noqa: ANN202
+    def expect(v: np.ndarray) -> np.ndarray:
+        big = v.astype(object)
+        if kind in ("max", "min"):
+            out = (np.max if kind == "max" else np.min)(big, axis=axes)
+        else:
+            out = np.sum(big, axis=axes) if kind != "prod" else np.prod(big, axis=axes)
+            out = np.asarray(out, dtype=object)
+            if kind == "mean":  # the wrapped sum, truncated
+                count = int(np.prod([v.shape[a] for a in axes]))
+                out = np.vectorize(lambda t: _tdiv(int(wrap([int(t)], v.dtype)[0]), count, v.dtype),
+                                   otypes=[object])(out)
+        flat = [int(t) for t in np.asarray(out, dtype=object).reshape(-1)]
+        return wrap(flat, v.dtype).reshape(np.shape(out))
+    return expect
+
+
+def _float_reduce(kind: str, axes: tuple[int, ...]):  # noqa: ANN202
+    def expect(v: np.ndarray) -> np.ndarray:
+        fn = {"sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min": np.min}[kind]
+        with np.errstate(all="ignore"):
+            return np.asarray(fn(v.astype(np.float64), axis=axes)).astype(v.dtype)
+    return expect
+
+
+for k, name in enumerate(NUMERIC):
+    g = rng(800 + k)
+    e = ELEMS[name]
+    for kind in ("sum", "mean", "prod", "max", "min"):
+        for shape, axes in (((3, 5, 7), (1,)), ((3, 5, 7), (0, 2)), ((13,), (0,))):
+            x = data(name, g, shape, small=kind == "prod")
+            if e.is_float and kind in ("max", "min") and shape == (13,):
+                x[4] = np.nan
+            out = tuple(d for i, d in enumerate(shape) if i not in axes)
+            body = op_func("mlvm.reduce", [x], [(out, x.dtype)],
+                           {"kind": f'"{kind}"', "axes": _mlir_list(axes)})
+            if e.is_int:
+                SUITE.add(f"reduce-{kind}-{name}-{len(shape)}d-{len(axes)}", body, [x], _int_reduce(kind, axes))
+            else:
+                exact = kind in ("max", "min")
+                tol = EXACT if exact else Ulps(2 if name != "f64" else 64)
+                SUITE.add(f"reduce-{kind}-{name}-{len(shape)}d-{len(axes)}", body, [x],
+                          _float_reduce(kind, axes) if exact else None, tol)
+                if not exact and name != "f32":  # f32 sums: test_reduce.py, with a sum bound
+                    SUITE.add(f"reduce-{kind}-{name}-{len(shape)}d-{len(axes)}-f64", body, [x],
+                              _float_reduce(kind, axes), Ulps(3 if name != "f64" else 64))
+    for op, fn in (("argmax", np.argmax), ("argmin", np.argmin)):
+        sp = specials(name)
+        x = np.concatenate([sp, data(name, g, (5 * 7 - sp.size,), True)])
+        x = x[g.permutation(x.size)].reshape(5, 7)
+        for res in ("i32", "i64"):
+            want = (lambda f, r: lambda v: f(v.astype(np.float64) if v.dtype == BF16 else v, axis=1)
+                    .astype(ELEMS[r].dtype))(fn, res)
+            SUITE.add(f"{op}-{name}-{res}", op_func(f"mlvm.{op}", [x], [((x.shape[0],), ELEMS[res].dtype)],
+                      {"axis": "1 : i64"}), [x], want)
+
+
 # -- cast ---------------------------------------------------------------------
 
 def cast_values(src: str) -> np.ndarray:

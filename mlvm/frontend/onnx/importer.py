@@ -231,7 +231,7 @@ class Importer:
             op = FillOp.create(result_types=[t], properties={"value": FloatAttr(float(flat[0]), f32)})
         else:
             name = self._param_name(key or f"{self.node_label}_const")
-            self.params[name] = np.ascontiguousarray(arr)
+            self.params[name] = np.array(arr, order="C")  # (ascontiguousarray makes 0-d 1-d)
             op = ParamOp.create(result_types=[t], properties={"name": StringAttr(name)})
         self.block.add_op(op)
         if key is not None:

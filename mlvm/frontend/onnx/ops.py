@@ -29,6 +29,8 @@ from mlvm.dialect.nn import (
 )
 from mlvm.dialect.ops import (
     AbsOp,
+    ArgmaxOp,
+    ArgminOp,
     AddOp,
     BroadcastToOp,
     CastOp,
@@ -351,8 +353,6 @@ def _bit_shift(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], att
 def _mod(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
     a, b = _two(ins)
     fmod = bool(attrs.get("fmod", 0))
-    if not fmod and ELEMS[imp.elem(a)].is_float:
-        raise NodeError("a float Mod needs fmod = 1")
     out = broadcast_shapes(imp.shape(a), imp.shape(b))
     if out is None:
         raise NodeError(f"shapes {list(imp.shape(a))} and {list(imp.shape(b))} do not broadcast")
@@ -552,7 +552,8 @@ def _split(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: 
 
 
 # -- reductions and normalisation ----------------------------------------------------------
-REDUCE = {"ReduceSum": "sum", "ReduceMean": "mean", "ReduceMax": "max", "ReduceMin": "min"}
+REDUCE = {"ReduceSum": "sum", "ReduceMean": "mean", "ReduceMax": "max", "ReduceMin": "min",
+          "ReduceProd": "prod"}
 
 
 @converter(*REDUCE)
@@ -572,10 +573,20 @@ def _reduce(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs:
 
 
 def reduce(imp: Importer, x: Value, kind: str, axes: list[int], out: Sequence[int], keep: bool) -> Value:
-    if kind == "min":  # min(x) = -max(-x), exact
-        neg = reduce(imp, unary(imp, NegOp, x), "max", axes, out, keep)
-        return unary(imp, NegOp, neg)
-    return Tensor(imp.emit(ReduceOp, [imp.t(x)], out, "f32", kind=kind, axes=axes, keepdims=keep))
+    return Tensor(imp.emit(ReduceOp, [imp.t(x)], out, imp.elem(x), kind=kind, axes=axes, keepdims=keep))
+
+
+@converter("ArgMax", "ArgMin")
+def _arg_extremum(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x = _one(ins)
+    s = imp.shape(x)
+    if int(attrs.get("select_last_index", 0)):
+        raise Unsupported("select_last_index")
+    ax = _axis(int(attrs.get("axis", 0)), len(s))
+    keep = bool(int(attrs.get("keepdims", 1)))
+    out = [1 if k == ax else d for k, d in enumerate(s)] if keep else [d for k, d in enumerate(s) if k != ax]
+    cls = ArgmaxOp if node.op_type == "ArgMax" else ArgminOp
+    return [Tensor(imp.emit(cls, [imp.t(x)], out, "i64", axis=ax))]
 
 
 @converter("GlobalAveragePool", "GlobalMaxPool")

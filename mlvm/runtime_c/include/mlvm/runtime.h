@@ -12,6 +12,8 @@
 #include "mlvm/exec.h"
 #include "mlvm/kernels.h"
 #include "mlvm/module.h"
+#include "mlvm/half.h"
+#include "mlvm/scalar.h"
 #include "mlvm/instance.h"
 #include "mlvm/params.h"
 #include "mlvm/context.h"

@@ -33,6 +33,7 @@ from harness import EXACT, Suite, Tolerance, op_func, rng, ttype  # noqa: E402
 from mlvm.dialect.elements import ALL, ELEMS, FLOATS, INTS, NUMERIC, SIGNED  # noqa: E402
 
 SUITE = Suite("elements", variants=("default", "plain"))
+INDEX_TYPES = ("i32", "i64")
 BF16 = np.dtype(ml_dtypes.bfloat16)
 
 
@@ -375,6 +376,85 @@ for k, name in enumerate(NUMERIC):
                     .astype(ELEMS[r].dtype))(fn, res)
             SUITE.add(f"{op}-{name}-{res}", op_func(f"mlvm.{op}", [x], [((x.shape[0],), ELEMS[res].dtype)],
                       {"axis": "1 : i64"}), [x], want)
+
+
+# -- indexing: gather, pad, cumsum, iota ---------------------------------------
+
+def _take(axis: int):  # noqa: ANN202
+    """numpy.take with negative indices from the end and zeros outside."""
+    def expect(x: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        n = x.shape[axis]
+        out = np.zeros(x.shape[:axis] + idx.shape + x.shape[axis + 1:], x.dtype)
+        for j, i in np.ndenumerate(idx):
+            i = int(i) + (n if int(i) < 0 else 0)
+            if 0 <= i < n:
+                out[(slice(None),) * axis + j] = np.take(x, i, axis=axis)
+        return out
+    return expect
+
+
+for k, name in enumerate(ALL):
+    g = rng(900 + k)
+    x = data(name, g, (3, 5, 2))
+    for res in INDEX_TYPES:
+        for axis, idx in ((1, np.array([[4, -1, 0], [5, -6, 2]])), (0, np.array(2)), (2, np.array([1, 1, 0, -2]))):
+            ii = idx.astype(ELEMS[res].dtype)
+            out = x.shape[:axis] + ii.shape + x.shape[axis + 1:]
+            SUITE.add(f"gather-{name}-{res}-axis{axis}", op_func("mlvm.gather", [x, ii], [(out, x.dtype)],
+                      {"axis": f"{axis} : i64"}), [x, ii], _take(axis))
+    for mode in ("constant", "edge", "reflect"):
+        pads = [1, 0, 1, 2, 1, 0] if mode != "constant" else [1, -1, 0, 0, 3, 2]
+        r = x.ndim
+        out = tuple(x.shape[d] + pads[d] + pads[r + d] for d in range(r))
+        props = {"pads": _mlir_list(pads), "mode": f'"{mode}"'}
+        if mode == "constant":
+            props["value"] = "1.0 : f32"
+
+        def want(v: np.ndarray, mode=mode, pads=pads) -> np.ndarray:  # noqa: ANN001
+            r = v.ndim
+            crop = tuple(slice(max(0, -pads[d]), v.shape[d] - max(0, -pads[r + d])) for d in range(r))
+            width = [(max(0, pads[d]), max(0, pads[r + d])) for d in range(r)]
+            if mode == "constant":
+                return np.pad(v[crop], width, mode="constant", constant_values=np.ones((), v.dtype))
+            return np.pad(v[crop], width, mode=mode)
+
+        SUITE.add(f"pad-{name}-{mode}", op_func("mlvm.pad", [x], [(out, x.dtype)], props), [x], want)
+
+for k, name in enumerate(NUMERIC):
+    g = rng(950 + k)
+    e = ELEMS[name]
+    x = data(name, g, (4, 7), small=True)
+    for excl in (False, True):
+        for rev in (False, True):
+            props = {"axis": "1 : i64", "exclusive": str(excl).lower(), "reverse": str(rev).lower()}
+
+            def want(v: np.ndarray, excl=excl, rev=rev, e=e) -> np.ndarray:  # noqa: ANN001
+                w = np.flip(v, 1) if rev else v
+                vals = [[0] * w.shape[1] for _ in range(w.shape[0])]
+                for i in range(w.shape[0]):
+                    acc = 0
+                    for j in range(w.shape[1]):
+                        t = int(w[i, j]) if e.is_int else float(w[i, j])
+                        if excl:
+                            vals[i][j] = acc
+                            acc += t
+                        else:
+                            acc += t
+                            vals[i][j] = acc
+                out = wrap([a for row in vals for a in row], v.dtype).reshape(w.shape) if e.is_int else \
+                    np.array(vals, dtype=np.float64).astype(v.dtype)
+                return np.ascontiguousarray(np.flip(out, 1) if rev else out)
+
+            SUITE.add(f"cumsum-{name}-{'ex' if excl else 'in'}-{'rev' if rev else 'fwd'}",
+                      op_func("mlvm.cumsum", [x], [(x.shape, x.dtype)], props), [x], want,
+                      EXACT if e.is_int else Ulps(2 if name != "f32" else 8))
+    shape = (3, 4)
+    start, step = (-3, 2) if e.kind == "i" else (1, 3)
+    body = (f"func.func @FUNC() -> {ttype(shape, e.dtype)} {{\n"
+            f'  %r = "mlvm.iota"() <{{axis = 1 : i64, start = {float(start):.1f} : f32, step = {float(step):.1f} : f32}}> : () -> {ttype(shape, e.dtype)}\n'
+            f"  func.return %r : {ttype(shape, e.dtype)}\n}}")
+    SUITE.add(f"iota-{name}", body, [], (lambda st, sp, dt: lambda: np.broadcast_to(
+        (st + sp * np.arange(4)).astype(dt), shape).copy())(start, step, e.dtype))
 
 
 # -- cast ---------------------------------------------------------------------

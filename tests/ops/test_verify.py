@@ -47,6 +47,18 @@ CASES = [
     Bad("lt-mixed", "lt", [T43, "tensor<4x3xf64>"], ["tensor<4x3xi1>"], words=("differ",)),
     Bad("le-broadcast", "le", [T43, "tensor<5xf32>"], ["tensor<4x3xi1>"], words=("do not broadcast",)),
     Bad("gt-shape", "gt", [T43, T43], ["tensor<4x4xi1>"], words=("tensor<4x4xi1>",)),
+    Bad("gather-index-f32", "gather", [T43, "tensor<2xf32>"], ["tensor<2x3xf32>"], "axis = 0 : i64", words=("indices", "i32 or i64")),
+    Bad("gather-axis", "gather", [T43, "tensor<2xi64>"], ["tensor<2x3xf32>"], "axis = 2 : i64", words=("axis 2",)),
+    Bad("gather-shape", "gather", [T43, "tensor<2xi64>"], ["tensor<4x3xf32>"], "axis = 0 : i64", words=("tensor<2x3xf32>",)),
+    Bad("pad-count", "pad", [T43], [T43], "pads = array<i64: 1, 1>", words=("pads has 2 entries", "4")),
+    Bad("pad-mode", "pad", [T43], ["tensor<6x3xf32>"], 'pads = array<i64: 1, 0, 1, 0>, mode = "wrap"', words=("mode 'wrap'",)),
+    Bad("pad-reflect-wide", "pad", [T43], ["tensor<4x9xf32>"], 'pads = array<i64: 0, 3, 0, 3>, mode = "reflect"', words=("smaller than its size 3",)),
+    Bad("pad-crop-below-zero", "pad", [T43], ["tensor<0x3xf32>"], "pads = array<i64: -3, 0, -2, 0>", words=("below size 0",)),
+    Bad("pad-value-i8", "pad", ["tensor<3xi8>"], ["tensor<5xi8>"], "pads = array<i64: 1, 1>, value = 0.5 : f32", words=("not an i8 value",)),
+    Bad("cumsum-i1", "cumsum", ["tensor<3xi1>"], ["tensor<3xi1>"], "axis = 0 : i64", words=("tensor<3xi1>",)),
+    Bad("cumsum-axis", "cumsum", [T43], [T43], "axis = -3 : i64", words=("axis -3",)),
+    Bad("iota-scalar", "iota", [], ["tensor<f32>"], "", words=("no axis",)),
+    Bad("iota-int-step", "iota", [], ["tensor<4xi32>"], "step = 0.5 : f32", words=("step 0.5",)),
     Bad("ge-f80", "ge", ["tensor<3xf80>", "tensor<3xf80>"], ["tensor<3xi1>"], words=("element type mlvm does not support",)),
     Bad("not-f32", "not", [T43], [T43], words=("operand", "i1")),
     Bad("exp-i32", "exp", ["tensor<3xi32>"], ["tensor<3xi32>"], words=("tensor<3xi32>", "f16, bf16, f32 or f64")),
@@ -166,10 +178,11 @@ def test_invalid_op_rejected_by_compile(tmp_path: Path, case: Bad) -> None:
 
 def test_every_op_has_an_invalid_case() -> None:
     from mlvm.dialect import MLVM_OPS
+    from mlvm.dialect.index import INDEX_OPS
     from mlvm.dialect.logic import LOGIC_OPS
 
     covered = {f"mlvm.{c.op}" for c in CASES}
-    missing = {op.name for op in [*MLVM_OPS, *LOGIC_OPS]} - covered
+    missing = {op.name for op in [*MLVM_OPS, *LOGIC_OPS, *INDEX_OPS]} - covered
     assert not missing, missing
 
 

@@ -58,6 +58,7 @@ from mlvm.dialect.ops import (
     TanhOp,
 )
 from mlvm.dialect.elements import ELEMS
+from mlvm.dialect.index import CumsumOp, GatherOp, PadOp
 from mlvm.dialect.logic import (
     AndOp,
     GeOp,
@@ -890,3 +891,54 @@ def _lrn(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: di
                scalar(imp, bias, total))
     scale = unary(imp, ExpOp, binary(imp, MulOp, unary(imp, LogOp, z), scalar(imp, -beta, z)))
     return [binary(imp, MulOp, x, reshape(imp, scale, s))]
+
+
+# -- indexing ------------------------------------------------------------------------
+@converter("Gather")
+def _gather(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x, idx = _two(ins)
+    s = imp.shape(x)
+    ax = _axis(int(attrs.get("axis", 0)), len(s))
+    if imp.elem(idx) not in ("i32", "i64"):
+        raise NodeError(f"indices must be int32 or int64, not {imp.elem(idx)}")
+    out = s[:ax] + imp.shape(idx) + s[ax + 1:]
+    return [Tensor(imp.emit(GatherOp, [imp.t(x), imp.t(idx)], out, imp.elem(x), axis=ax))]
+
+
+@converter("Pad")
+def _pad(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x = _one(ins)
+    rank = len(imp.shape(x))
+    mode = str(attrs.get("mode", "constant"))
+    if mode not in ("constant", "edge", "reflect"):
+        raise Unsupported(f"mode '{mode}'")
+    if imp.opset < 11:
+        pads = [int(p) for p in attrs.get("pads", [])]
+        value: float = float(attrs.get("value", 0.0))
+    else:
+        pads = _ints_input(ins[1] if len(ins) > 1 else None, "Pad pads") or []
+        v = _scalar_input(ins[2] if len(ins) > 2 else None, "Pad constant_value")
+        value = 0.0 if v is None else v
+        axes = _ints_input(ins[3] if len(ins) > 3 else None, "Pad axes")
+        if axes is not None:  # pads given for these axes only
+            full = [0] * (2 * rank)
+            for k, a in enumerate(axes):
+                a = _axis(a, rank)
+                full[a], full[rank + a] = pads[k], pads[len(axes) + k]
+            pads = full
+    if len(pads) != 2 * rank:
+        raise NodeError(f"pads has {len(pads)} entries for rank {rank}")
+    if not math.isfinite(value) or np.float32(value) != value:
+        raise Unsupported(f"constant_value {value} (not exact in f32)")
+    out = [d + b + e for d, b, e in zip(imp.shape(x), pads[:rank], pads[rank:])]
+    return [Tensor(imp.emit(PadOp, [imp.t(x)], out, imp.elem(x), pads=pads, mode=mode, value=value))]
+
+
+@converter("CumSum")
+def _cumsum(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x, axis = _two(ins)
+    a = _ints_input(axis, "CumSum axis")
+    assert a is not None
+    ax = _axis(a[0], len(imp.shape(x)))
+    return [Tensor(imp.emit(CumsumOp, [imp.t(x)], imp.shape(x), imp.elem(x), axis=ax,
+                            exclusive=bool(attrs.get("exclusive", 0)), reverse=bool(attrs.get("reverse", 0))))]

@@ -1,0 +1,385 @@
+"""Indexing ops: gather, pad, cumsum, iota.
+
+Indices come from data at run time, so the generated code bounds them
+itself: an index outside the operand never reads memory (gather gives
+zeros there). Everything else is checked by the verifier.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from math import prod
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    BoolAttr,
+    DenseArrayBase,
+    FloatAttr,
+    Float32Type,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+    i64,
+)
+from xdsl.irdl import irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def, traits_def
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from mlvm.codegen.lowering import c_literal
+from mlvm.dialect.base import MlvmOp, result_dtype, result_shape, type_str
+from mlvm.dialect.elements import ALL, NUMERIC
+from mlvm.dialect.ops import _f32_prop
+from mlvm.dialect.shapes import contiguous_strides, normalize_axis
+
+if TYPE_CHECKING:
+    from mlvm.codegen.lowering import Lowering
+
+INDEX_ELEMS = ("i32", "i64")
+
+
+def _axis_prop(op: MlvmOp, rank: int, what: str) -> int:
+    attr = op.properties.get("axis")
+    axis = int(attr.value.data) if isinstance(attr, IntegerAttr) else 0
+    a = normalize_axis(axis, rank)
+    if a is None:
+        raise VerifyException(f"{op.name}: axis {axis} is out of range for {what}")
+    return a
+
+
+def _flag(op: MlvmOp, name: str) -> bool:
+    attr = op.properties.get(name)
+    return isinstance(attr, IntegerAttr) and bool(attr.value.data)
+
+
+def _loops(shape: Sequence[int], pad: str = "    ") -> tuple[list[str], list[str], str]:
+    """Opening lines of a loop nest over `shape` (indices i0, i1, ...), the
+    closing lines, and the innermost indentation."""
+    opening: list[str] = []
+    closing: list[str] = []
+    for d, n in enumerate(shape):
+        opening.append(f"{pad}for (i{d} = 0; i{d} < {n}; ++i{d}) {{")
+        closing.insert(0, f"{pad}}}")
+        pad += "    "
+    return opening, closing, pad
+
+
+@irdl_op_definition
+class GatherOp(MlvmOp):
+    """result[o..., j..., i...] = operand[o..., indices[j...], i...] along
+    `axis` (numpy.take, ONNX Gather). Negative indices count from the end;
+    an index outside [-n, n) gives zeros (nothing is read)."""
+
+    name = "mlvm.gather"
+    operand = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr.constr(type=i64))
+    traits = traits_def(Pure())
+    OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("operand", "indices")
+
+    def norm_axis(self) -> int:
+        shape = self.shape_of(self.operand, "operand")
+        if not shape:
+            raise VerifyException(f"{self.name}: operand {type_str(self.operand.type)} has no axis")
+        return _axis_prop(self, len(shape), f"operand {type_str(self.operand.type)}")
+
+    def verify_(self) -> None:
+        elem = self.expect_elem(self.operand, "operand", ALL)
+        self.expect_elem(self.indices, "indices", INDEX_ELEMS)
+        ax = self.norm_axis()
+        shape = self.shape_of(self.operand, "operand")
+        want = shape[:ax] + self.shape_of(self.indices, "indices") + shape[ax + 1:]
+        self.expect_result(0, want, elem)
+
+    def reference(
+        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        x, idx = inputs
+        ax = self.norm_axis()
+        n = x.shape[ax]
+        i = idx.astype(np.int64)
+        i = np.where(i < 0, i + n, i)
+        ok = (i >= 0) & (i < n)
+        out = np.take(x, np.where(ok, i, 0), axis=ax)
+        mask = ok.reshape((1,) * ax + ok.shape + (1,) * (x.ndim - ax - 1))
+        return [np.where(mask, out, np.zeros((), x.dtype)).astype(result_dtype(self))]
+
+    def lower(self, cg: Lowering) -> None:
+        shape = self.shape_of(self.operand, "operand")
+        ax = self.norm_axis()
+        outer, n, inner = prod(shape[:ax]), shape[ax], prod(shape[ax + 1:])
+        count = prod(self.shape_of(self.indices, "indices"))
+        if prod(result_shape(self)) == 0:
+            return
+        e = self.elem_entry(self.operand, "operand")
+        it = self.elem_entry(self.indices, "indices").ctype
+        cg.stmt("\n    ".join([
+            "{",
+            f"    const {e.ctype} *in = {cg.ptr(self.operand)};",
+            f"    const {it} *idx = {cg.ptr(self.indices)};",
+            f"    {e.ctype} *out = {cg.ptr(self.result)};",
+            "    mlvm_index_t o, j, k;",
+            f"    for (o = 0; o < {outer}; ++o)",
+            f"        for (j = 0; j < {count}; ++j, out += {inner}) {{",
+            "            int64_t i = (int64_t)idx[j];",
+            f"            if (i < 0) i += {n};",
+            f"            if (i < 0 || i >= {n}) {{",
+            f"                for (k = 0; k < {inner}; ++k) out[k] = 0;",
+            "                continue;",
+            "            }",
+            f"            for (k = 0; k < {inner}; ++k) out[k] = in[(o * {n} + i) * {inner} + k];",
+            "        }",
+            "}",
+        ]))
+
+
+PAD_MODES = ("constant", "edge", "reflect")
+
+
+@irdl_op_definition
+class PadOp(MlvmOp):
+    """The operand widened by `pads` = [begin_0, ..., begin_r, end_0, ...,
+    end_r] elements per dim (numpy.pad, ONNX Pad). `mode`: "constant"
+    (`value`), "edge" (the nearest element), "reflect" (mirrored without
+    repeating the edge; needs pads < dim). Negative pads crop."""
+
+    name = "mlvm.pad"
+    operand = operand_def(TensorType)
+    result = result_def(TensorType)
+    pads = prop_def(DenseArrayBase.constr(i64))
+    mode = opt_prop_def(StringAttr, StringAttr("constant"))
+    value = opt_prop_def(FloatAttr, FloatAttr(0.0, Float32Type()))
+    traits = traits_def(Pure())
+    OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("operand",)
+
+    def params(self) -> tuple[str, list[int], list[int]]:
+        shape = self.shape_of(self.operand, "operand")
+        attr = self.properties.get("pads")
+        assert isinstance(attr, DenseArrayBase)
+        pads = [int(v) for v in attr.get_values()]
+        r = len(shape)
+        if len(pads) != 2 * r:
+            raise VerifyException(
+                f"{self.name}: pads has {len(pads)} entries; operand "
+                f"{type_str(self.operand.type)} needs {2 * r} (begin and end per dim)"
+            )
+        mode_attr = self.properties.get("mode")
+        mode = mode_attr.data if isinstance(mode_attr, StringAttr) else "constant"
+        if mode not in PAD_MODES:
+            raise VerifyException(f"{self.name}: mode '{mode}' is not one of {', '.join(PAD_MODES)}")
+        begin, end = pads[:r], pads[r:]
+        for d in range(r):
+            size = shape[d] + begin[d] + end[d]
+            if size < 0:
+                raise VerifyException(f"{self.name}: pads crop dim {d} below size 0")
+            if mode != "constant" and size > 0 and shape[d] == 0:
+                raise VerifyException(f"{self.name}: mode '{mode}' cannot pad the empty dim {d}")
+            if mode == "reflect" and (max(begin[d], end[d]) >= shape[d] > 0):
+                raise VerifyException(
+                    f"{self.name}: reflect pads of dim {d} must be smaller than its size {shape[d]}"
+                )
+        return mode, begin, end
+
+    def verify_(self) -> None:
+        elem = self.expect_elem(self.operand, "operand", ALL)
+        mode, begin, end = self.params()
+        v = _f32_prop(self, "value")
+        e = self.elem_entry(self.operand, "operand")
+        if (e.is_int or e.kind == "b") and (not np.isfinite(v) or v != int(v) or not e.min <= v <= e.max):
+            raise VerifyException(f"{self.name}: value {v} is not an {elem} value")
+        shape = self.shape_of(self.operand, "operand")
+        self.expect_result(0, tuple(s + b + t for s, b, t in zip(shape, begin, end)), elem)
+
+    def reference(
+        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        mode, begin, end = self.params()
+        x = inputs[0]
+        # Crop first (negative pads), then widen.
+        crop = tuple(slice(max(0, -b), x.shape[d] - max(0, -t)) for d, (b, t) in enumerate(zip(begin, end)))
+        x = x[crop]
+        width = [(max(0, b), max(0, t)) for b, t in zip(begin, end)]
+        if mode == "constant":
+            v = _f32_prop(self, "value")
+            out = np.pad(x, width, mode="constant", constant_values=np.array(v).astype(x.dtype))
+        else:
+            np_pad: Any = np.pad  # (mode is a str the stubs cannot narrow)
+            out = np_pad(x, width, mode=mode) if x.size else np.zeros(result_shape(self), x.dtype)
+        return [np.asarray(out, dtype=x.dtype).reshape(result_shape(self))]
+
+    def lower(self, cg: Lowering) -> None:
+        mode, begin, _ = self.params()
+        shape = self.shape_of(self.operand, "operand")
+        out = result_shape(self)
+        if prod(out) == 0:
+            return
+        e = self.elem_entry(self.operand, "operand")
+        strides = contiguous_strides(shape)
+        opening, closing, pad = _loops(out)
+        lines = ["{", f"    const {e.ctype} *in = {cg.ptr(self.operand)};",
+                 f"    {e.ctype} *out = {cg.ptr(self.result)};", "    mlvm_index_t o = 0;"]
+        if out:
+            lines.append(f"    mlvm_index_t {', '.join(f'i{d}' for d in range(len(out)))};")
+            lines.append(f"    int64_t {', '.join(f's{d}' for d in range(len(out)))};")
+        lines += opening
+        inside = []
+        for d, n in enumerate(shape):
+            lines.append(f"{pad}s{d} = (int64_t)i{d} - {begin[d]};")
+            if mode == "edge":
+                lines.append(f"{pad}s{d} = s{d} < 0 ? 0 : s{d} >= {n} ? {n - 1} : s{d};")
+            elif mode == "reflect":
+                lines.append(f"{pad}s{d} = s{d} < 0 ? -s{d} : s{d} >= {n} ? {2 * (n - 1)} - s{d} : s{d};")
+            else:
+                inside.append(f"s{d} >= 0 && s{d} < {n}")
+        at = " + ".join(f"s{d} * {strides[d]}" for d in range(len(shape))) or "0"
+        if mode == "constant":
+            fill = e.store.format(c_literal(e, _f32_prop(self, "value") if e.is_float else int(_f32_prop(self, "value"))))
+            cond = " && ".join(inside) or "1"
+            lines.append(f"{pad}out[o++] = ({cond}) ? in[{at}] : {fill};")
+        else:
+            lines.append(f"{pad}out[o++] = in[{at}];")
+        lines += closing
+        lines.append("}")
+        cg.stmt("\n    ".join(lines))
+
+
+@irdl_op_definition
+class CumsumOp(MlvmOp):
+    """Running sum along `axis` (numpy.cumsum, ONNX CumSum). `exclusive`:
+    each element leaves itself out; `reverse`: sums from the end. Integers
+    wrap; f16 / bf16 accumulate in f32 and round each output."""
+
+    name = "mlvm.cumsum"
+    operand = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr.constr(type=i64))
+    exclusive = opt_prop_def(BoolAttr, IntegerAttr.from_bool(False))
+    reverse = opt_prop_def(BoolAttr, IntegerAttr.from_bool(False))
+    traits = traits_def(Pure())
+    OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("operand",)
+
+    def norm_axis(self) -> int:
+        shape = self.shape_of(self.operand, "operand")
+        if not shape:
+            raise VerifyException(f"{self.name}: operand {type_str(self.operand.type)} has no axis")
+        return _axis_prop(self, len(shape), f"operand {type_str(self.operand.type)}")
+
+    def verify_(self) -> None:
+        elem = self.expect_elem(self.operand, "operand", NUMERIC)
+        self.norm_axis()
+        self.expect_result(0, self.shape_of(self.operand, "operand"), elem)
+
+    def reference(
+        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        x = inputs[0]
+        ax = self.norm_axis()
+        e = self.elem_entry(self.operand, "operand")
+        w = x.astype(np.float32) if e.stored_as_bits else x
+        if _flag(self, "reverse"):
+            w = np.flip(w, ax)
+        with np.errstate(all="ignore"):
+            c = np.cumsum(w, axis=ax, dtype=w.dtype)
+            if _flag(self, "exclusive"):
+                c = c - w if not e.is_float else np.concatenate(
+                    [np.zeros_like(np.take(c, [0], axis=ax)), np.take(c, range(c.shape[ax] - 1), axis=ax)],
+                    axis=ax)
+        if _flag(self, "reverse"):
+            c = np.flip(c, ax)
+        return [np.ascontiguousarray(c).astype(x.dtype)]
+
+    def lower(self, cg: Lowering) -> None:
+        shape = self.shape_of(self.operand, "operand")
+        ax = self.norm_axis()
+        outer, n, inner = prod(shape[:ax]), shape[ax], prod(shape[ax + 1:])
+        if outer * n * inner == 0:
+            return
+        e = self.elem_entry(self.operand, "operand")
+        T = e.compute
+        add = "acc + v" if e.is_float else f"({T})(({e.wide_unsigned})acc + ({e.wide_unsigned})v)"
+        rev = _flag(self, "reverse")
+        at = f"(o * {n} + {'(' + str(n - 1) + ' - j)' if rev else 'j'}) * {inner} + k"
+        body = (["out[p] = " + e.store.format("acc") + ";", f"acc = {add};"]
+                if _flag(self, "exclusive") else [f"acc = {add};", "out[p] = " + e.store.format("acc") + ";"])
+        cg.stmt("\n    ".join([
+            "{",
+            f"    const {e.ctype} *in = {cg.ptr(self.operand)};",
+            f"    {e.ctype} *out = {cg.ptr(self.result)};",
+            "    mlvm_index_t o, j, k;",
+            f"    for (o = 0; o < {outer}; ++o)",
+            f"        for (k = 0; k < {inner}; ++k) {{",
+            f"            {T} acc = 0;",
+            f"            for (j = 0; j < {n}; ++j) {{",
+            f"                const mlvm_index_t p = {at};",
+            f"                const {T} v = {e.load.format('in[p]')};",
+            *(f"                {x}" for x in body),
+            "            }",
+            "        }",
+            "}",
+        ]))
+
+
+@irdl_op_definition
+class IotaOp(MlvmOp):
+    """result[i...] = start + step * i[axis]: the index along one axis
+    (ONNX Range is the 1-D case)."""
+
+    name = "mlvm.iota"
+    result = result_def(TensorType)
+    axis = opt_prop_def(IntegerAttr.constr(type=i64), IntegerAttr(0, i64))
+    start = opt_prop_def(FloatAttr, FloatAttr(0.0, Float32Type()))
+    step = opt_prop_def(FloatAttr, FloatAttr(1.0, Float32Type()))
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        self.expect_elem(self.result, "result", NUMERIC)
+        shape = self.shape_of(self.result, "result")
+        if not shape:
+            raise VerifyException(f"{self.name}: result {type_str(self.result.type)} has no axis")
+        _axis_prop(self, len(shape), f"result {type_str(self.result.type)}")
+        e = self.elem_entry(self.result, "result")
+        for name in ("start", "step"):
+            v = _f32_prop(self, name)
+            if e.is_int and (not np.isfinite(v) or v != int(v)):
+                raise VerifyException(f"{self.name}: {name} {v} is not an integer but the result is {e.name}")
+
+    def reference(
+        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        shape = result_shape(self)
+        ax = _axis_prop(self, len(shape), "result")
+        e = self.elem_entry(self.result, "result")
+        start, step = _f32_prop(self, "start"), _f32_prop(self, "step")
+        i = np.arange(shape[ax])
+        if e.is_int:
+            line = np.array([int(start) + int(step) * k for k in range(shape[ax])], dtype=object)
+            from mlvm.dialect.ops import wrap_to
+            v = wrap_to(line, e.dtype)
+        else:
+            w = np.float32 if e.stored_as_bits else e.dtype
+            v = (np.asarray(start, w) + np.asarray(step, w) * i.astype(w)).astype(e.dtype)
+        v = v.reshape((1,) * ax + (shape[ax],) + (1,) * (len(shape) - ax - 1))
+        return [np.ascontiguousarray(np.broadcast_to(v, shape))]
+
+    def lower(self, cg: Lowering) -> None:
+        shape = result_shape(self)
+        if prod(shape) == 0:
+            return
+        ax = _axis_prop(self, len(shape), "result")
+        e = self.elem_entry(self.result, "result")
+        start, step = _f32_prop(self, "start"), _f32_prop(self, "step")
+        if e.is_int:
+            val = (f"({e.compute})(({e.wide_unsigned}){c_literal(e, int(start))} + "
+                   f"({e.wide_unsigned}){c_literal(e, int(step))} * ({e.wide_unsigned})i{ax})")
+        else:
+            val = f"({c_literal(e, start)} + {c_literal(e, step)} * ({e.compute})i{ax})"
+        opening, closing, pad = _loops(shape)
+        cg.stmt("\n    ".join([
+            "{", f"    {e.ctype} *out = {cg.ptr(self.result)};", "    mlvm_index_t o = 0;",
+            f"    mlvm_index_t {', '.join(f'i{d}' for d in range(len(shape)))};",
+            *opening, f"{pad}out[o++] = {e.store.format(val)};", *closing, "}",
+        ]))
+
+
+INDEX_OPS: list[type[MlvmOp]] = [GatherOp, PadOp, CumsumOp, IotaOp]

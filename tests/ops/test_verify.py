@@ -59,6 +59,17 @@ CASES = [
     Bad("cumsum-axis", "cumsum", [T43], [T43], "axis = -3 : i64", words=("axis -3",)),
     Bad("iota-scalar", "iota", [], ["tensor<f32>"], "", words=("no axis",)),
     Bad("iota-int-step", "iota", [], ["tensor<4xi32>"], "step = 0.5 : f32", words=("step 0.5",)),
+    Bad("quantize-to-i32", "quantize", [T43, "tensor<f32>", "tensor<i32>"], ["tensor<4x3xi32>"], words=("zero_point", "i8, ui8")),
+    Bad("quantize-int-x", "quantize", ["tensor<3xi8>", "tensor<f32>", "tensor<i8>"], ["tensor<3xi8>"], words=("x", "f16")),
+    Bad("quantize-scale-f16", "quantize", [T43, "tensor<f16>", "tensor<i8>"], ["tensor<4x3xi8>"], words=("scale", "f32")),
+    Bad("quantize-broadcast", "quantize", [T43, "tensor<5xf32>", "tensor<i8>"], ["tensor<4x3xi8>"], words=("do not broadcast",)),
+    Bad("dequantize-zp-type", "dequantize", ["tensor<3xi8>", "tensor<f32>", "tensor<ui8>"], ["tensor<3xf32>"], words=("zero_point", "i8")),
+    Bad("dequantize-result", "dequantize", ["tensor<3xi8>", "tensor<f32>", "tensor<i8>"], ["tensor<3xf16>"], words=("tensor<3xf16>", "tensor<3xf32>")),
+    Bad("requantize-acc-i8", "requantize", ["tensor<3xi8>", "tensor<f32>", "tensor<i8>"], ["tensor<3xi8>"], words=("acc", "i32")),
+    Bad("qmatmul-k", "qmatmul", ["tensor<2x3xi8>", "tensor<4x5xi8>", "tensor<i8>", "tensor<i8>"], ["tensor<2x5xi32>"], words=("contraction dims differ",)),
+    Bad("qmatmul-rhs-rank", "qmatmul", ["tensor<2x3xi8>", "tensor<2x3x5xi8>", "tensor<i8>", "tensor<i8>"], ["tensor<2x5xi32>"], words=("rank 2",)),
+    Bad("qmatmul-zp", "qmatmul", ["tensor<2x3xi8>", "tensor<3x5xi8>", "tensor<2xi8>", "tensor<i8>"], ["tensor<2x5xi32>"], words=("single value",)),
+    Bad("qmatmul-f32", "qmatmul", [T43, "tensor<3x5xf32>", "tensor<f32>", "tensor<f32>"], ["tensor<4x5xi32>"], words=("lhs", "i8 or ui8")),
     Bad("ge-f80", "ge", ["tensor<3xf80>", "tensor<3xf80>"], ["tensor<3xi1>"], words=("element type mlvm does not support",)),
     Bad("not-f32", "not", [T43], [T43], words=("operand", "i1")),
     Bad("exp-i32", "exp", ["tensor<3xi32>"], ["tensor<3xi32>"], words=("tensor<3xi32>", "f16, bf16, f32 or f64")),
@@ -180,9 +191,10 @@ def test_every_op_has_an_invalid_case() -> None:
     from mlvm.dialect import MLVM_OPS
     from mlvm.dialect.index import INDEX_OPS
     from mlvm.dialect.logic import LOGIC_OPS
+    from mlvm.dialect.quant import QUANT_OPS
 
     covered = {f"mlvm.{c.op}" for c in CASES}
-    missing = {op.name for op in [*MLVM_OPS, *LOGIC_OPS, *INDEX_OPS]} - covered
+    missing = {op.name for op in [*MLVM_OPS, *LOGIC_OPS, *INDEX_OPS, *QUANT_OPS]} - covered
     assert not missing, missing
 
 

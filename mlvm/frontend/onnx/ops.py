@@ -59,6 +59,7 @@ from mlvm.dialect.ops import (
 )
 from mlvm.dialect.elements import ELEMS
 from mlvm.dialect.index import CumsumOp, GatherOp, PadOp
+from mlvm.dialect.quant import DequantizeOp, QMatmulOp, QuantizeOp, RequantizeOp
 from mlvm.dialect.logic import (
     AndOp,
     GeOp,
@@ -942,3 +943,99 @@ def _cumsum(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs:
     ax = _axis(a[0], len(imp.shape(x)))
     return [Tensor(imp.emit(CumsumOp, [imp.t(x)], imp.shape(x), imp.elem(x), axis=ax,
                             exclusive=bool(attrs.get("exclusive", 0)), reverse=bool(attrs.get("reverse", 0))))]
+
+
+# -- quantization ----------------------------------------------------------------------
+def _qparam(imp: Importer, v: Value, axis: int, rank: int, what: str) -> Value:
+    """A scale or zero point: one value, or one per channel along `axis`,
+    shaped to broadcast against the data."""
+    s = imp.shape(v)
+    if math.prod(s) == 1:
+        return reshape(imp, v, ())
+    if len(s) != 1:
+        raise Unsupported(f"blocked {what}")
+    axis = _axis(axis, rank)
+    shape = [1] * rank
+    shape[axis] = s[0]
+    return reshape(imp, v, shape)
+
+
+def _zero_point(imp: Importer, v: Value | None, like: str, what: str) -> Value:
+    if v is not None:
+        return v
+    return Const(np.zeros((), dtype=ELEMS[like].dtype))
+
+
+@converter("QuantizeLinear")
+def _quantize(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x = _one(ins)
+    if len(ins) < 2 or ins[1] is None:
+        raise NodeError("needs a scale")
+    if int(attrs.get("block_size", 0)):
+        raise Unsupported("block_size")
+    rank = len(imp.shape(x))
+    ax = int(attrs.get("axis", 1))
+    zp_in = ins[2] if len(ins) > 2 else None
+    out_t = ELEM_OF_ONNX.get(int(attrs.get("output_dtype", 0))) if attrs.get("output_dtype") else None
+    zp = _zero_point(imp, zp_in, out_t or "ui8", "zero point")
+    if imp.elem(zp) not in ("i8", "ui8", "i16", "ui16"):
+        raise Unsupported(f"quantizing to {imp.elem(zp)}")
+    s = _qparam(imp, ins[1], ax, rank, "scale")
+    z = _qparam(imp, zp, ax, rank, "zero point")
+    return [Tensor(imp.emit(QuantizeOp, [imp.t(x), imp.t(s), imp.t(z)], imp.shape(x), imp.elem(zp)))]
+
+
+@converter("DequantizeLinear")
+def _dequantize(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x = _one(ins)
+    if len(ins) < 2 or ins[1] is None:
+        raise NodeError("needs a scale")
+    if int(attrs.get("block_size", 0)):
+        raise Unsupported("block_size")
+    rank = len(imp.shape(x))
+    ax = int(attrs.get("axis", 1))
+    if imp.elem(x) not in ("i8", "ui8", "i16", "ui16", "i32"):
+        raise Unsupported(f"dequantizing {imp.elem(x)}")
+    zp = _zero_point(imp, ins[2] if len(ins) > 2 else None, imp.elem(x), "zero point")
+    s = _qparam(imp, ins[1], ax, rank, "scale")
+    z = _qparam(imp, zp, ax, rank, "zero point")
+    return [Tensor(imp.emit(DequantizeOp, [imp.t(x), imp.t(s), imp.t(z)], imp.shape(x), "f32"))]
+
+
+def qmatmul(imp: Importer, a: Value, b: Value, za: Value | None, zb: Value | None) -> Tensor:
+    if len(imp.shape(b)) != 2:
+        raise Unsupported("a batched right-hand side")
+    za_v = _zero_point(imp, za, imp.elem(a), "a zero point")
+    zb_v = _zero_point(imp, zb, imp.elem(b), "b zero point")
+    if math.prod(imp.shape(za_v)) != 1:
+        raise Unsupported("a per-row a_zero_point")
+    za_v = reshape(imp, za_v, ())
+    zb_v = reshape(imp, zb_v, () if math.prod(imp.shape(zb_v)) == 1 else (imp.shape(b)[1],))
+    sa = imp.shape(a)
+    out = (*sa[:-1], imp.shape(b)[1]) if len(sa) >= 2 else (imp.shape(b)[1],)
+    return Tensor(imp.emit(QMatmulOp, [imp.t(a), imp.t(b), imp.t(za_v), imp.t(zb_v)], out, "i32"))
+
+
+@converter("MatMulInteger")
+def _matmul_integer(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    a, b = _two(ins)
+    return [qmatmul(imp, a, b, ins[2] if len(ins) > 2 else None, ins[3] if len(ins) > 3 else None)]
+
+
+@converter("QLinearMatMul")
+def _qlinear_matmul(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    if len(ins) < 8 or any(v is None for v in ins[:8]):
+        raise NodeError("needs eight inputs")
+    a, a_s, a_zp, b, b_s, b_zp, y_s, y_zp = ins[:8]
+    assert a is not None and b is not None and y_zp is not None
+    acc = qmatmul(imp, a, b, a_zp, b_zp)
+    scales = []
+    for v, what in ((a_s, "a_scale"), (b_s, "b_scale"), (y_s, "y_scale")):
+        if not isinstance(v, Const):
+            raise Unsupported(f"{what} computed at run time")
+        scales.append(v.array.astype(np.float32).reshape(-1))
+    # As onnxruntime: (a_scale * b_scale) / y_scale in f32, per column of b.
+    mult = (scales[0] * scales[1]) / scales[2]
+    m: Value = Const(mult.reshape(()) if mult.size == 1 else mult)
+    zp = reshape(imp, y_zp, ())
+    return [Tensor(imp.emit(RequantizeOp, [imp.t(acc), imp.t(m), imp.t(zp)], imp.shape(acc), imp.elem(y_zp)))]

@@ -89,6 +89,15 @@ void mlvm_argmax_f32(size_t outer, size_t n, size_t inner, const float *in,
 void mlvm_softmax_xent_f32(size_t rows, size_t cols, const float *labels,
                            const float *logits, float *loss, float *grad);
 
+/* mlvm.qmatmul on 8-bit operands: a is [m, k], b is [k, n] (row-major),
+ * za one value, zb one value or n (zb_per_col); out is [m, n] int32. */
+typedef struct mlvm_qmatmul {
+    mlvm_index_t m, n, k;
+    int32_t a_signed, b_signed, zb_per_col;
+} mlvm_qmatmul_t;
+void mlvm_qmatmul_8(const mlvm_qmatmul_t *p, const void *a, const void *b, const void *za,
+                    const void *zb, int32_t *out);
+
 void mlvm_fill_f32(size_t n, float v, float *out);
 void mlvm_fill_i32(size_t n, int32_t v, int32_t *out);
 void mlvm_cast_f32_i32(size_t n, const float *in, int32_t *out);

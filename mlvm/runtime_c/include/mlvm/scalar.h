@@ -7,7 +7,8 @@
  *   the sign of the dividend (C); x mod 0 is 0 for integers;
  * - shifts by a negative amount or by the width or more give 0 (an
  *   arithmetic right shift of a negative value gives -1);
- * - float -> integer casts truncate toward zero and saturate; NaN gives 0.
+ * - float -> integer casts truncate toward zero and saturate; NaN gives 0;
+ * - quantization rounds half to even and saturates; NaN gives the zero point.
  *
  * Signed results are converted from unsigned arithmetic, which wraps on the
  * two's complement targets mlvm supports (gcc, clang). */
@@ -105,6 +106,21 @@ MLVM_TO_INT_(ui16, uint16_t, 0, UINT16_MAX)
 MLVM_TO_INT_(ui32, uint32_t, 0, UINT32_MAX)
 MLVM_TO_INT_(ui64, uint64_t, 0, UINT64_MAX)
 
+/* Quantization: nearbyint(r) + zp, saturated to the type; NaN gives zp.
+ * (nearbyint rounds half to even in the default rounding mode.) */
+#define MLVM_QUANTIZE_(N, T, LO, HI)                                          \
+    static inline T mlvm_quantize_##N(float r, T zp)                          \
+    {                                                                         \
+        const float v = nearbyintf(r) + (float)zp;                            \
+        return v != v ? zp : v <= (float)(LO) ? (T)(LO) : v >= (float)(HI) ? (T)(HI) : (T)v; \
+    }
+
+MLVM_QUANTIZE_(i8, int8_t, INT8_MIN, INT8_MAX)
+MLVM_QUANTIZE_(ui8, uint8_t, 0, UINT8_MAX)
+MLVM_QUANTIZE_(i16, int16_t, INT16_MIN, INT16_MAX)
+MLVM_QUANTIZE_(ui16, uint16_t, 0, UINT16_MAX)
+
+#undef MLVM_QUANTIZE_
 #undef MLVM_SIGNED_OPS_
 #undef MLVM_UNSIGNED_OPS_
 #undef MLVM_TO_INT_

@@ -1,0 +1,237 @@
+"""Quantized inference: quantize, dequantize, requantize, qmatmul.
+
+The affine scheme of ONNX (and TFLite): a real value r is q with
+r = (q - zero_point) * scale. `quantize` and `requantize` round half to
+even and saturate to the integer type; scale and zero point broadcast
+against the data (a per-channel scale is a tensor shaped to broadcast along
+its channel axis). Everything after the integer accumulation is computed
+in f32 the way onnxruntime does it (nearbyint(x / scale) + zp, clamped;
+acc * multiplier for requantization), so integer results match its own to
+the bit; f32 arithmetic is IEEE on every target mlvm builds for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from math import prod
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+from xdsl.dialects.builtin import TensorType
+from xdsl.irdl import irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from mlvm.dialect.base import MlvmOp, result_dtype, result_shape, type_str
+from mlvm.dialect.elements import ELEMS, FLOATS
+from mlvm.dialect.ops import ElementwiseOp
+from mlvm.dialect.shapes import broadcast_shapes
+
+if TYPE_CHECKING:
+    from mlvm.codegen.lowering import Lowering
+
+QTYPES = ("i8", "ui8", "i16", "ui16")  # quantized storage types
+ACC = "i32"
+
+
+def _broadcast_all(op: MlvmOp, names: Sequence[str]) -> tuple[int, ...]:
+    shape: tuple[int, ...] | None = ()
+    for v, name in zip(op.operands, names, strict=True):
+        s = op.shape_of(v, name)
+        shape = None if shape is None else broadcast_shapes(shape, s)
+    if shape is None:
+        desc = ", ".join(f"{n} {type_str(v.type)}" for v, n in zip(op.operands, names, strict=True))
+        raise VerifyException(f"{op.name}: {desc} do not broadcast")
+    return shape
+
+
+def round_saturate(x: np.ndarray, zp: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """nearbyint(x) + zp in f32, clamped to the integer type; NaN -> zp."""
+    info = np.iinfo(dtype)
+    with np.errstate(all="ignore"):
+        r = np.rint(x.astype(np.float32)) + zp.astype(np.float32)
+        r = np.where(np.isnan(r), zp.astype(np.float32), r)
+        return np.clip(r, info.min, info.max).astype(dtype)
+
+
+@irdl_op_definition
+class QuantizeOp(ElementwiseOp):
+    """`x, scale, zero_point -> q`: saturate(nearbyint(x / scale) + zero_point)
+    (ONNX QuantizeLinear). x is a float type, scale f32, zero_point and the
+    result one of i8, ui8, i16, ui16."""
+
+    name = "mlvm.quantize"
+    x = operand_def(TensorType)
+    scale = operand_def(TensorType)
+    zero_point = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("x", "scale", "zero_point")
+    INPLACE_OPERANDS: ClassVar[tuple[int, ...]] = ()
+
+    def verify_(self) -> None:
+        self.expect_elem(self.x, "x", FLOATS)
+        self.expect_elem(self.scale, "scale", ("f32",))
+        q = self.expect_elem(self.zero_point, "zero_point", QTYPES)
+        self.expect_result(0, _broadcast_all(self, self.OPERAND_NAMES), q)
+
+    def scalar_expr(self, args: Sequence[str]) -> str:
+        q = self.elem_of(self.result, "result")
+        return f"mlvm_quantize_{q}({args[0]} / {args[1]}, {args[2]})"
+
+    def reference(
+        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        x, s, zp = inputs
+        with np.errstate(all="ignore"):
+            r = x.astype(np.float32) / s
+        return [round_saturate(r, zp, result_dtype(self))]
+
+
+@irdl_op_definition
+class DequantizeOp(ElementwiseOp):
+    """`q, scale, zero_point -> x`: (q - zero_point) * scale in f32 (ONNX
+    DequantizeLinear). q and zero_point share one integer type (i8, ui8,
+    i16, ui16 or i32)."""
+
+    name = "mlvm.dequantize"
+    q = operand_def(TensorType)
+    scale = operand_def(TensorType)
+    zero_point = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("q", "scale", "zero_point")
+    INPLACE_OPERANDS: ClassVar[tuple[int, ...]] = ()
+
+    def verify_(self) -> None:
+        q = self.expect_elem(self.q, "q", (*QTYPES, ACC))
+        self.expect_elem(self.scale, "scale", ("f32",))
+        z = self.expect_elem(self.zero_point, "zero_point", (q,))
+        del z
+        self.expect_result(0, _broadcast_all(self, self.OPERAND_NAMES), "f32")
+
+    def scalar_expr(self, args: Sequence[str]) -> str:
+        return f"((float)((int64_t){args[0]} - (int64_t){args[2]}) * {args[1]})"
+
+    def reference(
+        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        q, s, zp = inputs
+        d = (q.astype(np.int64) - zp.astype(np.int64)).astype(np.float32)
+        return [(d * s).astype(np.float32)]
+
+
+@irdl_op_definition
+class RequantizeOp(ElementwiseOp):
+    """`acc, multiplier, zero_point -> q`: saturate(nearbyint(acc *
+    multiplier) + zero_point), acc i32 and multiplier f32 (the product of
+    the input scales over the output scale), as onnxruntime requantizes
+    QLinearMatMul / QLinearConv accumulators."""
+
+    name = "mlvm.requantize"
+    acc = operand_def(TensorType)
+    multiplier = operand_def(TensorType)
+    zero_point = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("acc", "multiplier", "zero_point")
+    INPLACE_OPERANDS: ClassVar[tuple[int, ...]] = ()
+
+    def verify_(self) -> None:
+        self.expect_elem(self.acc, "acc", (ACC,))
+        self.expect_elem(self.multiplier, "multiplier", ("f32",))
+        q = self.expect_elem(self.zero_point, "zero_point", QTYPES)
+        self.expect_result(0, _broadcast_all(self, self.OPERAND_NAMES), q)
+
+    def scalar_expr(self, args: Sequence[str]) -> str:
+        q = self.elem_of(self.result, "result")
+        return f"mlvm_quantize_{q}((float){args[0]} * {args[1]}, {args[2]})"
+
+    def reference(
+        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        acc, m, zp = inputs
+        with np.errstate(all="ignore"):
+            r = acc.astype(np.float32) * m
+        return [round_saturate(r, zp, result_dtype(self))]
+
+
+@irdl_op_definition
+class QMatmulOp(MlvmOp):
+    """`lhs, rhs, lhs_zero_point, rhs_zero_point -> acc` (i32):
+    acc[..., m, n] = sum_k (lhs[..., m, k] - lhs_zp) * (rhs[k, n] - rhs_zp[n])
+    (ONNX MatMulInteger). lhs and rhs are i8 or ui8; lhs_zero_point is a
+    scalar of lhs's type, rhs_zero_point a scalar or one per column of rhs's.
+    Leading dims of lhs are batch dims over a shared rank-2 rhs."""
+
+    name = "mlvm.qmatmul"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    lhs_zero_point = operand_def(TensorType)
+    rhs_zero_point = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("lhs", "rhs", "lhs_zero_point", "rhs_zero_point")
+
+    def dims(self) -> tuple[tuple[int, ...], int, int, int]:
+        ea = self.expect_elem(self.lhs, "lhs", ("i8", "ui8"))
+        eb = self.expect_elem(self.rhs, "rhs", ("i8", "ui8"))
+        self.expect_elem(self.lhs_zero_point, "lhs_zero_point", (ea,))
+        self.expect_elem(self.rhs_zero_point, "rhs_zero_point", (eb,))
+        sa, sb = self.shape_of(self.lhs, "lhs"), self.shape_of(self.rhs, "rhs")
+        if len(sa) < 1 or len(sb) != 2:
+            raise VerifyException(
+                f"{self.name}: lhs {type_str(self.lhs.type)} must have rank >= 1 and rhs "
+                f"{type_str(self.rhs.type)} rank 2"
+            )
+        if sa[-1] != sb[0]:
+            raise VerifyException(
+                f"{self.name}: contraction dims differ ({sa[-1]} vs {sb[0]}) for lhs "
+                f"{type_str(self.lhs.type)} and rhs {type_str(self.rhs.type)}"
+            )
+        if prod(self.shape_of(self.lhs_zero_point, "lhs_zero_point")) != 1:
+            raise VerifyException(f"{self.name}: lhs_zero_point must be a single value")
+        zb = self.shape_of(self.rhs_zero_point, "rhs_zero_point")
+        if prod(zb) not in (1, sb[1]) or len(zb) > 1 and prod(zb) != 1:
+            raise VerifyException(
+                f"{self.name}: rhs_zero_point {type_str(self.rhs_zero_point.type)} must be a "
+                f"single value or one per column ({sb[1]})"
+            )
+        batch = sa[:-2] if len(sa) >= 2 else ()
+        m = sa[-2] if len(sa) >= 2 else 1
+        return batch, m, sb[1], sa[-1]
+
+    def out_shape(self) -> tuple[int, ...]:
+        batch, m, n, _ = self.dims()
+        sa = self.shape_of(self.lhs, "lhs")
+        return (*batch, m, n) if len(sa) >= 2 else (n,)
+
+    def verify_(self) -> None:
+        self.expect_result(0, self.out_shape(), ACC)
+
+    def reference(
+        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        a, b, za, zb = inputs
+        a64 = a.astype(np.int64) - za.astype(np.int64).reshape(())
+        b64 = b.astype(np.int64) - zb.astype(np.int64).reshape(-1)
+        out = np.matmul(a64, b64)
+        return [(out & 0xFFFFFFFF).astype(np.uint32).view(np.int32).reshape(result_shape(self))]
+
+    def lower(self, cg: Lowering) -> None:
+        batch, m, n, k = self.dims()
+        rows = prod(batch) * m
+        if rows * n == 0:
+            return
+        sa = self.elem_of(self.lhs, "lhs")[0] == "i"
+        sb = self.elem_of(self.rhs, "rhs")[0] == "i"
+        per_col = prod(self.shape_of(self.rhs_zero_point, "rhs_zero_point")) > 1
+        p = cg.const_struct("mlvm_qmatmul_t", f"{rows}, {n}, {k}, {int(sa)}, {int(sb)}, {int(per_col)}")
+        cg.stmt(
+            f"mlvm_qmatmul_8({p}, {cg.ptr(self.lhs)}, {cg.ptr(self.rhs)}, {cg.ptr(self.lhs_zero_point)}, "
+            f"{cg.ptr(self.rhs_zero_point)}, {cg.ptr(self.result)});"
+        )
+
+
+QUANT_OPS: list[type[MlvmOp]] = [QuantizeOp, DequantizeOp, RequantizeOp, QMatmulOp]
+__all__ = ["QUANT_OPS", "ELEMS"]

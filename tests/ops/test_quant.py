@@ -1,0 +1,147 @@
+"""quantize, dequantize, requantize and qmatmul against numpy and against
+the rules written out here with Python numbers: rounding half to even,
+saturation, NaN -> zero point, per-channel parameters by broadcasting, the
+integer matmul in exact integer arithmetic. All results are exact."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from harness import Suite, op_func, rng  # noqa: E402
+
+SUITE = Suite("quant", variants=("default", "plain"))
+QT = {"i8": np.int8, "ui8": np.uint8, "i16": np.int16, "ui16": np.uint16}
+
+
+def rne(v: float) -> int:
+    """Round half to even, on a Python float (exact)."""
+    f = np.floor(v)
+    d = v - f
+    if d > 0.5 or (d == 0.5 and int(f) % 2 == 1):
+        return int(f) + 1
+    return int(f)
+
+
+def sat(v: float, zp: int, dtype: type) -> int:
+    info = np.iinfo(dtype)
+    if np.isnan(v):
+        return zp
+    if np.isinf(v):
+        return info.max if v > 0 else info.min
+    return int(min(max(rne(v) + zp, info.min), info.max))
+
+
+def quantize_rule(x: np.ndarray, s: np.ndarray, zp: np.ndarray) -> np.ndarray:
+    xb, sb, zb = np.broadcast_arrays(x, s, zp)
+    with np.errstate(all="ignore"):
+        r = (xb.astype(np.float32) / sb).astype(np.float32)  # the f32 division
+    out = [sat(float(v), int(z), zp.dtype.type) for v, z in zip(r.reshape(-1), zb.reshape(-1))]
+    return np.array(out, dtype=zp.dtype).reshape(r.shape)
+
+
+def requantize_rule(acc: np.ndarray, m: np.ndarray, zp: np.ndarray) -> np.ndarray:
+    ab, mb, zb = np.broadcast_arrays(acc, m, zp)
+    r = (ab.astype(np.float32) * mb).astype(np.float32)
+    out = [sat(float(v), int(z), zp.dtype.type) for v, z in zip(r.reshape(-1), zb.reshape(-1))]
+    return np.array(out, dtype=zp.dtype).reshape(r.shape)
+
+
+def dequantize_rule(q: np.ndarray, s: np.ndarray, zp: np.ndarray) -> np.ndarray:
+    qb, sb, zb = np.broadcast_arrays(q, s, zp)
+    d = np.array([float(int(a) - int(b)) for a, b in zip(qb.reshape(-1), zb.reshape(-1))], dtype=np.float32)
+    return (d.reshape(qb.shape) * sb).astype(np.float32)
+
+
+def qmatmul_rule(a: np.ndarray, b: np.ndarray, za: np.ndarray, zb: np.ndarray) -> np.ndarray:
+    aa = a.reshape(-1, a.shape[-1]).astype(object) - int(za)
+    bb = b.astype(object) - np.broadcast_to(zb.reshape(-1), (b.shape[1],)).astype(object)
+    out = aa.dot(bb)
+    flat = [((int(v) + 2**31) % 2**32) - 2**31 for v in out.reshape(-1)]
+    shape = (*a.shape[:-1], b.shape[1])
+    return np.array(flat, dtype=np.int32).reshape(shape)
+
+
+g = rng(11)
+for q, dt in QT.items():
+    info = np.iinfo(dt)
+    # Ties in both directions, saturation, NaN, infinities, -0.
+    s = np.float32(0.5)
+    x = np.array([0.25, 0.75, -0.25, -0.75, 1.25, 0.0, -0.0, 1e9, -1e9, np.nan, np.inf, -np.inf,
+                  63.75, -64.25, 0.2, 100.1], dtype=np.float32)
+    zp = np.array(3 if info.min == 0 else -2, dtype=dt)
+    SUITE.add(f"quantize-{q}-edges", op_func("mlvm.quantize", [x, s, zp], [(x.shape, dt)]),
+              [x, s, zp], quantize_rule)
+    # Per channel along axis 1 of [2, 3, 4]: scale and zero point shaped [3, 1].
+    x = g.standard_normal((2, 3, 4)).astype(np.float32) * 20
+    sc = np.array([[0.1], [0.25], [0.07]], dtype=np.float32)
+    zc = np.array([[0], [5], [info.max // 3]], dtype=dt)
+    SUITE.add(f"quantize-{q}-per-channel", op_func("mlvm.quantize", [x, sc, zc], [(x.shape, dt)]),
+              [x, sc, zc], quantize_rule)
+    xh = x.astype(np.float16)
+    SUITE.add(f"quantize-{q}-from-f16", op_func("mlvm.quantize", [xh, sc, zc], [(x.shape, dt)]),
+              [xh, sc, zc], quantize_rule)
+    qv = np.array([info.min, info.max, 0, 1, 7, info.max // 2], dtype=dt)
+    zq = np.array(info.max // 4, dtype=dt)
+    SUITE.add(f"dequantize-{q}", op_func("mlvm.dequantize", [qv, np.float32(0.03), zq], [(qv.shape, np.float32)]),
+              [qv, np.float32(0.03), zq], dequantize_rule)
+    acc = np.array([0, 1, -1, 2**31 - 1, -(2**31), 1000, -1000, 4321, 13, -13], dtype=np.int32)
+    m = np.float32(0.5)
+    SUITE.add(f"requantize-{q}", op_func("mlvm.requantize", [acc, m, zp], [(acc.shape, dt)]),
+              [acc, m, zp], requantize_rule)
+    acc2 = g.integers(-50000, 50000, size=(5, 3)).astype(np.int32)
+    mc = np.array([0.001, 0.0123, 0.5], dtype=np.float32)
+    SUITE.add(f"requantize-{q}-per-column", op_func("mlvm.requantize", [acc2, mc, zp], [(acc2.shape, dt)]),
+              [acc2, mc, zp], requantize_rule)
+
+acc32 = np.array([5, -5, 2**31 - 1], dtype=np.int32)
+z32 = np.array(-7, dtype=np.int32)
+SUITE.add("dequantize-i32", op_func("mlvm.dequantize", [acc32, np.float32(1e-3), z32], [(acc32.shape, np.float32)]),
+          [acc32, np.float32(1e-3), z32], dequantize_rule)
+
+# qmatmul: all four signedness pairs, zero points, per-column rhs zero points,
+# odd sizes, K = 1, rank-1 and batched lhs.
+for ta in (np.int8, np.uint8):
+    for tb in (np.int8, np.uint8):
+        ia, ib = np.iinfo(ta), np.iinfo(tb)
+        for shape_a, (k, n), per_col in (((7, 13), (13, 5), False), ((1, 1), (1, 3), True),
+                                         ((2, 3, 31), (31, 17), True), ((31,), (31, 2), False),
+                                         ((4, 64), (64, 64), True)):
+            a = g.integers(ia.min, ia.max + 1, size=shape_a).astype(ta)
+            b = g.integers(ib.min, ib.max + 1, size=(k, n)).astype(tb)
+            za = np.array(g.integers(ia.min, ia.max + 1), dtype=ta)
+            zb = g.integers(ib.min, ib.max + 1, size=(n,) if per_col else ()).astype(tb)
+            out = (*shape_a[:-1], n)
+            name = f"qmatmul-{np.dtype(ta).name}-{np.dtype(tb).name}-{'x'.join(map(str, shape_a))}-{n}"
+            SUITE.add(name, op_func("mlvm.qmatmul", [a, b, za, zb], [(out, np.int32)]), [a, b, za, zb],
+                      qmatmul_rule)
+
+# Extremes: every product at its largest, K large enough to wrap... not int32
+# (255 * 255 * 4096 < 2^31), but the correction term at its extremes.
+a = np.full((2, 4096), 255, np.uint8)
+b = np.full((4096, 3), 255, np.uint8)
+SUITE.add("qmatmul-extremes", op_func("mlvm.qmatmul", [a, b, np.uint8(0), np.uint8(0)], [((2, 3), np.int32)]),
+          [a, b, np.array(0, np.uint8), np.array(0, np.uint8)], qmatmul_rule)
+a8 = np.full((1, 4096), -128, np.int8)
+b8 = np.full((4096, 2), -128, np.int8)
+SUITE.add("qmatmul-extremes-signed", op_func("mlvm.qmatmul", [a8, b8, np.int8(127), np.int8(127)],
+          [((1, 2), np.int32)]), [a8, b8, np.array(127, np.int8), np.array(127, np.int8)], qmatmul_rule)
+
+
+@pytest.mark.parametrize("case,variant", SUITE.params_list())
+def test_quant(case, variant: str) -> None:  # noqa: ANN001
+    SUITE.check(case, variant)
+
+
+def test_rounding_rule_by_hand() -> None:
+    assert [rne(v) for v in (0.5, 1.5, 2.5, -0.5, -1.5, 2.4999, 2.5001)] == [0, 2, 2, 0, -2, 2, 3]
+    case = next(c for c in SUITE.cases if c.id == "quantize-i8-edges")
+    got = SUITE.compiled(case)[0]
+    # x / 0.5 = 0.5, 1.5, -0.5, -1.5, 2.5 round to 0, 2, -0, -2, 2; zero point -2.
+    assert got[:5].tolist() == [-2, 0, -2, -4, 0]
+    assert got[7:12].tolist() == [127, -128, -2, 127, -128]

@@ -34,6 +34,7 @@ from mlvm.diagnostics import (
 from mlvm.dialect import Mlvm
 from mlvm.passes.canonicalize import CanonicalizePass
 from mlvm.passes.fuse import FusePass
+from mlvm.passes.fuse_qdq import FuseQdqPass
 from mlvm.passes.bucket_collectives import BucketCollectivesPass
 from mlvm.passes.inplace import InplacePass
 from mlvm.passes.pack_weights import PackWeightsPass
@@ -58,6 +59,7 @@ class CompileOptions:
     inplace: bool = True
     pack_weights: bool = True  # weights stored in the layout their kernel reads
     bucket_collectives: bool = True  # consecutive all-reduces as one (mlvm-bucket-collectives)
+    fuse_qdq: bool = True  # QDQ-form int8 convs / matmuls computed in integers (mlvm-fuse-qdq)
     static_arena: bool = False  # emit the arena as a static buffer
     comm: str = "shm"  # the runtime's communicator for collectives: shm, or mpi (mpicc)
     # Largest tensor, arena or constant data a module may need; larger ones
@@ -68,6 +70,8 @@ class CompileOptions:
         out: list[ModulePass] = []
         if self.bucket_collectives:
             out.append(BucketCollectivesPass())
+        if self.fuse_qdq:
+            out.append(FuseQdqPass())
         if self.canonicalize:
             out.append(CanonicalizePass())
         if self.pack_weights:

@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
+from xdsl.ir import SSAValue
 from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
@@ -549,6 +550,55 @@ def _windows(op: MlvmOp, x_type: Any, h: int, w: int, kh: int, kw: int,
     )
 
 
+def conv2d_dims(self: MlvmOp, xv: SSAValue, wv: SSAValue, bias: SSAValue | None) -> dict[str, int]:
+    """Every size of a 2-D convolution of x (NCHW) by w (OIHW) with the op's
+    strides / padding / dilations / groups properties, verified."""
+    sx, sw = self.shape_of(xv, "x"), self.shape_of(wv, "w")
+    tx, tw = type_str(xv.type), type_str(wv.type)
+    if len(sx) != 4:
+        raise VerifyException(f"{self.name}: x {tx} must be rank 4 (NCHW)")
+    if len(sw) != 4:
+        raise VerifyException(f"{self.name}: w {tw} must be rank 4 (OIHW)")
+    n, c, h, w = sx
+    o, cg, kh, kw = sw
+    groups = _int(self, "groups", 1)
+    strides = _ints(self, "strides", (1, 1))
+    padding = _ints(self, "padding", (0, 0, 0, 0))
+    dil = _ints(self, "dilations", (1, 1))
+    if groups < 1:
+        raise VerifyException(f"{self.name}: groups {groups} must be >= 1")
+    if c % groups:
+        raise VerifyException(
+            f"{self.name}: groups {groups} does not divide the {c} input channels "
+            f"of x {tx}"
+        )
+    if o % groups:
+        raise VerifyException(
+            f"{self.name}: groups {groups} does not divide the {o} output channels "
+            f"of w {tw}"
+        )
+    if cg != c // groups:
+        raise VerifyException(
+            f"{self.name}: w {tw} has {cg} input channels per group, expected "
+            f"{c // groups} (x {tx} has {c} channels, groups {groups})"
+        )
+    _expect_len(self, "dilations", dil, 2, "height, width")
+    _expect_positive(self, "dilations", dil)
+    if kh < 1 or kw < 1:
+        raise VerifyException(f"{self.name}: w {tw} has an empty kernel")
+    oh, ow = _windows(self, xv.type, h, w, kh, kw, strides, padding, dil,
+                      "dilated kernel")
+    if bias is not None:
+        if self.shape_of(bias, "bias") != (o,):
+            raise VerifyException(
+                f"{self.name}: bias {type_str(bias.type)} must have shape ({o},), "
+                f"one per output channel of w {tw}"
+            )
+    return dict(n=n, c=c, h=h, w=w, o=o, kh=kh, kw=kw, oh=oh, ow=ow,
+                sh=strides[0], sw=strides[1], pt=padding[0], pl=padding[1],
+                dh=dil[0], dw=dil[1], groups=groups)
+
+
 @irdl_op_definition
 class Conv2dOp(MlvmOp):
     """2-D convolution (cross-correlation), x NCHW, w OIHW with I = C / groups,
@@ -570,51 +620,9 @@ class Conv2dOp(MlvmOp):
         """Every size of the convolution, verified."""
         self.expect_elem(self.x, "x", ("f32",))
         self.expect_elem(self.w, "w", ("f32",))
-        sx, sw = self.shape_of(self.x, "x"), self.shape_of(self.w, "w")
-        tx, tw = type_str(self.x.type), type_str(self.w.type)
-        if len(sx) != 4:
-            raise VerifyException(f"{self.name}: x {tx} must be rank 4 (NCHW)")
-        if len(sw) != 4:
-            raise VerifyException(f"{self.name}: w {tw} must be rank 4 (OIHW)")
-        n, c, h, w = sx
-        o, cg, kh, kw = sw
-        groups = _int(self, "groups", 1)
-        strides = _ints(self, "strides", (1, 1))
-        padding = _ints(self, "padding", (0, 0, 0, 0))
-        dil = _ints(self, "dilations", (1, 1))
-        if groups < 1:
-            raise VerifyException(f"{self.name}: groups {groups} must be >= 1")
-        if c % groups:
-            raise VerifyException(
-                f"{self.name}: groups {groups} does not divide the {c} input channels "
-                f"of x {tx}"
-            )
-        if o % groups:
-            raise VerifyException(
-                f"{self.name}: groups {groups} does not divide the {o} output channels "
-                f"of w {tw}"
-            )
-        if cg != c // groups:
-            raise VerifyException(
-                f"{self.name}: w {tw} has {cg} input channels per group, expected "
-                f"{c // groups} (x {tx} has {c} channels, groups {groups})"
-            )
-        _expect_len(self, "dilations", dil, 2, "height, width")
-        _expect_positive(self, "dilations", dil)
-        if kh < 1 or kw < 1:
-            raise VerifyException(f"{self.name}: w {tw} has an empty kernel")
-        oh, ow = _windows(self, self.x.type, h, w, kh, kw, strides, padding, dil,
-                          "dilated kernel")
         if self.bias is not None:
             self.expect_elem(self.bias, "bias", ("f32",))
-            if self.shape_of(self.bias, "bias") != (o,):
-                raise VerifyException(
-                    f"{self.name}: bias {type_str(self.bias.type)} must have shape ({o},), "
-                    f"one per output channel of w {tw}"
-                )
-        return dict(n=n, c=c, h=h, w=w, o=o, kh=kh, kw=kw, oh=oh, ow=ow,
-                    sh=strides[0], sw=strides[1], pt=padding[0], pl=padding[1],
-                    dh=dil[0], dw=dil[1], groups=groups)
+        return conv2d_dims(self, self.x, self.w, self.bias)
 
     def verify_(self) -> None:
         d = self.dims()

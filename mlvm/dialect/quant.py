@@ -17,13 +17,14 @@ from math import prod
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import TensorType
-from xdsl.irdl import irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType, i64
+from xdsl.irdl import irdl_op_definition, operand_def, opt_prop_def, result_def, traits_def
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from mlvm.dialect.base import MlvmOp, result_dtype, result_shape, type_str
 from mlvm.dialect.elements import ELEMS, FLOATS
+from mlvm.dialect.nn import conv2d_dims
 from mlvm.dialect.ops import ElementwiseOp
 from mlvm.dialect.shapes import broadcast_shapes
 
@@ -233,5 +234,108 @@ class QMatmulOp(MlvmOp):
         )
 
 
-QUANT_OPS: list[type[MlvmOp]] = [QuantizeOp, DequantizeOp, RequantizeOp, QMatmulOp]
+@irdl_op_definition
+class QConv2dOp(MlvmOp):
+    """`x, w, x_zero_point, w_zero_point -> acc` (i32): the 2-D convolution of
+    (x - x_zp) by (w - w_zp[o]) with the properties of mlvm.conv2d (ONNX
+    ConvInteger); padding contributes nothing (it stands for x_zp). x and w
+    are i8 or ui8, x_zp one value, w_zp one value or one per output channel."""
+
+    name = "mlvm.qconv2d"
+    x = operand_def(TensorType)
+    w = operand_def(TensorType)
+    x_zero_point = operand_def(TensorType)
+    w_zero_point = operand_def(TensorType)
+    result = result_def(TensorType)
+    strides = opt_prop_def(DenseArrayBase.constr(i64), DenseArrayBase.from_list(i64, [1, 1]))
+    padding = opt_prop_def(DenseArrayBase.constr(i64), DenseArrayBase.from_list(i64, [0, 0, 0, 0]))
+    dilations = opt_prop_def(DenseArrayBase.constr(i64), DenseArrayBase.from_list(i64, [1, 1]))
+    groups = opt_prop_def(IntegerAttr.constr(type=i64), IntegerAttr(1, i64))
+    traits = traits_def(Pure())
+    OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("x", "w", "x_zero_point", "w_zero_point")
+
+    def dims(self) -> dict[str, int]:
+        ex = self.expect_elem(self.x, "x", ("i8", "ui8"))
+        ew = self.expect_elem(self.w, "w", ("i8", "ui8"))
+        self.expect_elem(self.x_zero_point, "x_zero_point", (ex,))
+        self.expect_elem(self.w_zero_point, "w_zero_point", (ew,))
+        d = conv2d_dims(self, self.x, self.w, None)
+        if prod(self.shape_of(self.x_zero_point, "x_zero_point")) != 1:
+            raise VerifyException(f"{self.name}: x_zero_point must be a single value")
+        zw = self.shape_of(self.w_zero_point, "w_zero_point")
+        if not (prod(zw) == 1 and len(zw) <= 1 or zw == (d["o"],)):
+            raise VerifyException(
+                f"{self.name}: w_zero_point {type_str(self.w_zero_point.type)} must be a single "
+                f"value or one per output channel ({d['o']})"
+            )
+        return d
+
+    def verify_(self) -> None:
+        d = self.dims()
+        self.expect_result(0, (d["n"], d["o"], d["oh"], d["ow"]), ACC)
+
+    def reference(
+        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        x, w, zx, zw = inputs
+        d = self.dims()
+        g, og, cg = d["groups"], d["o"] // d["groups"], d["c"] // d["groups"]
+        xi = x.astype(np.int64) - int(zx.reshape(()))
+        xp = np.pad(xi, ((0, 0), (0, 0), (d["pt"], d["kh"] * d["dh"] + d["sh"] * d["oh"]),
+                         (d["pl"], d["kw"] * d["dw"] + d["sw"] * d["ow"])))
+        wi = w.astype(np.int64) - np.broadcast_to(zw.astype(np.int64).reshape(-1), (d["o"],)).reshape(-1, 1, 1, 1)
+        acc = np.zeros((d["n"], d["o"], d["oh"], d["ow"]), np.int64)
+        for ky in range(d["kh"]):
+            for kx in range(d["kw"]):
+                y0, x0 = ky * d["dh"], kx * d["dw"]
+                patch = xp[:, :, y0: y0 + d["sh"] * d["oh"]: d["sh"], x0: x0 + d["sw"] * d["ow"]: d["sw"]]
+                for k in range(g):
+                    acc[:, k * og:(k + 1) * og] += np.einsum(
+                        "nchw,oc->nohw", patch[:, k * cg:(k + 1) * cg], wi[k * og:(k + 1) * og, :, ky, kx])
+        return [(acc & 0xFFFFFFFF).astype(np.uint32).view(np.int32)]
+
+    def lower(self, cg: Lowering) -> None:
+        d = self.dims()
+        if d["n"] * d["o"] * d["oh"] * d["ow"] == 0:
+            return
+        ex, ew = self.elem_entry(self.x, "x"), self.elem_entry(self.w, "w")
+        per_o = prod(self.shape_of(self.w_zero_point, "w_zero_point")) > 1 or \
+            len(self.shape_of(self.w_zero_point, "w_zero_point")) == 1
+        og, cpg = d["o"] // d["groups"], d["c"] // d["groups"]
+        kk = cpg * d["kh"] * d["kw"]
+        cg.stmt("\n    ".join([
+            "{",
+            f"    const {ex.ctype} *x = {cg.ptr(self.x)};",
+            f"    const {ew.ctype} *w = {cg.ptr(self.w)};",
+            f"    const int32_t zx = (int32_t){cg.ptr(self.x_zero_point)}[0];",
+            f"    const {ew.ctype} *zw = {cg.ptr(self.w_zero_point)};",
+            f"    int32_t *out = {cg.ptr(self.result)};",
+            "    mlvm_index_t n, o, oy, ox, c, ky, kx;",
+            f"    for (n = 0; n < {d['n']}; ++n)",
+            f"        for (o = 0; o < {d['o']}; ++o) {{",
+            f"            const int32_t zwo = (int32_t)zw[{'o' if per_o else '0'}];",
+            f"            const {ew.ctype} *wo = w + o * {kk};",
+            f"            const {ex.ctype} *xg = x + (n * {d['c']} + (o / {og}) * {cpg}) * {d['h'] * d['w']};",
+            f"            for (oy = 0; oy < {d['oh']}; ++oy)",
+            f"                for (ox = 0; ox < {d['ow']}; ++ox) {{",
+            "                    uint32_t acc = 0;",
+            f"                    for (c = 0; c < {cpg}; ++c)",
+            f"                        for (ky = 0; ky < {d['kh']}; ++ky) {{",
+            f"                            const mlvm_index_t iy = oy * {d['sh']} - {d['pt']} + ky * {d['dh']};",
+            f"                            if (iy < 0 || iy >= {d['h']}) continue;",
+            f"                            for (kx = 0; kx < {d['kw']}; ++kx) {{",
+            f"                                const mlvm_index_t ix = ox * {d['sw']} - {d['pl']} + kx * {d['dw']};",
+            f"                                if (ix < 0 || ix >= {d['w']}) continue;",
+            f"                                acc += (uint32_t)(((int32_t)xg[(c * {d['h']} + iy) * {d['w']} + ix] - zx) *",
+            f"                                                  ((int32_t)wo[(c * {d['kh']} + ky) * {d['kw']} + kx] - zwo));",
+            "                            }",
+            "                        }",
+            "                    *out++ = (int32_t)acc;",
+            "                }",
+            "        }",
+            "}",
+        ]))
+
+
+QUANT_OPS: list[type[MlvmOp]] = [QuantizeOp, DequantizeOp, RequantizeOp, QMatmulOp, QConv2dOp]
 __all__ = ["QUANT_OPS", "ELEMS"]

@@ -35,6 +35,12 @@ def _pack_weights() -> type[ModulePass]:
     return PackWeightsPass
 
 
+def _fuse_qdq() -> type[ModulePass]:
+    from mlvm.passes.fuse_qdq import FuseQdqPass
+
+    return FuseQdqPass
+
+
 def _bucket_collectives() -> type[ModulePass]:
     from mlvm.passes.bucket_collectives import BucketCollectivesPass
 
@@ -44,6 +50,7 @@ def _bucket_collectives() -> type[ModulePass]:
 ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "mlvm-bucket-collectives": _bucket_collectives,
     "mlvm-fuse": _fuse,
+    "mlvm-fuse-qdq": _fuse_qdq,
     "mlvm-canonicalize": _canonicalize,
     "mlvm-inplace": _inplace,
     "mlvm-pack-weights": _pack_weights,

@@ -133,6 +133,65 @@ SUITE.add("qmatmul-extremes-signed", op_func("mlvm.qmatmul", [a8, b8, np.int8(12
           [((1, 2), np.int32)]), [a8, b8, np.array(127, np.int8), np.array(127, np.int8)], qmatmul_rule)
 
 
+def qconv_rule(props: dict):  # noqa: ANN202
+    """Direct convolution in Python integers (padding contributes nothing)."""
+    st, pad, dil, groups = props["strides"], props["padding"], props["dilations"], props["groups"]
+
+    def expect(x: np.ndarray, w: np.ndarray, zx: np.ndarray, zw: np.ndarray) -> np.ndarray:
+        n, c, h, wd = x.shape
+        o, cg, kh, kw = w.shape
+        oh = (h + pad[0] + pad[2] - (kh - 1) * dil[0] - 1) // st[0] + 1
+        ow = (wd + pad[1] + pad[3] - (kw - 1) * dil[1] - 1) // st[1] + 1
+        zwv = np.broadcast_to(zw.reshape(-1), (o,)).astype(np.int64)
+        xi = x.astype(np.int64) - int(zx)
+        wi = w.astype(np.int64) - zwv.reshape(-1, 1, 1, 1)
+        out = np.zeros((n, o, oh, ow), np.int64)
+        og = o // groups
+        for b in range(n):
+            for oc in range(o):
+                c0 = (oc // og) * cg
+                for y in range(oh):
+                    for xx in range(ow):
+                        acc = 0
+                        for ci in range(cg):
+                            for ky in range(kh):
+                                iy = y * st[0] - pad[0] + ky * dil[0]
+                                if not 0 <= iy < h:
+                                    continue
+                                for kx in range(kw):
+                                    ix = xx * st[1] - pad[1] + kx * dil[1]
+                                    if 0 <= ix < wd:
+                                        acc += int(xi[b, c0 + ci, iy, ix]) * int(wi[oc, ci, ky, kx])
+                        out[b, oc, y, xx] = acc
+        return out.astype(np.int32)
+    return expect
+
+
+def _arr(v) -> str:  # noqa: ANN001
+    return "array<i64: " + ", ".join(str(int(t)) for t in v) + ">"
+
+
+for ta in (np.int8, np.uint8):
+    for tb in (np.int8, np.uint8):
+        ia, ib = np.iinfo(ta), np.iinfo(tb)
+        for xs, ws, props, per_o in (
+            ((1, 3, 7, 6), (4, 3, 3, 3), dict(strides=[1, 1], padding=[1, 1, 1, 1], dilations=[1, 1], groups=1), True),
+            ((2, 4, 9, 5), (4, 1, 3, 2), dict(strides=[2, 1], padding=[0, 1, 2, 0], dilations=[1, 2], groups=4), False),
+            ((1, 6, 5, 5), (3, 2, 1, 1), dict(strides=[1, 2], padding=[0, 0, 0, 0], dilations=[1, 1], groups=3), True),
+        ):
+            x = g.integers(ia.min, ia.max + 1, size=xs).astype(ta)
+            w = g.integers(ib.min, ib.max + 1, size=ws).astype(tb)
+            zx = np.array(g.integers(ia.min, ia.max + 1), dtype=ta)
+            zw = g.integers(ib.min, ib.max + 1, size=(ws[0],) if per_o else ()).astype(tb)
+            n, _, h, wd = xs
+            oh = (h + props["padding"][0] + props["padding"][2] - (ws[2] - 1) * props["dilations"][0] - 1) // props["strides"][0] + 1
+            ow = (wd + props["padding"][1] + props["padding"][3] - (ws[3] - 1) * props["dilations"][1] - 1) // props["strides"][1] + 1
+            mlir_props = {k: (_arr(v) if isinstance(v, list) else f"{v} : i64") for k, v in props.items()}
+            name = f"qconv2d-{np.dtype(ta).name}-{np.dtype(tb).name}-g{props['groups']}-{'x'.join(map(str, ws))}"
+            SUITE.add(name, op_func("mlvm.qconv2d", [x, w, zx, zw], [((n, ws[0], oh, ow), np.int32)], mlir_props),
+                      [x, w, zx, zw], qconv_rule(props))
+
+
 @pytest.mark.parametrize("case,variant", SUITE.params_list())
 def test_quant(case, variant: str) -> None:  # noqa: ANN001
     SUITE.check(case, variant)

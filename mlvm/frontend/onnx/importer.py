@@ -60,8 +60,10 @@ MAX_FOLD_ELEMENTS = 1 << 24
 
 # Nodes never folded: random ones, and ops with no inputs that the
 # converters handle directly.
+# Never folded at import: random ops, and dequantization, whose integer
+# weights the mlvm-fuse-qdq pass needs to see (it computes the op in integers).
 NO_FOLD = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
-                     "Multinomial", "Bernoulli"})
+                     "Multinomial", "Bernoulli", "DequantizeLinear"})
 
 TINY = 16
 """Known tensors up to this many elements are inlined as `mlvm.constant`."""

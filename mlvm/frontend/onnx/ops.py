@@ -59,7 +59,7 @@ from mlvm.dialect.ops import (
 )
 from mlvm.dialect.elements import ELEMS
 from mlvm.dialect.index import CumsumOp, GatherOp, PadOp
-from mlvm.dialect.quant import DequantizeOp, QMatmulOp, QuantizeOp, RequantizeOp
+from mlvm.dialect.quant import DequantizeOp, QConv2dOp, QMatmulOp, QuantizeOp, RequantizeOp
 from mlvm.dialect.logic import (
     AndOp,
     GeOp,
@@ -759,12 +759,10 @@ def _emit_conv(imp: Importer, x: Value, w: Value, b: Value | None, props: dict[s
     return out
 
 
-@converter("Conv")
-def _conv(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
-    x, w = _one(ins), ins[1] if len(ins) > 1 else None
-    b = ins[2] if len(ins) > 2 else None
-    if w is None:
-        raise NodeError("W is missing")
+def _conv_geometry(imp: Importer, x: Value, w: Value, attrs: dict[str, Any],
+                   ) -> tuple[Value, Value, bool, dict[str, Any], tuple[int, int, int, int]]:
+    """x and w as rank 4 (a 1-D convolution gains a unit height), the
+    conv2d properties and the output shape."""
     x4, squeeze = _to_2d(imp, x)
     w4 = w
     if squeeze:
@@ -772,8 +770,6 @@ def _conv(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: d
         w4 = reshape(imp, w, (ws[0], ws[1], 1, ws[2]))
     n, c, h, wd = imp.shape(x4)
     o, _, kh, kw = imp.shape(w4)
-    spatial = (h, wd)
-    kernel = (kh, kw)
     a = dict(attrs)
     if squeeze:  # 1-D attributes gain a unit height
         for key, unit in (("strides", 1), ("dilations", 1)):
@@ -782,13 +778,30 @@ def _conv(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: d
         if "pads" in a:
             p = list(a["pads"])
             a["pads"] = [0, p[0], 0, p[1]]
-    strides, dilations, pads = _spatial_attrs(a, spatial, kernel)
+    strides, dilations, pads = _spatial_attrs(a, (h, wd), (kh, kw))
     groups = int(attrs.get("group", 1))
     oh = (h + pads[0] + pads[2] - ((kh - 1) * dilations[0] + 1)) // strides[0] + 1
     ow = (wd + pads[1] + pads[3] - ((kw - 1) * dilations[1] + 1)) // strides[1] + 1
     props = dict(strides=strides, padding=[pads[0], pads[1], pads[2], pads[3]],
                  dilations=dilations, groups=groups)
-    return [_emit_conv(imp, x4, w4, b, props, (n, o, oh, ow), squeeze)]
+    return x4, w4, squeeze, props, (n, o, oh, ow)
+
+
+def _unsqueezed(imp: Importer, out: Value, squeeze: bool) -> Value:
+    if not squeeze:
+        return out
+    s = imp.shape(out)
+    return reshape(imp, out, (s[0], s[1], s[3]))
+
+
+@converter("Conv")
+def _conv(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x, w = _one(ins), ins[1] if len(ins) > 1 else None
+    b = ins[2] if len(ins) > 2 else None
+    if w is None:
+        raise NodeError("W is missing")
+    x4, w4, squeeze, props, shape = _conv_geometry(imp, x, w, attrs)
+    return [_emit_conv(imp, x4, w4, b, props, shape, squeeze)]
 
 
 @converter("MaxPool", "AveragePool")
@@ -1039,3 +1052,51 @@ def _qlinear_matmul(imp: Importer, node: onnx.NodeProto, ins: list[Value | None]
     m: Value = Const(mult.reshape(()) if mult.size == 1 else mult)
     zp = reshape(imp, y_zp, ())
     return [Tensor(imp.emit(RequantizeOp, [imp.t(acc), imp.t(m), imp.t(zp)], imp.shape(acc), imp.elem(y_zp)))]
+
+
+def qconv(imp: Importer, x: Value, w: Value, zx: Value | None, zw: Value | None,
+          attrs: dict[str, Any]) -> tuple[Value, bool]:
+    """The i32 accumulator of an integer convolution (rank 4) and whether the
+    caller must drop the unit height of a 1-D convolution."""
+    x4, w4, squeeze, props, shape = _conv_geometry(imp, x, w, attrs)
+    zx_v = reshape(imp, _zero_point(imp, zx, imp.elem(x), "x zero point"), ())
+    zw_v = _zero_point(imp, zw, imp.elem(w), "w zero point")
+    if math.prod(imp.shape(zx_v)) != 1:
+        raise Unsupported("a per-channel x_zero_point")
+    zw_v = reshape(imp, zw_v, () if math.prod(imp.shape(zw_v)) == 1 else (shape[1],))
+    acc = Tensor(imp.emit(QConv2dOp, [imp.t(x4), imp.t(w4), imp.t(zx_v), imp.t(zw_v)], shape, "i32",
+                          **props))
+    return acc, squeeze
+
+
+@converter("ConvInteger")
+def _conv_integer(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x, w = _two(ins)
+    acc, squeeze = qconv(imp, x, w, ins[2] if len(ins) > 2 else None, ins[3] if len(ins) > 3 else None, attrs)
+    return [_unsqueezed(imp, acc, squeeze)]
+
+
+@converter("QLinearConv")
+def _qlinear_conv(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    if len(ins) < 8 or any(v is None for v in ins[:8]):
+        raise NodeError("needs eight inputs")
+    x, x_s, x_zp, w, w_s, w_zp, y_s, y_zp = ins[:8]
+    b = ins[8] if len(ins) > 8 else None
+    assert x is not None and w is not None and y_zp is not None
+    acc, squeeze = qconv(imp, x, w, x_zp, w_zp, attrs)
+    o = imp.shape(acc)[1]
+    if b is not None:
+        if imp.elem(b) != "i32":
+            raise NodeError("B must be int32")
+        acc = binary(imp, AddOp, acc, reshape(imp, b, (o, 1, 1)))
+    scales = []
+    for v, what in ((x_s, "x_scale"), (w_s, "w_scale"), (y_s, "y_scale")):
+        if not isinstance(v, Const):
+            raise Unsupported(f"{what} computed at run time")
+        scales.append(v.array.astype(np.float32).reshape(-1))
+    # As onnxruntime: (x_scale * w_scale[o]) / y_scale in f32.
+    mult = (scales[0] * scales[1]) / scales[2]
+    m: Value = Const(mult.reshape(()) if mult.size == 1 else mult.reshape(o, 1, 1))
+    zp = reshape(imp, y_zp, ())
+    y = Tensor(imp.emit(RequantizeOp, [imp.t(acc), imp.t(m), imp.t(zp)], imp.shape(acc), imp.elem(y_zp)))
+    return [_unsqueezed(imp, y, squeeze)]

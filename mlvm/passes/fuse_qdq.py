@@ -1,0 +1,210 @@
+"""Quantized convolutions and matmuls from their QDQ form.
+
+A QDQ model (what onnxruntime's static quantizer writes) spells an int8
+convolution as float ops between DequantizeLinear and QuantizeLinear:
+
+    quantize(conv2d(dequantize(xq, sx, zx), dequantize(wq, sw, zw),
+                    dequantize(bq, sb, 0)?) [relu], sy, zy)
+
+This pass computes it in integers, as onnxruntime runs such a model:
+
+    requantize(qconv2d(xq, wq, zx, zw) + bq, (sx * sw) / sy, zy) [max zy]
+
+(the bias's own scale is taken to be sx * sw, as the quantizer writes it;
+`quantize(relu(v))` is `max(quantize(v), zy)` exactly). Rank-2 matmuls
+without a bias become qmatmul + requantize the same way. The multiplier is
+computed by f32 ops on the scale tensors, which constant folding turns into
+a constant when the scales are known.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from mlvm.dialect.base import MlvmOp, elem_name
+from mlvm.dialect.elements import xdsl_type
+from mlvm.dialect.nn import Conv2dOp
+from mlvm.dialect.ops import AddOp, DivOp, MatmulOp, MaxOp, MulOp, ReluOp, ReshapeOp
+from mlvm.dialect.quant import DequantizeOp, QConv2dOp, QMatmulOp, QuantizeOp, RequantizeOp
+
+
+def _shape(v: SSAValue) -> tuple[int, ...]:
+    t = v.type
+    assert isinstance(t, TensorType)
+    return tuple(t.get_shape())
+
+
+def _elem(v: SSAValue) -> str:
+    t = v.type
+    assert isinstance(t, TensorType)
+    e = elem_name(t.element_type)
+    assert e is not None
+    return e
+
+
+def _only_use(v: SSAValue, user: Operation) -> bool:
+    uses = list(v.uses)
+    return len(uses) == 1 and uses[0].operation is user
+
+
+def _dq(v: SSAValue | None, elems: tuple[str, ...]) -> DequantizeOp | None:
+    """The dequantize producing v, if its integers are of one of `elems`."""
+    op = None if v is None else v.owner
+    if isinstance(op, DequantizeOp) and _elem(op.q) in elems:
+        return op
+    return None
+
+
+class _Builder:
+    """Ops inserted before `at`, in order."""
+
+    def __init__(self, rewriter: PatternRewriter, at: Operation) -> None:
+        self.rewriter, self.at = rewriter, at
+
+    def op(self, cls: type[MlvmOp], operands: list[SSAValue], shape: tuple[int, ...], elem: str,
+           **props: Attribute) -> SSAValue:
+        op = cls.create(operands=operands, result_types=[TensorType(xdsl_type(elem), list(shape))],
+                        properties=dict(props))
+        self.rewriter.insert_op(op, InsertPoint.before(self.at))
+        op.verify()
+        return op.results[0]
+
+    def reshape(self, v: SSAValue, shape: tuple[int, ...]) -> SSAValue:
+        if _shape(v) == shape:
+            return v
+        return self.op(ReshapeOp, [v], shape, _elem(v))
+
+
+def _per_channel(s: tuple[int, ...], channels: int) -> bool | None:
+    """True for one value per channel (a [C, 1, ...] tensor), False for one
+    value, None for anything else."""
+    if prod(s) == 1:
+        return False
+    if s and s[0] == channels and prod(s[1:]) == 1:
+        return True
+    return None
+
+
+def _requantized(b: _Builder, acc: SSAValue, sx: SSAValue, sw: SSAValue, per_o: bool, o: int,
+                 q: QuantizeOp, bshape: tuple[int, ...]) -> SSAValue:
+    """requantize(acc, (sx * sw) / sy, zy); the multiplier shaped `bshape`."""
+    sw_v = b.reshape(sw, (o,) if per_o else ())
+    prod_s = b.op(MulOp, [b.reshape(sx, ()), sw_v], _shape(sw_v), "f32")
+    mult = b.op(DivOp, [prod_s, b.reshape(q.scale, ())], _shape(sw_v), "f32")
+    mult = b.reshape(mult, bshape if per_o else ())
+    zy = b.reshape(q.zero_point, ())
+    return b.op(RequantizeOp, [acc, mult, zy], _shape(acc), _elem(q.result))
+
+
+@dataclass
+class FuseQdqConv(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, q: QuantizeOp, rewriter: PatternRewriter) -> None:
+        relu: ReluOp | None = None
+        src = q.x.owner
+        if isinstance(src, ReluOp) and _only_use(src.result, q):
+            relu, src = src, src.operand.owner
+        if not isinstance(src, Conv2dOp) or not _only_use(src.result, relu or q):
+            return
+        if prod(_shape(q.scale)) != 1 or prod(_shape(q.zero_point)) != 1:
+            return
+        dx, dw = _dq(src.x, ("i8", "ui8")), _dq(src.w, ("i8", "ui8"))
+        if dx is None or dw is None or prod(_shape(dx.scale)) != 1 or prod(_shape(dx.zero_point)) != 1:
+            return
+        o = _shape(src.w)[0]
+        per_s, per_z = _per_channel(_shape(dw.scale), o), _per_channel(_shape(dw.zero_point), o)
+        if per_s is None or per_z is None:
+            return
+        bias_q: SSAValue | None = None
+        if src.bias is not None:
+            db = _dq(src.bias, ("i32",))
+            if db is None:
+                return
+            bias_q = db.q
+        b = _Builder(rewriter, q)
+        props = {k: src.properties[k] for k in ("strides", "padding", "dilations", "groups")
+                 if k in src.properties}
+        zw = b.reshape(dw.zero_point, (o,) if per_z else ())
+        acc = b.op(QConv2dOp, [dx.q, dw.q, b.reshape(dx.zero_point, ()), zw], _shape(src.result), "i32",
+                   **props)
+        if bias_q is not None:
+            acc = b.op(AddOp, [acc, b.reshape(bias_q, (o, 1, 1))], _shape(acc), "i32")
+        y = _requantized(b, acc, dx.scale, dw.scale, per_s, o, q, (o, 1, 1))
+        if relu is not None:
+            y = b.op(MaxOp, [y, b.reshape(q.zero_point, ())], _shape(y), _elem(y))
+        rewriter.replace_op(q, [], [y])
+
+
+@dataclass
+class FuseQdqMatmul(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, q: QuantizeOp, rewriter: PatternRewriter) -> None:
+        src = q.x.owner
+        if not isinstance(src, MatmulOp) or not _only_use(src.result, q):
+            return
+        for k in ("transpose_lhs", "transpose_rhs"):
+            flag = src.properties.get(k)
+            if isinstance(flag, IntegerAttr) and flag.value.data:
+                return
+        da, db = _dq(src.lhs, ("i8", "ui8")), _dq(src.rhs, ("i8", "ui8"))
+        if da is None or db is None or len(_shape(src.rhs)) != 2 or len(_shape(src.lhs)) != 2:
+            return
+        if prod(_shape(q.scale)) != 1 or prod(_shape(q.zero_point)) != 1:
+            return
+        if any(prod(_shape(v)) != 1 for v in (da.scale, da.zero_point)):
+            return
+        n = _shape(src.rhs)[1]
+        per_s, per_z = _per_column(_shape(db.scale), n), _per_column(_shape(db.zero_point), n)
+        if per_s is None or per_z is None:
+            return
+        b = _Builder(rewriter, q)
+        zb = b.reshape(db.zero_point, (n,) if per_z else ())
+        acc = b.op(QMatmulOp, [da.q, db.q, b.reshape(da.zero_point, ()), zb], _shape(src.result), "i32")
+        y = _requantized(b, acc, da.scale, db.scale, per_s, n, q, (n,))
+        rewriter.replace_op(q, [], [y])
+
+
+def _per_column(s: tuple[int, ...], columns: int) -> bool | None:
+    """True for one value per column ([N] or [1, N]), False for one value."""
+    if prod(s) == 1:
+        return False
+    if s and s[-1] == columns and prod(s[:-1]) == 1:
+        return True
+    return None
+
+
+@dataclass(frozen=True)
+class FuseQdqPass(ModulePass):
+    name = "mlvm-fuse-qdq"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from xdsl.pattern_rewriter import GreedyRewritePatternApplier
+
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier([FuseQdqConv(), FuseQdqMatmul()]),
+            apply_recursively=False,
+        ).rewrite_module(op)
+        # The float ops the rewrite left without users.
+        changed = True
+        while changed:
+            changed = False
+            for o in reversed(list(op.walk())):
+                if isinstance(o, DequantizeOp | Conv2dOp | MatmulOp | ReluOp | ReshapeOp) and all(
+                    not r.uses for r in o.results
+                ):
+                    o.detach()
+                    o.erase()
+                    changed = True

@@ -1,0 +1,66 @@
+// RUN: mlvm-opt %s --split-input-file -p mlvm-fuse-qdq | filecheck %s
+
+// A QDQ convolution with an int32 bias and a relu: integer conv, bias added
+// in int32, requantized by (sx * sw) / sy, relu as max with the zero point.
+// CHECK-LABEL: func.func @conv
+// CHECK-NOT: mlvm.conv2d
+// CHECK-NOT: mlvm.dequantize
+// CHECK: %[[ACC:.*]] = "mlvm.qconv2d"(%xq, %wq, %{{.*}}, %{{.*}}) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x3x5x5xui8>, tensor<4x3x3x3xi8>, tensor<ui8>, tensor<4xi8>) -> tensor<1x4x5x5xi32>
+// CHECK: %[[B:.*]] = "mlvm.add"(%[[ACC]], %{{.*}}) : (tensor<1x4x5x5xi32>, tensor<4x1x1xi32>) -> tensor<1x4x5x5xi32>
+// CHECK: %[[P:.*]] = "mlvm.mul"(%{{.*}}, %{{.*}}) : (tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK: %[[M:.*]] = "mlvm.div"(%[[P]], %{{.*}}) : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+// CHECK: %[[M3:.*]] = "mlvm.reshape"(%[[M]]) : (tensor<4xf32>) -> tensor<4x1x1xf32>
+// CHECK: %[[Y:.*]] = "mlvm.requantize"(%[[B]], %[[M3]], %{{.*}}) : (tensor<1x4x5x5xi32>, tensor<4x1x1xf32>, tensor<ui8>) -> tensor<1x4x5x5xui8>
+// CHECK: %[[R:.*]] = "mlvm.max"(%[[Y]], %{{.*}}) : (tensor<1x4x5x5xui8>, tensor<ui8>) -> tensor<1x4x5x5xui8>
+// CHECK: func.return %[[R]]
+func.func @conv(%xq: tensor<1x3x5x5xui8>, %wq: tensor<4x3x3x3xi8>, %bq: tensor<4xi32>, %sw: tensor<4x1x1x1xf32>, %zw: tensor<4x1x1x1xi8>) -> tensor<1x4x5x5xui8> {
+  %sx = "mlvm.constant"() <{value = dense<0.5> : tensor<f32>}> : () -> tensor<f32>
+  %zx = "mlvm.constant"() <{value = dense<128> : tensor<ui8>}> : () -> tensor<ui8>
+  %sb = "mlvm.constant"() <{value = dense<0.01> : tensor<4xf32>}> : () -> tensor<4xf32>
+  %zb = "mlvm.constant"() <{value = dense<0> : tensor<4xi32>}> : () -> tensor<4xi32>
+  %sy = "mlvm.constant"() <{value = dense<0.25> : tensor<f32>}> : () -> tensor<f32>
+  %zy = "mlvm.constant"() <{value = dense<3> : tensor<ui8>}> : () -> tensor<ui8>
+  %x = "mlvm.dequantize"(%xq, %sx, %zx) : (tensor<1x3x5x5xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x3x5x5xf32>
+  %w = "mlvm.dequantize"(%wq, %sw, %zw) : (tensor<4x3x3x3xi8>, tensor<4x1x1x1xf32>, tensor<4x1x1x1xi8>) -> tensor<4x3x3x3xf32>
+  %b = "mlvm.dequantize"(%bq, %sb, %zb) : (tensor<4xi32>, tensor<4xf32>, tensor<4xi32>) -> tensor<4xf32>
+  %c = "mlvm.conv2d"(%x, %w, %b) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x3x5x5xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x5x5xf32>
+  %r = "mlvm.relu"(%c) : (tensor<1x4x5x5xf32>) -> tensor<1x4x5x5xf32>
+  %y = "mlvm.quantize"(%r, %sy, %zy) : (tensor<1x4x5x5xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x4x5x5xui8>
+  func.return %y : tensor<1x4x5x5xui8>
+}
+
+// -----
+// A QDQ matmul with per-column weight scales and zero points.
+// CHECK-LABEL: func.func @matmul
+// CHECK: %[[ACC:.*]] = "mlvm.qmatmul"(%aq, %bq, %{{.*}}, %{{.*}}) : (tensor<2x8xi8>, tensor<8x3xi8>, tensor<i8>, tensor<3xi8>) -> tensor<2x3xi32>
+// CHECK: "mlvm.requantize"(%[[ACC]], %{{.*}}, %{{.*}}) : (tensor<2x3xi32>, tensor<3xf32>, tensor<i8>) -> tensor<2x3xi8>
+// CHECK-NOT: mlvm.matmul
+func.func @matmul(%aq: tensor<2x8xi8>, %bq: tensor<8x3xi8>, %sb: tensor<1x3xf32>, %zb: tensor<1x3xi8>, %s: tensor<f32>, %z: tensor<i8>) -> tensor<2x3xi8> {
+  %a = "mlvm.dequantize"(%aq, %s, %z) : (tensor<2x8xi8>, tensor<f32>, tensor<i8>) -> tensor<2x8xf32>
+  %b = "mlvm.dequantize"(%bq, %sb, %zb) : (tensor<8x3xi8>, tensor<1x3xf32>, tensor<1x3xi8>) -> tensor<8x3xf32>
+  %m = "mlvm.matmul"(%a, %b) : (tensor<2x8xf32>, tensor<8x3xf32>) -> tensor<2x3xf32>
+  %y = "mlvm.quantize"(%m, %s, %z) : (tensor<2x3xf32>, tensor<f32>, tensor<i8>) -> tensor<2x3xi8>
+  func.return %y : tensor<2x3xi8>
+}
+
+// -----
+// Left alone: a float bias (no int32 to add), a conv read by two ops, and a
+// transposed matmul.
+// CHECK-LABEL: func.func @not_qdq
+// CHECK-NOT: mlvm.qconv2d
+// CHECK-NOT: mlvm.qmatmul
+// CHECK: "mlvm.conv2d"
+// CHECK: "mlvm.conv2d"
+// CHECK: "mlvm.matmul"
+func.func @not_qdq(%xq: tensor<1x1x3x3xi8>, %wq: tensor<1x1x1x1xi8>, %fb: tensor<1xf32>, %s: tensor<f32>, %z: tensor<i8>, %aq: tensor<2x2xi8>) -> (tensor<1x1x3x3xi8>, tensor<1x1x3x3xi8>, tensor<1x1x3x3xf32>, tensor<2x2xi8>) {
+  %x = "mlvm.dequantize"(%xq, %s, %z) : (tensor<1x1x3x3xi8>, tensor<f32>, tensor<i8>) -> tensor<1x1x3x3xf32>
+  %w = "mlvm.dequantize"(%wq, %s, %z) : (tensor<1x1x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<1x1x1x1xf32>
+  %c = "mlvm.conv2d"(%x, %w, %fb) : (tensor<1x1x3x3xf32>, tensor<1x1x1x1xf32>, tensor<1xf32>) -> tensor<1x1x3x3xf32>
+  %y = "mlvm.quantize"(%c, %s, %z) : (tensor<1x1x3x3xf32>, tensor<f32>, tensor<i8>) -> tensor<1x1x3x3xi8>
+  %c2 = "mlvm.conv2d"(%x, %w) : (tensor<1x1x3x3xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x3x3xf32>
+  %y2 = "mlvm.quantize"(%c2, %s, %z) : (tensor<1x1x3x3xf32>, tensor<f32>, tensor<i8>) -> tensor<1x1x3x3xi8>
+  %a = "mlvm.dequantize"(%aq, %s, %z) : (tensor<2x2xi8>, tensor<f32>, tensor<i8>) -> tensor<2x2xf32>
+  %m = "mlvm.matmul"(%a, %a) <{transpose_rhs = true}> : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  %y3 = "mlvm.quantize"(%m, %s, %z) : (tensor<2x2xf32>, tensor<f32>, tensor<i8>) -> tensor<2x2xi8>
+  func.return %y, %y2, %c2, %y3 : tensor<1x1x3x3xi8>, tensor<1x1x3x3xi8>, tensor<1x1x3x3xf32>, tensor<2x2xi8>
+}

@@ -298,43 +298,16 @@ class QConv2dOp(MlvmOp):
         d = self.dims()
         if d["n"] * d["o"] * d["oh"] * d["ow"] == 0:
             return
-        ex, ew = self.elem_entry(self.x, "x"), self.elem_entry(self.w, "w")
-        per_o = prod(self.shape_of(self.w_zero_point, "w_zero_point")) > 1 or \
-            len(self.shape_of(self.w_zero_point, "w_zero_point")) == 1
-        og, cpg = d["o"] // d["groups"], d["c"] // d["groups"]
-        kk = cpg * d["kh"] * d["kw"]
-        cg.stmt("\n    ".join([
-            "{",
-            f"    const {ex.ctype} *x = {cg.ptr(self.x)};",
-            f"    const {ew.ctype} *w = {cg.ptr(self.w)};",
-            f"    const int32_t zx = (int32_t){cg.ptr(self.x_zero_point)}[0];",
-            f"    const {ew.ctype} *zw = {cg.ptr(self.w_zero_point)};",
-            f"    int32_t *out = {cg.ptr(self.result)};",
-            "    mlvm_index_t n, o, oy, ox, c, ky, kx;",
-            f"    for (n = 0; n < {d['n']}; ++n)",
-            f"        for (o = 0; o < {d['o']}; ++o) {{",
-            f"            const int32_t zwo = (int32_t)zw[{'o' if per_o else '0'}];",
-            f"            const {ew.ctype} *wo = w + o * {kk};",
-            f"            const {ex.ctype} *xg = x + (n * {d['c']} + (o / {og}) * {cpg}) * {d['h'] * d['w']};",
-            f"            for (oy = 0; oy < {d['oh']}; ++oy)",
-            f"                for (ox = 0; ox < {d['ow']}; ++ox) {{",
-            "                    uint32_t acc = 0;",
-            f"                    for (c = 0; c < {cpg}; ++c)",
-            f"                        for (ky = 0; ky < {d['kh']}; ++ky) {{",
-            f"                            const mlvm_index_t iy = oy * {d['sh']} - {d['pt']} + ky * {d['dh']};",
-            f"                            if (iy < 0 || iy >= {d['h']}) continue;",
-            f"                            for (kx = 0; kx < {d['kw']}; ++kx) {{",
-            f"                                const mlvm_index_t ix = ox * {d['sw']} - {d['pl']} + kx * {d['dw']};",
-            f"                                if (ix < 0 || ix >= {d['w']}) continue;",
-            f"                                acc += (uint32_t)(((int32_t)xg[(c * {d['h']} + iy) * {d['w']} + ix] - zx) *",
-            f"                                                  ((int32_t)wo[(c * {d['kh']} + ky) * {d['kw']} + kx] - zwo));",
-            "                            }",
-            "                        }",
-            "                    *out++ = (int32_t)acc;",
-            "                }",
-            "        }",
-            "}",
-        ]))
+        zw = self.shape_of(self.w_zero_point, "w_zero_point")
+        fields = [d[k] for k in ("n", "c", "h", "w", "o", "kh", "kw", "oh", "ow", "sh", "sw", "pt", "pl",
+                                 "dh", "dw", "groups")]
+        flags = [int(self.elem_of(self.x, "x") == "i8"), int(self.elem_of(self.w, "w") == "i8"),
+                 int(prod(zw) > 1)]
+        p = cg.const_struct("mlvm_qconv2d_t", ", ".join(str(v) for v in fields + flags))
+        cg.stmt(
+            f"mlvm_qconv2d_8({p}, {cg.ptr(self.x)}, {cg.ptr(self.w)}, {cg.ptr(self.x_zero_point)}, "
+            f"{cg.ptr(self.w_zero_point)}, {cg.ptr(self.result)});"
+        )
 
 
 QUANT_OPS: list[type[MlvmOp]] = [QuantizeOp, DequantizeOp, RequantizeOp, QMatmulOp, QConv2dOp]

@@ -98,6 +98,15 @@ typedef struct mlvm_qmatmul {
 void mlvm_qmatmul_8(const mlvm_qmatmul_t *p, const void *a, const void *b, const void *za,
                     const void *zb, int32_t *out);
 
+/* mlvm.qconv2d on 8-bit operands: x NCHW, w OIHW (I = c / groups), zx one
+ * value, zw one value or one per output channel; out NOHW int32. */
+typedef struct mlvm_qconv2d {
+    mlvm_index_t n, c, h, w, o, kh, kw, oh, ow, sh, sw, pt, pl, dh, dw, groups;
+    int32_t x_signed, w_signed, zw_per_o;
+} mlvm_qconv2d_t;
+void mlvm_qconv2d_8(const mlvm_qconv2d_t *p, const void *x, const void *w, const void *zx,
+                    const void *zw, int32_t *out);
+
 void mlvm_fill_f32(size_t n, float v, float *out);
 void mlvm_fill_i32(size_t n, int32_t v, int32_t *out);
 void mlvm_cast_f32_i32(size_t n, const float *in, int32_t *out);

@@ -49,3 +49,81 @@ void mlvm_qmatmul_8(const mlvm_qmatmul_t *p, const void *a, const void *b, const
         }
     }
 }
+
+/* mlvm.qconv2d on 8-bit operands: for each output row, a row of int32
+ * accumulators takes, for every (channel, ky, kx) tap, the weight times the
+ * input row it meets (x - zx), over the output columns whose input column
+ * is inside the image (padding adds nothing). The innermost loop runs over
+ * output columns: with stride 1 it reads the input row contiguously and
+ * compilers vectorise it. Rows longer than MLVM_QCONV_CHUNK go in chunks. */
+#define MLVM_QCONV_CHUNK 256
+
+static mlvm_index_t ceil_div(mlvm_index_t a, mlvm_index_t b)
+{
+    return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+}
+
+#define MLVM_QTAP(name, TX)                                                   \
+    static void name(int32_t *acc, const TX *row, mlvm_index_t lo, mlvm_index_t hi, \
+                     mlvm_index_t stride, mlvm_index_t off, int32_t wv, int32_t zx)   \
+    {                                                                         \
+        mlvm_index_t j;                                                       \
+        if (stride == 1) {                                                    \
+            const TX *r = row + off;                                          \
+            for (j = lo; j < hi; ++j)                                         \
+                acc[j] = (int32_t)((uint32_t)acc[j] + (uint32_t)(wv * ((int32_t)r[j] - zx))); \
+        } else {                                                              \
+            for (j = lo; j < hi; ++j)                                         \
+                acc[j] = (int32_t)((uint32_t)acc[j] + (uint32_t)(wv * ((int32_t)row[j * stride + off] - zx))); \
+        }                                                                     \
+    }
+
+MLVM_QTAP(qtap_s8, int8_t)
+MLVM_QTAP(qtap_u8, uint8_t)
+
+void mlvm_qconv2d_8(const mlvm_qconv2d_t *p, const void *x, const void *w, const void *zx,
+                    const void *zw, int32_t *out)
+{
+    const mlvm_index_t og = p->o / p->groups, cg = p->c / p->groups;
+    const mlvm_index_t taps = cg * p->kh * p->kw;
+    const int32_t zxv = load8(zx, 0, p->x_signed);
+    int32_t acc[MLVM_QCONV_CHUNK];
+    mlvm_index_t n, o, oy, j0, c, ky, kx, j;
+    for (n = 0; n < p->n; ++n)
+        for (o = 0; o < p->o; ++o) {
+            const mlvm_index_t c0 = (o / og) * cg;
+            const int32_t zwo = load8(zw, p->zw_per_o ? o : 0, p->w_signed);
+            for (oy = 0; oy < p->oh; ++oy)
+                for (j0 = 0; j0 < p->ow; j0 += MLVM_QCONV_CHUNK) {
+                    const mlvm_index_t cols = p->ow - j0 < MLVM_QCONV_CHUNK ? p->ow - j0 : MLVM_QCONV_CHUNK;
+                    for (j = 0; j < cols; ++j)
+                        acc[j] = 0;
+                    for (kx = 0; kx < p->kw; ++kx) {
+                        /* ix = (j0 + j) * sw - pl + kx * dw must lie in [0, w) */
+                        const mlvm_index_t off = j0 * p->sw - p->pl + kx * p->dw;
+                        mlvm_index_t lo = ceil_div(-off, p->sw), hi = ceil_div(p->w - off, p->sw);
+                        lo = lo < 0 ? 0 : lo;
+                        hi = hi > cols ? cols : hi;
+                        if (lo >= hi)
+                            continue;
+                        for (c = 0; c < cg; ++c)
+                            for (ky = 0; ky < p->kh; ++ky) {
+                                const mlvm_index_t iy = oy * p->sh - p->pt + ky * p->dh;
+                                const mlvm_index_t wi = o * taps + (c * p->kh + ky) * p->kw + kx;
+                                const mlvm_index_t row = ((n * p->c + c0 + c) * p->h + iy) * p->w;
+                                int32_t wv;
+                                if (iy < 0 || iy >= p->h)
+                                    continue;
+                                wv = (p->w_signed ? (int32_t)((const int8_t *)w)[wi]
+                                                  : (int32_t)((const uint8_t *)w)[wi]) - zwo;
+                                if (p->x_signed)
+                                    qtap_s8(acc, (const int8_t *)x + row, lo, hi, p->sw, off, wv, zxv);
+                                else
+                                    qtap_u8(acc, (const uint8_t *)x + row, lo, hi, p->sw, off, wv, zxv);
+                            }
+                    }
+                    for (j = 0; j < cols; ++j)
+                        out[((n * p->o + o) * p->oh + oy) * p->ow + j0 + j] = acc[j];
+                }
+        }
+}

@@ -83,6 +83,8 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
                        help="one meeting of the ranks per all_reduce (no buckets)")
         p.add_argument("--no-pack-weights", action="store_true",
                        help="keep weights in the archive's layout (transposed reads at run time)")
+        p.add_argument("--no-fuse-qdq", action="store_true",
+                       help="compute QDQ-form int8 convolutions / matmuls in float (skip mlvm-fuse-qdq)")
         p.add_argument(
             "--arena", choices=("caller", "static"), default="caller",
             help="who provides the arena: the caller (default) or a static buffer",
@@ -125,6 +127,7 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
         fuse=not args.no_fuse,
         inplace=not args.no_inplace,
         pack_weights=not args.no_pack_weights,
+        fuse_qdq=not args.no_fuse_qdq,
         bucket_collectives=not args.no_bucket_collectives,
         static_arena=args.arena == "static",
         max_bytes=args.max_bytes,

@@ -200,8 +200,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     print(f"int8 logits equal onnxruntime's bit for bit: {same}")
     result = {"acc_f32": acc_f, "acc_int8": acc_q, "same_as_onnxruntime": float(same)}
     if args.m4:
-        sys.path.insert(0, str(ROOT / "embedded" / "cortex_m"))
-        import harness
+        sys.path.insert(0, str(ROOT))
+        from embedded.cortex_m import harness
 
         from mlvm.cli import aot_main
 

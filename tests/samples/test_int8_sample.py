@@ -10,9 +10,9 @@ from types import ModuleType
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "embedded" / "cortex_m"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import harness  # noqa: E402
+from embedded.cortex_m import harness  # noqa: E402
 
 
 def test_int8_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str],

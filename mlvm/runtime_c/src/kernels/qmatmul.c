@@ -50,31 +50,50 @@ void mlvm_qmatmul_8(const mlvm_qmatmul_t *p, const void *a, const void *b, const
     }
 }
 
-/* mlvm.qconv2d on 8-bit operands: for each output row, a row of int32
- * accumulators takes, for every (channel, ky, kx) tap, the weight times the
- * input row it meets (x - zx), over the output columns whose input column
- * is inside the image (padding adds nothing). The innermost loop runs over
- * output columns: with stride 1 it reads the input row contiguously and
- * compilers vectorise it. Rows longer than MLVM_QCONV_CHUNK go in chunks. */
-#define MLVM_QCONV_CHUNK 256
+/* mlvm.qconv2d on 8-bit operands: for each output row, rows of int32
+ * accumulators for a block of up to four output channels take, for every
+ * (channel, ky, kx) tap, the weights times the input row the tap meets
+ * (x - zx), over the output columns whose input column is inside the image
+ * (padding adds nothing). One pass over the input row feeds all four
+ * channels; the innermost loop runs over output columns and vectorises
+ * (stride 1 reads the row contiguously). Rows longer than MLVM_QCONV_CHUNK
+ * go in chunks; the accumulators take 4 * MLVM_QCONV_CHUNK * 4 bytes of
+ * stack. Sums wrap modulo 2^32 (as the int32 of the reference). */
+#define MLVM_QCONV_CHUNK 64
+#define MLVM_QCONV_BLOCK 4
 
 static mlvm_index_t ceil_div(mlvm_index_t a, mlvm_index_t b)
 {
     return a >= 0 ? (a + b - 1) / b : -((-a) / b);
 }
 
+#define MLVM_QADD(a, b) ((int32_t)((uint32_t)(a) + (uint32_t)(b)))
+
 #define MLVM_QTAP(name, TX)                                                   \
-    static void name(int32_t *acc, const TX *row, mlvm_index_t lo, mlvm_index_t hi, \
-                     mlvm_index_t stride, mlvm_index_t off, int32_t wv, int32_t zx)   \
+    static void name(int32_t (*acc)[MLVM_QCONV_CHUNK], int nb, const TX *row,  \
+                     mlvm_index_t lo, mlvm_index_t hi, mlvm_index_t stride,   \
+                     mlvm_index_t off, const int32_t *wv, int32_t zx)         \
     {                                                                         \
         mlvm_index_t j;                                                       \
-        if (stride == 1) {                                                    \
+        int b;                                                                \
+        if (nb == MLVM_QCONV_BLOCK && stride == 1) {                          \
             const TX *r = row + off;                                          \
+            const int32_t w0 = wv[0], w1 = wv[1], w2 = wv[2], w3 = wv[3];     \
+            int32_t *a0 = acc[0], *a1 = acc[1], *a2 = acc[2], *a3 = acc[3];   \
+            for (j = lo; j < hi; ++j) {                                       \
+                const int32_t v = (int32_t)r[j] - zx;                         \
+                a0[j] = MLVM_QADD(a0[j], w0 * v);                             \
+                a1[j] = MLVM_QADD(a1[j], w1 * v);                             \
+                a2[j] = MLVM_QADD(a2[j], w2 * v);                             \
+                a3[j] = MLVM_QADD(a3[j], w3 * v);                             \
+            }                                                                 \
+            return;                                                           \
+        }                                                                     \
+        for (b = 0; b < nb; ++b) {                                            \
+            int32_t *a = acc[b];                                              \
+            const int32_t w = wv[b];                                          \
             for (j = lo; j < hi; ++j)                                         \
-                acc[j] = (int32_t)((uint32_t)acc[j] + (uint32_t)(wv * ((int32_t)r[j] - zx))); \
-        } else {                                                              \
-            for (j = lo; j < hi; ++j)                                         \
-                acc[j] = (int32_t)((uint32_t)acc[j] + (uint32_t)(wv * ((int32_t)row[j * stride + off] - zx))); \
+                a[j] = MLVM_QADD(a[j], w * ((int32_t)row[j * stride + off] - zx)); \
         }                                                                     \
     }
 
@@ -87,17 +106,23 @@ void mlvm_qconv2d_8(const mlvm_qconv2d_t *p, const void *x, const void *w, const
     const mlvm_index_t og = p->o / p->groups, cg = p->c / p->groups;
     const mlvm_index_t taps = cg * p->kh * p->kw;
     const int32_t zxv = load8(zx, 0, p->x_signed);
-    int32_t acc[MLVM_QCONV_CHUNK];
+    int32_t acc[MLVM_QCONV_BLOCK][MLVM_QCONV_CHUNK];
+    int32_t zwo[MLVM_QCONV_BLOCK], wv[MLVM_QCONV_BLOCK];
     mlvm_index_t n, o, oy, j0, c, ky, kx, j;
+    int b, nb;
     for (n = 0; n < p->n; ++n)
-        for (o = 0; o < p->o; ++o) {
+        for (o = 0; o < p->o; o += nb) {
             const mlvm_index_t c0 = (o / og) * cg;
-            const int32_t zwo = load8(zw, p->zw_per_o ? o : 0, p->w_signed);
+            /* a block stays within its group */
+            nb = (int)(og - o % og < MLVM_QCONV_BLOCK ? og - o % og : MLVM_QCONV_BLOCK);
+            for (b = 0; b < nb; ++b)
+                zwo[b] = load8(zw, p->zw_per_o ? o + b : 0, p->w_signed);
             for (oy = 0; oy < p->oh; ++oy)
                 for (j0 = 0; j0 < p->ow; j0 += MLVM_QCONV_CHUNK) {
                     const mlvm_index_t cols = p->ow - j0 < MLVM_QCONV_CHUNK ? p->ow - j0 : MLVM_QCONV_CHUNK;
-                    for (j = 0; j < cols; ++j)
-                        acc[j] = 0;
+                    for (b = 0; b < nb; ++b)
+                        for (j = 0; j < cols; ++j)
+                            acc[b][j] = 0;
                     for (kx = 0; kx < p->kw; ++kx) {
                         /* ix = (j0 + j) * sw - pl + kx * dw must lie in [0, w) */
                         const mlvm_index_t off = j0 * p->sw - p->pl + kx * p->dw;
@@ -109,21 +134,21 @@ void mlvm_qconv2d_8(const mlvm_qconv2d_t *p, const void *x, const void *w, const
                         for (c = 0; c < cg; ++c)
                             for (ky = 0; ky < p->kh; ++ky) {
                                 const mlvm_index_t iy = oy * p->sh - p->pt + ky * p->dh;
-                                const mlvm_index_t wi = o * taps + (c * p->kh + ky) * p->kw + kx;
                                 const mlvm_index_t row = ((n * p->c + c0 + c) * p->h + iy) * p->w;
-                                int32_t wv;
+                                const mlvm_index_t tap = (c * p->kh + ky) * p->kw + kx;
                                 if (iy < 0 || iy >= p->h)
                                     continue;
-                                wv = (p->w_signed ? (int32_t)((const int8_t *)w)[wi]
-                                                  : (int32_t)((const uint8_t *)w)[wi]) - zwo;
+                                for (b = 0; b < nb; ++b)
+                                    wv[b] = load8(w, (o + b) * taps + tap, p->w_signed) - zwo[b];
                                 if (p->x_signed)
-                                    qtap_s8(acc, (const int8_t *)x + row, lo, hi, p->sw, off, wv, zxv);
+                                    qtap_s8(acc, nb, (const int8_t *)x + row, lo, hi, p->sw, off, wv, zxv);
                                 else
-                                    qtap_u8(acc, (const uint8_t *)x + row, lo, hi, p->sw, off, wv, zxv);
+                                    qtap_u8(acc, nb, (const uint8_t *)x + row, lo, hi, p->sw, off, wv, zxv);
                             }
                     }
-                    for (j = 0; j < cols; ++j)
-                        out[((n * p->o + o) * p->oh + oy) * p->ow + j0 + j] = acc[j];
+                    for (b = 0; b < nb; ++b)
+                        for (j = 0; j < cols; ++j)
+                            out[((n * p->o + o + b) * p->oh + oy) * p->ow + j0 + j] = acc[b][j];
                 }
         }
 }

@@ -57,8 +57,8 @@ void mlvm_qmatmul_8(const mlvm_qmatmul_t *p, const void *a, const void *b, const
  * (padding adds nothing). One pass over the input row feeds all four
  * channels; the innermost loop runs over output columns and vectorises
  * (stride 1 reads the row contiguously). Rows longer than MLVM_QCONV_CHUNK
- * go in chunks; the accumulators take 4 * MLVM_QCONV_CHUNK * 4 bytes of
- * stack. Sums wrap modulo 2^32 (as the int32 of the reference). */
+ * go in chunks; the accumulators and one gathered row take
+ * 5 * MLVM_QCONV_CHUNK * 4 bytes of stack. Sums wrap modulo 2^32 (as the int32 of the reference). */
 #define MLVM_QCONV_CHUNK 64
 #define MLVM_QCONV_BLOCK 4
 
@@ -89,11 +89,17 @@ static mlvm_index_t ceil_div(mlvm_index_t a, mlvm_index_t b)
             }                                                                 \
             return;                                                           \
         }                                                                     \
-        for (b = 0; b < nb; ++b) {                                            \
-            int32_t *a = acc[b];                                              \
-            const int32_t w = wv[b];                                          \
+        {   /* strided or fewer channels: the row's taps once, then a    \
+               vectorised multiply-add per channel */                          \
+            int32_t v[MLVM_QCONV_CHUNK];                                      \
             for (j = lo; j < hi; ++j)                                         \
-                a[j] = MLVM_QADD(a[j], w * ((int32_t)row[j * stride + off] - zx)); \
+                v[j] = (int32_t)row[j * stride + off] - zx;                   \
+            for (b = 0; b < nb; ++b) {                                        \
+                int32_t *a = acc[b];                                          \
+                const int32_t w = wv[b];                                      \
+                for (j = lo; j < hi; ++j)                                     \
+                    a[j] = MLVM_QADD(a[j], w * v[j]);                         \
+            }                                                                 \
         }                                                                     \
     }
 

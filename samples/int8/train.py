@@ -174,6 +174,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=None, help="folder for the .onnx files (default: a temporary one)")
     ap.add_argument("--m4", action="store_true", help="also run the int8 model on an emulated Cortex-M4")
+    ap.add_argument("--count", action="store_true",
+                    help="with --m4: exact instructions per inference of the f32 and int8 models")
     args = ap.parse_args(argv)
 
     import onnxruntime as ort
@@ -218,6 +220,18 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
               f"stack {res.stack_bytes} B, flash {res.text_bytes + res.data_bytes} B, "
               f"RAM {res.data_bytes + res.bss_bytes} B")
         result["m4_same"] = float(ok)
+        if args.count:
+            macs = 8 * 1 * 9 * 64 + 16 * 8 * 9 * 16 + 256 * 10
+            for name, path, mod in (("f32", f32, mf), ("int8", q, mq)):
+                c = out / f"digits_{name}_count.c"
+                if aot_main(["compile", str(path), "-o", str(c)]) != 0:
+                    raise SystemExit("mlvm-aot compile failed")
+                r = harness.run(c, mod.functions["main"], [d.x_test[:1]], "m4", count=True)
+                assert r.instructions is not None
+                print(f"Cortex-M4 {name}: {r.instructions} instructions per inference, "
+                      f"{r.instructions / macs:.2f} per multiply-add ({macs}), stack {r.stack_bytes} B, "
+                      f"text {r.text_bytes} B")
+                result[f"m4_{name}_instructions"] = float(r.instructions)
     return result
 
 

@@ -38,9 +38,9 @@ if TYPE_CHECKING:
 INDEX_ELEMS = ("i32", "i64")
 
 
-def _axis_prop(op: MlvmOp, rank: int, what: str) -> int:
+def _axis_prop(op: MlvmOp, rank: int, what: str, default: int = 0) -> int:
     attr = op.properties.get("axis")
-    axis = int(attr.value.data) if isinstance(attr, IntegerAttr) else 0
+    axis = int(attr.value.data) if isinstance(attr, IntegerAttr) else default
     a = normalize_axis(axis, rank)
     if a is None:
         raise VerifyException(f"{op.name}: axis {axis} is out of range for {what}")
@@ -382,4 +382,154 @@ class IotaOp(MlvmOp):
         ]))
 
 
-INDEX_OPS: list[type[MlvmOp]] = [GatherOp, PadOp, CumsumOp, IotaOp]
+@irdl_op_definition
+class GatherElementsOp(MlvmOp):
+    """result[i] = operand[i with dim `axis` replaced by indices[i]]
+    (numpy.take_along_axis, ONNX GatherElements); indices and result share
+    one shape, of the operand's rank. Negative indices count from the end;
+    an index outside [-n, n) gives zero (nothing is read)."""
+
+    name = "mlvm.gather_elements"
+    operand = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr.constr(type=i64))
+    traits = traits_def(Pure())
+    OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("operand", "indices")
+
+    def verify_(self) -> None:
+        elem = self.expect_elem(self.operand, "operand", ALL)
+        self.expect_elem(self.indices, "indices", INDEX_ELEMS)
+        shape = self.shape_of(self.operand, "operand")
+        ishape = self.shape_of(self.indices, "indices")
+        if not shape:
+            raise VerifyException(f"{self.name}: operand {type_str(self.operand.type)} has no axis")
+        ax = _axis_prop(self, len(shape), f"operand {type_str(self.operand.type)}")
+        if len(ishape) != len(shape) or any(a > b for d, (a, b) in enumerate(zip(ishape, shape)) if d != ax):
+            raise VerifyException(
+                f"{self.name}: indices {type_str(self.indices.type)} must have the rank of operand "
+                f"{type_str(self.operand.type)} and no larger dims off the axis"
+            )
+        self.expect_result(0, ishape, elem)
+
+    def reference(
+        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        x, idx = inputs
+        ax = _axis_prop(self, x.ndim, "operand")
+        n = x.shape[ax]
+        i = idx.astype(np.int64)
+        i = np.where(i < 0, i + n, i)
+        ok = (i >= 0) & (i < n)
+        sub = x[tuple(slice(0, d) for d in idx.shape[:ax]) + (slice(None),)
+                + tuple(slice(0, d) for d in idx.shape[ax + 1:])]
+        out = np.take_along_axis(sub, np.where(ok, i, 0), axis=ax)
+        return [np.where(ok, out, np.zeros((), x.dtype)).astype(result_dtype(self))]
+
+    def lower(self, cg: Lowering) -> None:
+        shape = self.shape_of(self.operand, "operand")
+        ishape = self.shape_of(self.indices, "indices")
+        if prod(ishape) == 0:
+            return
+        ax = _axis_prop(self, len(shape), "operand")
+        e = self.elem_entry(self.operand, "operand")
+        it = self.elem_entry(self.indices, "indices").ctype
+        strides = contiguous_strides(shape)
+        at = " + ".join(f"{'i' if d == ax else f'i{d}'} * {strides[d]}" for d in range(len(shape)))
+        opening, closing, pad = _loops(ishape)
+        cg.stmt("\n    ".join([
+            "{",
+            f"    const {e.ctype} *in = {cg.ptr(self.operand)};",
+            f"    const {it} *idx = {cg.ptr(self.indices)};",
+            f"    {e.ctype} *out = {cg.ptr(self.result)};",
+            "    mlvm_index_t o = 0;",
+            f"    mlvm_index_t {', '.join(f'i{d}' for d in range(len(ishape)))};",
+            *opening,
+            f"{pad}int64_t i = (int64_t)idx[o];",
+            f"{pad}if (i < 0) i += {shape[ax]};",
+            f"{pad}out[o] = (i >= 0 && i < {shape[ax]}) ? in[{at}] : 0;",
+            f"{pad}++o;",
+            *closing,
+            "}",
+        ]))
+
+
+@irdl_op_definition
+class OneHotOp(MlvmOp):
+    """result[..., k, ...] = on if indices[...] == k else off, the new dim
+    (the result type's size, `depth`) at `axis` (ONNX OneHot). Negative
+    indices count from the end; others out of range give an all-off row."""
+
+    name = "mlvm.one_hot"
+    indices = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = opt_prop_def(IntegerAttr.constr(type=i64), IntegerAttr(-1, i64))
+    on = opt_prop_def(FloatAttr, FloatAttr(1.0, Float32Type()))
+    off = opt_prop_def(FloatAttr, FloatAttr(0.0, Float32Type()))
+    traits = traits_def(Pure())
+    OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("indices",)
+
+    def norm_axis(self) -> int:
+        return _axis_prop(self, len(self.shape_of(self.result, "result")), f"result {type_str(self.result.type)}",
+                          default=-1)
+
+    def verify_(self) -> None:
+        self.expect_elem(self.indices, "indices", (*INDEX_ELEMS, "i8", "i16", "ui8", "ui16", "ui32", "ui64"))
+        elem = self.expect_elem(self.result, "result", ALL)
+        ishape = self.shape_of(self.indices, "indices")
+        rshape = self.shape_of(self.result, "result")
+        if len(rshape) != len(ishape) + 1:
+            raise VerifyException(
+                f"{self.name}: result {type_str(self.result.type)} must have one dim more than "
+                f"indices {type_str(self.indices.type)}")
+        ax = self.norm_axis()
+        self.expect_result(0, ishape[:ax] + (rshape[ax],) + ishape[ax:], elem)
+        e = self.elem_entry(self.result, "result")
+        for name in ("on", "off"):
+            v = _f32_prop(self, name)
+            if (e.is_int or e.kind == "b") and (not np.isfinite(v) or v != int(v) or not e.min <= v <= e.max):
+                raise VerifyException(f"{self.name}: {name} {v} is not an {e.name} value")
+
+    def reference(
+        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        idx = inputs[0].astype(np.int64)
+        ax = self.norm_axis()
+        depth = result_shape(self)[ax]
+        i = np.where(idx < 0, idx + depth, idx)
+        k = np.arange(depth).reshape((1,) * ax + (depth,) + (1,) * (idx.ndim - ax))
+        hot = np.expand_dims(i, ax) == k
+        dt = result_dtype(self)
+        return [np.where(hot, np.array(_f32_prop(self, "on")).astype(dt),
+                         np.array(_f32_prop(self, "off")).astype(dt)).astype(dt)]
+
+    def lower(self, cg: Lowering) -> None:
+        rshape = result_shape(self)
+        if prod(rshape) == 0:
+            return
+        ax = self.norm_axis()
+        depth = rshape[ax]
+        e = self.elem_entry(self.result, "result")
+        ishape = self.shape_of(self.indices, "indices")
+        istr = contiguous_strides(ishape)
+        at = " + ".join(f"i{d if d < ax else d + 1} * {istr[d]}" for d in range(len(ishape))) or "0"
+        lit = {k: e.store.format(c_literal(e, _f32_prop(self, k) if e.is_float else int(_f32_prop(self, k))))
+               for k in ("on", "off")}
+        it = self.elem_entry(self.indices, "indices").ctype
+        opening, closing, pad = _loops(rshape)
+        cg.stmt("\n    ".join([
+            "{",
+            f"    const {it} *idx = {cg.ptr(self.indices)};",
+            f"    {e.ctype} *out = {cg.ptr(self.result)};",
+            "    mlvm_index_t o = 0;",
+            f"    mlvm_index_t {', '.join(f'i{d}' for d in range(len(rshape)))};",
+            *opening,
+            f"{pad}int64_t k = (int64_t)idx[{at}];",
+            f"{pad}if (k < 0) k += {depth};",
+            f"{pad}out[o++] = k == (int64_t)i{ax} ? {lit['on']} : {lit['off']};",
+            *closing,
+            "}",
+        ]))
+
+
+INDEX_OPS: list[type[MlvmOp]] = [GatherOp, GatherElementsOp, PadOp, CumsumOp, IotaOp, OneHotOp]

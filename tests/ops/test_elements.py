@@ -420,6 +420,41 @@ for k, name in enumerate(ALL):
 
         SUITE.add(f"pad-{name}-{mode}", op_func("mlvm.pad", [x], [(out, x.dtype)], props), [x], want)
 
+def _take_along(axis: int):  # noqa: ANN202
+    def expect(x: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        out = np.zeros(idx.shape, x.dtype)
+        n = x.shape[axis]
+        for pos, i in np.ndenumerate(idx):
+            i = int(i) + (n if int(i) < 0 else 0)
+            if 0 <= i < n:
+                src = list(pos)
+                src[axis] = i
+                out[pos] = x[tuple(src)]
+        return out
+    return expect
+
+
+for k, name in enumerate(ALL):
+    g = rng(980 + k)
+    x = data(name, g, (3, 5, 2))
+    for res in INDEX_TYPES:
+        idx = np.array([[[4, -1], [0, 7], [-6, 2]], [[1, 1], [3, -5], [2, 0]]]).astype(ELEMS[res].dtype)  # 2x3x2
+        SUITE.add(f"gather_elements-{name}-{res}", op_func("mlvm.gather_elements", [x, idx], [(idx.shape, x.dtype)],
+                  {"axis": "1 : i64"}), [x, idx], _take_along(1))
+    ii = np.array([[0, 3, -1], [5, -6, 2]], dtype=np.int64)
+    on, off = (1.0, 0.0) if ELEMS[name].kind == "b" else (3.0, 1.0)
+
+    def hot(v: np.ndarray, dt=ELEMS[name].dtype, on=on, off=off) -> np.ndarray:  # noqa: ANN001
+        out = np.full((2, 4, 3), off, dtype=np.float64)
+        for (a, c), i in np.ndenumerate(v):
+            i = int(i) + (4 if int(i) < 0 else 0)
+            if 0 <= i < 4:
+                out[a, i, c] = on
+        return out.astype(dt)
+
+    SUITE.add(f"one_hot-{name}", op_func("mlvm.one_hot", [ii], [((2, 4, 3), ELEMS[name].dtype)],
+              {"axis": "1 : i64", "on": f"{on:.1f} : f32", "off": f"{off:.1f} : f32"}), [ii], hot)
+
 for k, name in enumerate(NUMERIC):
     g = rng(950 + k)
     e = ELEMS[name]

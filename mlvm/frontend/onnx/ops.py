@@ -58,7 +58,9 @@ from mlvm.dialect.ops import (
     TanhOp,
 )
 from mlvm.dialect.elements import ELEMS
-from mlvm.dialect.index import CumsumOp, GatherOp, PadOp
+
+ELEMS_BY_DTYPE = {e.dtype: name for name, e in ELEMS.items()}
+from mlvm.dialect.index import CumsumOp, GatherElementsOp, GatherOp, OneHotOp, PadOp
 from mlvm.dialect.quant import DequantizeOp, QConv2dOp, QMatmulOp, QuantizeOp, RequantizeOp
 from mlvm.dialect.logic import (
     AndOp,
@@ -1100,3 +1102,32 @@ def _qlinear_conv(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], 
     zp = reshape(imp, y_zp, ())
     y = Tensor(imp.emit(RequantizeOp, [imp.t(acc), imp.t(m), imp.t(zp)], imp.shape(acc), imp.elem(y_zp)))
     return [_unsqueezed(imp, y, squeeze)]
+
+
+@converter("GatherElements")
+def _gather_elements(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x, idx = _two(ins)
+    ax = _axis(int(attrs.get("axis", 0)), len(imp.shape(x)))
+    if imp.elem(idx) not in ("i32", "i64"):
+        raise NodeError(f"indices must be int32 or int64, not {imp.elem(idx)}")
+    return [Tensor(imp.emit(GatherElementsOp, [imp.t(x), imp.t(idx)], imp.shape(idx), imp.elem(x), axis=ax))]
+
+
+@converter("OneHot")
+def _one_hot(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    if len(ins) < 3 or any(v is None for v in ins[:3]):
+        raise NodeError("needs indices, depth and values")
+    idx, depth_v, values = ins[0], ins[1], ins[2]
+    assert idx is not None and values is not None
+    depth = _scalar_input(depth_v, "OneHot depth")
+    if not isinstance(values, Const) or values.array.size != 2:
+        raise Unsupported("values computed at run time")
+    assert depth is not None
+    off, on = (float(v) for v in values.array.reshape(-1).astype(np.float64))
+    elem = ELEMS_BY_DTYPE.get(values.array.dtype)
+    if elem is None or np.float32(off) != off or np.float32(on) != on:
+        raise Unsupported("values not exact in f32")
+    s = imp.shape(idx)
+    ax = _axis(int(attrs.get("axis", -1)), len(s) + 1)
+    out = (*s[:ax], int(depth), *s[ax:])
+    return [Tensor(imp.emit(OneHotOp, [imp.t(idx)], out, elem, axis=ax, on=on, off=off))]

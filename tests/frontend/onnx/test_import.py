@@ -205,6 +205,10 @@ CASES: list[Case] = [
          {"xs": np.float32(0.1), "xz": np.int8(-4), "w": ints(np.int8, 3, 1, 3, 3, lo=-127, hi=128),
           "ws": np.float32(0.02), "wz": np.int8(0), "ys": np.float32(0.3), "yz": np.int8(3)},
          exact=True, out_type=TensorProto.INT8),
+    Case("gather_elements", [node("GatherElements", ["x", "i"], axis=1)], {"x": rand(3, 4)},
+         {"i": np.asarray([[0, 3], [-1, 1], [2, 2]], np.int64)}, exact=True),
+    Case("one_hot", [node("OneHot", ["i", "d", "v"], axis=1)], {"i": ints(np.int64, 2, 3, lo=-5, hi=5)},
+         {"d": np.int64(5), "v": np.float32([0.5, 2.0])}, exact=True),
     Case("reduce_min_native", [node("ReduceMin", ["x"], axes=[1])], {"x": rand(3, 5)}, opset=13, exact=True),
     # matmul and gemm
     Case("matmul_2d", [node("MatMul", ["a", "b"])], {"a": rand(3, 5), "b": rand(5, 7)}),

@@ -7,6 +7,8 @@ zeros there). Everything else is checked by the verifier.
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Mapping, Sequence
 from math import prod
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -532,4 +534,114 @@ class OneHotOp(MlvmOp):
         ]))
 
 
-INDEX_OPS: list[type[MlvmOp]] = [GatherOp, GatherElementsOp, PadOp, CumsumOp, IotaOp, OneHotOp]
+@irdl_op_definition
+class TopkOp(MlvmOp):
+    """The k largest (or smallest) elements along `axis` and their indices,
+    sorted, ties in index order (ONNX TopK); k is the results' size along
+    the axis. NaN comes after every number either way, as in the onnx
+    reference (a stable argsort)."""
+
+    name = "mlvm.topk"
+    operand = operand_def(TensorType)
+    values = result_def(TensorType)
+    indices = result_def(TensorType)
+    axis = opt_prop_def(IntegerAttr.constr(type=i64), IntegerAttr(-1, i64))
+    largest = opt_prop_def(BoolAttr, IntegerAttr.from_bool(True))
+    traits = traits_def(Pure())
+    OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("operand",)
+
+    def norm_axis(self) -> int:
+        shape = self.shape_of(self.operand, "operand")
+        if not shape:
+            raise VerifyException(f"{self.name}: operand {type_str(self.operand.type)} has no axis")
+        return _axis_prop(self, len(shape), f"operand {type_str(self.operand.type)}", default=-1)
+
+    def is_largest(self) -> bool:
+        attr = self.properties.get("largest")
+        return not isinstance(attr, IntegerAttr) or bool(attr.value.data)
+
+    def verify_(self) -> None:
+        elem = self.expect_elem(self.operand, "operand", NUMERIC)
+        ax = self.norm_axis()
+        shape = self.shape_of(self.operand, "operand")
+        k = self.shape_of(self.values, "values")[ax] if len(self.shape_of(self.values, "values")) == len(shape) else -1
+        if not 0 <= k <= shape[ax]:
+            raise VerifyException(
+                f"{self.name}: values {type_str(self.values.type)} must have the rank of operand "
+                f"{type_str(self.operand.type)} and at most {shape[ax]} elements along axis {ax}")
+        want = shape[:ax] + (k,) + shape[ax + 1:]
+        self.expect_result(0, want, elem, "values")
+        idx = self.expect_elem(self.indices, "indices", INDEX_ELEMS)
+        self.expect_result(1, want, idx, "indices")
+
+    def reference(
+        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        x = inputs[0]
+        ax = self.norm_axis()
+        k = result_shape(self)[ax]
+        n = x.shape[ax]
+        sign = -1 if self.is_largest() else 1
+        is_float = self.elem_entry(self.operand, "operand").is_float
+        moved = np.moveaxis(x, ax, -1)
+        flat = moved.reshape(-1, n)
+
+        def key(row: np.ndarray, j: int) -> tuple[int, float, int]:
+            v = float(row[j]) if is_float else int(row[j])
+            if is_float and math.isnan(v):
+                return (1, 0.0, j)  # NaN after every number
+            return (0, sign * v, j)
+
+        rows = [sorted(range(n), key=functools.partial(key, row))[:k] for row in flat]
+        order = np.array(rows, dtype=np.int64).reshape(moved.shape[:-1] + (k,))
+        idx = np.moveaxis(order, -1, ax)
+        vals = np.take_along_axis(x, idx, axis=ax)
+        return [np.ascontiguousarray(vals), np.ascontiguousarray(idx).astype(result_dtype(self, 1))]
+
+    def lower(self, cg: Lowering) -> None:
+        shape = self.shape_of(self.operand, "operand")
+        ax = self.norm_axis()
+        k = result_shape(self)[ax]
+        outer, n, inner = prod(shape[:ax]), shape[ax], prod(shape[ax + 1:])
+        if outer * inner * k == 0:
+            return
+        e = self.elem_entry(self.operand, "operand")
+        it = self.elem_entry(self.indices, "indices").ctype
+        op = ">" if self.is_largest() else "<"
+        better = f"(v == v && (w != w || v {op} w))" if e.is_float else f"(v {op} w)"
+        cg.stmt("\n    ".join([
+            "{",
+            f"    const {e.ctype} *in = {cg.ptr(self.operand)};",
+            f"    {e.ctype} *vals = {cg.ptr(self.values)};",
+            f"    {it} *idx = {cg.ptr(self.indices)};",
+            "    mlvm_index_t o, q, j, m, count;",
+            f"    for (o = 0; o < {outer}; ++o)",
+            f"        for (q = 0; q < {inner}; ++q) {{",
+            f"            {e.ctype} *vr = vals + o * {k * inner} + q;",
+            f"            {it} *ir = idx + o * {k * inner} + q;",
+            "            count = 0;",
+            f"            for (j = 0; j < {n}; ++j) {{",
+            f"                const {e.ctype} raw = in[(o * {n} + j) * {inner} + q];",
+            f"                const {e.compute} v = {e.load.format('raw')};",
+            f"                if (count == {k}) {{",
+            f"                    const {e.compute} w = {e.load.format(f'vr[{k - 1} * {inner}]')};",
+            f"                    if (!{better}) continue;",
+            "                    --count;",
+            "                }",
+            "                /* insert after every element at least as good */",
+            "                for (m = count; m > 0; --m) {",
+            f"                    const {e.compute} w = {e.load.format(f'vr[(m - 1) * {inner}]')};",
+            f"                    if (!{better}) break;",
+            f"                    vr[m * {inner}] = vr[(m - 1) * {inner}];",
+            f"                    ir[m * {inner}] = ir[(m - 1) * {inner}];",
+            "                }",
+            f"                vr[m * {inner}] = raw;",
+            f"                ir[m * {inner}] = ({it})j;",
+            "                ++count;",
+            "            }",
+            "        }",
+            "}",
+        ]))
+
+
+INDEX_OPS: list[type[MlvmOp]] = [TopkOp, GatherOp, GatherElementsOp, PadOp, CumsumOp, IotaOp, OneHotOp]

@@ -455,6 +455,37 @@ for k, name in enumerate(ALL):
     SUITE.add(f"one_hot-{name}", op_func("mlvm.one_hot", [ii], [((2, 4, 3), ELEMS[name].dtype)],
               {"axis": "1 : i64", "on": f"{on:.1f} : f32", "off": f"{off:.1f} : f32"}), [ii], hot)
 
+def _topk_rule(k: int, largest: bool):  # noqa: ANN202
+    """Stable sort along axis 1 by value (largest first, or smallest), NaN
+    last; the first k."""
+    def expect(x: np.ndarray) -> list[np.ndarray]:
+        vals = np.empty((x.shape[0], k), x.dtype)
+        idx = np.empty((x.shape[0], k), np.int64)
+        for r in range(x.shape[0]):
+            row = [float(v) if ELEMS_BY_DTYPE[x.dtype] in FLOATS else int(v) for v in x[r]]
+            order = sorted(range(len(row)), key=lambda j: (row[j] != row[j], (-row[j] if largest else row[j])
+                                                            if row[j] == row[j] else 0, j))
+            idx[r] = order[:k]
+            vals[r] = x[r, order[:k]]
+        return [vals, idx]
+    return expect
+
+
+for k, name in enumerate(NUMERIC):
+    g = rng(990 + k)
+    e = ELEMS[name]
+    x = data(name, g, (4, 9), small=True)  # small values: many ties
+    if e.is_float:
+        x[1, 2] = x[1, 5] = np.nan
+        x[2, 0] = np.inf
+    for largest in (True, False):
+        for kk in (1, 4, 9):
+            body = (f"func.func @FUNC(%x: {ttype((4, 9), e.dtype)}) -> ({ttype((4, kk), e.dtype)}, {ttype((4, kk), 'i64')}) {{\n"
+                    f'  %v, %i = "mlvm.topk"(%x) <{{axis = 1 : i64, largest = {str(largest).lower()}}}> : '
+                    f"({ttype((4, 9), e.dtype)}) -> ({ttype((4, kk), e.dtype)}, {ttype((4, kk), 'i64')})\n"
+                    f"  func.return %v, %i : {ttype((4, kk), e.dtype)}, {ttype((4, kk), 'i64')}\n}}")
+            SUITE.add(f"topk-{name}-{'largest' if largest else 'smallest'}-k{kk}", body, [x], _topk_rule(kk, largest))
+
 for k, name in enumerate(NUMERIC):
     g = rng(950 + k)
     e = ELEMS[name]

@@ -262,9 +262,20 @@ class Importer:
         **props: object,
     ) -> SSAValue:
         """Append one mlvm op, verified now so a mistake names this node."""
+        return self.emit_results(cls, operands, [(shape, elem)], **props)[0]
+
+    def emit_results(
+        self,
+        cls: type[MlvmOp],
+        operands: Sequence[SSAValue],
+        results: Sequence[tuple[Sequence[int], str]],
+        **props: object,
+    ) -> list[SSAValue]:
+        """`emit` for an op with several results: (shape, element type) each."""
+        elem = results[0][1]
         op = cls.create(
             operands=list(operands),
-            result_types=[tensor_type(shape, elem)],
+            result_types=[tensor_type(s, e) for s, e in results],
             properties={k: to_attr(v) for k, v in props.items() if v is not None},
         )
         try:
@@ -275,7 +286,7 @@ class Importer:
                 raise Unsupported(f"{cls.name} on {elem}") from None
             raise NodeError(msg) from None
         self.block.add_op(op)
-        return op.results[0]
+        return list(op.results)
 
     # -- the graph -----------------------------------------------------------
     def error(self, msg: str) -> MlvmError:

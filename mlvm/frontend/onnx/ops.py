@@ -60,7 +60,7 @@ from mlvm.dialect.ops import (
 from mlvm.dialect.elements import ELEMS
 
 ELEMS_BY_DTYPE = {e.dtype: name for name, e in ELEMS.items()}
-from mlvm.dialect.index import CumsumOp, GatherElementsOp, GatherOp, OneHotOp, PadOp
+from mlvm.dialect.index import CumsumOp, GatherElementsOp, GatherOp, OneHotOp, PadOp, TopkOp
 from mlvm.dialect.quant import DequantizeOp, QConv2dOp, QMatmulOp, QuantizeOp, RequantizeOp
 from mlvm.dialect.logic import (
     AndOp,
@@ -1131,3 +1131,23 @@ def _one_hot(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs
     ax = _axis(int(attrs.get("axis", -1)), len(s) + 1)
     out = (*s[:ax], int(depth), *s[ax:])
     return [Tensor(imp.emit(OneHotOp, [imp.t(idx)], out, elem, axis=ax, on=on, off=off))]
+
+
+@converter("TopK")
+def _topk(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x = _one(ins)
+    s = imp.shape(x)
+    ax = _axis(int(attrs.get("axis", -1)), len(s))
+    if imp.opset < 10:
+        k = int(attrs.get("k", 0))
+    else:
+        kk = _ints_input(ins[1] if len(ins) > 1 else None, "TopK k")
+        if kk is None or len(kk) != 1:
+            raise NodeError("k must be one value")
+        k = kk[0]
+    if not 0 <= k <= s[ax]:
+        raise NodeError(f"k {k} is outside 0..{s[ax]}")
+    out = s[:ax] + (k,) + s[ax + 1:]
+    vals, idx = imp.emit_results(TopkOp, [imp.t(x)], [(out, imp.elem(x)), (out, "i64")], axis=ax,
+                                 largest=bool(attrs.get("largest", 1)))
+    return [Tensor(vals), Tensor(idx)]

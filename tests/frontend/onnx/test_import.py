@@ -39,14 +39,16 @@ class Case:
     outputs: tuple[str, ...] = ("y",)
     opset: int = 17
     exact: bool = False
-    out_type: int = TensorProto.FLOAT
+    out_type: int | tuple[int, ...] = TensorProto.FLOAT  # one for all outputs, or one each
 
     def model(self) -> onnx.ModelProto:
         g = helper.make_graph(
             self.nodes, self.name,
             [helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
              for k, v in self.inputs.items()],
-            [helper.make_tensor_value_info(o, self.out_type, None) for o in self.outputs],
+            [helper.make_tensor_value_info(o, t, None) for o, t in zip(
+                self.outputs, self.out_type if isinstance(self.out_type, tuple)
+                else (self.out_type,) * len(self.outputs), strict=True)],
             [numpy_helper.from_array(v, k) for k, v in self.inits.items()],
         )
         m = helper.make_model(g, opset_imports=[helper.make_opsetid("", self.opset)])
@@ -209,6 +211,8 @@ CASES: list[Case] = [
          {"i": np.asarray([[0, 3], [-1, 1], [2, 2]], np.int64)}, exact=True),
     Case("one_hot", [node("OneHot", ["i", "d", "v"], axis=1)], {"i": ints(np.int64, 2, 3, lo=-5, hi=5)},
          {"d": np.int64(5), "v": np.float32([0.5, 2.0])}, exact=True),
+    Case("topk", [node("TopK", ["x", "k"], ["y", "i"], axis=1)], {"x": ints(np.int32, 3, 10, lo=0, hi=4).astype(np.float32)},
+         {"k": i64(4)}, outputs=("y", "i"), exact=True, out_type=(TensorProto.FLOAT, I64)),
     Case("reduce_min_native", [node("ReduceMin", ["x"], axes=[1])], {"x": rand(3, 5)}, opset=13, exact=True),
     # matmul and gemm
     Case("matmul_2d", [node("MatMul", ["a", "b"])], {"a": rand(3, 5), "b": rand(5, 7)}),

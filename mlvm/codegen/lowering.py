@@ -69,9 +69,9 @@ def elementwise_loop(
     loop rounds and stores. `restrict` says no operand shares the result's
     bytes (the C compiler then vectorises without overlap checks).
     """
-    out_shape = _shape(result)
+    out_shape = value_shape(result)
     strides = [contiguous_strides(out_shape)] + [
-        broadcast_strides(_shape(v), out_shape) for v in operands
+        broadcast_strides(value_shape(v), out_shape) for v in operands
     ]
     shape, cstrides = collapse(out_shape, strides)
     if prod(shape) == 0:
@@ -113,7 +113,8 @@ def elem(v: SSAValue) -> Elem:
     return e
 
 
-def _shape(v: SSAValue) -> tuple[int, ...]:
+def value_shape(v: SSAValue) -> tuple[int, ...]:
+    """The static shape of a tensor value."""
     t = v.type
     assert isinstance(t, TensorType)
     return tuple(t.get_shape())

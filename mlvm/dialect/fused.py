@@ -33,8 +33,8 @@ from xdsl.irdl import (
 from xdsl.traits import HasParent, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from mlvm.codegen.lowering import C_TYPES, elem, elementwise_loop
-from mlvm.dialect.base import MlvmOp, elem_name, result_shape
+from mlvm.codegen.lowering import elem, elementwise_loop, value_shape
+from mlvm.dialect.base import MlvmOp, result_shape
 from mlvm.dialect.ops import MatmulOp
 from mlvm.dialect.shapes import broadcast_strides
 
@@ -138,9 +138,9 @@ class FusedOp(MlvmOp):
 
     def _pointers(self, cg: Lowering, which: range) -> list[str]:
         args = list(self.body.block.args)
-        lines = [f"    const {_ctype(args[k])} *in{k} = {cg.ptr(self.inputs[k])};" for k in which]
+        lines = [f"    const {elem_ctype(args[k])} *in{k} = {cg.ptr(self.inputs[k])};" for k in which]
         qual = "" if self._out_shared(cg) else "restrict "
-        lines.append(f"    {_ctype(self.result)} *{qual}out = {cg.ptr(self.result)};")
+        lines.append(f"    {elem_ctype(self.result)} *{qual}out = {cg.ptr(self.result)};")
         return lines
 
     def _out_shared(self, cg: Lowering) -> bool:
@@ -193,11 +193,11 @@ class FusedOp(MlvmOp):
         loads = []
         for kk, a in enumerate(args):
             if any(u.operation is not head for u in a.uses):
-                st = broadcast_strides(_shape(a), (m, n))
-                lines.append(f"    const {_ctype(a)} *in{kk} = (const {_ctype(a)} *)in[{kk}];")
+                st = broadcast_strides(value_shape(a), (m, n))
+                lines.append(f"    const {elem_ctype(a)} *in{kk} = (const {elem_ctype(a)} *)in[{kk}];")
                 names[a] = f"a{kk}"
                 loads.append(
-                    f"{pad}const {_ctype(a)} a{kk} = in{kk}[(i0 + i) * {st[0]} + (j0 + j) * {st[1]}];"
+                    f"{pad}const {elem_ctype(a)} a{kk} = in{kk}[(i0 + i) * {st[0]} + (j0 + j) * {st[1]}];"
                 )
         lines += [
             "    mlvm_index_t i, j;",
@@ -213,20 +213,12 @@ class FusedOp(MlvmOp):
         return "\n".join(lines)
 
 
-def _shape(v: SSAValue) -> tuple[int, ...]:
-    t = v.type
-    assert isinstance(t, TensorType)
-    return tuple(t.get_shape())
-
-
-def _ctype(v: SSAValue) -> str:
-    t = v.type
-    assert isinstance(t, TensorType)
-    return C_TYPES[elem_name(t.element_type) or "f32"]
-
-
 @irdl_op_definition
 class FusedYieldOp(IRDLOperation):
     name = "mlvm.fused_yield"
     value = operand_def(TensorType)
     traits = traits_def(IsTerminator(), HasParent(FusedOp))
+
+
+def elem_ctype(v: SSAValue) -> str:
+    return elem(v).ctype

@@ -57,7 +57,7 @@ from mlvm.dialect.shapes import (
     normalize_axis,
 )
 
-from mlvm.codegen.lowering import c_float, c_literal, elementwise_loop
+from mlvm.codegen.lowering import c_float, c_literal, elem, elementwise_loop, value_shape
 
 if TYPE_CHECKING:
     from mlvm.codegen.lowering import Lowering
@@ -799,10 +799,10 @@ def reduce_loop(
     `step(acc, v)` statements over the reduced positions (row-major, `r` the
     flat index among them), then `out = final(acc)` rounded and stored.
     `locals_` declares more variables beside `acc`."""
-    shape = _shape_of(operand)
-    if prod(shape) == 0 and prod(_shape_of(result)) == 0:
+    shape = value_shape(operand)
+    if prod(shape) == 0 and prod(value_shape(result)) == 0:
         return
-    src, dst = elem_of_value(operand), elem_of_value(result)
+    src, dst = elem(operand), elem(result)
     strides = contiguous_strides(shape)
     kept = [d for d in range(len(shape)) if d not in axes]
     idx = {d: f"i{d}" for d in range(len(shape))}
@@ -833,20 +833,6 @@ def reduce_loop(
         lines.append(f"{pad}}}")
     lines.append("}")
     cg.stmt("\n    ".join(lines))
-
-
-def _shape_of(v: SSAValue) -> tuple[int, ...]:
-    t = v.type
-    assert isinstance(t, TensorType)
-    return tuple(t.get_shape())
-
-
-def elem_of_value(v: SSAValue) -> Elem:
-    t = v.type
-    assert isinstance(t, TensorType)
-    name = elem_name(t.element_type)
-    assert name is not None
-    return ELEMS[name]
 
 
 def _np_reduce(kind: str, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:

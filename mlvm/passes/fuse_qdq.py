@@ -34,25 +34,16 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from mlvm.dialect.base import MlvmOp, elem_name
+from mlvm.codegen.lowering import elem, value_shape
+from mlvm.dialect.base import MlvmOp
 from mlvm.dialect.elements import xdsl_type
 from mlvm.dialect.nn import Conv2dOp
 from mlvm.dialect.ops import AddOp, DivOp, MatmulOp, MaxOp, MulOp, ReluOp, ReshapeOp
 from mlvm.dialect.quant import DequantizeOp, QConv2dOp, QMatmulOp, QuantizeOp, RequantizeOp
 
 
-def _shape(v: SSAValue) -> tuple[int, ...]:
-    t = v.type
-    assert isinstance(t, TensorType)
-    return tuple(t.get_shape())
-
-
 def _elem(v: SSAValue) -> str:
-    t = v.type
-    assert isinstance(t, TensorType)
-    e = elem_name(t.element_type)
-    assert e is not None
-    return e
+    return elem(v).name
 
 
 def _only_use(v: SSAValue, user: Operation) -> bool:
@@ -78,12 +69,12 @@ class _Builder:
            **props: Attribute) -> SSAValue:
         op = cls.create(operands=operands, result_types=[TensorType(xdsl_type(elem), list(shape))],
                         properties=dict(props))
-        self.rewriter.insert_op(op, InsertPoint.before(self.at))
+        self.rewriter.insert(op, InsertPoint.before(self.at))
         op.verify()
         return op.results[0]
 
     def reshape(self, v: SSAValue, shape: tuple[int, ...]) -> SSAValue:
-        if _shape(v) == shape:
+        if value_shape(v) == shape:
             return v
         return self.op(ReshapeOp, [v], shape, _elem(v))
 
@@ -102,11 +93,11 @@ def _requantized(b: _Builder, acc: SSAValue, sx: SSAValue, sw: SSAValue, per_o: 
                  q: QuantizeOp, bshape: tuple[int, ...]) -> SSAValue:
     """requantize(acc, (sx * sw) / sy, zy); the multiplier shaped `bshape`."""
     sw_v = b.reshape(sw, (o,) if per_o else ())
-    prod_s = b.op(MulOp, [b.reshape(sx, ()), sw_v], _shape(sw_v), "f32")
-    mult = b.op(DivOp, [prod_s, b.reshape(q.scale, ())], _shape(sw_v), "f32")
+    prod_s = b.op(MulOp, [b.reshape(sx, ()), sw_v], value_shape(sw_v), "f32")
+    mult = b.op(DivOp, [prod_s, b.reshape(q.scale, ())], value_shape(sw_v), "f32")
     mult = b.reshape(mult, bshape if per_o else ())
     zy = b.reshape(q.zero_point, ())
-    return b.op(RequantizeOp, [acc, mult, zy], _shape(acc), _elem(q.result))
+    return b.op(RequantizeOp, [acc, mult, zy], value_shape(acc), _elem(q.result))
 
 
 @dataclass
@@ -119,13 +110,13 @@ class FuseQdqConv(RewritePattern):
             relu, src = src, src.operand.owner
         if not isinstance(src, Conv2dOp) or not _only_use(src.result, relu or q):
             return
-        if prod(_shape(q.scale)) != 1 or prod(_shape(q.zero_point)) != 1:
+        if prod(value_shape(q.scale)) != 1 or prod(value_shape(q.zero_point)) != 1:
             return
         dx, dw = _dq(src.x, ("i8", "ui8")), _dq(src.w, ("i8", "ui8"))
-        if dx is None or dw is None or prod(_shape(dx.scale)) != 1 or prod(_shape(dx.zero_point)) != 1:
+        if dx is None or dw is None or prod(value_shape(dx.scale)) != 1 or prod(value_shape(dx.zero_point)) != 1:
             return
-        o = _shape(src.w)[0]
-        per_s, per_z = _per_channel(_shape(dw.scale), o), _per_channel(_shape(dw.zero_point), o)
+        o = value_shape(src.w)[0]
+        per_s, per_z = _per_channel(value_shape(dw.scale), o), _per_channel(value_shape(dw.zero_point), o)
         if per_s is None or per_z is None:
             return
         bias_q: SSAValue | None = None
@@ -138,14 +129,14 @@ class FuseQdqConv(RewritePattern):
         props = {k: src.properties[k] for k in ("strides", "padding", "dilations", "groups")
                  if k in src.properties}
         zw = b.reshape(dw.zero_point, (o,) if per_z else ())
-        acc = b.op(QConv2dOp, [dx.q, dw.q, b.reshape(dx.zero_point, ()), zw], _shape(src.result), "i32",
+        acc = b.op(QConv2dOp, [dx.q, dw.q, b.reshape(dx.zero_point, ()), zw], value_shape(src.result), "i32",
                    **props)
         if bias_q is not None:
-            acc = b.op(AddOp, [acc, b.reshape(bias_q, (o, 1, 1))], _shape(acc), "i32")
+            acc = b.op(AddOp, [acc, b.reshape(bias_q, (o, 1, 1))], value_shape(acc), "i32")
         y = _requantized(b, acc, dx.scale, dw.scale, per_s, o, q, (o, 1, 1))
         if relu is not None:
-            y = b.op(MaxOp, [y, b.reshape(q.zero_point, ())], _shape(y), _elem(y))
-        rewriter.replace_op(q, [], [y])
+            y = b.op(MaxOp, [y, b.reshape(q.zero_point, ())], value_shape(y), _elem(y))
+        rewriter.replace(q, [], [y])
 
 
 @dataclass
@@ -160,21 +151,21 @@ class FuseQdqMatmul(RewritePattern):
             if isinstance(flag, IntegerAttr) and flag.value.data:
                 return
         da, db = _dq(src.lhs, ("i8", "ui8")), _dq(src.rhs, ("i8", "ui8"))
-        if da is None or db is None or len(_shape(src.rhs)) != 2 or len(_shape(src.lhs)) != 2:
+        if da is None or db is None or len(value_shape(src.rhs)) != 2 or len(value_shape(src.lhs)) != 2:
             return
-        if prod(_shape(q.scale)) != 1 or prod(_shape(q.zero_point)) != 1:
+        if prod(value_shape(q.scale)) != 1 or prod(value_shape(q.zero_point)) != 1:
             return
-        if any(prod(_shape(v)) != 1 for v in (da.scale, da.zero_point)):
+        if any(prod(value_shape(v)) != 1 for v in (da.scale, da.zero_point)):
             return
-        n = _shape(src.rhs)[1]
-        per_s, per_z = _per_column(_shape(db.scale), n), _per_column(_shape(db.zero_point), n)
+        n = value_shape(src.rhs)[1]
+        per_s, per_z = _per_column(value_shape(db.scale), n), _per_column(value_shape(db.zero_point), n)
         if per_s is None or per_z is None:
             return
         b = _Builder(rewriter, q)
         zb = b.reshape(db.zero_point, (n,) if per_z else ())
-        acc = b.op(QMatmulOp, [da.q, db.q, b.reshape(da.zero_point, ()), zb], _shape(src.result), "i32")
+        acc = b.op(QMatmulOp, [da.q, db.q, b.reshape(da.zero_point, ()), zb], value_shape(src.result), "i32")
         y = _requantized(b, acc, da.scale, db.scale, per_s, n, q, (n,))
-        rewriter.replace_op(q, [], [y])
+        rewriter.replace(q, [], [y])
 
 
 def _per_column(s: tuple[int, ...], columns: int) -> bool | None:

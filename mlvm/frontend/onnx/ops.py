@@ -981,38 +981,36 @@ def _zero_point(imp: Importer, v: Value | None, like: str, what: str) -> Value:
     return Const(np.zeros((), dtype=ELEMS[like].dtype))
 
 
-@converter("QuantizeLinear")
-def _quantize(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+def _q_inputs(imp: Importer, ins: list[Value | None], attrs: dict[str, Any]) -> tuple[Value, Value, int, int]:
+    """(x, scale, rank of x, raw axis) of QuantizeLinear / DequantizeLinear."""
     x = _one(ins)
     if len(ins) < 2 or ins[1] is None:
         raise NodeError("needs a scale")
     if int(attrs.get("block_size", 0)):
         raise Unsupported("block_size")
-    rank = len(imp.shape(x))
-    ax = int(attrs.get("axis", 1))
+    return x, ins[1], len(imp.shape(x)), int(attrs.get("axis", 1))
+
+
+@converter("QuantizeLinear")
+def _quantize(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x, scale, rank, ax = _q_inputs(imp, ins, attrs)
     zp_in = ins[2] if len(ins) > 2 else None
     out_t = ELEM_OF_ONNX.get(int(attrs.get("output_dtype", 0))) if attrs.get("output_dtype") else None
     zp = _zero_point(imp, zp_in, out_t or "ui8", "zero point")
     if imp.elem(zp) not in ("i8", "ui8", "i16", "ui16"):
         raise Unsupported(f"quantizing to {imp.elem(zp)}")
-    s = _qparam(imp, ins[1], ax, rank, "scale")
+    s = _qparam(imp, scale, ax, rank, "scale")
     z = _qparam(imp, zp, ax, rank, "zero point")
     return [Tensor(imp.emit(QuantizeOp, [imp.t(x), imp.t(s), imp.t(z)], imp.shape(x), imp.elem(zp)))]
 
 
 @converter("DequantizeLinear")
 def _dequantize(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
-    x = _one(ins)
-    if len(ins) < 2 or ins[1] is None:
-        raise NodeError("needs a scale")
-    if int(attrs.get("block_size", 0)):
-        raise Unsupported("block_size")
-    rank = len(imp.shape(x))
-    ax = int(attrs.get("axis", 1))
+    x, scale, rank, ax = _q_inputs(imp, ins, attrs)
     if imp.elem(x) not in ("i8", "ui8", "i16", "ui16", "i32"):
         raise Unsupported(f"dequantizing {imp.elem(x)}")
     zp = _zero_point(imp, ins[2] if len(ins) > 2 else None, imp.elem(x), "zero point")
-    s = _qparam(imp, ins[1], ax, rank, "scale")
+    s = _qparam(imp, scale, ax, rank, "scale")
     z = _qparam(imp, zp, ax, rank, "zero point")
     return [Tensor(imp.emit(DequantizeOp, [imp.t(x), imp.t(s), imp.t(z)], imp.shape(x), "f32"))]
 

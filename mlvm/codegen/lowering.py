@@ -54,6 +54,18 @@ def c_literal(e: Elem, x: float | int | bool) -> str:
     return "(-2147483647 - 1)" if v == -(2**31) else str(v)
 
 
+def loop_nest(dims: Sequence[tuple[str, int]], pad: str = "    ") -> tuple[list[str], list[str], str]:
+    """C `for` loops over (index name, count) pairs, outermost first: the
+    opening lines, the closing lines and the innermost indentation."""
+    opening: list[str] = []
+    closing: list[str] = []
+    for name, n in dims:
+        opening.append(f"{pad}for ({name} = 0; {name} < {n}; ++{name}) {{")
+        closing.insert(0, f"{pad}}}")
+        pad += "    "
+    return opening, closing, pad
+
+
 def elementwise_loop(
     cg: Lowering,
     result: SSAValue,
@@ -84,10 +96,8 @@ def elementwise_loop(
     idx = [f"i{d}" for d in range(len(shape))]
     if idx:
         lines.append(f"    mlvm_index_t {', '.join(idx)};")
-    pad = "    "
-    for d, n in enumerate(shape):
-        lines.append(f"{pad}for ({idx[d]} = 0; {idx[d]} < {n}; ++{idx[d]}) {{")
-        pad += "    "
+    opening, closing, pad = loop_nest(list(zip(idx, shape)))
+    lines += opening
     names = []
     for k, v in enumerate(operands):
         e = elem(v)
@@ -97,9 +107,7 @@ def elementwise_loop(
     stmts, value = body(names)
     lines += [pad + s for s in stmts]
     lines.append(f"{pad}out[{_at(idx, cstrides[0])}] = {out_e.store.format(value)};")
-    for _ in shape:
-        pad = pad[:-4]
-        lines.append(f"{pad}}}")
+    lines += closing
     lines.append("}")
     cg.stmt("\n    ".join(lines))
 

@@ -28,7 +28,7 @@ from xdsl.irdl import irdl_op_definition, operand_def, opt_prop_def, prop_def, r
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from mlvm.codegen.lowering import c_literal
+from mlvm.codegen.lowering import c_literal, loop_nest
 from mlvm.dialect.base import MlvmOp, result_dtype, result_shape, type_str
 from mlvm.dialect.elements import ALL, NUMERIC
 from mlvm.dialect.ops import _f32_prop
@@ -54,16 +54,9 @@ def _flag(op: MlvmOp, name: str) -> bool:
     return isinstance(attr, IntegerAttr) and bool(attr.value.data)
 
 
-def _loops(shape: Sequence[int], pad: str = "    ") -> tuple[list[str], list[str], str]:
-    """Opening lines of a loop nest over `shape` (indices i0, i1, ...), the
-    closing lines, and the innermost indentation."""
-    opening: list[str] = []
-    closing: list[str] = []
-    for d, n in enumerate(shape):
-        opening.append(f"{pad}for (i{d} = 0; i{d} < {n}; ++i{d}) {{")
-        closing.insert(0, f"{pad}}}")
-        pad += "    "
-    return opening, closing, pad
+def _loops(shape: Sequence[int]) -> tuple[list[str], list[str], str]:
+    """A loop nest over `shape` with indices i0, i1, ..."""
+    return loop_nest([(f"i{d}", n) for d, n in enumerate(shape)])
 
 
 @irdl_op_definition

@@ -57,7 +57,7 @@ from mlvm.dialect.shapes import (
     normalize_axis,
 )
 
-from mlvm.codegen.lowering import c_float, c_literal, elem, elementwise_loop, value_shape
+from mlvm.codegen.lowering import c_float, c_literal, elem, elementwise_loop, loop_nest, value_shape
 
 if TYPE_CHECKING:
     from mlvm.codegen.lowering import Lowering
@@ -812,25 +812,17 @@ def reduce_loop(
     if shape:
         lines.append(f"    mlvm_index_t {', '.join(idx.values())};")
     lines.append("    (void)r;")
-    pad = "    "
-    for d in kept:
-        lines.append(f"{pad}for ({idx[d]} = 0; {idx[d]} < {shape[d]}; ++{idx[d]}) {{")
-        pad += "    "
+    outer_open, outer_close, pad = loop_nest([(idx[d], shape[d]) for d in kept])
+    inner_open, inner_close, inner = loop_nest([(idx[d], shape[d]) for d in axes], pad)
+    lines += outer_open
     lines += [f"{pad}{acc_type} acc = {init};", *(pad + x for x in locals_), f"{pad}r = 0;"]
-    inner = pad
-    for d in axes:
-        lines.append(f"{inner}for ({idx[d]} = 0; {idx[d]} < {shape[d]}; ++{idx[d]}) {{")
-        inner += "    "
+    lines += inner_open
     lines.append(f"{inner}const {src.compute} v = {src.load.format(f'in[{at}]')};")
     lines += [inner + x for x in step("acc", "v")]
     lines.append(f"{inner}++r;")
-    for _ in axes:
-        inner = inner[:-4]
-        lines.append(f"{inner}}}")
+    lines += inner_close
     lines.append(f"{pad}out[o++] = {dst.store.format(final('acc'))};")
-    for _ in kept:
-        pad = pad[:-4]
-        lines.append(f"{pad}}}")
+    lines += outer_close
     lines.append("}")
     cg.stmt("\n    ".join(lines))
 

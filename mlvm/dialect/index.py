@@ -637,4 +637,133 @@ class TopkOp(MlvmOp):
         ]))
 
 
-INDEX_OPS: list[type[MlvmOp]] = [TopkOp, GatherOp, GatherElementsOp, PadOp, CumsumOp, IotaOp, OneHotOp]
+SCATTER_REDUCTIONS = ("none", "add", "mul", "max", "min")
+
+
+@irdl_op_definition
+class ScatterElementsOp(MlvmOp):
+    """A copy of `operand` with result[i with dim `axis` replaced by
+    indices[i]] = updates[i] for every position i of indices (ONNX
+    ScatterElements); `reduction` "add" / "mul" / "max" / "min" combines
+    with the value there instead. Positions are taken in row-major order (a
+    repeated index: the last update wins, or all combine). Negative indices
+    count from the end; an index outside [-n, n) writes nothing."""
+
+    name = "mlvm.scatter_elements"
+    operand = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    updates = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr.constr(type=i64))
+    reduction = opt_prop_def(StringAttr, StringAttr("none"))
+    traits = traits_def(Pure())
+    OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("operand", "indices", "updates")
+    INPLACE_OPERANDS: ClassVar[tuple[int, ...]] = (0,)
+
+    def kind(self) -> str:
+        attr = self.properties.get("reduction")
+        return attr.data if isinstance(attr, StringAttr) else "none"
+
+    def verify_(self) -> None:
+        elem = self.expect_elem(self.operand, "operand", ALL)
+        self.expect_elem(self.indices, "indices", INDEX_ELEMS)
+        self.expect_elem(self.updates, "updates", (elem,))
+        shape = self.shape_of(self.operand, "operand")
+        ishape = self.shape_of(self.indices, "indices")
+        if not shape:
+            raise VerifyException(f"{self.name}: operand {type_str(self.operand.type)} has no axis")
+        ax = _axis_prop(self, len(shape), f"operand {type_str(self.operand.type)}")
+        if self.shape_of(self.updates, "updates") != ishape:
+            raise VerifyException(
+                f"{self.name}: updates {type_str(self.updates.type)} must have the shape of indices "
+                f"{type_str(self.indices.type)}")
+        if len(ishape) != len(shape) or any(a > b for d, (a, b) in enumerate(zip(ishape, shape)) if d != ax):
+            raise VerifyException(
+                f"{self.name}: indices {type_str(self.indices.type)} must have the rank of operand "
+                f"{type_str(self.operand.type)} and no larger dims off the axis")
+        if self.kind() not in SCATTER_REDUCTIONS:
+            raise VerifyException(
+                f"{self.name}: reduction '{self.kind()}' is not one of {', '.join(SCATTER_REDUCTIONS)}")
+        if self.kind() in ("add", "mul", "max", "min") and elem == "i1":
+            raise VerifyException(f"{self.name}: reduction '{self.kind()}' on i1")
+        self.expect_result(0, shape, elem)
+
+    def reference(
+        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        x, idx, upd = inputs
+        ax = _axis_prop(self, x.ndim, "operand")
+        n = x.shape[ax]
+        e = self.elem_entry(self.operand, "operand")
+        out = x.copy()
+        kind = self.kind()
+        for pos, i in np.ndenumerate(idx):
+            i = int(i) + (n if int(i) < 0 else 0)
+            if not 0 <= i < n:
+                continue
+            dst = list(pos)
+            dst[ax] = i
+            t = tuple(dst)
+            u = upd[pos]
+            if kind == "none":
+                out[t] = u
+                continue
+            a = out[t]
+            with np.errstate(all="ignore"):
+                if e.stored_as_bits:
+                    a32, u32 = np.float32(a), np.float32(u)
+                    r = {"add": a32 + u32, "mul": a32 * u32,
+                         "max": u32 if (u32 > a32 or u32 != u32) else a32,
+                         "min": u32 if (u32 < a32 or u32 != u32) else a32}[kind]
+                    out[t] = np.array(r).astype(e.dtype)
+                else:
+                    fn = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}[kind]
+                    out[t] = fn(np.array(a, dtype=e.dtype), np.array(u, dtype=e.dtype))
+        return [out]
+
+    def lower(self, cg: Lowering) -> None:
+        shape = self.shape_of(self.operand, "operand")
+        ishape = self.shape_of(self.indices, "indices")
+        e = self.elem_entry(self.operand, "operand")
+        cg.stmt(f"mlvm_copy({cg.nbytes(self.result)}, {cg.ptr(self.operand)}, {cg.ptr(self.result)});")
+        if prod(ishape) == 0:
+            return
+        ax = _axis_prop(self, len(shape), "operand")
+        strides = contiguous_strides(shape)
+        at = " + ".join(f"{'i' if d == ax else f'i{d}'} * {strides[d]}" for d in range(len(shape)))
+        T = e.compute
+        kind = self.kind()
+        if kind == "none":
+            combine = "u"
+        elif e.is_float:
+            combine = {"add": "a + u", "mul": "a * u", "max": "(u > a || u != u) ? u : a",
+                       "min": "(u < a || u != u) ? u : a"}[kind]
+        else:
+            U = e.wide_unsigned
+            combine = {"add": f"({T})(({U})a + ({U})u)", "mul": f"({T})(({U})a * ({U})u)",
+                       "max": "u > a ? u : a", "min": "u < a ? u : a"}[kind]
+        it = self.elem_entry(self.indices, "indices").ctype
+        opening, closing, pad = _loops(ishape)
+        cg.stmt("\n    ".join([
+            "{",
+            f"    const {it} *idx = {cg.ptr(self.indices)};",
+            f"    const {e.ctype} *upd = {cg.ptr(self.updates)};",
+            f"    {e.ctype} *out = {cg.ptr(self.result)};",
+            "    mlvm_index_t o = 0;",
+            f"    mlvm_index_t {', '.join(f'i{d}' for d in range(len(ishape)))};",
+            *opening,
+            f"{pad}int64_t i = (int64_t)idx[o];",
+            f"{pad}if (i < 0) i += {shape[ax]};",
+            f"{pad}if (i >= 0 && i < {shape[ax]}) {{",
+            f"{pad}    {e.ctype} *p = &out[{at}];",
+            f"{pad}    const {T} a = {e.load.format('*p')}, u = {e.load.format('upd[o]')};",
+            f"{pad}    (void)a;",
+            f"{pad}    *p = {e.store.format(combine)};",
+            f"{pad}}}",
+            f"{pad}++o;",
+            *closing,
+            "}",
+        ]))
+
+
+INDEX_OPS: list[type[MlvmOp]] = [ScatterElementsOp, TopkOp, GatherOp, GatherElementsOp, PadOp, CumsumOp, IotaOp, OneHotOp]

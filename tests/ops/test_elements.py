@@ -486,6 +486,45 @@ for k, name in enumerate(NUMERIC):
                     f"  func.return %v, %i : {ttype((4, kk), e.dtype)}, {ttype((4, kk), 'i64')}\n}}")
             SUITE.add(f"topk-{name}-{'largest' if largest else 'smallest'}-k{kk}", body, [x], _topk_rule(kk, largest))
 
+def _scatter_rule(axis: int, kind: str):  # noqa: ANN202
+    """Row-major updates; a repeated index: the last wins, or all combine."""
+    def expect(x: np.ndarray, idx: np.ndarray, upd: np.ndarray) -> np.ndarray:
+        out = x.copy()
+        n = x.shape[axis]
+        floaty = ELEMS_BY_DTYPE[x.dtype] in FLOATS
+        for pos, i in np.ndenumerate(idx):
+            i = int(i) + (n if int(i) < 0 else 0)
+            if not 0 <= i < n:
+                continue
+            dst = list(pos)
+            dst[axis] = i
+            t = tuple(dst)
+            if kind == "none":
+                out[t] = upd[pos]
+                continue
+            if floaty:
+                a, u = float(out[t]), float(upd[pos])
+                r = {"add": a + u, "mul": a * u, "max": u if (u > a or u != u) else a,
+                     "min": u if (u < a or u != u) else a}[kind]
+                out[t] = np.array(np.float32(r) if x.dtype != np.float64 else r).astype(x.dtype)
+            else:
+                a, u = int(out[t]), int(upd[pos])
+                r = {"add": a + u, "mul": a * u, "max": max(a, u), "min": min(a, u)}[kind]
+                out[t] = wrap([r], x.dtype)[0]
+        return out
+    return expect
+
+
+for k, name in enumerate(ALL):
+    g = rng(1100 + k)
+    x = data(name, g, (3, 5, 2), small=True)
+    idx = np.array([[[4, -1], [0, 4], [9, 0]], [[1, 1], [3, -5], [2, 2]]], dtype=np.int64)  # 2x3x2, repeats
+    upd = data(name, g, idx.shape, small=True)
+    for kind in ("none", "add", "mul", "max", "min") if name != "i1" else ("none",):
+        SUITE.add(f"scatter_elements-{name}-{kind}", op_func(
+            "mlvm.scatter_elements", [x, idx, upd], [(x.shape, x.dtype)],
+            {"axis": "1 : i64", "reduction": f'"{kind}"'}), [x, idx, upd], _scatter_rule(1, kind))
+
 for k, name in enumerate(NUMERIC):
     g = rng(950 + k)
     e = ELEMS[name]

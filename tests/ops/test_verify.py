@@ -80,6 +80,8 @@ CASES = [
     Bad("one_hot-on-i8", "one_hot", ["tensor<3xi64>"], ["tensor<3x4xi8>"], "on = 300.0 : f32", words=("on 300",)),
     Bad("topk-k", "topk", [T43], [T43.replace("4x3", "4x5"), "tensor<4x5xi64>"], "axis = 1 : i64", words=("at most 3",)),
     Bad("topk-index-f32", "topk", [T43], ["tensor<4x2xf32>", "tensor<4x2xf32>"], "axis = 1 : i64", words=("indices", "i32 or i64")),
+    Bad("scatter_elements-updates", "scatter_elements", [T43, "tensor<2x3xi64>", "tensor<2x2xf32>"], [T43], "axis = 0 : i64", words=("updates", "shape of indices")),
+    Bad("scatter_elements-kind", "scatter_elements", [T43, "tensor<2x3xi64>", "tensor<2x3xf32>"], [T43], 'axis = 0 : i64, reduction = "mean"', words=("reduction 'mean'",)),
     Bad("ge-f80", "ge", ["tensor<3xf80>", "tensor<3xf80>"], ["tensor<3xi1>"], words=("element type mlvm does not support",)),
     Bad("not-f32", "not", [T43], [T43], words=("operand", "i1")),
     Bad("exp-i32", "exp", ["tensor<3xi32>"], ["tensor<3xi32>"], words=("tensor<3xi32>", "f16, bf16, f32 or f64")),

@@ -60,7 +60,15 @@ from mlvm.dialect.ops import (
 from mlvm.dialect.elements import ELEMS
 
 ELEMS_BY_DTYPE = {e.dtype: name for name, e in ELEMS.items()}
-from mlvm.dialect.index import CumsumOp, GatherElementsOp, GatherOp, OneHotOp, PadOp, TopkOp
+from mlvm.dialect.index import (
+    CumsumOp,
+    GatherElementsOp,
+    GatherOp,
+    OneHotOp,
+    PadOp,
+    ScatterElementsOp,
+    TopkOp,
+)
 from mlvm.dialect.quant import DequantizeOp, QConv2dOp, QMatmulOp, QuantizeOp, RequantizeOp
 from mlvm.dialect.logic import (
     AndOp,
@@ -1149,3 +1157,17 @@ def _topk(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: d
     vals, idx = imp.emit_results(TopkOp, [imp.t(x)], [(out, imp.elem(x)), (out, "i64")], axis=ax,
                                  largest=bool(attrs.get("largest", 1)))
     return [Tensor(vals), Tensor(idx)]
+
+
+@converter("ScatterElements", "Scatter")
+def _scatter_elements(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    if len(ins) < 3 or any(v is None for v in ins[:3]):
+        raise NodeError("needs data, indices and updates")
+    x, idx, upd = ins[0], ins[1], ins[2]
+    assert x is not None and idx is not None and upd is not None
+    ax = _axis(int(attrs.get("axis", 0)), len(imp.shape(x)))
+    if imp.elem(idx) not in ("i32", "i64"):
+        raise NodeError(f"indices must be int32 or int64, not {imp.elem(idx)}")
+    reduction = str(attrs.get("reduction", "none"))
+    return [Tensor(imp.emit(ScatterElementsOp, [imp.t(x), imp.t(idx), imp.t(upd)], imp.shape(x), imp.elem(x),
+                            axis=ax, reduction=reduction))]

@@ -213,6 +213,9 @@ CASES: list[Case] = [
          {"d": np.int64(5), "v": np.float32([0.5, 2.0])}, exact=True),
     Case("topk", [node("TopK", ["x", "k"], ["y", "i"], axis=1)], {"x": ints(np.int32, 3, 10, lo=0, hi=4).astype(np.float32)},
          {"k": i64(4)}, outputs=("y", "i"), exact=True, out_type=(TensorProto.FLOAT, I64)),
+    Case("scatter_elements_add", [node("ScatterElements", ["x", "i", "u"], axis=1, reduction="add")],
+         {"x": rand(3, 4), "u": rand(3, 2)}, {"i": np.asarray([[0, 3], [-1, 1], [2, 2]], np.int64)}, opset=18,
+         exact=True),
     Case("reduce_min_native", [node("ReduceMin", ["x"], axes=[1])], {"x": rand(3, 5)}, opset=13, exact=True),
     # matmul and gemm
     Case("matmul_2d", [node("MatMul", ["a", "b"])], {"a": rand(3, 5), "b": rand(5, 7)}),

@@ -50,111 +50,143 @@ void mlvm_qmatmul_8(const mlvm_qmatmul_t *p, const void *a, const void *b, const
     }
 }
 
-/* mlvm.qconv2d on 8-bit operands: for each output row, rows of int32
- * accumulators for a block of up to four output channels take, for every
- * (channel, ky, kx) tap, the weights times the input row the tap meets
- * (x - zx), over the output columns whose input column is inside the image
- * (padding adds nothing). One pass over the input row feeds all four
- * channels; the innermost loop runs over output columns and vectorises
- * (stride 1 reads the row contiguously). Rows longer than MLVM_QCONV_CHUNK
- * go in chunks; the accumulators and one gathered row take
- * 5 * MLVM_QCONV_CHUNK * 4 bytes of stack. Sums wrap modulo 2^32 (as the int32 of the reference). */
-#define MLVM_QCONV_CHUNK 64
-#define MLVM_QCONV_BLOCK 4
-
-static mlvm_index_t ceil_div(mlvm_index_t a, mlvm_index_t b)
-{
-    return a >= 0 ? (a + b - 1) / b : -((-a) / b);
-}
+/* mlvm.qconv2d on 8-bit operands, as an implicit GEMM per group:
+ * out[o, p] = sum_t (w[o, t] - zw[o]) * (window[t, p] - zx) over the taps t
+ * (channel, ky, kx) and output positions p (oy * ow + ox). Positions go in
+ * slivers of MLVM_QC_NR; for each block of MLVM_QC_KC taps the sliver's
+ * windows are gathered once (x - zx as int16, 0 for padding), then every
+ * block of MLVM_QC_MR output channels multiplies them into an MR x NR tile
+ * kept in the output itself (int32, in the caller's memory), so the stack
+ * holds only the packed block (KC * NR * 2 bytes) and one tile. The inner
+ * loop runs over the NR positions and vectorises. Sums wrap modulo 2^32. */
+#define MLVM_QC_NR 16
+#define MLVM_QC_MR 4
+#define MLVM_QC_KC 64
 
 #define MLVM_QADD(a, b) ((int32_t)((uint32_t)(a) + (uint32_t)(b)))
 
-#define MLVM_QTAP(name, TX)                                                   \
-    static void name(int32_t (*acc)[MLVM_QCONV_CHUNK], int nb, const TX *row,  \
-                     mlvm_index_t lo, mlvm_index_t hi, mlvm_index_t stride,   \
-                     mlvm_index_t off, const int32_t *wv, int32_t zx)         \
+typedef struct qconv_sliver {
+    mlvm_index_t iy0[MLVM_QC_NR], ix0[MLVM_QC_NR];
+    int np;
+} qconv_sliver_t;
+
+/* The windows of the sliver's positions for taps k0 .. k0 + kc of image n,
+ * group channels from c0: b[k][j] = x - zx, or 0 outside the image. One
+ * version per signedness of x, so the element loop has no type branch. */
+#define MLVM_QC_PACK(name, TX)                                                \
+    static void name(const mlvm_qconv2d_t *p, const TX *x, int32_t zx, mlvm_index_t n, \
+                     mlvm_index_t c0, const qconv_sliver_t *s, mlvm_index_t k0,  \
+                     mlvm_index_t kc, int16_t (*b)[MLVM_QC_NR])                  \
     {                                                                         \
-        mlvm_index_t j;                                                       \
-        int b;                                                                \
-        if (nb == MLVM_QCONV_BLOCK && stride == 1) {                          \
-            const TX *r = row + off;                                          \
-            const int32_t w0 = wv[0], w1 = wv[1], w2 = wv[2], w3 = wv[3];     \
-            int32_t *a0 = acc[0], *a1 = acc[1], *a2 = acc[2], *a3 = acc[3];   \
-            for (j = lo; j < hi; ++j) {                                       \
-                const int32_t v = (int32_t)r[j] - zx;                         \
-                a0[j] = MLVM_QADD(a0[j], w0 * v);                             \
-                a1[j] = MLVM_QADD(a1[j], w1 * v);                             \
-                a2[j] = MLVM_QADD(a2[j], w2 * v);                             \
-                a3[j] = MLVM_QADD(a3[j], w3 * v);                             \
+        const mlvm_index_t khw = p->kh * p->kw;                               \
+        mlvm_index_t k, c = k0 / khw, ky = (k0 % khw) / p->kw, kx = k0 % p->kw; \
+        int j;                                                                \
+        for (k = 0; k < kc; ++k) {                                            \
+            const TX *plane = x + (n * p->c + c0 + c) * p->h * p->w;          \
+            const mlvm_index_t dy = ky * p->dh, dx = kx * p->dw;              \
+            for (j = 0; j < MLVM_QC_NR; ++j) {                                \
+                const mlvm_index_t iy = s->iy0[j] + dy, ix = s->ix0[j] + dx;  \
+                b[k][j] = (int16_t)(j < s->np && iy >= 0 && iy < p->h && ix >= 0 && ix < p->w \
+                                    ? (int32_t)plane[iy * p->w + ix] - zx : 0); \
             }                                                                 \
-            return;                                                           \
-        }                                                                     \
-        {   /* strided or fewer channels: the row's taps once, then a    \
-               vectorised multiply-add per channel */                          \
-            int32_t v[MLVM_QCONV_CHUNK];                                      \
-            for (j = lo; j < hi; ++j)                                         \
-                v[j] = (int32_t)row[j * stride + off] - zx;                   \
-            for (b = 0; b < nb; ++b) {                                        \
-                int32_t *a = acc[b];                                          \
-                const int32_t w = wv[b];                                      \
-                for (j = lo; j < hi; ++j)                                     \
-                    a[j] = MLVM_QADD(a[j], w * v[j]);                         \
+            if (++kx == p->kw) {                                              \
+                kx = 0;                                                       \
+                if (++ky == p->kh) {                                          \
+                    ky = 0;                                                   \
+                    ++c;                                                      \
+                }                                                             \
             }                                                                 \
         }                                                                     \
     }
 
-MLVM_QTAP(qtap_s8, int8_t)
-MLVM_QTAP(qtap_u8, uint8_t)
+MLVM_QC_PACK(qconv_pack_s8, int8_t)
+MLVM_QC_PACK(qconv_pack_u8, uint8_t)
+
+/* tile[i][j] (+)= sum_k (w[o + i, k0 + k] - zw[o + i]) * b[k][j] for i < mr;
+ * one version per signedness of w. */
+#define MLVM_QC_TILE(name, TW)                                                \
+    static void name(const TW *w, const int32_t *zwo, mlvm_index_t o, mlvm_index_t taps, \
+                     mlvm_index_t k0, mlvm_index_t kc, int mr,                \
+                     const int16_t (*b)[MLVM_QC_NR], int32_t (*tile)[MLVM_QC_NR]) \
+    {                                                                         \
+        mlvm_index_t k;                                                       \
+        int i, j;                                                             \
+        if (mr == MLVM_QC_MR) {                                               \
+            const TW *w0 = w + o * taps + k0, *w1 = w0 + taps, *w2 = w1 + taps, *w3 = w2 + taps; \
+            int32_t *t0 = tile[0], *t1 = tile[1], *t2 = tile[2], *t3 = tile[3]; \
+            for (k = 0; k < kc; ++k) {                                        \
+                const int16_t *bk = b[k];                                     \
+                const int32_t a0 = (int32_t)w0[k] - zwo[0], a1 = (int32_t)w1[k] - zwo[1]; \
+                const int32_t a2 = (int32_t)w2[k] - zwo[2], a3 = (int32_t)w3[k] - zwo[3]; \
+                for (j = 0; j < MLVM_QC_NR; ++j) {                            \
+                    const int32_t v = bk[j];                                  \
+                    t0[j] = MLVM_QADD(t0[j], a0 * v);                         \
+                    t1[j] = MLVM_QADD(t1[j], a1 * v);                         \
+                    t2[j] = MLVM_QADD(t2[j], a2 * v);                         \
+                    t3[j] = MLVM_QADD(t3[j], a3 * v);                         \
+                }                                                             \
+            }                                                                 \
+            return;                                                           \
+        }                                                                     \
+        for (i = 0; i < mr; ++i) {                                            \
+            const TW *wi = w + (o + i) * taps + k0;                           \
+            for (k = 0; k < kc; ++k) {                                        \
+                const int32_t a = (int32_t)wi[k] - zwo[i];                    \
+                for (j = 0; j < MLVM_QC_NR; ++j)                              \
+                    tile[i][j] = MLVM_QADD(tile[i][j], a * b[k][j]);          \
+            }                                                                 \
+        }                                                                     \
+    }
+
+MLVM_QC_TILE(qconv_tile_s8, int8_t)
+MLVM_QC_TILE(qconv_tile_u8, uint8_t)
 
 void mlvm_qconv2d_8(const mlvm_qconv2d_t *p, const void *x, const void *w, const void *zx,
                     const void *zw, int32_t *out)
 {
     const mlvm_index_t og = p->o / p->groups, cg = p->c / p->groups;
-    const mlvm_index_t taps = cg * p->kh * p->kw;
+    const mlvm_index_t taps = cg * p->kh * p->kw, positions = p->oh * p->ow;
     const int32_t zxv = load8(zx, 0, p->x_signed);
-    int32_t acc[MLVM_QCONV_BLOCK][MLVM_QCONV_CHUNK];
-    int32_t zwo[MLVM_QCONV_BLOCK], wv[MLVM_QCONV_BLOCK];
-    mlvm_index_t n, o, oy, j0, c, ky, kx, j;
-    int b, nb;
+    int16_t b[MLVM_QC_KC][MLVM_QC_NR];
+    int32_t tile[MLVM_QC_MR][MLVM_QC_NR], zwo[MLVM_QC_MR];
+    qconv_sliver_t s;
+    mlvm_index_t n, g, p0, k0, o;
+    int i, j;
     for (n = 0; n < p->n; ++n)
-        for (o = 0; o < p->o; o += nb) {
-            const mlvm_index_t c0 = (o / og) * cg;
-            /* a block stays within its group */
-            nb = (int)(og - o % og < MLVM_QCONV_BLOCK ? og - o % og : MLVM_QCONV_BLOCK);
-            for (b = 0; b < nb; ++b)
-                zwo[b] = load8(zw, p->zw_per_o ? o + b : 0, p->w_signed);
-            for (oy = 0; oy < p->oh; ++oy)
-                for (j0 = 0; j0 < p->ow; j0 += MLVM_QCONV_CHUNK) {
-                    const mlvm_index_t cols = p->ow - j0 < MLVM_QCONV_CHUNK ? p->ow - j0 : MLVM_QCONV_CHUNK;
-                    for (b = 0; b < nb; ++b)
-                        for (j = 0; j < cols; ++j)
-                            acc[b][j] = 0;
-                    for (kx = 0; kx < p->kw; ++kx) {
-                        /* ix = (j0 + j) * sw - pl + kx * dw must lie in [0, w) */
-                        const mlvm_index_t off = j0 * p->sw - p->pl + kx * p->dw;
-                        mlvm_index_t lo = ceil_div(-off, p->sw), hi = ceil_div(p->w - off, p->sw);
-                        lo = lo < 0 ? 0 : lo;
-                        hi = hi > cols ? cols : hi;
-                        if (lo >= hi)
-                            continue;
-                        for (c = 0; c < cg; ++c)
-                            for (ky = 0; ky < p->kh; ++ky) {
-                                const mlvm_index_t iy = oy * p->sh - p->pt + ky * p->dh;
-                                const mlvm_index_t row = ((n * p->c + c0 + c) * p->h + iy) * p->w;
-                                const mlvm_index_t tap = (c * p->kh + ky) * p->kw + kx;
-                                if (iy < 0 || iy >= p->h)
-                                    continue;
-                                for (b = 0; b < nb; ++b)
-                                    wv[b] = load8(w, (o + b) * taps + tap, p->w_signed) - zwo[b];
-                                if (p->x_signed)
-                                    qtap_s8(acc, nb, (const int8_t *)x + row, lo, hi, p->sw, off, wv, zxv);
-                                else
-                                    qtap_u8(acc, nb, (const uint8_t *)x + row, lo, hi, p->sw, off, wv, zxv);
-                            }
-                    }
-                    for (b = 0; b < nb; ++b)
-                        for (j = 0; j < cols; ++j)
-                            out[((n * p->o + o + b) * p->oh + oy) * p->ow + j0 + j] = acc[b][j];
+        for (g = 0; g < p->groups; ++g)
+            for (p0 = 0; p0 < positions; p0 += MLVM_QC_NR) {
+                s.np = (int)(positions - p0 < MLVM_QC_NR ? positions - p0 : MLVM_QC_NR);
+                for (j = 0; j < MLVM_QC_NR; ++j) {
+                    const mlvm_index_t q = p0 + (j < s.np ? j : 0);
+                    s.iy0[j] = (q / p->ow) * p->sh - p->pt;
+                    s.ix0[j] = (q % p->ow) * p->sw - p->pl;
                 }
-        }
+                for (k0 = 0; k0 < taps; k0 += MLVM_QC_KC) {
+                    const mlvm_index_t kc = taps - k0 < MLVM_QC_KC ? taps - k0 : MLVM_QC_KC;
+                    if (p->x_signed)
+                        qconv_pack_s8(p, (const int8_t *)x, zxv, n, g * cg, &s, k0, kc, b);
+                    else
+                        qconv_pack_u8(p, (const uint8_t *)x, zxv, n, g * cg, &s, k0, kc, b);
+                    for (o = g * og; o < (g + 1) * og; o += MLVM_QC_MR) {
+                        const int mr = (int)((g + 1) * og - o < MLVM_QC_MR ? (g + 1) * og - o : MLVM_QC_MR);
+                        for (i = 0; i < mr; ++i) {
+                            int32_t *dst = out + (n * p->o + o + i) * positions + p0;
+                            zwo[i] = load8(zw, p->zw_per_o ? o + i : 0, p->w_signed);
+                            for (j = 0; j < MLVM_QC_NR; ++j)
+                                tile[i][j] = k0 == 0 || j >= s.np ? 0 : dst[j];
+                        }
+                        if (p->w_signed)
+                            qconv_tile_s8((const int8_t *)w, zwo, o, taps, k0, kc, mr,
+                                          (const int16_t (*)[MLVM_QC_NR])b, tile);
+                        else
+                            qconv_tile_u8((const uint8_t *)w, zwo, o, taps, k0, kc, mr,
+                                          (const int16_t (*)[MLVM_QC_NR])b, tile);
+                        for (i = 0; i < mr; ++i) {
+                            int32_t *dst = out + (n * p->o + o + i) * positions + p0;
+                            for (j = 0; j < s.np; ++j)
+                                dst[j] = tile[i][j];
+                        }
+                    }
+                }
+            }
 }

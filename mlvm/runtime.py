@@ -47,7 +47,8 @@ FREESTANDING_HEADERS = frozenset(
     {"float.h", "iso646.h", "limits.h", "stdarg.h", "stdbool.h", "stddef.h", "stdint.h",
      "string.h", "math.h",
      # compiler-provided intrinsics, included only under #if defined(__AVX2__) / (__AVX512F__)
-     "immintrin.h"}
+     # and #if defined(__ARM_FEATURE_DSP)
+     "immintrin.h", "arm_acle.h"}
 )
 
 

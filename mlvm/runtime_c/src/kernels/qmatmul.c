@@ -65,18 +65,29 @@ void mlvm_qmatmul_8(const mlvm_qmatmul_t *p, const void *a, const void *b, const
 
 #define MLVM_QADD(a, b) ((int32_t)((uint32_t)(a) + (uint32_t)(b)))
 
+/* The packed block's layout: where tap k of position j lives. With the DSP
+ * extension (Cortex-M4 and up) taps go in pairs, so SMLAD multiplies two
+ * taps by two weights at once; elsewhere each tap is a row of NR positions
+ * (the form x86 compilers vectorise best). */
+#if defined(__ARM_FEATURE_DSP)
+#define MLVM_QC_AT(k, j) ((((k) / 2) * MLVM_QC_NR + (j)) * 2 + (k) % 2)
+#else
+#define MLVM_QC_AT(k, j) ((k) * MLVM_QC_NR + (j))
+#endif
+
 typedef struct qconv_sliver {
     mlvm_index_t iy0[MLVM_QC_NR], ix0[MLVM_QC_NR];
     int np;
 } qconv_sliver_t;
 
 /* The windows of the sliver's positions for taps k0 .. k0 + kc of image n,
- * group channels from c0: b[k][j] = x - zx, or 0 outside the image. One
+ * group channels from c0: b[MLVM_QC_AT(k, j)] = x - zx, or 0 outside the
+ * image; an odd block gets a zero tap to complete its last pair. One
  * version per signedness of x, so the element loop has no type branch. */
 #define MLVM_QC_PACK(name, TX)                                                \
     static void name(const mlvm_qconv2d_t *p, const TX *x, int32_t zx, mlvm_index_t n, \
                      mlvm_index_t c0, const qconv_sliver_t *s, mlvm_index_t k0,  \
-                     mlvm_index_t kc, int16_t (*b)[MLVM_QC_NR])                  \
+                     mlvm_index_t kc, int16_t *b)                                \
     {                                                                         \
         const mlvm_index_t khw = p->kh * p->kw;                               \
         mlvm_index_t k, c = k0 / khw, ky = (k0 % khw) / p->kw, kx = k0 % p->kw; \
@@ -86,8 +97,8 @@ typedef struct qconv_sliver {
             const mlvm_index_t dy = ky * p->dh, dx = kx * p->dw;              \
             for (j = 0; j < MLVM_QC_NR; ++j) {                                \
                 const mlvm_index_t iy = s->iy0[j] + dy, ix = s->ix0[j] + dx;  \
-                b[k][j] = (int16_t)(j < s->np && iy >= 0 && iy < p->h && ix >= 0 && ix < p->w \
-                                    ? (int32_t)plane[iy * p->w + ix] - zx : 0); \
+                b[MLVM_QC_AT(k, j)] = (int16_t)(j < s->np && iy >= 0 && iy < p->h && ix >= 0 && \
+                                                ix < p->w ? (int32_t)plane[iy * p->w + ix] - zx : 0); \
             }                                                                 \
             if (++kx == p->kw) {                                              \
                 kx = 0;                                                       \
@@ -97,17 +108,75 @@ typedef struct qconv_sliver {
                 }                                                             \
             }                                                                 \
         }                                                                     \
+        if (kc % 2)                                                           \
+            for (j = 0; j < MLVM_QC_NR; ++j)                                  \
+                b[MLVM_QC_AT(kc, j)] = 0;                                     \
     }
 
 MLVM_QC_PACK(qconv_pack_s8, int8_t)
 MLVM_QC_PACK(qconv_pack_u8, uint8_t)
 
-/* tile[i][j] (+)= sum_k (w[o + i, k0 + k] - zw[o + i]) * b[k][j] for i < mr;
- * one version per signedness of w. */
+/* tile[i][j] (+)= sum_k (w[o + i, k0 + k] - zw[o + i]) * b(k, j) for i < mr;
+ * one version per signedness of w. With the DSP extension, two taps per
+ * SMLAD (a pair's sum fits in int32: |.| <= 2 * 255^2); elsewhere one
+ * widening multiply-add per tap over a row of NR positions. */
+#if defined(__ARM_FEATURE_DSP)
+#include <arm_acle.h>
+#include <string.h>
+
+static int32_t qc_pair(int32_t lo, int32_t hi)
+{
+    return (int32_t)(((uint32_t)(uint16_t)hi << 16) | (uint32_t)(uint16_t)lo);
+}
+
 #define MLVM_QC_TILE(name, TW)                                                \
     static void name(const TW *w, const int32_t *zwo, mlvm_index_t o, mlvm_index_t taps, \
-                     mlvm_index_t k0, mlvm_index_t kc, int mr,                \
-                     const int16_t (*b)[MLVM_QC_NR], int32_t (*tile)[MLVM_QC_NR]) \
+                     mlvm_index_t k0, mlvm_index_t kc, int mr, const int16_t *b, \
+                     int32_t (*tile)[MLVM_QC_NR])                              \
+    {                                                                         \
+        mlvm_index_t k;                                                       \
+        int i, j;                                                             \
+        if (mr == MLVM_QC_MR) {                                               \
+            const TW *w0 = w + o * taps + k0, *w1 = w0 + taps, *w2 = w1 + taps, *w3 = w2 + taps; \
+            int32_t *t0 = tile[0], *t1 = tile[1], *t2 = tile[2], *t3 = tile[3]; \
+            for (k = 0; k < kc; k += 2) {                                     \
+                const int16_t *bk = b + MLVM_QC_AT(k, 0);                     \
+                const int two = k + 1 < kc;                                   \
+                const int32_t a0 = qc_pair((int32_t)w0[k] - zwo[0], two ? (int32_t)w0[k + 1] - zwo[0] : 0); \
+                const int32_t a1 = qc_pair((int32_t)w1[k] - zwo[1], two ? (int32_t)w1[k + 1] - zwo[1] : 0); \
+                const int32_t a2 = qc_pair((int32_t)w2[k] - zwo[2], two ? (int32_t)w2[k + 1] - zwo[2] : 0); \
+                const int32_t a3 = qc_pair((int32_t)w3[k] - zwo[3], two ? (int32_t)w3[k + 1] - zwo[3] : 0); \
+                for (j = 0; j < MLVM_QC_NR; ++j) {                            \
+                    int32_t bw;                                               \
+                    memcpy(&bw, bk + 2 * j, sizeof bw);                       \
+                    t0[j] = __smlad(a0, bw, t0[j]);                           \
+                    t1[j] = __smlad(a1, bw, t1[j]);                           \
+                    t2[j] = __smlad(a2, bw, t2[j]);                           \
+                    t3[j] = __smlad(a3, bw, t3[j]);                           \
+                }                                                             \
+            }                                                                 \
+            return;                                                           \
+        }                                                                     \
+        for (i = 0; i < mr; ++i) {                                            \
+            const TW *wi = w + (o + i) * taps + k0;                           \
+            int32_t *t = tile[i];                                             \
+            for (k = 0; k < kc; k += 2) {                                     \
+                const int16_t *bk = b + MLVM_QC_AT(k, 0);                     \
+                const int32_t hi = k + 1 < kc ? (int32_t)wi[k + 1] - zwo[i] : 0; \
+                const int32_t a = qc_pair((int32_t)wi[k] - zwo[i], hi);       \
+                for (j = 0; j < MLVM_QC_NR; ++j) {                            \
+                    int32_t bw;                                               \
+                    memcpy(&bw, bk + 2 * j, sizeof bw);                       \
+                    t[j] = __smlad(a, bw, t[j]);                              \
+                }                                                             \
+            }                                                                 \
+        }                                                                     \
+    }
+#else
+#define MLVM_QC_TILE(name, TW)                                                \
+    static void name(const TW *w, const int32_t *zwo, mlvm_index_t o, mlvm_index_t taps, \
+                     mlvm_index_t k0, mlvm_index_t kc, int mr, const int16_t *b, \
+                     int32_t (*tile)[MLVM_QC_NR])                              \
     {                                                                         \
         mlvm_index_t k;                                                       \
         int i, j;                                                             \
@@ -115,7 +184,7 @@ MLVM_QC_PACK(qconv_pack_u8, uint8_t)
             const TW *w0 = w + o * taps + k0, *w1 = w0 + taps, *w2 = w1 + taps, *w3 = w2 + taps; \
             int32_t *t0 = tile[0], *t1 = tile[1], *t2 = tile[2], *t3 = tile[3]; \
             for (k = 0; k < kc; ++k) {                                        \
-                const int16_t *bk = b[k];                                     \
+                const int16_t *bk = b + MLVM_QC_AT(k, 0);                     \
                 const int32_t a0 = (int32_t)w0[k] - zwo[0], a1 = (int32_t)w1[k] - zwo[1]; \
                 const int32_t a2 = (int32_t)w2[k] - zwo[2], a3 = (int32_t)w3[k] - zwo[3]; \
                 for (j = 0; j < MLVM_QC_NR; ++j) {                            \
@@ -131,12 +200,14 @@ MLVM_QC_PACK(qconv_pack_u8, uint8_t)
         for (i = 0; i < mr; ++i) {                                            \
             const TW *wi = w + (o + i) * taps + k0;                           \
             for (k = 0; k < kc; ++k) {                                        \
+                const int16_t *bk = b + MLVM_QC_AT(k, 0);                     \
                 const int32_t a = (int32_t)wi[k] - zwo[i];                    \
                 for (j = 0; j < MLVM_QC_NR; ++j)                              \
-                    tile[i][j] = MLVM_QADD(tile[i][j], a * b[k][j]);          \
+                    tile[i][j] = MLVM_QADD(tile[i][j], a * bk[j]);            \
             }                                                                 \
         }                                                                     \
     }
+#endif
 
 MLVM_QC_TILE(qconv_tile_s8, int8_t)
 MLVM_QC_TILE(qconv_tile_u8, uint8_t)
@@ -147,7 +218,7 @@ void mlvm_qconv2d_8(const mlvm_qconv2d_t *p, const void *x, const void *w, const
     const mlvm_index_t og = p->o / p->groups, cg = p->c / p->groups;
     const mlvm_index_t taps = cg * p->kh * p->kw, positions = p->oh * p->ow;
     const int32_t zxv = load8(zx, 0, p->x_signed);
-    int16_t b[MLVM_QC_KC][MLVM_QC_NR];
+    int16_t b[MLVM_QC_KC * MLVM_QC_NR];
     int32_t tile[MLVM_QC_MR][MLVM_QC_NR], zwo[MLVM_QC_MR];
     qconv_sliver_t s;
     mlvm_index_t n, g, p0, k0, o;
@@ -177,10 +248,10 @@ void mlvm_qconv2d_8(const mlvm_qconv2d_t *p, const void *x, const void *w, const
                         }
                         if (p->w_signed)
                             qconv_tile_s8((const int8_t *)w, zwo, o, taps, k0, kc, mr,
-                                          (const int16_t (*)[MLVM_QC_NR])b, tile);
+                                          b, tile);
                         else
                             qconv_tile_u8((const uint8_t *)w, zwo, o, taps, k0, kc, mr,
-                                          (const int16_t (*)[MLVM_QC_NR])b, tile);
+                                          b, tile);
                         for (i = 0; i < mr; ++i) {
                             int32_t *dst = out + (n * p->o + o + i) * positions + p0;
                             for (j = 0; j < s.np; ++j)

@@ -77,6 +77,7 @@ void mlvm_qmatmul_8(const mlvm_qmatmul_t *p, const void *a, const void *b, const
 
 typedef struct qconv_sliver {
     mlvm_index_t iy0[MLVM_QC_NR], ix0[MLVM_QC_NR];
+    mlvm_index_t iy_lo, iy_hi, ix_lo, ix_hi; /* the extremes of iy0 / ix0 */
     int np;
 } qconv_sliver_t;
 
@@ -95,10 +96,18 @@ typedef struct qconv_sliver {
         for (k = 0; k < kc; ++k) {                                            \
             const TX *plane = x + (n * p->c + c0 + c) * p->h * p->w;          \
             const mlvm_index_t dy = ky * p->dh, dx = kx * p->dw;              \
-            for (j = 0; j < MLVM_QC_NR; ++j) {                                \
-                const mlvm_index_t iy = s->iy0[j] + dy, ix = s->ix0[j] + dx;  \
-                b[MLVM_QC_AT(k, j)] = (int16_t)(j < s->np && iy >= 0 && iy < p->h && ix >= 0 && \
-                                                ix < p->w ? (int32_t)plane[iy * p->w + ix] - zx : 0); \
+            if (s->np == MLVM_QC_NR && s->iy_lo + dy >= 0 && s->iy_hi + dy < p->h && \
+                s->ix_lo + dx >= 0 && s->ix_hi + dx < p->w) {                 \
+                /* every window inside the image: no checks */                \
+                const TX *at = plane + dy * p->w + dx;                        \
+                for (j = 0; j < MLVM_QC_NR; ++j)                              \
+                    b[MLVM_QC_AT(k, j)] = (int16_t)((int32_t)at[s->iy0[j] * p->w + s->ix0[j]] - zx); \
+            } else {                                                          \
+                for (j = 0; j < MLVM_QC_NR; ++j) {                            \
+                    const mlvm_index_t iy = s->iy0[j] + dy, ix = s->ix0[j] + dx; \
+                    b[MLVM_QC_AT(k, j)] = (int16_t)(j < s->np && iy >= 0 && iy < p->h && ix >= 0 && \
+                                                    ix < p->w ? (int32_t)plane[iy * p->w + ix] - zx : 0); \
+                }                                                             \
             }                                                                 \
             if (++kx == p->kw) {                                              \
                 kx = 0;                                                       \
@@ -227,10 +236,16 @@ void mlvm_qconv2d_8(const mlvm_qconv2d_t *p, const void *x, const void *w, const
         for (g = 0; g < p->groups; ++g)
             for (p0 = 0; p0 < positions; p0 += MLVM_QC_NR) {
                 s.np = (int)(positions - p0 < MLVM_QC_NR ? positions - p0 : MLVM_QC_NR);
+                s.iy_lo = s.ix_lo = PTRDIFF_MAX;
+                s.iy_hi = s.ix_hi = PTRDIFF_MIN;
                 for (j = 0; j < MLVM_QC_NR; ++j) {
                     const mlvm_index_t q = p0 + (j < s.np ? j : 0);
                     s.iy0[j] = (q / p->ow) * p->sh - p->pt;
                     s.ix0[j] = (q % p->ow) * p->sw - p->pl;
+                    s.iy_lo = s.iy0[j] < s.iy_lo ? s.iy0[j] : s.iy_lo;
+                    s.iy_hi = s.iy0[j] > s.iy_hi ? s.iy0[j] : s.iy_hi;
+                    s.ix_lo = s.ix0[j] < s.ix_lo ? s.ix0[j] : s.ix_lo;
+                    s.ix_hi = s.ix0[j] > s.ix_hi ? s.ix0[j] : s.ix_hi;
                 }
                 for (k0 = 0; k0 < taps; k0 += MLVM_QC_KC) {
                     const mlvm_index_t kc = taps - k0 < MLVM_QC_KC ? taps - k0 : MLVM_QC_KC;

@@ -5,13 +5,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from math import prod
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 
 from mlvm.dialect.elements import ELEMS, Elem, elem_of_type
+
+if TYPE_CHECKING:
+    from mlvm.dialect.base import MlvmOp
 from mlvm.dialect.shapes import (
     MAX_RANK,
     broadcast_strides,
@@ -52,6 +55,15 @@ def c_literal(e: Elem, x: float | int | bool) -> str:
     if e.bits == 64:
         return "(-9223372036854775807ll - 1)" if v == -(2**63) else f"{v}ll"
     return "(-2147483647 - 1)" if v == -(2**31) else str(v)
+
+
+def output_shared(cg: Lowering, op: MlvmOp) -> bool:
+    """Whether an operand of op addresses its result's bytes during the op's
+    loop (in place over an operand, or over a global the loop also reads);
+    if not, the output is `restrict` and the C compiler vectorises without
+    run-time overlap checks."""
+    out = cg.ptr(op.results[0])
+    return op.alias_operand() is not None or any(cg.ptr(v) == out for v in op.operands)
 
 
 def loop_nest(dims: Sequence[tuple[str, int]], pad: str = "    ") -> tuple[list[str], list[str], str]:

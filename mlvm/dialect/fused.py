@@ -33,7 +33,7 @@ from xdsl.irdl import (
 from xdsl.traits import HasParent, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from mlvm.codegen.lowering import elem, elementwise_loop, value_shape
+from mlvm.codegen.lowering import elem, elementwise_loop, output_shared, value_shape
 from mlvm.dialect.base import MlvmOp, result_shape
 from mlvm.dialect.ops import MatmulOp
 from mlvm.dialect.shapes import broadcast_strides
@@ -115,7 +115,7 @@ class FusedOp(MlvmOp):
             return self._chain(env, self.body_ops())
 
         elementwise_loop(cg, self.result, [self.inputs[k] for k in used], body,
-                         restrict=not self._out_shared(cg))
+                         restrict=not output_shared(cg, self))
 
     def _chain(
         self, names: dict[SSAValue, str], ops: Sequence[MlvmOp]
@@ -139,17 +139,10 @@ class FusedOp(MlvmOp):
     def _pointers(self, cg: Lowering, which: range) -> list[str]:
         args = list(self.body.block.args)
         lines = [f"    const {elem_ctype(args[k])} *in{k} = {cg.ptr(self.inputs[k])};" for k in which]
-        qual = "" if self._out_shared(cg) else "restrict "
+        qual = "" if output_shared(cg, self) else "restrict "
         lines.append(f"    {elem_ctype(self.result)} *{qual}out = {cg.ptr(self.result)};")
         return lines
 
-    def _out_shared(self, cg: Lowering) -> bool:
-        """Whether an operand addresses the output's bytes during the loop (in
-        place over an operand, or over a global the loop also reads); if not,
-        the output is `restrict` and the C compiler vectorises without
-        run-time overlap checks."""
-        out_ptr = cg.ptr(self.result)
-        return self.alias_operand() is not None or any(cg.ptr(v) == out_ptr for v in self.inputs)
 
     def _epilogue(
         self, pad: str, names: dict[SSAValue, str], ops: Sequence[MlvmOp], target: str

@@ -31,8 +31,9 @@ from xdsl.utils.exceptions import VerifyException
 from mlvm.codegen.lowering import c_literal, loop_nest
 from mlvm.dialect.base import MlvmOp, result_dtype, result_shape, type_str
 from mlvm.dialect.elements import ALL, NUMERIC
-from mlvm.dialect.ops import _f32_prop
-from mlvm.dialect.shapes import contiguous_strides, normalize_axis
+from mlvm.dialect.nn import _int, _norm_axis, _str
+from mlvm.dialect.ops import _bool_prop, _f32_prop, exact_prop
+from mlvm.dialect.shapes import contiguous_strides
 
 if TYPE_CHECKING:
     from mlvm.codegen.lowering import Lowering
@@ -41,17 +42,49 @@ INDEX_ELEMS = ("i32", "i64")
 
 
 def _axis_prop(op: MlvmOp, rank: int, what: str, default: int = 0) -> int:
-    attr = op.properties.get("axis")
-    axis = int(attr.value.data) if isinstance(attr, IntegerAttr) else default
-    a = normalize_axis(axis, rank)
-    if a is None:
-        raise VerifyException(f"{op.name}: axis {axis} is out of range for {what}")
-    return a
+    return _norm_axis(op, _int(op, "axis", default), rank, what)
 
 
-def _flag(op: MlvmOp, name: str) -> bool:
-    attr = op.properties.get(name)
-    return isinstance(attr, IntegerAttr) and bool(attr.value.data)
+def _operand_axis(op: MlvmOp, default: int = 0) -> int:
+    """The `axis` property, normalised against operand 0 (which must have one)."""
+    t = op.operands[0].type
+    rank = len(op.shape_of(op.operands[0], "operand"))
+    if not rank:
+        raise VerifyException(f"{op.name}: operand {type_str(t)} has no axis")
+    return _axis_prop(op, rank, f"operand {type_str(t)}", default)
+
+
+def _in_range(idx: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Indices with negative ones counted from the end, and where they lie
+    in [0, n) (as the generated code bounds them)."""
+    i = idx.astype(np.int64)
+    i = np.where(i < 0, i + n, i)
+    return i, (i >= 0) & (i < n)
+
+
+def _along_axis_indices(op: MlvmOp) -> tuple[int, ...]:
+    """The shape of `indices` of an op reading (or writing) its operand along
+    `axis` element by element: the operand's rank, no larger dim off the axis."""
+    ax = _operand_axis(op)
+    shape = op.shape_of(op.operands[0], "operand")
+    indices = op.operands[1]
+    ishape = op.shape_of(indices, "indices")
+    if len(ishape) != len(shape) or any(a > b for d, (a, b) in enumerate(zip(ishape, shape)) if d != ax):
+        raise VerifyException(
+            f"{op.name}: indices {type_str(indices.type)} must have the rank of operand "
+            f"{type_str(op.operands[0].type)} and no larger dims off the axis")
+    return ishape
+
+
+def _along_axis_at(shape: Sequence[int], ax: int) -> str:
+    """C offset of the element at loop indices i0, i1, ... with dim `ax` at `i`."""
+    strides = contiguous_strides(shape)
+    return " + ".join(f"{'i' if d == ax else f'i{d}'} * {strides[d]}" for d in range(len(shape)))
+
+
+def _c_index(pad: str, src: str, n: int) -> list[str]:
+    """C reading index `i` from src, negative ones counted from the end."""
+    return [f"{pad}int64_t i = (int64_t){src};", f"{pad}if (i < 0) i += {n};"]
 
 
 def _loops(shape: Sequence[int]) -> tuple[list[str], list[str], str]:
@@ -74,10 +107,7 @@ class GatherOp(MlvmOp):
     OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("operand", "indices")
 
     def norm_axis(self) -> int:
-        shape = self.shape_of(self.operand, "operand")
-        if not shape:
-            raise VerifyException(f"{self.name}: operand {type_str(self.operand.type)} has no axis")
-        return _axis_prop(self, len(shape), f"operand {type_str(self.operand.type)}")
+        return _operand_axis(self)
 
     def verify_(self) -> None:
         elem = self.expect_elem(self.operand, "operand", ALL)
@@ -92,10 +122,7 @@ class GatherOp(MlvmOp):
     ) -> list[np.ndarray]:
         x, idx = inputs
         ax = self.norm_axis()
-        n = x.shape[ax]
-        i = idx.astype(np.int64)
-        i = np.where(i < 0, i + n, i)
-        ok = (i >= 0) & (i < n)
+        i, ok = _in_range(idx, x.shape[ax])
         out = np.take(x, np.where(ok, i, 0), axis=ax)
         mask = ok.reshape((1,) * ax + ok.shape + (1,) * (x.ndim - ax - 1))
         return [np.where(mask, out, np.zeros((), x.dtype)).astype(result_dtype(self))]
@@ -117,8 +144,7 @@ class GatherOp(MlvmOp):
             "    mlvm_index_t o, j, k;",
             f"    for (o = 0; o < {outer}; ++o)",
             f"        for (j = 0; j < {count}; ++j, out += {inner}) {{",
-            "            int64_t i = (int64_t)idx[j];",
-            f"            if (i < 0) i += {n};",
+            *_c_index("            ", "idx[j]", n),
             f"            if (i < 0 || i >= {n}) {{",
             f"                for (k = 0; k < {inner}; ++k) out[k] = 0;",
             "                continue;",
@@ -159,8 +185,7 @@ class PadOp(MlvmOp):
                 f"{self.name}: pads has {len(pads)} entries; operand "
                 f"{type_str(self.operand.type)} needs {2 * r} (begin and end per dim)"
             )
-        mode_attr = self.properties.get("mode")
-        mode = mode_attr.data if isinstance(mode_attr, StringAttr) else "constant"
+        mode = _str(self, "mode", "constant")
         if mode not in PAD_MODES:
             raise VerifyException(f"{self.name}: mode '{mode}' is not one of {', '.join(PAD_MODES)}")
         begin, end = pads[:r], pads[r:]
@@ -179,10 +204,7 @@ class PadOp(MlvmOp):
     def verify_(self) -> None:
         elem = self.expect_elem(self.operand, "operand", ALL)
         mode, begin, end = self.params()
-        v = _f32_prop(self, "value")
-        e = self.elem_entry(self.operand, "operand")
-        if (e.is_int or e.kind == "b") and (not np.isfinite(v) or v != int(v) or not e.min <= v <= e.max):
-            raise VerifyException(f"{self.name}: value {v} is not an {elem} value")
+        exact_prop(self, "value", self.elem_entry(self.operand, "operand"))
         shape = self.shape_of(self.operand, "operand")
         self.expect_result(0, tuple(s + b + t for s, b, t in zip(shape, begin, end)), elem)
 
@@ -229,7 +251,7 @@ class PadOp(MlvmOp):
                 inside.append(f"s{d} >= 0 && s{d} < {n}")
         at = " + ".join(f"s{d} * {strides[d]}" for d in range(len(shape))) or "0"
         if mode == "constant":
-            fill = e.store.format(c_literal(e, _f32_prop(self, "value") if e.is_float else int(_f32_prop(self, "value"))))
+            fill = e.store.format(c_literal(e, _f32_prop(self, "value")))
             cond = " && ".join(inside) or "1"
             lines.append(f"{pad}out[o++] = ({cond}) ? in[{at}] : {fill};")
         else:
@@ -255,10 +277,7 @@ class CumsumOp(MlvmOp):
     OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("operand",)
 
     def norm_axis(self) -> int:
-        shape = self.shape_of(self.operand, "operand")
-        if not shape:
-            raise VerifyException(f"{self.name}: operand {type_str(self.operand.type)} has no axis")
-        return _axis_prop(self, len(shape), f"operand {type_str(self.operand.type)}")
+        return _operand_axis(self)
 
     def verify_(self) -> None:
         elem = self.expect_elem(self.operand, "operand", NUMERIC)
@@ -272,15 +291,15 @@ class CumsumOp(MlvmOp):
         ax = self.norm_axis()
         e = self.elem_entry(self.operand, "operand")
         w = x.astype(np.float32) if e.stored_as_bits else x
-        if _flag(self, "reverse"):
+        if _bool_prop(self, "reverse"):
             w = np.flip(w, ax)
         with np.errstate(all="ignore"):
             c = np.cumsum(w, axis=ax, dtype=w.dtype)
-            if _flag(self, "exclusive"):
+            if _bool_prop(self, "exclusive"):
                 c = c - w if not e.is_float else np.concatenate(
                     [np.zeros_like(np.take(c, [0], axis=ax)), np.take(c, range(c.shape[ax] - 1), axis=ax)],
                     axis=ax)
-        if _flag(self, "reverse"):
+        if _bool_prop(self, "reverse"):
             c = np.flip(c, ax)
         return [np.ascontiguousarray(c).astype(x.dtype)]
 
@@ -293,10 +312,10 @@ class CumsumOp(MlvmOp):
         e = self.elem_entry(self.operand, "operand")
         T = e.compute
         add = "acc + v" if e.is_float else f"({T})(({e.wide_unsigned})acc + ({e.wide_unsigned})v)"
-        rev = _flag(self, "reverse")
+        rev = _bool_prop(self, "reverse")
         at = f"(o * {n} + {'(' + str(n - 1) + ' - j)' if rev else 'j'}) * {inner} + k"
         body = (["out[p] = " + e.store.format("acc") + ";", f"acc = {add};"]
-                if _flag(self, "exclusive") else [f"acc = {add};", "out[p] = " + e.store.format("acc") + ";"])
+                if _bool_prop(self, "exclusive") else [f"acc = {add};", "out[p] = " + e.store.format("acc") + ";"])
         cg.stmt("\n    ".join([
             "{",
             f"    const {e.ctype} *in = {cg.ptr(self.operand)};",
@@ -335,9 +354,7 @@ class IotaOp(MlvmOp):
         _axis_prop(self, len(shape), f"result {type_str(self.result.type)}")
         e = self.elem_entry(self.result, "result")
         for name in ("start", "step"):
-            v = _f32_prop(self, name)
-            if e.is_int and (not np.isfinite(v) or v != int(v)):
-                raise VerifyException(f"{self.name}: {name} {v} is not an integer but the result is {e.name}")
+            exact_prop(self, name, e, wraps=True)
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
@@ -365,8 +382,8 @@ class IotaOp(MlvmOp):
         e = self.elem_entry(self.result, "result")
         start, step = _f32_prop(self, "start"), _f32_prop(self, "step")
         if e.is_int:
-            val = (f"({e.compute})(({e.wide_unsigned}){c_literal(e, int(start))} + "
-                   f"({e.wide_unsigned}){c_literal(e, int(step))} * ({e.wide_unsigned})i{ax})")
+            val = (f"({e.compute})(({e.wide_unsigned}){c_literal(e, start)} + "
+                   f"({e.wide_unsigned}){c_literal(e, step)} * ({e.wide_unsigned})i{ax})")
         else:
             val = f"({c_literal(e, start)} + {c_literal(e, step)} * ({e.compute})i{ax})"
         opening, closing, pad = _loops(shape)
@@ -395,27 +412,15 @@ class GatherElementsOp(MlvmOp):
     def verify_(self) -> None:
         elem = self.expect_elem(self.operand, "operand", ALL)
         self.expect_elem(self.indices, "indices", INDEX_ELEMS)
-        shape = self.shape_of(self.operand, "operand")
-        ishape = self.shape_of(self.indices, "indices")
-        if not shape:
-            raise VerifyException(f"{self.name}: operand {type_str(self.operand.type)} has no axis")
-        ax = _axis_prop(self, len(shape), f"operand {type_str(self.operand.type)}")
-        if len(ishape) != len(shape) or any(a > b for d, (a, b) in enumerate(zip(ishape, shape)) if d != ax):
-            raise VerifyException(
-                f"{self.name}: indices {type_str(self.indices.type)} must have the rank of operand "
-                f"{type_str(self.operand.type)} and no larger dims off the axis"
-            )
+        ishape = _along_axis_indices(self)
         self.expect_result(0, ishape, elem)
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
     ) -> list[np.ndarray]:
         x, idx = inputs
-        ax = _axis_prop(self, x.ndim, "operand")
-        n = x.shape[ax]
-        i = idx.astype(np.int64)
-        i = np.where(i < 0, i + n, i)
-        ok = (i >= 0) & (i < n)
+        ax = _operand_axis(self)
+        i, ok = _in_range(idx, x.shape[ax])
         sub = x[tuple(slice(0, d) for d in idx.shape[:ax]) + (slice(None),)
                 + tuple(slice(0, d) for d in idx.shape[ax + 1:])]
         out = np.take_along_axis(sub, np.where(ok, i, 0), axis=ax)
@@ -426,11 +431,10 @@ class GatherElementsOp(MlvmOp):
         ishape = self.shape_of(self.indices, "indices")
         if prod(ishape) == 0:
             return
-        ax = _axis_prop(self, len(shape), "operand")
+        ax = _operand_axis(self)
         e = self.elem_entry(self.operand, "operand")
         it = self.elem_entry(self.indices, "indices").ctype
-        strides = contiguous_strides(shape)
-        at = " + ".join(f"{'i' if d == ax else f'i{d}'} * {strides[d]}" for d in range(len(shape)))
+        at = _along_axis_at(shape, ax)
         opening, closing, pad = _loops(ishape)
         cg.stmt("\n    ".join([
             "{",
@@ -440,8 +444,7 @@ class GatherElementsOp(MlvmOp):
             "    mlvm_index_t o = 0;",
             f"    mlvm_index_t {', '.join(f'i{d}' for d in range(len(ishape)))};",
             *opening,
-            f"{pad}int64_t i = (int64_t)idx[o];",
-            f"{pad}if (i < 0) i += {shape[ax]};",
+            *_c_index(pad, "idx[o]", shape[ax]),
             f"{pad}out[o] = (i >= 0 && i < {shape[ax]}) ? in[{at}] : 0;",
             f"{pad}++o;",
             *closing,
@@ -481,9 +484,7 @@ class OneHotOp(MlvmOp):
         self.expect_result(0, ishape[:ax] + (rshape[ax],) + ishape[ax:], elem)
         e = self.elem_entry(self.result, "result")
         for name in ("on", "off"):
-            v = _f32_prop(self, name)
-            if (e.is_int or e.kind == "b") and (not np.isfinite(v) or v != int(v) or not e.min <= v <= e.max):
-                raise VerifyException(f"{self.name}: {name} {v} is not an {e.name} value")
+            exact_prop(self, name, e)
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
@@ -508,8 +509,7 @@ class OneHotOp(MlvmOp):
         ishape = self.shape_of(self.indices, "indices")
         istr = contiguous_strides(ishape)
         at = " + ".join(f"i{d if d < ax else d + 1} * {istr[d]}" for d in range(len(ishape))) or "0"
-        lit = {k: e.store.format(c_literal(e, _f32_prop(self, k) if e.is_float else int(_f32_prop(self, k))))
-               for k in ("on", "off")}
+        lit = {k: e.store.format(c_literal(e, _f32_prop(self, k))) for k in ("on", "off")}
         it = self.elem_entry(self.indices, "indices").ctype
         opening, closing, pad = _loops(rshape)
         cg.stmt("\n    ".join([
@@ -519,9 +519,8 @@ class OneHotOp(MlvmOp):
             "    mlvm_index_t o = 0;",
             f"    mlvm_index_t {', '.join(f'i{d}' for d in range(len(rshape)))};",
             *opening,
-            f"{pad}int64_t k = (int64_t)idx[{at}];",
-            f"{pad}if (k < 0) k += {depth};",
-            f"{pad}out[o++] = k == (int64_t)i{ax} ? {lit['on']} : {lit['off']};",
+            *_c_index(pad, f"idx[{at}]", depth),
+            f"{pad}out[o++] = i == (int64_t)i{ax} ? {lit['on']} : {lit['off']};",
             *closing,
             "}",
         ]))
@@ -544,10 +543,7 @@ class TopkOp(MlvmOp):
     OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("operand",)
 
     def norm_axis(self) -> int:
-        shape = self.shape_of(self.operand, "operand")
-        if not shape:
-            raise VerifyException(f"{self.name}: operand {type_str(self.operand.type)} has no axis")
-        return _axis_prop(self, len(shape), f"operand {type_str(self.operand.type)}", default=-1)
+        return _operand_axis(self, default=-1)
 
     def is_largest(self) -> bool:
         attr = self.properties.get("largest")
@@ -661,38 +657,29 @@ class ScatterElementsOp(MlvmOp):
     INPLACE_OPERANDS: ClassVar[tuple[int, ...]] = (0,)
 
     def kind(self) -> str:
-        attr = self.properties.get("reduction")
-        return attr.data if isinstance(attr, StringAttr) else "none"
+        return _str(self, "reduction", "none")
 
     def verify_(self) -> None:
         elem = self.expect_elem(self.operand, "operand", ALL)
         self.expect_elem(self.indices, "indices", INDEX_ELEMS)
         self.expect_elem(self.updates, "updates", (elem,))
-        shape = self.shape_of(self.operand, "operand")
-        ishape = self.shape_of(self.indices, "indices")
-        if not shape:
-            raise VerifyException(f"{self.name}: operand {type_str(self.operand.type)} has no axis")
-        ax = _axis_prop(self, len(shape), f"operand {type_str(self.operand.type)}")
+        ishape = _along_axis_indices(self)
         if self.shape_of(self.updates, "updates") != ishape:
             raise VerifyException(
                 f"{self.name}: updates {type_str(self.updates.type)} must have the shape of indices "
                 f"{type_str(self.indices.type)}")
-        if len(ishape) != len(shape) or any(a > b for d, (a, b) in enumerate(zip(ishape, shape)) if d != ax):
-            raise VerifyException(
-                f"{self.name}: indices {type_str(self.indices.type)} must have the rank of operand "
-                f"{type_str(self.operand.type)} and no larger dims off the axis")
         if self.kind() not in SCATTER_REDUCTIONS:
             raise VerifyException(
                 f"{self.name}: reduction '{self.kind()}' is not one of {', '.join(SCATTER_REDUCTIONS)}")
         if self.kind() in ("add", "mul", "max", "min") and elem == "i1":
             raise VerifyException(f"{self.name}: reduction '{self.kind()}' on i1")
-        self.expect_result(0, shape, elem)
+        self.expect_result(0, self.shape_of(self.operand, "operand"), elem)
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
     ) -> list[np.ndarray]:
         x, idx, upd = inputs
-        ax = _axis_prop(self, x.ndim, "operand")
+        ax = _operand_axis(self)
         n = x.shape[ax]
         e = self.elem_entry(self.operand, "operand")
         out = x.copy()
@@ -728,9 +715,8 @@ class ScatterElementsOp(MlvmOp):
         cg.stmt(f"mlvm_copy({cg.nbytes(self.result)}, {cg.ptr(self.operand)}, {cg.ptr(self.result)});")
         if prod(ishape) == 0:
             return
-        ax = _axis_prop(self, len(shape), "operand")
-        strides = contiguous_strides(shape)
-        at = " + ".join(f"{'i' if d == ax else f'i{d}'} * {strides[d]}" for d in range(len(shape)))
+        ax = _operand_axis(self)
+        at = _along_axis_at(shape, ax)
         T = e.compute
         kind = self.kind()
         if kind == "none":
@@ -752,8 +738,7 @@ class ScatterElementsOp(MlvmOp):
             "    mlvm_index_t o = 0;",
             f"    mlvm_index_t {', '.join(f'i{d}' for d in range(len(ishape)))};",
             *opening,
-            f"{pad}int64_t i = (int64_t)idx[o];",
-            f"{pad}if (i < 0) i += {shape[ax]};",
+            *_c_index(pad, "idx[o]", shape[ax]),
             f"{pad}if (i >= 0 && i < {shape[ax]}) {{",
             f"{pad}    {e.ctype} *p = &out[{at}];",
             f"{pad}    const {T} a = {e.load.format('*p')}, u = {e.load.format('upd[o]')};",

@@ -23,10 +23,12 @@ from mlvm.dialect.ops import (
     CompareOp,
     ElementwiseOp,
     UnaryOp,
+    _bool_prop,
+    c_format,
+    c_template,
     int_binary,
     np_compute,
 )
-from mlvm.dialect.shapes import broadcast_shapes
 
 INTS_AND_BOOL = (*INTS, "i1")
 
@@ -163,19 +165,17 @@ class ModOp(BinaryOp):
     name = "mlvm.mod"
     fmod = opt_prop_def(BoolAttr, IntegerAttr.from_bool(False))
     KERNELS: ClassVar[tuple[str, ...]] = ()
+    C_EXPR: ClassVar[dict[str, str]] = {"f": "mlvm_scalar_mod_{N}({0}, {1})", "i": "mlvm_scalar_mod_{N}({0}, {1})"}
+    C_EXPR_FMOD: ClassVar[dict[str, str]] = {"f": "fmod{F}({0}, {1})", "i": "mlvm_scalar_fmod_{N}({0}, {1})"}
 
     def is_fmod(self) -> bool:
-        attr = self.properties.get("fmod")
-        return isinstance(attr, IntegerAttr) and bool(attr.value.data)
+        return _bool_prop(self, "fmod")
 
     def scalar_expr(self, args: Sequence[str]) -> str:
         e = self.compute_elem()
-        name = "f32" if e.compute == "float" else e.name
-        if self.is_fmod():
-            fn = f"fmod{'f' if e.compute == 'float' else ''}" if e.is_float else f"mlvm_scalar_fmod_{name}"
-        else:
-            fn = f"mlvm_scalar_mod_{name}"
-        return f"{fn}({args[0]}, {args[1]})"
+        tpl = c_template(self.C_EXPR_FMOD if self.is_fmod() else self.C_EXPR, e)
+        assert tpl is not None
+        return c_format(tpl, e, args)
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
@@ -208,15 +208,7 @@ class SelectOp(ElementwiseOp):
                 f"{self.name}: lhs {type_str(self.lhs.type)} and rhs "
                 f"{type_str(self.rhs.type)} must have the same element type"
             )
-        shape = broadcast_shapes(self.shape_of(self.cond, "cond"), self.shape_of(self.lhs, "lhs"))
-        if shape is not None:
-            shape = broadcast_shapes(shape, self.shape_of(self.rhs, "rhs"))
-        if shape is None:
-            raise VerifyException(
-                f"{self.name}: cond {type_str(self.cond.type)}, lhs {type_str(self.lhs.type)} "
-                f"and rhs {type_str(self.rhs.type)} do not broadcast"
-            )
-        self.expect_result(0, shape, ea)
+        self.expect_result(0, self.broadcast_operands(), ea)
 
     def scalar_expr(self, args: Sequence[str]) -> str:
         return f"({args[0]} ? {args[1]} : {args[2]})"

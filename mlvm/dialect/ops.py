@@ -57,7 +57,15 @@ from mlvm.dialect.shapes import (
     normalize_axis,
 )
 
-from mlvm.codegen.lowering import c_float, c_literal, elem, elementwise_loop, loop_nest, value_shape
+from mlvm.codegen.lowering import (
+    c_float,
+    c_literal,
+    elem,
+    elementwise_loop,
+    loop_nest,
+    output_shared,
+    value_shape,
+)
 
 if TYPE_CHECKING:
     from mlvm.codegen.lowering import Lowering
@@ -75,6 +83,19 @@ def _f32_prop(op: MlvmOp, name: str) -> float:
     if not isinstance(attr, FloatAttr) or not isinstance(attr.type, Float32Type):
         raise VerifyException(f"{op.name}: property '{name}' must be an f32 float")
     return float(np.float32(attr.value.data))
+
+
+def exact_prop(op: MlvmOp, name: str, e: Elem, wraps: bool = False) -> float:
+    """An f32 property that must hold a value of element type e exactly:
+    an integer for integer and bool types, within the type's range unless
+    the op wraps it."""
+    v = _f32_prop(op, name)
+    if e.is_int or e.kind == "b":
+        if not np.isfinite(v) or v != int(v):
+            raise VerifyException(f"{op.name}: {name} {v} is not an integer but the result is {e.name}")
+        if not wraps and not e.min <= v <= e.max:
+            raise VerifyException(f"{op.name}: {name} {v} does not fit in {e.name}")
+    return v
 
 
 def _bool_prop(op: MlvmOp, name: str) -> bool:
@@ -216,15 +237,7 @@ class FillOp(MlvmOp):
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        v = _f32_prop(self, "value")
-        e = self.elem_entry(self.result, "result")
-        if e.is_int or e.kind == "b":
-            if not np.isfinite(v) or v != int(v):
-                raise VerifyException(
-                    f"{self.name}: value {v} is not an integer but the result is {e.name}"
-                )
-            if not e.min <= v <= e.max:
-                raise VerifyException(f"{self.name}: value {v} does not fit in {e.name}")
+        exact_prop(self, "value", self.elem_entry(self.result, "result"))
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
@@ -241,7 +254,7 @@ class FillOp(MlvmOp):
             lit = cg.flt(v) if e.name == "f32" else str(int(v))
             cg.stmt(f"mlvm_fill_{e.name}({n}, {lit}, {cg.ptr(self.result)});")
             return
-        lit = c_literal(e, v if e.is_float else int(v))
+        lit = c_literal(e, v)
         elementwise_loop(cg, self.result, [], lambda names: ([], lit))
 
 
@@ -278,11 +291,6 @@ def np_compute(fn: Callable[..., Any], inputs: Sequence[np.ndarray], out: np.dty
 
 
 HALF_DTYPES = (ELEMS["f16"].dtype, ELEMS["bf16"].dtype)
-
-
-def as_python_ints(x: np.ndarray) -> np.ndarray:
-    """An integer array as Python ints (object array): exact arithmetic."""
-    return np.asarray(x).astype(object)
 
 
 def wrap_to(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -349,10 +357,18 @@ class ElementwiseOp(MlvmOp):
     def lower(self, cg: Lowering) -> None:
         if self.kernel_call(cg):
             return
-        out = cg.ptr(self.results[0])
-        shared = self.alias_operand() is not None or any(cg.ptr(v) == out for v in self.operands)
         elementwise_loop(cg, self.results[0], list(self.operands),
-                         lambda names: ([], self.scalar_expr(names)), restrict=not shared)
+                         lambda names: ([], self.scalar_expr(names)), restrict=not output_shared(cg, self))
+
+    def broadcast_operands(self) -> tuple[int, ...]:
+        """The shape every operand broadcasts to (an error names them all)."""
+        shape: tuple[int, ...] | None = ()
+        for v, name in zip(self.operands, self.OPERAND_NAMES, strict=True):
+            shape = None if shape is None else broadcast_shapes(shape, self.shape_of(v, name))
+        if shape is None:
+            desc = ", ".join(f"{n} {type_str(v.type)}" for v, n in zip(self.operands, self.OPERAND_NAMES, strict=True))
+            raise VerifyException(f"{self.name}: {desc} do not broadcast")
+        return shape
 
 
 class BinaryOp(ElementwiseOp):
@@ -390,14 +406,6 @@ class BinaryOp(ElementwiseOp):
 
     # The numpy function the C mirrors, operation for operation.
     NP_FN: ClassVar[Callable[..., Any]]
-
-    def scalar_expr(self, args: Sequence[str]) -> str:
-        expr = super().scalar_expr(args)
-        if not self.COMPARE:
-            return expr
-        if self.elem_of(self.result, "result") == "i1":
-            return f"(uint8_t){expr}"
-        return f"({expr} ? 1.0f : 0.0f)"
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
@@ -458,7 +466,7 @@ class DivOp(BinaryOp):
 
     name = "mlvm.div"
     KERNELS: ClassVar[tuple[str, ...]] = ("f32",)
-    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(lambda a, b: int_aware_div(a, b))
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(int_aware_div)
     C_EXPR: ClassVar[dict[str, str]] = {"f": "({0} / {1})", "i": "mlvm_scalar_div_{N}({0}, {1})"}
 
 
@@ -843,7 +851,8 @@ def _np_reduce(kind: str, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
         else:  # integer mean: the wrapped sum, divided with truncation
             total = np.sum(w, axis=axes, keepdims=True, dtype=w.dtype)
             count = max(1, prod(x.shape[a] for a in axes))
-            out = int_aware_div(total, np.asarray(count, dtype=x.dtype) if count <= e.max else total * 0)
+            # (past the type's max the wrapped sum is smaller than the count: 0)
+            out = int_aware_div(total, np.asarray(count, dtype=x.dtype)) if count <= e.max else total * 0
     return np.asarray(out).astype(x.dtype)
 
 

@@ -26,24 +26,12 @@ from mlvm.dialect.base import MlvmOp, result_dtype, result_shape, type_str
 from mlvm.dialect.elements import ELEMS, FLOATS
 from mlvm.dialect.nn import conv2d_dims
 from mlvm.dialect.ops import ElementwiseOp
-from mlvm.dialect.shapes import broadcast_shapes
 
 if TYPE_CHECKING:
     from mlvm.codegen.lowering import Lowering
 
 QTYPES = ("i8", "ui8", "i16", "ui16")  # quantized storage types
 ACC = "i32"
-
-
-def _broadcast_all(op: MlvmOp, names: Sequence[str]) -> tuple[int, ...]:
-    shape: tuple[int, ...] | None = ()
-    for v, name in zip(op.operands, names, strict=True):
-        s = op.shape_of(v, name)
-        shape = None if shape is None else broadcast_shapes(shape, s)
-    if shape is None:
-        desc = ", ".join(f"{n} {type_str(v.type)}" for v, n in zip(op.operands, names, strict=True))
-        raise VerifyException(f"{op.name}: {desc} do not broadcast")
-    return shape
 
 
 def round_saturate(x: np.ndarray, zp: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -74,7 +62,7 @@ class QuantizeOp(ElementwiseOp):
         self.expect_elem(self.x, "x", FLOATS)
         self.expect_elem(self.scale, "scale", ("f32",))
         q = self.expect_elem(self.zero_point, "zero_point", QTYPES)
-        self.expect_result(0, _broadcast_all(self, self.OPERAND_NAMES), q)
+        self.expect_result(0, self.broadcast_operands(), q)
 
     def scalar_expr(self, args: Sequence[str]) -> str:
         q = self.elem_of(self.result, "result")
@@ -107,9 +95,8 @@ class DequantizeOp(ElementwiseOp):
     def verify_(self) -> None:
         q = self.expect_elem(self.q, "q", (*QTYPES, ACC))
         self.expect_elem(self.scale, "scale", ("f32",))
-        z = self.expect_elem(self.zero_point, "zero_point", (q,))
-        del z
-        self.expect_result(0, _broadcast_all(self, self.OPERAND_NAMES), "f32")
+        self.expect_elem(self.zero_point, "zero_point", (q,))
+        self.expect_result(0, self.broadcast_operands(), "f32")
 
     def scalar_expr(self, args: Sequence[str]) -> str:
         return f"((float)((int64_t){args[0]} - (int64_t){args[2]}) * {args[1]})"
@@ -142,7 +129,7 @@ class RequantizeOp(ElementwiseOp):
         self.expect_elem(self.acc, "acc", (ACC,))
         self.expect_elem(self.multiplier, "multiplier", ("f32",))
         q = self.expect_elem(self.zero_point, "zero_point", QTYPES)
-        self.expect_result(0, _broadcast_all(self, self.OPERAND_NAMES), q)
+        self.expect_result(0, self.broadcast_operands(), q)
 
     def scalar_expr(self, args: Sequence[str]) -> str:
         q = self.elem_of(self.result, "result")

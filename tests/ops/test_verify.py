@@ -54,7 +54,7 @@ CASES = [
     Bad("pad-mode", "pad", [T43], ["tensor<6x3xf32>"], 'pads = array<i64: 1, 0, 1, 0>, mode = "wrap"', words=("mode 'wrap'",)),
     Bad("pad-reflect-wide", "pad", [T43], ["tensor<4x9xf32>"], 'pads = array<i64: 0, 3, 0, 3>, mode = "reflect"', words=("smaller than its size 3",)),
     Bad("pad-crop-below-zero", "pad", [T43], ["tensor<0x3xf32>"], "pads = array<i64: -3, 0, -2, 0>", words=("below size 0",)),
-    Bad("pad-value-i8", "pad", ["tensor<3xi8>"], ["tensor<5xi8>"], "pads = array<i64: 1, 1>, value = 0.5 : f32", words=("not an i8 value",)),
+    Bad("pad-value-i8", "pad", ["tensor<3xi8>"], ["tensor<5xi8>"], "pads = array<i64: 1, 1>, value = 0.5 : f32", words=("value 0.5 is not an integer but the result is i8",)),
     Bad("cumsum-i1", "cumsum", ["tensor<3xi1>"], ["tensor<3xi1>"], "axis = 0 : i64", words=("tensor<3xi1>",)),
     Bad("cumsum-axis", "cumsum", [T43], [T43], "axis = -3 : i64", words=("axis -3",)),
     Bad("iota-scalar", "iota", [], ["tensor<f32>"], "", words=("no axis",)),

@@ -39,13 +39,12 @@ from xdsl.utils.exceptions import DiagnosticException
 from mlvm.diagnostics import MlvmError
 from mlvm.dialect.base import MlvmOp, elem_name
 from mlvm.dialect.elements import ELEMS as ELEM_TABLE
-from mlvm.dialect.elements import xdsl_type
+from mlvm.dialect.elements import elem_for_dtype, xdsl_type
 from mlvm.dialect.ops import FillOp, ParamOp
 from mlvm.frontend.onnx.model import load_model, onnx_type_name, tensor_array
 from mlvm.passes.canonicalize import make_constant
 
 # Element types a runtime tensor may have, by numpy dtype and by ONNX type.
-ELEMS = {e.dtype: e.name for e in ELEM_TABLE.values()}
 _T = onnx.TensorProto
 ELEM_OF_ONNX: dict[int, str] = {
     int(_T.FLOAT): "f32", int(_T.DOUBLE): "f64", int(_T.FLOAT16): "f16", int(_T.BFLOAT16): "bf16",
@@ -202,10 +201,10 @@ class Importer:
         if isinstance(v, Tensor):
             return v.elem
         assert isinstance(v, Const)
-        e = ELEMS.get(v.array.dtype)
+        e = elem_for_dtype(v.array.dtype)
         if e is None:
             raise Unsupported(f"a {v.array.dtype} tensor computed at run time")
-        return e
+        return e.name
 
     def t(self, v: Value | None, key: str | None = None) -> SSAValue:
         """The SSA value of `v`; a known tensor becomes a param or constant (once)."""
@@ -215,9 +214,7 @@ class Importer:
             return v.value
         assert isinstance(v, Const)
         arr = v.array
-        elem = ELEMS.get(arr.dtype)
-        if elem is None:
-            raise Unsupported(f"a {arr.dtype} tensor computed at run time")
+        elem = self.elem(v)
         key = key or v.name
         if key is not None and key in self._materialized:
             return self._materialized[key]

@@ -58,8 +58,6 @@ from mlvm.dialect.ops import (
     TanhOp,
 )
 from mlvm.dialect.elements import ELEMS
-
-ELEMS_BY_DTYPE = {e.dtype: name for name, e in ELEMS.items()}
 from mlvm.dialect.index import (
     CumsumOp,
     GatherElementsOp,
@@ -1130,8 +1128,8 @@ def _one_hot(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs
         raise Unsupported("values computed at run time")
     assert depth is not None
     off, on = (float(v) for v in values.array.reshape(-1).astype(np.float64))
-    elem = ELEMS_BY_DTYPE.get(values.array.dtype)
-    if elem is None or np.float32(off) != off or np.float32(on) != on:
+    elem = imp.elem(values)
+    if np.float32(off) != off or np.float32(on) != on:
         raise Unsupported("values not exact in f32")
     s = imp.shape(idx)
     ax = _axis(int(attrs.get("axis", -1)), len(s) + 1)

@@ -599,8 +599,17 @@ def conv2d_dims(self: MlvmOp, xv: SSAValue, wv: SSAValue, bias: SSAValue | None)
                 dh=dil[0], dw=dil[1], groups=groups)
 
 
+class ConvWindowOp(MlvmOp):
+    """The window properties conv2d and qconv2d share (see conv2d_dims)."""
+
+    strides = opt_prop_def(DenseArrayBase.constr(i64), DenseArrayBase.from_list(i64, [1, 1]))
+    padding = opt_prop_def(DenseArrayBase.constr(i64), DenseArrayBase.from_list(i64, [0, 0, 0, 0]))
+    dilations = opt_prop_def(DenseArrayBase.constr(i64), DenseArrayBase.from_list(i64, [1, 1]))
+    groups = opt_prop_def(IntegerAttr.constr(type=i64), IntegerAttr(1, i64))
+
+
 @irdl_op_definition
-class Conv2dOp(MlvmOp):
+class Conv2dOp(ConvWindowOp):
     """2-D convolution (cross-correlation), x NCHW, w OIHW with I = C / groups,
     optional bias (O). padding is [top, left, bottom, right] of zeros."""
 
@@ -609,10 +618,6 @@ class Conv2dOp(MlvmOp):
     w = operand_def(TensorType)
     bias = opt_operand_def(TensorType)
     result = result_def(TensorType)
-    strides = opt_prop_def(DenseArrayBase.constr(i64), DenseArrayBase.from_list(i64, [1, 1]))
-    padding = opt_prop_def(DenseArrayBase.constr(i64), DenseArrayBase.from_list(i64, [0, 0, 0, 0]))
-    dilations = opt_prop_def(DenseArrayBase.constr(i64), DenseArrayBase.from_list(i64, [1, 1]))
-    groups = opt_prop_def(IntegerAttr.constr(type=i64), IntegerAttr(1, i64))
     traits = traits_def(Pure())
     OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("x", "w", "bias")
 

@@ -17,14 +17,14 @@ from math import prod
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType, i64
-from xdsl.irdl import irdl_op_definition, operand_def, opt_prop_def, result_def, traits_def
+from xdsl.dialects.builtin import TensorType
+from xdsl.irdl import irdl_op_definition, operand_def, result_def, traits_def
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from mlvm.dialect.base import MlvmOp, result_dtype, result_shape, type_str
 from mlvm.dialect.elements import ELEMS, FLOATS
-from mlvm.dialect.nn import conv2d_dims
+from mlvm.dialect.nn import ConvWindowOp, conv2d_dims
 from mlvm.dialect.ops import ElementwiseOp
 
 if TYPE_CHECKING:
@@ -222,7 +222,7 @@ class QMatmulOp(MlvmOp):
 
 
 @irdl_op_definition
-class QConv2dOp(MlvmOp):
+class QConv2dOp(ConvWindowOp):
     """`x, w, x_zero_point, w_zero_point -> acc` (i32): the 2-D convolution of
     (x - x_zp) by (w - w_zp[o]) with the properties of mlvm.conv2d (ONNX
     ConvInteger); padding contributes nothing (it stands for x_zp). x and w
@@ -234,10 +234,6 @@ class QConv2dOp(MlvmOp):
     x_zero_point = operand_def(TensorType)
     w_zero_point = operand_def(TensorType)
     result = result_def(TensorType)
-    strides = opt_prop_def(DenseArrayBase.constr(i64), DenseArrayBase.from_list(i64, [1, 1]))
-    padding = opt_prop_def(DenseArrayBase.constr(i64), DenseArrayBase.from_list(i64, [0, 0, 0, 0]))
-    dilations = opt_prop_def(DenseArrayBase.constr(i64), DenseArrayBase.from_list(i64, [1, 1]))
-    groups = opt_prop_def(IntegerAttr.constr(type=i64), IntegerAttr(1, i64))
     traits = traits_def(Pure())
     OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("x", "w", "x_zero_point", "w_zero_point")
 

@@ -24,7 +24,7 @@ from mlvm.dialect.fused import FusedYieldOp
 from mlvm.dialect.ops import ReshapeOp
 
 
-def _int_attr(op: func.FuncOp, name: str) -> int:
+def _int_attr(op: Operation, name: str) -> int:
     attr = op.attributes.get(name)
     assert isinstance(attr, IntegerAttr), f"{name} missing: run mlvm-plan-memory first"
     return int(attr.value.data)
@@ -40,13 +40,17 @@ def function_report(f: func.FuncOp) -> dict[str, Any]:
     ops = list(f.body.block.ops)
     buffers: list[dict[str, Any]] = []
     for iv in sorted(fs.intervals, key=lambda iv: iv.start):
-        owner = iv.value.owner
-        assert isinstance(owner, Operation)
-        offsets = owner.attributes.get("mlvm.offsets")
-        assert isinstance(offsets, DenseArrayBase)
-        idx = list(owner.results).index(iv.value)  # type: ignore[arg-type]
-        name = iv.value.name_hint or f"{ops[iv.start].name}#{iv.start}"
-        offset = int(offsets.get_values()[idx])
+        if isinstance(iv.value, MlvmOp):  # a kernel's workspace
+            name = f"workspace of {ops[iv.start].name}#{iv.start}"
+            offset = _int_attr(iv.value, "mlvm.workspace")
+        else:
+            owner = iv.value.owner
+            assert isinstance(owner, Operation)
+            offsets = owner.attributes.get("mlvm.offsets")
+            assert isinstance(offsets, DenseArrayBase)
+            idx = list(owner.results).index(iv.value)  # type: ignore[arg-type]
+            name = iv.value.name_hint or f"{ops[iv.start].name}#{iv.start}"
+            offset = int(offsets.get_values()[idx])
         buffers.append(
             {
                 "value": name,

@@ -57,7 +57,7 @@ class Storage:
 
 @dataclass(eq=False)
 class Interval:
-    value: SSAValue
+    value: SSAValue | MlvmOp  # a buffer, or the workspace of an op
     start: int  # index of the defining op
     end: int  # index of the last op that reads it (or an alias of it)
     size: int
@@ -226,9 +226,14 @@ def analyze(f: func.FuncOp) -> FunctionStorage:
                 continue
             storage[r] = Storage("arena")
             intervals[r] = Interval(r, index[op], index[op], nbytes(r))
+    workspaces = [
+        Interval(op, index[op], index[op], ws)
+        for op in block.ops
+        if isinstance(op, MlvmOp) and (ws := op.workspace_bytes()) > 0
+    ]
     for op in block.ops:
         for operand in op.operands:
             iv = intervals.get(root(operand))
             if iv is not None:
                 iv.end = max(iv.end, index[op])
-    return FunctionStorage(f, storage, list(intervals.values()))
+    return FunctionStorage(f, storage, list(intervals.values()) + workspaces)

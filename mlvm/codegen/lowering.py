@@ -8,7 +8,7 @@ from math import prod
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import IntegerAttr, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from mlvm.dialect.elements import ELEMS, Elem, elem_of_type
@@ -262,6 +262,13 @@ class Lowering:
 
     def ptr(self, v: SSAValue) -> str:
         return self._ptr(v)
+
+    def workspace(self, op: Operation) -> str | None:
+        """The op's planned scratch in the arena (mlvm.workspace), if any."""
+        attr = op.attributes.get("mlvm.workspace")
+        if not isinstance(attr, IntegerAttr):
+            return None
+        return f"((void *)(arena + {int(attr.value.data)}))"
 
     def stmt(self, text: str) -> None:
         self.lines.append(text)

@@ -121,6 +121,11 @@ class MlvmOp(IRDLOperation):
     # this op (the kernel reads each element before writing the same one).
     INPLACE_OPERANDS: ClassVar[tuple[int, ...]] = ()
 
+    def workspace_bytes(self) -> int:
+        """Scratch bytes the op's kernel needs while it runs (in the arena,
+        planned like a buffer that lives for this op only; 0: none)."""
+        return 0
+
     def alias_operand(self) -> int | None:
         """Index of the operand whose bytes result 0 reuses, if any.
 

@@ -599,6 +599,36 @@ def conv2d_dims(self: MlvmOp, xv: SSAValue, wv: SSAValue, bias: SSAValue | None)
                 dh=dil[0], dw=dil[1], groups=groups)
 
 
+# conv.c's MLVM_CONV_GEMM_ROWS: groups with fewer output channels take the
+# row-by-row path, which needs no workspace.
+CONV_GEMM_ROWS = 4
+
+
+def _align64(n: int) -> int:
+    return (n + 63) // 64 * 64
+
+
+def conv2d_workspace_bytes(d: Mapping[str, int]) -> int:
+    """mlvm_conv2d_workspace (conv.c) for conv2d_dims `d`: the padded,
+    stride-phased copy of one group's input, its tap offsets and, for
+    kernels wider than one column, the outputs at the copy's row pitch;
+    0 where the kernel takes a path without workspace."""
+    g = d["groups"]
+    cg, og = d["c"] // g, d["o"] // g
+    pointwise = (d["kh"], d["kw"], d["sh"], d["sw"], d["pt"], d["pl"]) == (1, 1, 1, 1, 0, 0) \
+        and (d["oh"], d["ow"]) == (d["h"], d["w"])
+    if og < CONV_GEMM_ROWS or pointwise or d["oh"] == 0 or d["ow"] == 0:
+        return 0
+    hp = (d["oh"] - 1) * d["sh"] + (d["kh"] - 1) * d["dh"] + 1
+    wp = (d["ow"] - 1) * d["sw"] + (d["kw"] - 1) * d["dw"] + 1
+    hq, wq = -(-hp // d["sh"]), -(-wp // d["sw"])
+    n = (d["oh"] - 1) * wq + d["ow"]
+    taps = _align64(cg * d["kh"] * d["kw"] * 8)
+    phases = _align64(cg * d["sh"] * d["sw"] * hq * wq * 4)
+    rows = 0 if wq == d["ow"] else _align64(og * n * 4)
+    return taps + phases + rows
+
+
 class ConvWindowOp(MlvmOp):
     """The window properties conv2d and qconv2d share (see conv2d_dims)."""
 
@@ -656,6 +686,9 @@ class Conv2dOp(ConvWindowOp):
             res = res + inputs[2].reshape(1, -1, 1, 1)
         return [res.astype(np.float32)]
 
+    def workspace_bytes(self) -> int:
+        return conv2d_workspace_bytes(self.dims())
+
     def lower(self, cg: Lowering) -> None:
         d = self.dims()
         if prod(result_shape(self)) == 0:
@@ -664,7 +697,12 @@ class Conv2dOp(ConvWindowOp):
             "n", "c", "h", "w", "o", "kh", "kw", "oh", "ow", "sh", "sw", "pt", "pl", "dh", "dw", "groups"))
         p = cg.const_struct("mlvm_conv2d_t", init)
         bias = cg.ptr(self.bias) if self.bias is not None else "NULL"
-        cg.stmt(f"mlvm_conv2d_f32({p}, {cg.ptr(self.x)}, {cg.ptr(self.w)}, {bias}, {cg.ptr(self.result)});")
+        args = f"{p}, {cg.ptr(self.x)}, {cg.ptr(self.w)}, {bias}, {cg.ptr(self.result)}"
+        ws = cg.workspace(self)
+        if ws is None:
+            cg.stmt(f"mlvm_conv2d_f32({args});")
+        else:
+            cg.stmt(f"mlvm_conv2d_ws_f32({args}, {ws});")
 
 
 POOL_KINDS = ("max", "avg")

@@ -8,7 +8,9 @@ latest death first); the smallest arena wins. The plan is checked by `validate` 
 into the IR:
 
   * each mlvm op gets `mlvm.offsets = array<i64: ...>`, one per result
-    (-1 where the result is not in the arena);
+    (-1 where the result is not in the arena), and an op whose kernel needs
+    scratch (`workspace_bytes`) gets `mlvm.workspace = N : i64`, its
+    offset: the workspace is a buffer that lives while the op runs;
   * each function gets `mlvm.arena_bytes = N : i64` and
     `mlvm.arena_lower_bound = L : i64`, the most bytes live at any one op.
 """
@@ -128,6 +130,8 @@ class PlanMemoryPass(ModulePass):
                 o.attributes["mlvm.offsets"] = DenseArrayBase.from_list(
                     i64, [by_value.get(r, -1) for r in o.results]
                 )
+            if isinstance(o, MlvmOp) and o in by_value:
+                o.attributes["mlvm.workspace"] = IntegerAttr(by_value[o], i64)
         total = _align(peak(offsets), self.alignment)
         f.attributes["mlvm.arena_bytes"] = IntegerAttr(total, i64)
         f.attributes["mlvm.arena_lower_bound"] = IntegerAttr(

@@ -5,6 +5,8 @@ itself (-march=native, what mlvm builds by default).
 * tests/runtime_c/kernels/kernel_paths.c: matmul and conv2d against float64
   loops. It names the path it ran, so a build that silently fell back is
   caught.
+* tests/runtime_c/kernels/conv_workspace.c: the workspace conv2d's direct
+  path asks for, the same as the compiler plans (conv2d_workspace_bytes).
 * tests/runtime_c/kernels/vmath_ulp.c: exp, sigmoid, tanh and erf of
   mlvm/vmath.h within their documented ulp bounds over a sweep of f32 bit
   patterns (every 10007th) and the edge values; with and without FMA the
@@ -17,6 +19,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from mlvm.codegen.cc import INCLUDE_DIR, RUNTIME_DIR, host_cpu_flags
@@ -24,6 +27,9 @@ from mlvm.codegen.cc import INCLUDE_DIR, RUNTIME_DIR, host_cpu_flags
 HERE = Path(__file__).resolve().parent
 PROGRAM = HERE / "kernels" / "kernel_paths.c"
 VMATH = HERE / "kernels" / "vmath_ulp.c"
+WORKSPACE = HERE / "kernels" / "conv_workspace.c"
+FIELDS = ("n", "c", "h", "w", "o", "kh", "kw", "oh", "ow", "sh", "sw", "pt", "pl", "dh", "dw",
+          "groups")
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2"]
 # path: (flags, the /proc/cpuinfo flags the CPU needs to run it)
 PATHS = {
@@ -34,14 +40,14 @@ PATHS = {
 LINE = re.compile(r"^kernel_paths\[(\w+)\]: (\d+) cases, (\d+) failures$", re.M)
 
 
-def build_and_run(program: Path, flags: list[str], tmp_path: Path) -> str:
+def build_and_run(program: Path, flags: list[str], tmp_path: Path, stdin: str = "") -> str:
     exe = tmp_path / program.stem
     kernels = sorted((RUNTIME_DIR / "src" / "kernels").glob("*.c"))
     cmd = ["cc", *STRICT, *flags, "-I", str(INCLUDE_DIR), str(program),
            *(str(k) for k in kernels), "-lm", "-o", str(exe)]
     res = subprocess.run(cmd, capture_output=True, text=True)
     assert res.returncode == 0, " ".join(cmd) + "\n" + res.stderr
-    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300, input=stdin)
     print(run.stdout)
     assert run.returncode == 0, run.stdout + run.stderr[-4000:]
     return run.stdout
@@ -79,3 +85,35 @@ def test_host_path_is_the_best_the_cpu_has(tmp_path: Path) -> None:
     have = host_cpu_flags()
     want = "avx512" if {"avx512f", "fma"} <= have else "avx2" if {"avx2", "fma"} <= have else "portable"
     assert run_path(["-march=native"], tmp_path).group(1) == want
+
+
+def test_conv_workspace_is_what_the_compiler_plans(tmp_path: Path) -> None:
+    """The arena holds the workspace the kernel will use: one formula in C
+    and its copy in the compiler agree on random and edge shapes."""
+    from mlvm.dialect.nn import conv2d_workspace_bytes
+
+    rng = np.random.default_rng(7)
+    cases = []
+    for t in range(400):
+        groups = int(rng.choice([1, 1, 2, 3]))
+        c = groups * int(rng.integers(1, 9))
+        o = groups * int(rng.integers(1, 12))
+        kh, kw = (int(v) for v in rng.integers(1, 6, 2))
+        sh, sw, dh, dw = (int(v) for v in rng.integers(1, 4, 4))
+        h, w = (int(v) for v in rng.integers(1, 40, 2))
+        pads = [int(v) for v in rng.integers(0, 3, 4)]
+        if t % 7 == 0:
+            kh = kw = sh = sw = dh = dw = 1
+            pads = [0, 0, 0, 0]
+        oh = (h + pads[0] + pads[2] - dh * (kh - 1) - 1) // sh + 1
+        ow = (w + pads[1] + pads[3] - dw * (kw - 1) - 1) // sw + 1
+        if oh < 1 or ow < 1:
+            continue
+        cases.append(dict(n=int(rng.integers(1, 3)), c=c, h=h, w=w, o=o, kh=kh, kw=kw, oh=oh,
+                          ow=ow, sh=sh, sw=sw, pt=pads[0], pl=pads[1], dh=dh, dw=dw,
+                          groups=groups))
+    stdin = "".join(" ".join(str(d[f]) for f in FIELDS) + "\n" for d in cases)
+    got = [int(v) for v in build_and_run(WORKSPACE, [], tmp_path, stdin).split()]
+    want = [conv2d_workspace_bytes(d) for d in cases]
+    assert got == want
+    assert sum(1 for v in want if v > 0) > 100 and 0 in want

@@ -119,6 +119,21 @@ static void check_conv_sw(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_i
              "conv2d n=%td c=%td %tdx%td o=%td k=%tdx%td s=%td d=%td g=%td pad=%td,%td,%td,%td",
              n, c, h, w, o, kh, kw, s, d, groups, pad[0], pad[1], pad[2], pad[3]);
     compare(what, (size_t)size, out, want, bound);
+    {
+        /* the direct path, with a workspace of exactly the size it asks for
+         * (filled with NaN: nothing may read it before writing it) */
+        const size_t ws_bytes = mlvm_conv2d_workspace(&p);
+        float *ws = ws_bytes > 0 ? (float *)malloc(ws_bytes) : NULL;
+        size_t q;
+        for (q = 0; q < ws_bytes / sizeof *ws; ++q)
+            ws[q] = NAN;
+        for (q = 0; q < (size_t)size; ++q)
+            out[q] = NAN;
+        mlvm_conv2d_ws_f32(&p, x, wt, bias ? bv : NULL, out, ws);
+        strncat(what, ws_bytes > 0 ? " [direct]" : " [ws 0]", sizeof what - strlen(what) - 1);
+        compare(what, (size_t)size, out, want, bound);
+        free(ws);
+    }
     free(x), free(wt), free(bv), free(out), free(want), free(bound);
 }
 

@@ -79,6 +79,12 @@ typedef struct mlvm_conv2d {
 } mlvm_conv2d_t;
 void mlvm_conv2d_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                      const float *bias, float *out);
+/* The same with a caller's workspace of mlvm_conv2d_workspace(p) bytes
+ * (64-byte aligned), which lets the kernel copy its input once, padded, and
+ * read every tap in place. Workspace 0 (or ws NULL): as mlvm_conv2d_f32. */
+size_t mlvm_conv2d_workspace(const mlvm_conv2d_t *p);
+void mlvm_conv2d_ws_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                        const float *bias, float *out, void *ws);
 
 /* Pooling over planes of [planes, h, w]; padded positions are left out (of
  * the max, and of the average's count). */

@@ -250,6 +250,186 @@ static void conv_flat(const mlvm_conv2d_t *p, mlvm_dw_mask_t mask, mlvm_index_t 
 }
 #endif
 
+/* Direct path, given a workspace (mlvm_conv2d_ws_f32): each group's input
+ * channels are copied once per call, zero-padded and split into sh * sw
+ * stride phases (plane (a, b) holds padded rows a, a + sh, ... and columns
+ * b, b + sw, ...), each phase plane hq x wq. Then tap (c, i, j) of every
+ * output position (oy, ox) lies at one constant offset from the position's
+ * flat index oy * wq + ox, so the product is a GEMM whose b rows are read
+ * in place at those offsets (no gathering per sliver). Outputs are computed
+ * at row pitch wq; when wq > ow (kernels wider than 1) the wq - ow extra
+ * columns of each row are computed into the workspace and dropped when the
+ * rows are copied out. Padding enters as zeros: 0 * w is added where the
+ * portable path adds nothing (the same result unless w is inf or NaN). */
+typedef struct direct_geom {
+    mlvm_index_t hq, wq, phases; /* phase planes of one channel: phases x hq x wq */
+    mlvm_index_t n;              /* flat outputs per channel: (oh - 1) * wq + ow */
+    size_t off_bytes, in_bytes, out_bytes; /* workspace parts, each 64-byte aligned */
+} direct_geom_t;
+
+#define MLVM_WS_ALIGN 64
+#define MLVM_WS_OFF_BYTES 8 /* per tap offset, whatever sizeof(mlvm_index_t) */
+
+static size_t ws_align(size_t n) { return (n + MLVM_WS_ALIGN - 1) / MLVM_WS_ALIGN * MLVM_WS_ALIGN; }
+
+static int direct_applies(const mlvm_conv2d_t *p)
+{
+    const int pointwise = p->kh == 1 && p->kw == 1 && p->sh == 1 && p->sw == 1
+                          && p->pt == 0 && p->pl == 0 && p->oh == p->h && p->ow == p->w;
+    return p->o / p->groups >= MLVM_CONV_GEMM_ROWS && !pointwise && p->oh > 0 && p->ow > 0;
+}
+
+static void direct_geom(const mlvm_conv2d_t *p, direct_geom_t *g)
+{
+    const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups;
+    /* padded rows and columns the windows reach */
+    const mlvm_index_t hp = (p->oh - 1) * p->sh + (p->kh - 1) * p->dh + 1;
+    const mlvm_index_t wp = (p->ow - 1) * p->sw + (p->kw - 1) * p->dw + 1;
+    g->hq = (hp + p->sh - 1) / p->sh;
+    g->wq = (wp + p->sw - 1) / p->sw;
+    g->phases = p->sh * p->sw;
+    g->n = (p->oh - 1) * g->wq + p->ow;
+    g->off_bytes = ws_align((size_t)(cg * p->kh * p->kw) * MLVM_WS_OFF_BYTES);
+    g->in_bytes = ws_align((size_t)(cg * g->phases * g->hq * g->wq) * sizeof(float));
+    g->out_bytes = g->wq == p->ow ? 0 : ws_align((size_t)(og * g->n) * sizeof(float));
+}
+
+size_t mlvm_conv2d_workspace(const mlvm_conv2d_t *p)
+{
+    direct_geom_t g;
+    if (!direct_applies(p))
+        return 0;
+    direct_geom(p, &g);
+    return g.off_bytes + g.in_bytes + g.out_bytes;
+}
+
+/* Whether some tap reads phase (a, b): a 1x1 kernel with stride 2 reads
+ * one phase of four. */
+static int phase_read(const mlvm_conv2d_t *p, mlvm_index_t a, mlvm_index_t b)
+{
+    mlvm_index_t i, j;
+    int rows = 0, cols = 0;
+    for (i = 0; i < p->kh && !rows; ++i)
+        rows = i * p->dh % p->sh == a;
+    for (j = 0; j < p->kw && !cols; ++j)
+        cols = j * p->dw % p->sw == b;
+    return rows && cols;
+}
+
+/* Phase planes of cg channels of x (channel c at xs + c * phases * hq * wq);
+ * planes no tap reads are left unwritten. */
+static void pad_phases(const mlvm_conv2d_t *p, const direct_geom_t *g, mlvm_index_t cg,
+                       const float *x, float *xs)
+{
+    const mlvm_index_t plane = g->hq * g->wq;
+    mlvm_index_t c, a, b, r, lo, hi, q;
+    for (c = 0; c < cg; ++c)
+        for (a = 0; a < p->sh; ++a)
+            for (b = 0; b < p->sw; ++b) {
+                float *dst;
+                if (!phase_read(p, a, b))
+                    continue;
+                dst = xs + (c * g->phases + a * p->sw + b) * plane;
+                /* columns q whose input column q * sw + b - pl lies in x */
+                valid_span(b - p->pl, p->sw, p->w, g->wq, &lo, &hi);
+                for (r = 0; r < g->hq; ++r) {
+                    const mlvm_index_t ih = r * p->sh + a - p->pt;
+                    float *d = dst + r * g->wq;
+                    const float *xr;
+                    if (ih < 0 || ih >= p->h) {
+                        put_run(d, NULL, g->wq);
+                        continue;
+                    }
+                    xr = x + (c * p->h + ih) * p->w; /* column b - pl + q * sw at q */
+                    put_run(d, NULL, lo);
+                    if (p->sw == 1)
+                        put_run(d + lo, xr + (lo + b - p->pl), hi - lo);
+                    else
+                        for (q = lo; q < hi; ++q)
+                            d[q] = xr[q * p->sw + b - p->pl];
+                    put_run(d + hi, NULL, g->wq - hi);
+                }
+            }
+}
+
+/* n floats; rows of a few floats (a keyword spotter's 5 columns) in a loop
+ * of 4-float steps, which no compiler turns back into a memcpy call. */
+static void copy_row(float *dst, const float *src, mlvm_index_t n)
+{
+    mlvm_index_t q = 0;
+    if (n >= 32) {
+        memcpy(dst, src, (size_t)n * sizeof *dst);
+        return;
+    }
+    for (; q + 4 <= n; q += 4) {
+        const float a = src[q], b = src[q + 1], c = src[q + 2], d = src[q + 3];
+        dst[q] = a, dst[q + 1] = b, dst[q + 2] = c, dst[q + 3] = d;
+    }
+    for (; q < n; ++q)
+        dst[q] = src[q];
+}
+
+static void direct_group(const mlvm_conv2d_t *p, const direct_geom_t *g, const float *x,
+                         const float *w, const float *bias, float *out, unsigned char *ws)
+{
+    const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups;
+    const mlvm_index_t plane = g->hq * g->wq, k = cg * p->kh * p->kw;
+    mlvm_index_t *off = (mlvm_index_t *)(void *)ws;
+    float *xs = (float *)(void *)(ws + g->off_bytes);
+    float *tmp = (float *)(void *)(ws + g->off_bytes + g->in_bytes);
+    mlvm_index_t c, i, j, t = 0, o, r;
+    mlvm_gemm_t gm;
+    for (c = 0; c < cg; ++c)
+        for (i = 0; i < p->kh; ++i)
+            for (j = 0; j < p->kw; ++j) {
+                const mlvm_index_t di = i * p->dh, dj = j * p->dw;
+                off[t++] = (c * g->phases + di % p->sh * p->sw + dj % p->sw) * plane
+                           + di / p->sh * g->wq + dj / p->sw;
+            }
+    pad_phases(p, g, cg, x, xs);
+    gm.m = og;
+    gm.n = g->n;
+    gm.k = k;
+    gm.a = w;
+    gm.a_rs = k;
+    gm.a_cs = 1;
+    gm.b = xs;
+    gm.b_rs = 0;
+    gm.b_cs = 1;
+    gm.b_off = off;
+    gm.pack = NULL;
+    gm.pack_ctx = NULL;
+    gm.bias = bias;
+    gm.out = g->out_bytes == 0 ? out : tmp;
+    gm.c_rs = g->out_bytes == 0 ? p->oh * p->ow : g->n;
+    gm.epilogue = NULL;
+    gm.epilogue_ctx = NULL;
+    mlvm_gemm_f32(&gm);
+    if (g->out_bytes == 0)
+        return;
+    for (o = 0; o < og; ++o)
+        for (r = 0; r < p->oh; ++r)
+            copy_row(out + (o * p->oh + r) * p->ow, tmp + o * g->n + r * g->wq, p->ow);
+}
+
+void mlvm_conv2d_ws_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                        const float *bias, float *out, void *ws)
+{
+    const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups;
+    direct_geom_t g;
+    mlvm_index_t n, gi;
+    if (ws == NULL || !direct_applies(p)) {
+        mlvm_conv2d_f32(p, x, w, bias, out);
+        return;
+    }
+    direct_geom(p, &g);
+    for (n = 0; n < p->n; ++n)
+        for (gi = 0; gi < p->groups; ++gi)
+            direct_group(p, &g, x + (n * p->c + gi * cg) * p->h * p->w,
+                         w + gi * og * cg * p->kh * p->kw, bias != NULL ? bias + gi * og : NULL,
+                         out + (n * p->o + gi * og) * p->oh * p->ow, (unsigned char *)ws);
+}
+
 void mlvm_conv2d_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                      const float *bias, float *out)
 {
@@ -293,6 +473,7 @@ void mlvm_conv2d_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
             gm.b = pointwise ? xg : NULL;
             gm.b_rs = plane;
             gm.b_cs = 1;
+            gm.b_off = NULL;
             gm.pack = pointwise ? NULL : pack_window;
             gm.pack_ctx = &ctx;
             gm.bias = bg;

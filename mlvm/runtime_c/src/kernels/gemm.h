@@ -6,7 +6,9 @@
  * virtual one that `pack` writes sliver by sliver: rows k0 .. k0+kc and
  * columns j0 .. j0+nr into buf (row stride ld, zero from column nr to ld).
  * conv2d's packer gathers its input windows that way (implicit GEMM), so
- * no im2col matrix is ever stored. */
+ * no im2col matrix is ever stored. With `b_off`, row k of b starts at
+ * b + b_off[k] (b(k, j) = b[b_off[k] + j]): conv2d's direct path reads the
+ * taps of its padded input in place that way. */
 #ifndef MLVM_KERNELS_GEMM_H_
 #define MLVM_KERNELS_GEMM_H_
 
@@ -21,6 +23,7 @@ typedef struct mlvm_gemm {
     mlvm_index_t a_rs, a_cs;
     const float *b;            /* when pack is NULL */
     mlvm_index_t b_rs, b_cs;
+    const mlvm_index_t *b_off; /* or NULL: row offsets of b (b_cs must be 1) */
     mlvm_gemm_pack_fn pack;    /* or NULL */
     const void *pack_ctx;
     const float *bias;         /* one per row of out, or NULL */

@@ -77,6 +77,7 @@ typedef struct mm_ctx {
     mlvm_index_t kc;               /* contraction length of this slice */
     mlvm_index_t a_rs, a_cs;       /* strides of a */
     mlvm_index_t b_rs;             /* row stride of the (packed or not) sliver */
+    const mlvm_index_t *b_off;     /* or row offsets of an unpacked sliver */
     mlvm_index_t c_rs;             /* row stride of out */
     int accumulate;                /* add to out (slices after the first) */
 } mm_ctx_t;
@@ -89,8 +90,11 @@ typedef struct mm_ctx {
 
 #define MLVM_INLINE static inline __attribute__((always_inline))
 
-MLVM_INLINE void kern_avx512(const mm_ctx_t *x, int mr, const float *a, const float *b,
-                             float *c, const float *bias, __mmask16 m0, __mmask16 m1)
+/* off: NULL, or b's row offsets (a constant NULL in the plain instances,
+ * so that their loop keeps its simple addressing). */
+MLVM_INLINE void kern_avx512(const mm_ctx_t *x, int mr, const mlvm_index_t *off, const float *a,
+                             const float *b, float *c, const float *bias, __mmask16 m0,
+                             __mmask16 m1)
 {
     __m512 c0[MLVM_MM_MR], c1[MLVM_MM_MR];
     const mlvm_index_t a_rs = x->a_rs, a_cs = x->a_cs, b_rs = x->b_rs;
@@ -101,8 +105,9 @@ MLVM_INLINE void kern_avx512(const mm_ctx_t *x, int mr, const float *a, const fl
         c1[r] = _mm512_setzero_ps();
     }
     for (kk = 0; kk < x->kc; ++kk) {
-        const __m512 b0 = _mm512_maskz_loadu_ps(m0, b + kk * b_rs);
-        const __m512 b1 = _mm512_maskz_loadu_ps(m1, b + kk * b_rs + 16);
+        const float *bk = off != NULL ? b + off[kk] : b + kk * b_rs;
+        const __m512 b0 = _mm512_maskz_loadu_ps(m0, bk);
+        const __m512 b1 = _mm512_maskz_loadu_ps(m1, bk + 16);
         const float *ak = a + kk * a_cs;
         for (r = 0; r < mr; ++r) {
             const __m512 av = _mm512_set1_ps(ak[r * a_rs]);
@@ -125,8 +130,9 @@ MLVM_INLINE void kern_avx512(const mm_ctx_t *x, int mr, const float *a, const fl
 }
 
 /* One row: four independent partial sums per vector, over k mod 4. */
-static void kern_row_avx512(const mm_ctx_t *x, const float *a, const float *b, float *c,
-                            const float *bias, __mmask16 m0, __mmask16 m1)
+static void kern_row_avx512(const mm_ctx_t *x, const mlvm_index_t *off, const float *a,
+                            const float *b, float *c, const float *bias, __mmask16 m0,
+                            __mmask16 m1)
 {
     __m512 s0[4], s1[4];
     const mlvm_index_t a_cs = x->a_cs, b_rs = x->b_rs, kc = x->kc;
@@ -139,13 +145,15 @@ static void kern_row_avx512(const mm_ctx_t *x, const float *a, const float *b, f
     for (; kk + 4 <= kc; kk += 4)
         for (u = 0; u < 4; ++u) {
             const __m512 av = _mm512_set1_ps(a[(kk + u) * a_cs]);
-            s0[u] = _mm512_fmadd_ps(av, _mm512_maskz_loadu_ps(m0, b + (kk + u) * b_rs), s0[u]);
-            s1[u] = _mm512_fmadd_ps(av, _mm512_maskz_loadu_ps(m1, b + (kk + u) * b_rs + 16), s1[u]);
+            const float *bk = off != NULL ? b + off[kk + u] : b + (kk + u) * b_rs;
+            s0[u] = _mm512_fmadd_ps(av, _mm512_maskz_loadu_ps(m0, bk), s0[u]);
+            s1[u] = _mm512_fmadd_ps(av, _mm512_maskz_loadu_ps(m1, bk + 16), s1[u]);
         }
     for (; kk < kc; ++kk) {
         const __m512 av = _mm512_set1_ps(a[kk * a_cs]);
-        s0[0] = _mm512_fmadd_ps(av, _mm512_maskz_loadu_ps(m0, b + kk * b_rs), s0[0]);
-        s1[0] = _mm512_fmadd_ps(av, _mm512_maskz_loadu_ps(m1, b + kk * b_rs + 16), s1[0]);
+        const float *bk = off != NULL ? b + off[kk] : b + kk * b_rs;
+        s0[0] = _mm512_fmadd_ps(av, _mm512_maskz_loadu_ps(m0, bk), s0[0]);
+        s1[0] = _mm512_fmadd_ps(av, _mm512_maskz_loadu_ps(m1, bk + 16), s1[0]);
     }
     s0[0] = _mm512_add_ps(_mm512_add_ps(s0[0], s0[1]), _mm512_add_ps(s0[2], s0[3]));
     s1[0] = _mm512_add_ps(_mm512_add_ps(s1[0], s1[1]), _mm512_add_ps(s1[2], s1[3]));
@@ -198,21 +206,29 @@ static void gemv(mlvm_index_t n128, mlvm_index_t k, const float *a, mlvm_index_t
     }
 }
 
-static void micro(const mm_ctx_t *x, int mr, int nr, const float *a, const float *b, float *c,
-                  const float *bias)
+/* The tile kernel for mr rows, with b's rows at off (or NULL: b_rs apart). */
+MLVM_INLINE void micro_mr(const mm_ctx_t *x, int mr, const mlvm_index_t *off, const float *a,
+                          const float *b, float *c, const float *bias, __mmask16 m0,
+                          __mmask16 m1)
+{
+    switch (mr) {
+    case 8: kern_avx512(x, 8, off, a, b, c, bias, m0, m1); break;
+    case 7: kern_avx512(x, 7, off, a, b, c, bias, m0, m1); break;
+    case 6: kern_avx512(x, 6, off, a, b, c, bias, m0, m1); break;
+    case 5: kern_avx512(x, 5, off, a, b, c, bias, m0, m1); break;
+    case 4: kern_avx512(x, 4, off, a, b, c, bias, m0, m1); break;
+    case 3: kern_avx512(x, 3, off, a, b, c, bias, m0, m1); break;
+    case 2: kern_avx512(x, 2, off, a, b, c, bias, m0, m1); break;
+    default: kern_row_avx512(x, off, a, b, c, bias, m0, m1); break;
+    }
+}
+
+MLVM_INLINE void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int nr,
+                       const float *a, const float *b, float *c, const float *bias)
 {
     const __mmask16 m0 = (__mmask16)(nr >= 16 ? 0xFFFFu : (1u << nr) - 1u);
     const __mmask16 m1 = (__mmask16)(nr >= 32 ? 0xFFFFu : nr <= 16 ? 0u : (1u << (nr - 16)) - 1u);
-    switch (mr) {
-    case 8: kern_avx512(x, 8, a, b, c, bias, m0, m1); break;
-    case 7: kern_avx512(x, 7, a, b, c, bias, m0, m1); break;
-    case 6: kern_avx512(x, 6, a, b, c, bias, m0, m1); break;
-    case 5: kern_avx512(x, 5, a, b, c, bias, m0, m1); break;
-    case 4: kern_avx512(x, 4, a, b, c, bias, m0, m1); break;
-    case 3: kern_avx512(x, 3, a, b, c, bias, m0, m1); break;
-    case 2: kern_avx512(x, 2, a, b, c, bias, m0, m1); break;
-    default: kern_row_avx512(x, a, b, c, bias, m0, m1); break;
-    }
+    micro_mr(x, mr, off, a, b, c, bias, m0, m1);
 }
 
 #elif defined(MLVM_MM_AVX2)
@@ -221,8 +237,9 @@ static void micro(const mm_ctx_t *x, int mr, int nr, const float *a, const float
 
 /* full: all 16 columns, plain loads and stores (masked ones cost more on
  * every AVX2 core); the masks are used only on the ragged edge. */
-MLVM_INLINE void kern_avx2(const mm_ctx_t *x, int mr, int full, const float *a, const float *b,
-                           float *c, const float *bias, __m256i m0, __m256i m1)
+MLVM_INLINE void kern_avx2(const mm_ctx_t *x, int mr, int full, const mlvm_index_t *off,
+                           const float *a, const float *b, float *c, const float *bias,
+                           __m256i m0, __m256i m1)
 {
     __m256 c0[MLVM_MM_MR], c1[MLVM_MM_MR];
     const mlvm_index_t a_rs = x->a_rs, a_cs = x->a_cs, b_rs = x->b_rs;
@@ -233,9 +250,9 @@ MLVM_INLINE void kern_avx2(const mm_ctx_t *x, int mr, int full, const float *a, 
         c1[r] = _mm256_setzero_ps();
     }
     for (kk = 0; kk < x->kc; ++kk) {
-        const __m256 b0 = full ? _mm256_loadu_ps(b + kk * b_rs) : _mm256_maskload_ps(b + kk * b_rs, m0);
-        const __m256 b1 = full ? _mm256_loadu_ps(b + kk * b_rs + 8)
-                               : _mm256_maskload_ps(b + kk * b_rs + 8, m1);
+        const float *bk = off != NULL ? b + off[kk] : b + kk * b_rs;
+        const __m256 b0 = full ? _mm256_loadu_ps(bk) : _mm256_maskload_ps(bk, m0);
+        const __m256 b1 = full ? _mm256_loadu_ps(bk + 8) : _mm256_maskload_ps(bk + 8, m1);
         const float *ak = a + kk * a_cs;
         for (r = 0; r < mr; ++r) {
             const __m256 av = _mm256_broadcast_ss(ak + r * a_rs);
@@ -293,33 +310,42 @@ static __m256i lane_mask(int n)
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), idx);
 }
 
-static void micro(const mm_ctx_t *x, int mr, int nr, const float *a, const float *b, float *c,
-                  const float *bias)
+/* The tile kernel for mr rows, with b's rows at off (or NULL: b_rs apart). */
+MLVM_INLINE void micro_mr(const mm_ctx_t *x, int mr, int nr, const mlvm_index_t *off,
+                          const float *a, const float *b, float *c, const float *bias)
 {
     const __m256i m0 = lane_mask(nr), m1 = lane_mask(nr - 8);
     if (nr == MLVM_MM_NR && mr == MLVM_MM_MR) {
-        kern_avx2(x, MLVM_MM_MR, 1, a, b, c, bias, m0, m1);
+        kern_avx2(x, MLVM_MM_MR, 1, off, a, b, c, bias, m0, m1);
         return;
     }
     switch (mr) {
-    case 6: kern_avx2(x, 6, 0, a, b, c, bias, m0, m1); break;
-    case 5: kern_avx2(x, 5, 0, a, b, c, bias, m0, m1); break;
-    case 4: kern_avx2(x, 4, 0, a, b, c, bias, m0, m1); break;
-    case 3: kern_avx2(x, 3, 0, a, b, c, bias, m0, m1); break;
-    case 2: kern_avx2(x, 2, 0, a, b, c, bias, m0, m1); break;
-    default: kern_avx2(x, 1, 0, a, b, c, bias, m0, m1); break;
+    case 6: kern_avx2(x, 6, 0, off, a, b, c, bias, m0, m1); break;
+    case 5: kern_avx2(x, 5, 0, off, a, b, c, bias, m0, m1); break;
+    case 4: kern_avx2(x, 4, 0, off, a, b, c, bias, m0, m1); break;
+    case 3: kern_avx2(x, 3, 0, off, a, b, c, bias, m0, m1); break;
+    case 2: kern_avx2(x, 2, 0, off, a, b, c, bias, m0, m1); break;
+    default: kern_avx2(x, 1, 0, off, a, b, c, bias, m0, m1); break;
     }
+}
+
+MLVM_INLINE void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int nr,
+                       const float *a, const float *b, float *c, const float *bias)
+{
+    micro_mr(x, mr, nr, off, a, b, c, bias);
 }
 
 #else /* portable C99 */
 
-/* b is always a packed, zero-padded sliver here (b_rs == MLVM_MM_NR). */
-static void micro(const mm_ctx_t *x, int mr, int nr, const float *a, const float *b, float *c,
-                  const float *bias)
+/* b is always a packed, zero-padded sliver here (b_rs == MLVM_MM_NR; off
+ * is NULL). */
+static void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int nr, const float *a,
+                  const float *b, float *c, const float *bias)
 {
     float t[MLVM_MM_MR][MLVM_MM_NR];
     mlvm_index_t kk;
     int r, j;
+    (void)off;
     memset(t, 0, sizeof t);
     for (kk = 0; kk < x->kc; ++kk) {
         const float *bk = b + kk * MLVM_MM_NR;
@@ -373,6 +399,22 @@ static void pack_sliver(mlvm_index_t kc, int nr, const float *b, mlvm_index_t b_
     }
 }
 
+/* Rows of b at offsets: the portable kernel reads packed slivers only. */
+static void pack_rows_at(mlvm_index_t kc, int nr, const float *b, const mlvm_index_t *off,
+                         float *buf)
+{
+    mlvm_index_t kk;
+    int j;
+    for (kk = 0; kk < kc; ++kk) {
+        const float *row = b + off[kk];
+        float *o = buf + kk * MLVM_MM_NR;
+        for (j = 0; j < nr; ++j)
+            o[j] = row[j];
+        for (; j < MLVM_MM_NR; ++j)
+            o[j] = 0.0f;
+    }
+}
+
 #if !defined(MLVM_MM_AVX512) && !defined(MLVM_MM_AVX2) && MLVM_MM_NR == 4
 #define MLVM_HAVE_ROW 1
 /* One row on a core without vectors (Cortex-M): b is read in place, four
@@ -414,12 +456,19 @@ static void row_times_matrix(const mlvm_gemm_t *g)
 }
 #endif
 
-/* The blocked product, in a function of its own: its packing buffer is
- * stack only while it runs (the single-row path above needs none). */
+/* The blocked product, in functions of their own: the packing buffer is
+ * stack only while one runs (the single-row path above needs none). One
+ * instance reads b's rows at offsets (by_off), one as the strides say:
+ * gcc keeps the kernel's accumulators in registers only when one kernel
+ * instance is inlined into one function. */
 #if defined(__GNUC__) || defined(__clang__)
-__attribute__((noinline))
+#define MLVM_NOINLINE __attribute__((noinline))
+#define MLVM_ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define MLVM_NOINLINE
+#define MLVM_ALWAYS_INLINE static
 #endif
-static void gemm_blocked(const mlvm_gemm_t *g)
+MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
 {
     float buf[MLVM_MM_KC * MLVM_MM_NR];
     const mlvm_index_t m = g->m, n = g->n, k = g->k;
@@ -428,8 +477,10 @@ static void gemm_blocked(const mlvm_gemm_t *g)
 #if defined(MLVM_MM_AVX512) || defined(MLVM_MM_AVX2)
     /* Large b: contiguous slivers spare the TLB and the L1 sets. */
     const int pack = g->pack != NULL || g->b_cs != 1
-                     || (k * n >= MLVM_MM_PACK_ABOVE && m >= 4 * MLVM_MM_MR);
+                     || (g->b_off == NULL && k * n >= MLVM_MM_PACK_ABOVE && m >= 4 * MLVM_MM_MR);
+    const int in_place_off = g->b_off != NULL;
 #else
+    const int in_place_off = 0;
     const int pack = 1;
 #endif
     if (m == 0 || n == 0)
@@ -442,7 +493,8 @@ static void gemm_blocked(const mlvm_gemm_t *g)
         return;
     }
 #ifdef MLVM_HAVE_GEMV
-    if (m == 1 && g->pack == NULL && g->bias == NULL && g->b_cs == 1 && n >= 128) {
+    if (m == 1 && g->pack == NULL && g->b_off == NULL && g->bias == NULL && g->b_cs == 1
+        && n >= 128) {
         j_first = n - n % 128;
         gemv(j_first, k, g->a, g->a_cs, g->b, g->b_rs, g->out);
         if (g->epilogue != NULL)
@@ -452,6 +504,8 @@ static void gemm_blocked(const mlvm_gemm_t *g)
     x.a_rs = g->a_rs;
     x.a_cs = g->a_cs;
     x.c_rs = g->c_rs;
+    x.b_off = NULL;
+    x.b_rs = g->b_rs;
     /* Few rows read in place: short contraction slices, so that every
      * sliver of a slice walks the same few rows of b and b streams in
      * order (a tall sliver would touch one page per row). */
@@ -465,7 +519,16 @@ static void gemm_blocked(const mlvm_gemm_t *g)
             for (jr = j_first; jr < n; jr += MLVM_MM_NR) {
                 const int nr = (int)(n - jr < MLVM_MM_NR ? n - jr : MLVM_MM_NR);
                 const float *bs = g->b + pc * g->b_rs + jr * g->b_cs;
-                if (g->pack != NULL) {
+                if (g->b_off != NULL) {
+                    bs = g->b + jr;
+                    if (in_place_off) {
+                        x.b_off = g->b_off + pc;
+                    } else {
+                        pack_rows_at(x.kc, nr, bs, g->b_off + pc, buf);
+                        bs = buf;
+                        x.b_rs = MLVM_MM_NR;
+                    }
+                } else if (g->pack != NULL) {
                     g->pack(g->pack_ctx, pc, x.kc, jr, nr, buf, MLVM_MM_NR);
                     bs = buf;
                     x.b_rs = MLVM_MM_NR;
@@ -479,8 +542,8 @@ static void gemm_blocked(const mlvm_gemm_t *g)
                 for (ir = ic; ir < ic + mc; ir += MLVM_MM_MR) {
                     const int mr = (int)(ic + mc - ir < MLVM_MM_MR ? ic + mc - ir : MLVM_MM_MR);
                     float *tile = g->out + ir * g->c_rs + jr;
-                    micro(&x, mr, nr, g->a + ir * g->a_rs + pc * g->a_cs, bs, tile,
-                          g->bias != NULL ? g->bias + ir : NULL);
+                    micro(&x, by_off ? x.b_off : NULL, mr, nr, g->a + ir * g->a_rs + pc * g->a_cs,
+                          bs, tile, g->bias != NULL ? g->bias + ir : NULL);
                     if (last && g->epilogue != NULL)
                         g->epilogue(g->epilogue_ctx, ir, mr, jr, nr, tile, g->c_rs);
                 }
@@ -489,15 +552,22 @@ static void gemm_blocked(const mlvm_gemm_t *g)
     }
 }
 
+MLVM_NOINLINE static void gemm_blocked_strided(const mlvm_gemm_t *g) { gemm_blocked(g, 0); }
+MLVM_NOINLINE static void gemm_blocked_at(const mlvm_gemm_t *g) { gemm_blocked(g, 1); }
+
 void mlvm_gemm_f32(const mlvm_gemm_t *g)
 {
 #ifdef MLVM_HAVE_ROW
-    if (g->m == 1 && g->n > 0 && g->k > 0 && g->pack == NULL && g->bias == NULL) {
+    if (g->m == 1 && g->n > 0 && g->k > 0 && g->pack == NULL && g->b_off == NULL
+        && g->bias == NULL) {
         row_times_matrix(g);
         return;
     }
 #endif
-    gemm_blocked(g);
+    if (g->b_off != NULL)
+        gemm_blocked_at(g);
+    else
+        gemm_blocked_strided(g);
 }
 
 static void matmul_2d(const mlvm_matmul_t *p, const float *a, const float *b, float *out,
@@ -513,6 +583,7 @@ static void matmul_2d(const mlvm_matmul_t *p, const float *a, const float *b, fl
     g.b = b;
     g.b_rs = p->b_rs;
     g.b_cs = p->b_cs;
+    g.b_off = NULL;
     g.pack = NULL;
     g.pack_ctx = NULL;
     g.bias = NULL;

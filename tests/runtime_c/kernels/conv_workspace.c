@@ -1,0 +1,21 @@
+/* Prints mlvm_conv2d_workspace for each line of 16 numbers on stdin (the
+ * fields of mlvm_conv2d_t in order), so that the compiler's copy of the
+ * formula (mlvm.dialect.nn.conv2d_workspace_bytes) can be checked. */
+#include <stdio.h>
+
+#include "mlvm/kernels.h"
+
+int main(void)
+{
+    long v[16];
+    while (scanf("%ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld", &v[0], &v[1],
+                 &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &v[12],
+                 &v[13], &v[14], &v[15]) == 16) {
+        mlvm_conv2d_t p;
+        p.n = v[0], p.c = v[1], p.h = v[2], p.w = v[3], p.o = v[4], p.kh = v[5], p.kw = v[6];
+        p.oh = v[7], p.ow = v[8], p.sh = v[9], p.sw = v[10], p.pt = v[11], p.pl = v[12];
+        p.dh = v[13], p.dw = v[14], p.groups = v[15];
+        printf("%lu\n", (unsigned long)mlvm_conv2d_workspace(&p));
+    }
+    return 0;
+}

@@ -78,3 +78,19 @@ func.func @data(%x: tensor<2x5xf32>) -> tensor<2xf32> {
 func.func @empty(%x: tensor<2xf32>) -> tensor<2xf32> {
   func.return %x : tensor<2xf32>
 }
+
+// -----
+// A kernel's scratch is a buffer live while its op runs: conv2d's padded
+// copy (tap offsets 128 B + one 6x6 plane 192 B + 4 outputs x 22 positions
+// at the copy's pitch 384 B) sits beside the conv's result, and the exp
+// after it may reuse its bytes.
+// CHECK-LABEL: func.func @conv_workspace
+// CHECK-SAME: mlvm.arena_bytes = 960 : i64
+// CHECK: "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>}> {mlvm.offsets = array<i64: 704>, mlvm.workspace = 0 : i64}
+// CHECK: "mlvm.exp"(%0) {mlvm.offsets = array<i64: 0>}
+func.func @conv_workspace(%x: tensor<1x1x4x4xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x4x4x4xf32> {
+  %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x1x4x4xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x4x4xf32>
+  %1 = "mlvm.exp"(%0) : (tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %2 = "mlvm.neg"(%1) : (tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  func.return %2 : tensor<1x4x4x4xf32>
+}

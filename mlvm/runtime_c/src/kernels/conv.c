@@ -316,40 +316,50 @@ static int phase_read(const mlvm_conv2d_t *p, mlvm_index_t a, mlvm_index_t b)
     return rows && cols;
 }
 
+static void zeros(float *d, mlvm_index_t n)
+{
+    mlvm_index_t q;
+    for (q = 0; q < n; ++q)
+        d[q] = 0.0f;
+}
+
 /* Phase planes of cg channels of x (channel c at xs + c * phases * hq * wq);
- * planes no tap reads are left unwritten. */
+ * planes no tap reads are left unwritten. In a plane, the rows that lie in
+ * x are [r0, r1) and their columns that do [lo, hi): the zeros between two
+ * such rows (this row's right pad, the next one's left) are one run. */
 static void pad_phases(const mlvm_conv2d_t *p, const direct_geom_t *g, mlvm_index_t cg,
                        const float *x, float *xs)
 {
-    const mlvm_index_t plane = g->hq * g->wq;
-    mlvm_index_t c, a, b, r, lo, hi, q;
-    for (c = 0; c < cg; ++c)
-        for (a = 0; a < p->sh; ++a)
-            for (b = 0; b < p->sw; ++b) {
-                float *dst;
-                if (!phase_read(p, a, b))
-                    continue;
-                dst = xs + (c * g->phases + a * p->sw + b) * plane;
-                /* columns q whose input column q * sw + b - pl lies in x */
-                valid_span(b - p->pl, p->sw, p->w, g->wq, &lo, &hi);
-                for (r = 0; r < g->hq; ++r) {
-                    const mlvm_index_t ih = r * p->sh + a - p->pt;
-                    float *d = dst + r * g->wq;
-                    const float *xr;
-                    if (ih < 0 || ih >= p->h) {
-                        put_run(d, NULL, g->wq);
-                        continue;
-                    }
-                    xr = x + (c * p->h + ih) * p->w; /* column b - pl + q * sw at q */
-                    put_run(d, NULL, lo);
+    const mlvm_index_t plane = g->hq * g->wq, wq = g->wq;
+    mlvm_index_t c, a, b, r, r0, r1, lo, hi, q;
+    for (a = 0; a < p->sh; ++a)
+        for (b = 0; b < p->sw; ++b) {
+            if (!phase_read(p, a, b))
+                continue;
+            valid_span(a - p->pt, p->sh, p->h, g->hq, &r0, &r1);
+            valid_span(b - p->pl, p->sw, p->w, wq, &lo, &hi);
+            for (c = 0; c < cg; ++c) {
+                float *dst = xs + (c * g->phases + a * p->sw + b) * plane;
+                zeros(dst, r0 * wq + lo);
+                for (r = r0; r < r1; ++r) {
+                    float *d = dst + r * wq;
+                    /* row r * sh + a - pt of x, from column lo * sw + b - pl */
+                    const float *xr = x + (c * p->h + r * p->sh + a - p->pt) * p->w
+                                      + lo * p->sw + b - p->pl;
                     if (p->sw == 1)
-                        put_run(d + lo, xr + (lo + b - p->pl), hi - lo);
+                        put_run(d + lo, xr, hi - lo);
+                    else if (p->sw == 2)
+                        for (q = lo; q < hi; ++q)
+                            d[q] = xr[2 * (q - lo)];
                     else
                         for (q = lo; q < hi; ++q)
-                            d[q] = xr[q * p->sw + b - p->pl];
-                    put_run(d + hi, NULL, g->wq - hi);
+                            d[q] = xr[(q - lo) * p->sw];
+                    zeros(d + hi, wq - hi + (r + 1 < r1 ? lo : 0));
                 }
+                zeros(dst + (r1 > r0 ? r1 * wq : r0 * wq + lo), r1 > r0 ? (g->hq - r1) * wq
+                                                                      : plane - r0 * wq - lo);
             }
+        }
 }
 
 /* n floats; rows of a few floats (a keyword spotter's 5 columns) in a loop

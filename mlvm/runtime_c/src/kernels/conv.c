@@ -379,6 +379,26 @@ static void copy_row(float *dst, const float *src, mlvm_index_t n)
         dst[q] = src[q];
 }
 
+/* Where tap (c, i, j) of output position 0 lies in the phase planes (k = (c
+ * * kh + i) * kw + j): channel c's planes, then the phase of (i dh, j dw) and
+ * the row and column in it. Each kernel row and column is divided once. */
+static void tap_offsets(const mlvm_conv2d_t *p, const direct_geom_t *g, mlvm_index_t *off)
+{
+    const mlvm_index_t plane = g->hq * g->wq, taps = p->kh * p->kw;
+    const mlvm_index_t chan = g->phases * plane, k = p->c / p->groups * taps;
+    mlvm_index_t i, j, t;
+    for (i = 0; i < p->kh; ++i) {
+        const mlvm_index_t di = i * p->dh;
+        const mlvm_index_t row = di % p->sh * p->sw * plane + di / p->sh * g->wq;
+        for (j = 0; j < p->kw; ++j) {
+            const mlvm_index_t dj = j * p->dw;
+            off[i * p->kw + j] = row + dj % p->sw * plane + dj / p->sw;
+        }
+    }
+    for (t = taps; t < k; ++t)
+        off[t] = off[t - taps] + chan;
+}
+
 static void direct_group(const mlvm_conv2d_t *p, const direct_geom_t *g, const float *x,
                          const float *w, const float *bias, float *out, unsigned char *ws)
 {
@@ -387,15 +407,8 @@ static void direct_group(const mlvm_conv2d_t *p, const direct_geom_t *g, const f
     mlvm_index_t *off = (mlvm_index_t *)(void *)ws;
     float *xs = (float *)(void *)(ws + g->off_bytes);
     float *tmp = (float *)(void *)(ws + g->off_bytes + g->in_bytes);
-    mlvm_index_t c, i, j, t = 0, o, r;
+    mlvm_index_t o, r;
     mlvm_gemm_t gm;
-    for (c = 0; c < cg; ++c)
-        for (i = 0; i < p->kh; ++i)
-            for (j = 0; j < p->kw; ++j) {
-                const mlvm_index_t di = i * p->dh, dj = j * p->dw;
-                off[t++] = (c * g->phases + di % p->sh * p->sw + dj % p->sw) * plane
-                           + di / p->sh * g->wq + dj / p->sw;
-            }
     pad_phases(p, g, cg, x, xs);
     gm.m = og;
     gm.n = g->n;
@@ -433,6 +446,7 @@ void mlvm_conv2d_ws_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
         return;
     }
     direct_geom(p, &g);
+    tap_offsets(p, &g, (mlvm_index_t *)ws);
     for (n = 0; n < p->n; ++n)
         for (gi = 0; gi < p->groups; ++gi)
             direct_group(p, &g, x + (n * p->c + gi * cg) * p->h * p->w,

@@ -85,6 +85,9 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
                        help="keep weights in the archive's layout (transposed reads at run time)")
         p.add_argument("--no-fuse-qdq", action="store_true",
                        help="compute QDQ-form int8 convolutions / matmuls in float (skip mlvm-fuse-qdq)")
+        p.add_argument("--no-workspaces", action="store_true",
+                       help="no kernel scratch in the arena: conv2d gathers its windows per "
+                       "block instead of copying its input once (less RAM, slower on hosts)")
         p.add_argument(
             "--arena", choices=("caller", "static"), default="caller",
             help="who provides the arena: the caller (default) or a static buffer",
@@ -130,6 +133,7 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
         fuse_qdq=not args.no_fuse_qdq,
         bucket_collectives=not args.no_bucket_collectives,
         static_arena=args.arena == "static",
+        workspaces=not args.no_workspaces,
         max_bytes=args.max_bytes,
     )
     progress = Progress(verbose=args.verbose, quiet=args.quiet)

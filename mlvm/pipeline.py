@@ -61,6 +61,9 @@ class CompileOptions:
     bucket_collectives: bool = True  # consecutive all-reduces as one (mlvm-bucket-collectives)
     fuse_qdq: bool = True  # QDQ-form int8 convs / matmuls computed in integers (mlvm-fuse-qdq)
     static_arena: bool = False  # emit the arena as a static buffer
+    # Kernel scratch in the arena (conv2d copies its input padded, and reads
+    # every tap in place): faster on hosts, more RAM.
+    workspaces: bool = True
     comm: str = "shm"  # the runtime's communicator for collectives: shm, or mpi (mpicc)
     # Largest tensor, arena or constant data a module may need; larger ones
     # are refused before anything is allocated or emitted.
@@ -80,7 +83,7 @@ class CompileOptions:
             out.append(FusePass())
         if self.inplace:
             out.append(InplacePass())
-        out.append(PlanMemoryPass(alignment=self.alignment))
+        out.append(PlanMemoryPass(alignment=self.alignment, workspaces=self.workspaces))
         return out
 
 

@@ -296,6 +296,8 @@ class _Built:
 VARIANTS: dict[str, dict[str, Any]] = {
     "default": {},
     "plain": {"canonicalize": False, "fuse": False, "inplace": False},
+    # kernels without arena scratch (conv2d's windows gathered per block)
+    "no-workspaces": {"workspaces": False},
 }
 
 

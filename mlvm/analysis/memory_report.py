@@ -41,6 +41,8 @@ def function_report(f: func.FuncOp) -> dict[str, Any]:
     buffers: list[dict[str, Any]] = []
     for iv in sorted(fs.intervals, key=lambda iv: iv.start):
         if isinstance(iv.value, MlvmOp):  # a kernel's workspace
+            if "mlvm.workspace" not in iv.value.attributes:
+                continue  # planned without workspaces
             name = f"workspace of {ops[iv.start].name}#{iv.start}"
             offset = _int_attr(iv.value, "mlvm.workspace")
         else:

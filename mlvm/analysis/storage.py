@@ -190,7 +190,8 @@ def _return_op(f: func.FuncOp) -> func.ReturnOp:
     return last
 
 
-def analyze(f: func.FuncOp) -> FunctionStorage:
+def analyze(f: func.FuncOp, workspaces: bool = True) -> FunctionStorage:
+    """Storage of every value; with `workspaces`, the kernels' scratch too."""
     block = f.body.block
     ret = _return_op(f)
     storage: dict[SSAValue, Storage] = {}
@@ -226,14 +227,14 @@ def analyze(f: func.FuncOp) -> FunctionStorage:
                 continue
             storage[r] = Storage("arena")
             intervals[r] = Interval(r, index[op], index[op], nbytes(r))
-    workspaces = [
+    scratch = [
         Interval(op, index[op], index[op], ws)
         for op in block.ops
-        if isinstance(op, MlvmOp) and (ws := op.workspace_bytes()) > 0
+        if workspaces and isinstance(op, MlvmOp) and (ws := op.workspace_bytes()) > 0
     ]
     for op in block.ops:
         for operand in op.operands:
             iv = intervals.get(root(operand))
             if iv is not None:
                 iv.end = max(iv.end, index[op])
-    return FunctionStorage(f, storage, list(intervals.values()) + workspaces)
+    return FunctionStorage(f, storage, list(intervals.values()) + scratch)

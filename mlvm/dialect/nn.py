@@ -599,11 +599,6 @@ def conv2d_dims(self: MlvmOp, xv: SSAValue, wv: SSAValue, bias: SSAValue | None)
                 dh=dil[0], dw=dil[1], groups=groups)
 
 
-# conv.c's MLVM_CONV_GEMM_ROWS: groups with fewer output channels take the
-# row-by-row path, which needs no workspace.
-CONV_GEMM_ROWS = 4
-
-
 def _align64(n: int) -> int:
     return (n + 63) // 64 * 64
 
@@ -617,14 +612,17 @@ def conv2d_workspace_bytes(d: Mapping[str, int]) -> int:
     cg, og = d["c"] // g, d["o"] // g
     pointwise = (d["kh"], d["kw"], d["sh"], d["sw"], d["pt"], d["pl"]) == (1, 1, 1, 1, 0, 0) \
         and (d["oh"], d["ow"]) == (d["h"], d["w"])
-    if og < CONV_GEMM_ROWS or pointwise or d["oh"] == 0 or d["ow"] == 0:
+    # conv.c's flat_ok: depthwise, stride 1, "same" width, kernels <= 5 wide
+    flat = og < 4 and d["c"] == g and (d["sh"], d["sw"]) == (1, 1) and d["ow"] == d["w"] \
+        and d["kw"] <= 5 and d["ow"] <= 256
+    if pointwise or flat or d["oh"] == 0 or d["ow"] == 0:
         return 0
     hp = (d["oh"] - 1) * d["sh"] + (d["kh"] - 1) * d["dh"] + 1
     wp = (d["ow"] - 1) * d["sw"] + (d["kw"] - 1) * d["dw"] + 1
     hq, wq = -(-hp // d["sh"]), -(-wp // d["sw"])
     n = (d["oh"] - 1) * wq + d["ow"]
     taps = _align64(cg * d["kh"] * d["kw"] * 8)
-    phases = _align64(cg * d["sh"] * d["sw"] * hq * wq * 4)
+    phases = _align64((cg * d["sh"] * d["sw"] * hq * wq + 64) * 4)  # + MLVM_WS_SLACK
     rows = 0 if wq == d["ow"] else _align64(og * n * 4)
     return taps + phases + rows
 

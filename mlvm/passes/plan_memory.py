@@ -110,6 +110,9 @@ class PlanMemoryPass(ModulePass):
     name = "mlvm-plan-memory"
 
     alignment: int = 64
+    # Scratch for the kernels that can use it (conv2d's padded input copy);
+    # without it they take their slower paths and the arena is smaller.
+    workspaces: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.alignment <= 0 or self.alignment & (self.alignment - 1):
@@ -121,7 +124,7 @@ class PlanMemoryPass(ModulePass):
                 self._plan(f)
 
     def _plan(self, f: func.FuncOp) -> None:
-        fs = analyze(f)
+        fs = analyze(f, self.workspaces)
         offsets = place(fs.intervals, self.alignment)
         validate(offsets)
         by_value = {iv.value: off for iv, off in offsets.items()}

@@ -120,3 +120,33 @@ def test_static_arena_from_c(tmp_path: Path, model: Path) -> None:
     got = np.array([float(v) for v in out.split()], dtype=np.float32)
     x = (np.arange(15, dtype=np.float32) / np.float32(7) - np.float32(1))
     np.testing.assert_allclose(got, reference(x), rtol=1e-6)
+
+
+CONV = """\
+func.func @main(%x: tensor<1x4x9x9xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x9x9xf32> {
+  %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x4x9x9xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x9x9xf32>
+  %1 = "mlvm.relu"(%0) : (tensor<1x8x9x9xf32>) -> tensor<1x8x9x9xf32>
+  func.return %1 : tensor<1x8x9x9xf32>
+}
+"""
+
+
+def test_no_workspaces(tmp_path: Path) -> None:
+    """--no-workspaces: conv2d without its arena scratch (a smaller arena, the
+    memory report lists no workspace), and the same results."""
+    src = tmp_path / "conv.mlir"
+    src.write_text(CONV)
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((1, 4, 9, 9)).astype(np.float32)
+    w = rng.standard_normal((8, 4, 3, 3)).astype(np.float32)
+    got = {}
+    for flags in ([], ["--no-workspaces"]):
+        r = tmp_path / "r.json"
+        res = aot("build", src, "-o", tmp_path / "conv.so", "--memory-report", r, *flags)
+        assert res.returncode == 0, res.stderr
+        (fr,) = json.loads(r.read_text())["functions"]
+        names = [b["value"] for b in fr["buffers"]]
+        assert any(n.startswith("workspace of mlvm.conv2d") for n in names) == (flags == [])
+        got[bool(flags)] = (fr["arena_bytes"], mlvm.load(tmp_path / "conv.so").main(x, w))
+    assert got[True][0] < got[False][0]
+    np.testing.assert_array_equal(got[True][1], got[False][1])

@@ -10,7 +10,8 @@ float64 with `|err| <= 1e-5 * S` where S is the float64 sum of the
 absolute values of the terms (|x| |w| over the window, |bias|; |x| / count
 for the average). Max pooling is exact (NaN propagates, as in numpy.max).
 
-Every case runs with the default pass pipeline and with plain kernel calls.
+Every case runs with the default pass pipeline, with plain kernel calls,
+and without kernel workspaces (conv2d's other path).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from harness import (  # noqa: E402
     sum_bound,
 )
 
-SUITE = Suite("nn_conv", variants=("default", "plain"))
+SUITE = Suite("nn_conv", variants=("default", "plain", "no-workspaces"))
 
 
 def sid(shape: tuple[int, ...]) -> str:

@@ -1,5 +1,6 @@
 // RUN: mlvm-opt %s --split-input-file -p mlvm-plan-memory | filecheck %s
 // RUN: mlvm-opt %s --split-input-file -p 'mlvm-plan-memory{alignment=16}' | filecheck %s --check-prefix=A16
+// RUN: mlvm-opt %s --split-input-file -p 'mlvm-plan-memory{workspaces=false}' | filecheck %s --check-prefix=NOWS
 
 // A chain ping-pongs between two buffers; the returned value is written
 // straight into the caller's output (-1: not in the arena).
@@ -81,13 +82,18 @@ func.func @empty(%x: tensor<2xf32>) -> tensor<2xf32> {
 
 // -----
 // A kernel's scratch is a buffer live while its op runs: conv2d's padded
-// copy (tap offsets 128 B + one 6x6 plane 192 B + 4 outputs x 22 positions
-// at the copy's pitch 384 B) sits beside the conv's result, and the exp
-// after it may reuse its bytes.
+// copy (tap offsets 128 B + one 6x6 plane and 64 floats of slack 448 B + 4
+// outputs x 22 positions at the copy's pitch 384 B) sits beside the conv's
+// result, and the exp after it may reuse its bytes.
 // CHECK-LABEL: func.func @conv_workspace
-// CHECK-SAME: mlvm.arena_bytes = 960 : i64
-// CHECK: "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>}> {mlvm.offsets = array<i64: 704>, mlvm.workspace = 0 : i64}
+// CHECK-SAME: mlvm.arena_bytes = 1216 : i64
+// CHECK: "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>}> {mlvm.offsets = array<i64: 960>, mlvm.workspace = 0 : i64}
 // CHECK: "mlvm.exp"(%0) {mlvm.offsets = array<i64: 0>}
+// Without workspaces only the two results are planned.
+// NOWS-LABEL: func.func @conv_workspace
+// NOWS-SAME: mlvm.arena_bytes = 512 : i64
+// NOWS: "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>}> {mlvm.offsets = array<i64: 0>}
+// NOWS-NOT: mlvm.workspace
 func.func @conv_workspace(%x: tensor<1x1x4x4xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x4x4x4xf32> {
   %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x1x4x4xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x4x4xf32>
   %1 = "mlvm.exp"(%0) : (tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>

@@ -42,6 +42,11 @@ static mlvm_index_t ceil_div(mlvm_index_t a, mlvm_index_t b)
 static void valid_span(mlvm_index_t iw0, mlvm_index_t s, mlvm_index_t w, mlvm_index_t n,
                        mlvm_index_t *lo, mlvm_index_t *hi)
 {
+    if (s == 1) { /* no division: called per channel on small maps */
+        *lo = imin(n, imax(0, -iw0));
+        *hi = imax(*lo, imin(n, w - iw0));
+        return;
+    }
     *lo = imin(n, imax(0, ceil_div(-iw0, s)));
     *hi = imax(*lo, imin(n, floor_div(w - 1 - iw0, s) + 1));
 }
@@ -188,8 +193,6 @@ static void conv_rows(const mlvm_conv2d_t *p, mlvm_index_t og, const float *x,
  * by a select (never a product, so a NaN or inf there cannot leak), from a
  * mask of the chunk built once per call. Same sums in the same order as
  * conv_rows. Only where loops vectorise; kernels up to MLVM_DW_TAPS wide. */
-#if defined(__x86_64__) || defined(__aarch64__) || defined(__powerpc64__)
-#define MLVM_DW_FLAT 1
 #define MLVM_DW_CHUNK 256
 #define MLVM_DW_TAPS 5
 static int flat_ok(const mlvm_conv2d_t *p)
@@ -197,6 +200,9 @@ static int flat_ok(const mlvm_conv2d_t *p)
     return p->c == p->groups && p->sh == 1 && p->sw == 1 && p->ow == p->w
            && p->kw <= MLVM_DW_TAPS && p->ow <= MLVM_DW_CHUNK;
 }
+
+#if defined(__x86_64__) || defined(__aarch64__) || defined(__powerpc64__)
+#define MLVM_DW_FLAT 1
 
 typedef float mlvm_dw_mask_t[MLVM_DW_TAPS][MLVM_DW_CHUNK];
 
@@ -269,14 +275,19 @@ typedef struct direct_geom {
 
 #define MLVM_WS_ALIGN 64
 #define MLVM_WS_OFF_BYTES 8 /* per tap offset, whatever sizeof(mlvm_index_t) */
+#define MLVM_WS_SLACK 64    /* floats after the phase planes (taps_flat reads them) */
 
 static size_t ws_align(size_t n) { return (n + MLVM_WS_ALIGN - 1) / MLVM_WS_ALIGN * MLVM_WS_ALIGN; }
 
+/* Not for a 1x1 convolution that reads x in place anyway, nor for
+ * depthwise ones the flat path covers without copying (on small maps the
+ * copy costs more than the taps). */
 static int direct_applies(const mlvm_conv2d_t *p)
 {
     const int pointwise = p->kh == 1 && p->kw == 1 && p->sh == 1 && p->sw == 1
                           && p->pt == 0 && p->pl == 0 && p->oh == p->h && p->ow == p->w;
-    return p->o / p->groups >= MLVM_CONV_GEMM_ROWS && !pointwise && p->oh > 0 && p->ow > 0;
+    const int flat = p->o / p->groups < MLVM_CONV_GEMM_ROWS && flat_ok(p);
+    return !pointwise && !flat && p->oh > 0 && p->ow > 0;
 }
 
 static void direct_geom(const mlvm_conv2d_t *p, direct_geom_t *g)
@@ -290,7 +301,7 @@ static void direct_geom(const mlvm_conv2d_t *p, direct_geom_t *g)
     g->phases = p->sh * p->sw;
     g->n = (p->oh - 1) * g->wq + p->ow;
     g->off_bytes = ws_align((size_t)(cg * p->kh * p->kw) * MLVM_WS_OFF_BYTES);
-    g->in_bytes = ws_align((size_t)(cg * g->phases * g->hq * g->wq) * sizeof(float));
+    g->in_bytes = ws_align((size_t)(cg * g->phases * g->hq * g->wq + MLVM_WS_SLACK) * sizeof(float));
     g->out_bytes = g->wq == p->ow ? 0 : ws_align((size_t)(og * g->n) * sizeof(float));
 }
 
@@ -316,10 +327,34 @@ static int phase_read(const mlvm_conv2d_t *p, mlvm_index_t a, mlvm_index_t b)
     return rows && cols;
 }
 
+/* n floats; rows of a few floats (a keyword spotter's 5 columns) in a loop
+ * of 4-float steps, which no compiler turns back into a memcpy call. */
+static void copy_row(float *dst, const float *src, mlvm_index_t n)
+{
+    mlvm_index_t q = 0;
+    if (n >= 32) {
+        memcpy(dst, src, (size_t)n * sizeof *dst);
+        return;
+    }
+    for (; q + 4 <= n; q += 4) {
+        const float a = src[q], b = src[q + 1], c = src[q + 2], d = src[q + 3];
+        dst[q] = a, dst[q + 1] = b, dst[q + 2] = c, dst[q + 3] = d;
+    }
+    for (; q < n; ++q)
+        dst[q] = src[q];
+}
+
+/* n zeros; short runs (the pads between two rows) without a memset call. */
 static void zeros(float *d, mlvm_index_t n)
 {
-    mlvm_index_t q;
-    for (q = 0; q < n; ++q)
+    mlvm_index_t q = 0;
+    if (n >= 32) {
+        memset(d, 0, (size_t)n * sizeof *d);
+        return;
+    }
+    for (; q + 4 <= n; q += 4)
+        d[q] = 0.0f, d[q + 1] = 0.0f, d[q + 2] = 0.0f, d[q + 3] = 0.0f;
+    for (; q < n; ++q)
         d[q] = 0.0f;
 }
 
@@ -347,7 +382,7 @@ static void pad_phases(const mlvm_conv2d_t *p, const direct_geom_t *g, mlvm_inde
                     const float *xr = x + (c * p->h + r * p->sh + a - p->pt) * p->w
                                       + lo * p->sw + b - p->pl;
                     if (p->sw == 1)
-                        put_run(d + lo, xr, hi - lo);
+                        copy_row(d + lo, xr, hi - lo);
                     else if (p->sw == 2)
                         for (q = lo; q < hi; ++q)
                             d[q] = xr[2 * (q - lo)];
@@ -360,23 +395,6 @@ static void pad_phases(const mlvm_conv2d_t *p, const direct_geom_t *g, mlvm_inde
                                                                       : plane - r0 * wq - lo);
             }
         }
-}
-
-/* n floats; rows of a few floats (a keyword spotter's 5 columns) in a loop
- * of 4-float steps, which no compiler turns back into a memcpy call. */
-static void copy_row(float *dst, const float *src, mlvm_index_t n)
-{
-    mlvm_index_t q = 0;
-    if (n >= 32) {
-        memcpy(dst, src, (size_t)n * sizeof *dst);
-        return;
-    }
-    for (; q + 4 <= n; q += 4) {
-        const float a = src[q], b = src[q + 1], c = src[q + 2], d = src[q + 3];
-        dst[q] = a, dst[q + 1] = b, dst[q + 2] = c, dst[q + 3] = d;
-    }
-    for (; q < n; ++q)
-        dst[q] = src[q];
 }
 
 /* Where tap (c, i, j) of output position 0 lies in the phase planes (k = (c
@@ -399,18 +417,14 @@ static void tap_offsets(const mlvm_conv2d_t *p, const direct_geom_t *g, mlvm_ind
         off[t] = off[t - taps] + chan;
 }
 
-static void direct_group(const mlvm_conv2d_t *p, const direct_geom_t *g, const float *x,
-                         const float *w, const float *bias, float *out, unsigned char *ws)
+/* Rows of out (m x n, row stride c_rs) as one GEMM whose b rows are read
+ * at the tap offsets. */
+static void direct_gemm(const direct_geom_t *g, mlvm_index_t m, mlvm_index_t k,
+                        const mlvm_index_t *off, const float *xs, const float *w,
+                        const float *bias, float *out, mlvm_index_t c_rs)
 {
-    const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups;
-    const mlvm_index_t plane = g->hq * g->wq, k = cg * p->kh * p->kw;
-    mlvm_index_t *off = (mlvm_index_t *)(void *)ws;
-    float *xs = (float *)(void *)(ws + g->off_bytes);
-    float *tmp = (float *)(void *)(ws + g->off_bytes + g->in_bytes);
-    mlvm_index_t o, r;
     mlvm_gemm_t gm;
-    pad_phases(p, g, cg, x, xs);
-    gm.m = og;
+    gm.m = m;
     gm.n = g->n;
     gm.k = k;
     gm.a = w;
@@ -423,11 +437,108 @@ static void direct_group(const mlvm_conv2d_t *p, const direct_geom_t *g, const f
     gm.pack = NULL;
     gm.pack_ctx = NULL;
     gm.bias = bias;
-    gm.out = g->out_bytes == 0 ? out : tmp;
-    gm.c_rs = g->out_bytes == 0 ? p->oh * p->ow : g->n;
+    gm.out = out;
+    gm.c_rs = c_rs;
     gm.epilogue = NULL;
     gm.epilogue_ctx = NULL;
     mlvm_gemm_f32(&gm);
+}
+
+/* One output channel of a group with too few for a GEMM (depthwise):
+ * dst[q] = bias + sum_t w[t] xs[off[t] + q] for MLVM_TAP_CHUNK positions,
+ * the partial sums in registers, each tap a product then a sum (no fused
+ * multiply-add), in order: the same sums as the row path's. */
+#define MLVM_TAP_CHUNK MLVM_WS_SLACK
+#if defined(__AVX512F__) && !defined(MLVM_PORTABLE_KERNELS)
+#include <immintrin.h>
+static void taps_chunk(mlvm_index_t k, const mlvm_index_t *off, const float *xs,
+                       const float *w, float bias, float *dst)
+{
+    __m512 a[MLVM_TAP_CHUNK / 16];
+    mlvm_index_t t;
+    int v;
+    for (v = 0; v < MLVM_TAP_CHUNK / 16; ++v)
+        a[v] = _mm512_set1_ps(bias);
+    for (t = 0; t < k; ++t) {
+        const __m512 wv = _mm512_set1_ps(w[t]);
+        const float *src = xs + off[t];
+        for (v = 0; v < MLVM_TAP_CHUNK / 16; ++v)
+            a[v] = _mm512_add_ps(a[v], _mm512_mul_ps(wv, _mm512_loadu_ps(src + 16 * v)));
+    }
+    for (v = 0; v < MLVM_TAP_CHUNK / 16; ++v)
+        _mm512_storeu_ps(dst + 16 * v, a[v]);
+}
+#elif defined(__AVX__) && !defined(MLVM_PORTABLE_KERNELS)
+#include <immintrin.h>
+static void taps_chunk(mlvm_index_t k, const mlvm_index_t *off, const float *xs,
+                       const float *w, float bias, float *dst)
+{
+    __m256 a[MLVM_TAP_CHUNK / 8];
+    mlvm_index_t t;
+    int v;
+    for (v = 0; v < MLVM_TAP_CHUNK / 8; ++v)
+        a[v] = _mm256_set1_ps(bias);
+    for (t = 0; t < k; ++t) {
+        const __m256 wv = _mm256_set1_ps(w[t]);
+        const float *src = xs + off[t];
+        for (v = 0; v < MLVM_TAP_CHUNK / 8; ++v)
+            a[v] = _mm256_add_ps(a[v], _mm256_mul_ps(wv, _mm256_loadu_ps(src + 8 * v)));
+    }
+    for (v = 0; v < MLVM_TAP_CHUNK / 8; ++v)
+        _mm256_storeu_ps(dst + 8 * v, a[v]);
+}
+#else
+static void taps_chunk(mlvm_index_t k, const mlvm_index_t *off, const float *xs,
+                       const float *w, float bias, float *dst)
+{
+    mlvm_index_t t;
+    int q;
+    for (q = 0; q < MLVM_TAP_CHUNK; ++q)
+        dst[q] = bias;
+    for (t = 0; t < k; ++t) {
+        const float wv = w[t];
+        const float *src = xs + off[t];
+        for (q = 0; q < MLVM_TAP_CHUNK; ++q)
+            dst[q] += wv * src[q];
+    }
+}
+#endif
+
+/* The ragged last chunk is computed whole into a buffer: its reads run up to
+ * MLVM_TAP_CHUNK - 1 floats past the phase planes, into the workspace's
+ * slack (MLVM_WS_SLACK), and the lanes past n are dropped. */
+static void taps_flat(mlvm_index_t n, mlvm_index_t k, const mlvm_index_t *off, const float *xs,
+                      const float *w, float bias, float *dst)
+{
+    float last[MLVM_TAP_CHUNK];
+    mlvm_index_t q0 = 0, q;
+    for (; q0 + MLVM_TAP_CHUNK <= n; q0 += MLVM_TAP_CHUNK)
+        taps_chunk(k, off, xs + q0, w, bias, dst + q0);
+    if (q0 == n)
+        return;
+    taps_chunk(k, off, xs + q0, w, bias, last);
+    for (q = 0; q < n - q0; ++q)
+        dst[q0 + q] = last[q];
+}
+
+static void direct_group(const mlvm_conv2d_t *p, const direct_geom_t *g, const float *x,
+                         const float *w, const float *bias, float *out, unsigned char *ws)
+{
+    const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups;
+    const mlvm_index_t k = cg * p->kh * p->kw;
+    const mlvm_index_t *off = (const mlvm_index_t *)(void *)ws;
+    float *xs = (float *)(void *)(ws + g->off_bytes);
+    float *tmp = (float *)(void *)(ws + g->off_bytes + g->in_bytes);
+    mlvm_index_t o, r;
+    pad_phases(p, g, cg, x, xs);
+    if (og < MLVM_CONV_GEMM_ROWS) {
+        for (o = 0; o < og; ++o)
+            taps_flat(g->n, k, off, xs, w + o * k, bias != NULL ? bias[o] : 0.0f,
+                      g->out_bytes == 0 ? out + o * p->oh * p->ow : tmp + o * g->n);
+    } else {
+        direct_gemm(g, og, k, off, xs, w, bias, g->out_bytes == 0 ? out : tmp,
+                    g->out_bytes == 0 ? p->oh * p->ow : g->n);
+    }
     if (g->out_bytes == 0)
         return;
     for (o = 0; o < og; ++o)

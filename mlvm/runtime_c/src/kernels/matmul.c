@@ -18,8 +18,9 @@
  *     the ragged edge, explicit FMA;
  *   - AVX2 + FMA: 6 x 16 (12 ymm accumulators);
  *   - portable C99: MR x NR accumulators in an array, which gcc and clang
- *     vectorise when b is contiguous; small tiles for targets without SIMD
- *     (Cortex-M).
+ *     vectorise when b is contiguous;
+ *   - scalar C99 for cores without vectors (Cortex-M): a 4 x 4 tile in
+ *     sixteen named accumulators, which stay in floating-point registers.
  * The intrinsic kernels use fused multiply-adds (one rounding per term), so
  * their results differ in the last bits from the portable kernel and from
  * numpy's order of summation; every path stays within the accumulation
@@ -46,10 +47,11 @@
 #define MLVM_MM_AVX2 1
 #define MLVM_MM_MR 6
 #define MLVM_MM_NR 16
-#elif defined(__x86_64__) || defined(__aarch64__) || defined(__powerpc64__)
+#elif (defined(__x86_64__) || defined(__aarch64__) || defined(__powerpc64__)) \
+    && !defined(MLVM_SCALAR_KERNELS)
 #define MLVM_MM_MR 4
 #define MLVM_MM_NR 16
-#else
+#else /* cores without vectors (Cortex-M); MLVM_SCALAR_KERNELS tests it anywhere */
 #define MLVM_MM_MR 4
 #define MLVM_MM_NR 4
 #endif
@@ -335,6 +337,61 @@ MLVM_INLINE void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int n
     micro_mr(x, mr, nr, off, a, b, c, bias);
 }
 
+#elif MLVM_MM_NR == 4 && MLVM_MM_MR == 4 /* scalar C99 */
+
+/* Per step four values of b (a packed sliver, or a row read in place at
+ * off, full slivers only) and one of each row of a: sixteen products into
+ * sixteen named sums, which compilers keep in registers (an array of them
+ * they keep in memory: three times the instructions on a Cortex-M4), fused
+ * multiply-adds where the FPU has them (VFMA on a Cortex-M4F). Rows past
+ * mr read row 0 again; their sums are never stored. */
+#define MLVM_MM_SCALAR 1
+#if defined(__ARM_FEATURE_FMA)
+#define MLVM_MADD(s, x, y) ((s) = __builtin_fmaf((x), (y), (s))) /* one VFMA */
+#else
+#define MLVM_MADD(s, x, y) ((s) += (x) * (y))
+#endif
+static void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int nr, const float *a,
+                  const float *b, float *c, const float *bias)
+{
+    const mlvm_index_t a_cs = x->a_cs, b_rs = x->b_rs, kc = x->kc;
+    const float *a0 = a, *a1 = mr > 1 ? a + x->a_rs : a, *a2 = mr > 2 ? a + 2 * x->a_rs : a;
+    const float *a3 = mr > 3 ? a + 3 * x->a_rs : a;
+    float c00 = 0.0f, c01 = 0.0f, c02 = 0.0f, c03 = 0.0f, c10 = 0.0f, c11 = 0.0f, c12 = 0.0f;
+    float c13 = 0.0f, c20 = 0.0f, c21 = 0.0f, c22 = 0.0f, c23 = 0.0f, c30 = 0.0f, c31 = 0.0f;
+    float c32 = 0.0f, c33 = 0.0f;
+    mlvm_index_t kk;
+    int r, j;
+    for (kk = 0; kk < kc; ++kk) {
+        const float *bk = off != NULL ? b + off[kk] : b + kk * b_rs;
+        const float b0 = bk[0], b1 = bk[1], b2 = bk[2], b3 = bk[3];
+        const float x0 = a0[kk * a_cs], x1 = a1[kk * a_cs], x2 = a2[kk * a_cs];
+        const float x3 = a3[kk * a_cs];
+        MLVM_MADD(c00, x0, b0), MLVM_MADD(c01, x0, b1), MLVM_MADD(c02, x0, b2);
+        MLVM_MADD(c03, x0, b3), MLVM_MADD(c10, x1, b0), MLVM_MADD(c11, x1, b1);
+        MLVM_MADD(c12, x1, b2), MLVM_MADD(c13, x1, b3), MLVM_MADD(c20, x2, b0);
+        MLVM_MADD(c21, x2, b1), MLVM_MADD(c22, x2, b2), MLVM_MADD(c23, x2, b3);
+        MLVM_MADD(c30, x3, b0), MLVM_MADD(c31, x3, b1), MLVM_MADD(c32, x3, b2);
+        MLVM_MADD(c33, x3, b3);
+    }
+    {
+        const float t[4][4] = {{c00, c01, c02, c03}, {c10, c11, c12, c13},
+                               {c20, c21, c22, c23}, {c30, c31, c32, c33}};
+        for (r = 0; r < mr && r < 4; ++r) {
+            float *cr = c + r * x->c_rs;
+            if (x->accumulate)
+                for (j = 0; j < nr && j < 4; ++j)
+                    cr[j] += t[r][j];
+            else if (bias != NULL)
+                for (j = 0; j < nr && j < 4; ++j)
+                    cr[j] = t[r][j] + bias[r];
+            else
+                for (j = 0; j < nr && j < 4; ++j)
+                    cr[j] = t[r][j];
+        }
+    }
+}
+
 #else /* portable C99 */
 
 /* b is always a packed, zero-padded sliver here (b_rs == MLVM_MM_NR; off
@@ -479,6 +536,9 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
     const int pack = g->pack != NULL || g->b_cs != 1
                      || (g->b_off == NULL && k * n >= MLVM_MM_PACK_ABOVE && m >= 4 * MLVM_MM_MR);
     const int in_place_off = g->b_off != NULL;
+#elif defined(MLVM_MM_SCALAR)
+    const int pack = 1;
+    const int in_place_off = g->b_off != NULL; /* full slivers */
 #else
     const int in_place_off = 0;
     const int pack = 1;
@@ -520,9 +580,14 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
             for (jr = j_first; jr < n; jr += MLVM_MM_NR) {
                 const int nr = (int)(n - jr < MLVM_MM_NR ? n - jr : MLVM_MM_NR);
                 const float *bs = g->b + pc * g->b_rs + jr * g->b_cs;
+                x.b_off = NULL;
                 if (g->b_off != NULL) {
                     bs = g->b + jr;
-                    if (in_place_off) {
+#if defined(MLVM_MM_AVX512) || defined(MLVM_MM_AVX2)
+                    if (in_place_off) { /* masked loads stop at nr */
+#else
+                    if (in_place_off && nr == MLVM_MM_NR) {
+#endif
                         x.b_off = g->b_off + pc;
                     } else {
                         pack_rows_at(x.kc, nr, bs, g->b_off + pc, buf);

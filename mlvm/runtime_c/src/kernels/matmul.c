@@ -474,10 +474,11 @@ static void pack_rows_at(mlvm_index_t kc, int nr, const float *b, const mlvm_ind
 
 #if !defined(MLVM_MM_AVX512) && !defined(MLVM_MM_AVX2) && MLVM_MM_NR == 4
 #define MLVM_HAVE_ROW 1
-/* One row on a core without vectors (Cortex-M): b is read in place, four
+/* One row on a core without vectors (Cortex-M): b is read in place, eight
  * outputs per pass held in registers while the contraction streams down
- * b's rows (no packing, no tile of zero rows). Each output sums its terms
- * in order, as the tiled kernel does. */
+ * b's rows (no packing, no tile of zero rows; one load of a per eight
+ * multiply-adds). Each output sums its terms in order, as the tiled kernel
+ * does. */
 static void row_times_matrix(const mlvm_gemm_t *g)
 {
     const mlvm_index_t n = g->n, k = g->k, a_cs = g->a_cs, b_rs = g->b_rs, b_cs = g->b_cs;
@@ -485,15 +486,37 @@ static void row_times_matrix(const mlvm_gemm_t *g)
     float *out = g->out;
     mlvm_index_t j = 0, p;
     if (b_cs == 1) {
+        for (; j + 8 <= n; j += 8) {
+            const float *b = g->b + j;
+            float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
+            float s4 = 0.0f, s5 = 0.0f, s6 = 0.0f, s7 = 0.0f;
+            /* two rows of b per step: fewer loop instructions per term */
+            for (p = 0; p + 2 <= k; p += 2, b += 2 * b_rs) {
+                const float x = a[p * a_cs], y = a[(p + 1) * a_cs];
+                const float *c = b + b_rs;
+                MLVM_MADD(s0, x, b[0]), MLVM_MADD(s1, x, b[1]), MLVM_MADD(s2, x, b[2]);
+                MLVM_MADD(s3, x, b[3]), MLVM_MADD(s4, x, b[4]), MLVM_MADD(s5, x, b[5]);
+                MLVM_MADD(s6, x, b[6]), MLVM_MADD(s7, x, b[7]);
+                MLVM_MADD(s0, y, c[0]), MLVM_MADD(s1, y, c[1]), MLVM_MADD(s2, y, c[2]);
+                MLVM_MADD(s3, y, c[3]), MLVM_MADD(s4, y, c[4]), MLVM_MADD(s5, y, c[5]);
+                MLVM_MADD(s6, y, c[6]), MLVM_MADD(s7, y, c[7]);
+            }
+            if (p < k) {
+                const float x = a[p * a_cs];
+                MLVM_MADD(s0, x, b[0]), MLVM_MADD(s1, x, b[1]), MLVM_MADD(s2, x, b[2]);
+                MLVM_MADD(s3, x, b[3]), MLVM_MADD(s4, x, b[4]), MLVM_MADD(s5, x, b[5]);
+                MLVM_MADD(s6, x, b[6]), MLVM_MADD(s7, x, b[7]);
+            }
+            out[j] = s0, out[j + 1] = s1, out[j + 2] = s2, out[j + 3] = s3;
+            out[j + 4] = s4, out[j + 5] = s5, out[j + 6] = s6, out[j + 7] = s7;
+        }
         for (; j + 4 <= n; j += 4) {
             const float *b = g->b + j;
             float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
             for (p = 0; p < k; ++p, b += b_rs) {
                 const float x = a[p * a_cs];
-                s0 += x * b[0];
-                s1 += x * b[1];
-                s2 += x * b[2];
-                s3 += x * b[3];
+                MLVM_MADD(s0, x, b[0]), MLVM_MADD(s1, x, b[1]);
+                MLVM_MADD(s2, x, b[2]), MLVM_MADD(s3, x, b[3]);
             }
             out[j] = s0;
             out[j + 1] = s1;
@@ -505,7 +528,7 @@ static void row_times_matrix(const mlvm_gemm_t *g)
         const float *b = g->b + j * b_cs;
         float s = 0.0f;
         for (p = 0; p < k; ++p)
-            s += a[p * a_cs] * b[p * b_rs];
+            MLVM_MADD(s, a[p * a_cs], b[p * b_rs]);
         out[j] = s;
     }
     if (g->epilogue != NULL)

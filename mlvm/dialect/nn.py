@@ -605,7 +605,8 @@ def _align64(n: int) -> int:
 
 def conv2d_workspace_bytes(d: Mapping[str, int]) -> int:
     """mlvm_conv2d_workspace (conv.c) for conv2d_dims `d`: the padded,
-    stride-phased copy of one group's input, its tap offsets and, for
+    stride-phased copy of one group's input (of the whole image's, for
+    groups of fewer than 4 output channels), its tap offsets and, for
     kernels wider than one column, the outputs at the copy's row pitch;
     0 where the kernel takes a path without workspace."""
     g = d["groups"]
@@ -622,7 +623,9 @@ def conv2d_workspace_bytes(d: Mapping[str, int]) -> int:
     hq, wq = -(-hp // d["sh"]), -(-wp // d["sw"])
     n = (d["oh"] - 1) * wq + d["ow"]
     taps = _align64(cg * d["kh"] * d["kw"] * 8)
-    phases = _align64((cg * d["sh"] * d["sw"] * hq * wq + 64) * 4)  # + MLVM_WS_SLACK
+    # depthwise-like groups copy all channels of an image at once
+    chans = d["c"] if og < 4 else cg
+    phases = _align64((chans * d["sh"] * d["sw"] * hq * wq + 64) * 4)  # + MLVM_WS_SLACK
     rows = 0 if wq == d["ow"] else _align64(og * n * 4)
     return taps + phases + rows
 

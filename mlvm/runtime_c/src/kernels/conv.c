@@ -269,6 +269,7 @@ static void conv_flat(const mlvm_conv2d_t *p, mlvm_dw_mask_t mask, mlvm_index_t 
  * portable path adds nothing (the same result unless w is inf or NaN). */
 typedef struct direct_geom {
     mlvm_index_t hq, wq, phases; /* phase planes of one channel: phases x hq x wq */
+    mlvm_index_t chans;          /* channels copied at once: a group's, or the image's */
     mlvm_index_t n;              /* flat outputs per channel: (oh - 1) * wq + ow */
     size_t off_bytes, in_bytes, out_bytes; /* workspace parts, each 64-byte aligned */
 } direct_geom_t;
@@ -300,8 +301,11 @@ static void direct_geom(const mlvm_conv2d_t *p, direct_geom_t *g)
     g->wq = (wp + p->sw - 1) / p->sw;
     g->phases = p->sh * p->sw;
     g->n = (p->oh - 1) * g->wq + p->ow;
+    /* depthwise-like groups: all channels in one pass (spans found once) */
+    g->chans = og < MLVM_CONV_GEMM_ROWS ? p->c : cg;
     g->off_bytes = ws_align((size_t)(cg * p->kh * p->kw) * MLVM_WS_OFF_BYTES);
-    g->in_bytes = ws_align((size_t)(cg * g->phases * g->hq * g->wq + MLVM_WS_SLACK) * sizeof(float));
+    g->in_bytes = ws_align((size_t)(g->chans * g->phases * g->hq * g->wq + MLVM_WS_SLACK)
+                           * sizeof(float));
     g->out_bytes = g->wq == p->ow ? 0 : ws_align((size_t)(og * g->n) * sizeof(float));
 }
 
@@ -521,16 +525,15 @@ static void taps_flat(mlvm_index_t n, mlvm_index_t k, const mlvm_index_t *off, c
         dst[q0 + q] = last[q];
 }
 
-static void direct_group(const mlvm_conv2d_t *p, const direct_geom_t *g, const float *x,
+/* One group of one image from its phase planes xs. */
+static void direct_group(const mlvm_conv2d_t *p, const direct_geom_t *g, const float *xs,
                          const float *w, const float *bias, float *out, unsigned char *ws)
 {
     const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups;
     const mlvm_index_t k = cg * p->kh * p->kw;
     const mlvm_index_t *off = (const mlvm_index_t *)(void *)ws;
-    float *xs = (float *)(void *)(ws + g->off_bytes);
     float *tmp = (float *)(void *)(ws + g->off_bytes + g->in_bytes);
     mlvm_index_t o, r;
-    pad_phases(p, g, cg, x, xs);
     if (og < MLVM_CONV_GEMM_ROWS) {
         for (o = 0; o < og; ++o)
             taps_flat(g->n, k, off, xs, w + o * k, bias != NULL ? bias[o] : 0.0f,
@@ -549,8 +552,9 @@ static void direct_group(const mlvm_conv2d_t *p, const direct_geom_t *g, const f
 void mlvm_conv2d_ws_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                         const float *bias, float *out, void *ws)
 {
-    const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups;
+    const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups, in_plane = p->h * p->w;
     direct_geom_t g;
+    float *xs;
     mlvm_index_t n, gi;
     if (ws == NULL || !direct_applies(p)) {
         mlvm_conv2d_f32(p, x, w, bias, out);
@@ -558,11 +562,20 @@ void mlvm_conv2d_ws_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
     }
     direct_geom(p, &g);
     tap_offsets(p, &g, (mlvm_index_t *)ws);
-    for (n = 0; n < p->n; ++n)
-        for (gi = 0; gi < p->groups; ++gi)
-            direct_group(p, &g, x + (n * p->c + gi * cg) * p->h * p->w,
+    xs = (float *)(void *)((unsigned char *)ws + g.off_bytes);
+    for (n = 0; n < p->n; ++n) {
+        const float *xn = x + n * p->c * in_plane;
+        if (g.chans == p->c)
+            pad_phases(p, &g, p->c, xn, xs);
+        for (gi = 0; gi < p->groups; ++gi) {
+            const mlvm_index_t c0 = gi * cg;
+            if (g.chans != p->c)
+                pad_phases(p, &g, cg, xn + c0 * in_plane, xs);
+            direct_group(p, &g, g.chans == p->c ? xs + c0 * g.phases * g.hq * g.wq : xs,
                          w + gi * og * cg * p->kh * p->kw, bias != NULL ? bias + gi * og : NULL,
                          out + (n * p->o + gi * og) * p->oh * p->ow, (unsigned char *)ws);
+        }
+    }
 }
 
 void mlvm_conv2d_f32(const mlvm_conv2d_t *p, const float *x, const float *w,

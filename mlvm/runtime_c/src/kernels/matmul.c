@@ -591,9 +591,11 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
     x.b_rs = g->b_rs;
     /* Few rows read in place: short contraction slices, so that every
      * sliver of a slice walks the same few rows of b and b streams in
-     * order (a tall sliver would touch one page per row). Rows at offsets
-     * (a convolution's padded input) are a small buffer already in cache. */
-    kc_step = m <= 4 * MLVM_MM_MR && !by_off ? MLVM_MM_KC_SMALL_M : MLVM_MM_KC;
+     * order (a tall sliver would touch one page per row). A convolution's b
+     * (rows at offsets in its padded input, or windows its packer gathers)
+     * is small and in cache; both of its paths slice alike, so that they
+     * sum in the same order. */
+    kc_step = m <= 4 * MLVM_MM_MR && !by_off && g->pack == NULL ? MLVM_MM_KC_SMALL_M : MLVM_MM_KC;
     for (pc = 0; pc < k; pc += kc_step) {
         const int last = pc + kc_step >= k;
         x.kc = k - pc < kc_step ? k - pc : kc_step;

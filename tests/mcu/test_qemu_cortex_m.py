@@ -111,3 +111,24 @@ def test_instruction_counts_are_exact(models: dict[str, tuple[Path, mlvm.Module]
     assert macs < first.instructions < 100 * macs, first.instructions
     print(f"mlp on m4: {first.instructions} instructions per inference "
           f"({first.instructions / macs:.1f} per multiply-add)")
+
+
+@pytest.mark.parametrize("core", list(harness.CORES))
+def test_builds_for_every_core(core: str, models: dict[str, tuple[Path, mlvm.Module]],
+                               tmp_path: Path) -> None:
+    """docs/embedded.md's flags for each core: a module and the runtime
+    files it links compile without a warning; the CPU features the kernels
+    look for are what the core has (FMA for the scalar kernel, DSP for the
+    int8 pairs)."""
+    flags = harness.CORES[core]
+    c_file, _ = models["rows"]
+    res = subprocess.run(
+        ["arm-none-eabi-gcc", *flags, *harness.CFLAGS, "-I", str(harness.INCLUDE_DIR),
+         "-I", str(c_file.parent), "-c", str(c_file), *map(str, harness.RUNTIME_FILES)],
+        capture_output=True, text=True, cwd=tmp_path)
+    assert res.returncode == 0, f"{core}: {res.stderr}"
+    macros = subprocess.run(["arm-none-eabi-gcc", *flags, "-dM", "-E", "-"], input="",
+                            capture_output=True, text=True, check=True).stdout
+    fpu = "-mfloat-abi=hard" in flags
+    assert ("__ARM_FEATURE_FMA" in macros) == fpu
+    assert ("__ARM_FEATURE_DSP" in macros) == (core not in ("cortex-m0plus", "cortex-m3"))

@@ -900,6 +900,11 @@ def main() -> int:
     pinned = pin()
     started = time.perf_counter()
     models = make_models(args.quick, args.models)
+    if not models:
+        names = ", ".join(m.name for m in make_models(args.quick))
+        print(f"bench: no model matches --models {args.models!r}; the models: {names}",
+              file=sys.stderr)
+        return 2
     tmp = Path(tempfile.mkdtemp(prefix="mlvm-bench-"))
     so = ort.SessionOptions()
     so.intra_op_num_threads = 1

@@ -10,12 +10,16 @@ elementwise tree consumes: the product is computed into the output by one
 blocked GEMM (`mlvm_matmul_epilogue_f32`), which hands each finished tile,
 still in L1, to a generated function applying the elementwise epilogue
 (bias, activation, ...) in place; the product needs no buffer of its own
-and the GEMM streams its operands once whatever the epilogue.
+and the GEMM streams its operands once whatever the epilogue. A
+`mlvm.conv2d` head works the same way (`mlvm_conv2d_epilogue_f32`), its
+output seen as the matrix [n * o, oh * ow] and handed over group by group
+(ReLU, Clip, a residual add, ...).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from math import prod
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -35,11 +39,26 @@ from xdsl.utils.exceptions import VerifyException
 
 from mlvm.codegen.lowering import elem, elementwise_loop, output_shared, value_shape
 from mlvm.dialect.base import MlvmOp, result_shape
+from mlvm.dialect.nn import Conv2dOp
 from mlvm.dialect.ops import MatmulOp
 from mlvm.dialect.shapes import broadcast_strides
 
 if TYPE_CHECKING:
     from mlvm.codegen.lowering import Lowering
+
+Head = MatmulOp | Conv2dOp
+
+
+def conv_epilogue_strides(a: SSAValue, conv: Conv2dOp) -> tuple[int, int] | None:
+    """Strides (row, column) that read `a` at element (i, j) of the conv's
+    output seen as [n * o, oh * ow], broadcasting as `a`'s shape does; None
+    when no such pair exists (a per-channel operand over several images)."""
+    n, o, oh, ow = result_shape(conv)
+    st = broadcast_strides(value_shape(a), (n, o, oh, ow))
+    if (n > 1 and st[0] != o * st[1]) or (oh > 1 and st[2] != ow * st[3]):
+        return None
+    return st[1], st[3]
+
 
 @irdl_op_definition
 class FusedOp(MlvmOp):
@@ -59,9 +78,13 @@ class FusedOp(MlvmOp):
         assert all(isinstance(op, MlvmOp) for op in ops)
         return ops  # type: ignore[return-value]
 
-    def head(self) -> MatmulOp | None:
+    def head(self) -> Head | None:
         first = self.body.block.first_op
-        return first if isinstance(first, MatmulOp) else None
+        return first if isinstance(first, MatmulOp | Conv2dOp) else None
+
+    def workspace_bytes(self) -> int:
+        head = self.head()
+        return head.workspace_bytes() if head is not None else 0
 
     def verify_(self) -> None:
         block = self.body.block
@@ -74,11 +97,23 @@ class FusedOp(MlvmOp):
             )
         out = result_shape(self)
         head = self.head()
-        if head is not None:
+        if isinstance(head, MatmulOp):
             if len(out) != 2 or tuple(head.operands) != tuple(block.args[:2]):
                 raise VerifyException(
                     f"{self.name}: a matmul head must be rank 2 and read operands 0 and 1"
                 )
+        if isinstance(head, Conv2dOp):
+            k = len(head.operands)
+            if tuple(head.operands) != tuple(block.args[:k]):
+                raise VerifyException(
+                    f"{self.name}: a conv2d head must read the first {k} operands"
+                )
+            for a in block.args[k:]:
+                if a.uses and conv_epilogue_strides(a, head) is None:
+                    raise VerifyException(
+                        f"{self.name}: operand {a.index} cannot be read by a conv2d "
+                        "epilogue (per-channel over several images)"
+                    )
         for op in list(block.ops)[1 if head is not None else 0 : -1]:
             if not hasattr(op, "scalar_expr"):
                 raise VerifyException(f"{self.name}: {op.name} is not elementwise")
@@ -153,6 +188,9 @@ class FusedOp(MlvmOp):
     def _lower_with_head(self, cg: Lowering) -> None:
         head = self.head()
         assert head is not None
+        if isinstance(head, Conv2dOp):
+            self._lower_with_conv(cg, head)
+            return
         m, n = result_shape(self)
         _, _, _, k = head.dims()
         a_rs, a_cs, b_rs, b_cs = head.strides()
@@ -169,8 +207,31 @@ class FusedOp(MlvmOp):
         ]
         cg.stmt("\n    ".join(lines))
 
+    def _lower_with_conv(self, cg: Lowering, head: Conv2dOp) -> None:
+        if prod(result_shape(self)) == 0:
+            return
+        d = head.dims()
+        init = ", ".join(str(d[k]) for k in (
+            "n", "c", "h", "w", "o", "kh", "kw", "oh", "ow", "sh", "sw", "pt", "pl", "dh", "dw",
+            "groups"))
+        p = cg.const_struct("mlvm_conv2d_t", init)
+        args = list(self.body.block.args)
+        epilogue = cg.function(lambda name: self._epilogue_function(name, d["oh"] * d["ow"]))
+        bias = "in2" if head.bias is not None else "NULL"
+        ws = cg.workspace(self) or "NULL"
+        lines = [
+            "{",
+            *self._pointers(cg, range(len(args))),
+            f"    const void *ctx[{len(args)}];",
+            *(f"    ctx[{kk}] = in{kk};" for kk in range(len(args))),
+            f"    mlvm_conv2d_epilogue_f32({p}, in0, in1, {bias}, out, {ws}, {epilogue}, ctx);",
+            "}",
+        ]
+        cg.stmt("\n    ".join(lines))
+
     def _epilogue_function(self, name: str, n: int) -> str:
-        """The epilogue applied to each finished tile of the head's product."""
+        """The epilogue applied to each finished tile of the head's product
+        (a conv2d's output seen as [n * o, oh * ow])."""
         head = self.head()
         assert head is not None
         m = result_shape(self)[0]
@@ -186,7 +247,12 @@ class FusedOp(MlvmOp):
         loads = []
         for kk, a in enumerate(args):
             if any(u.operation is not head for u in a.uses):
-                st = broadcast_strides(value_shape(a), (m, n))
+                if isinstance(head, Conv2dOp):
+                    st2 = conv_epilogue_strides(a, head)
+                    assert st2 is not None
+                    st: tuple[int, ...] = st2
+                else:
+                    st = broadcast_strides(value_shape(a), (m, n))
                 lines.append(f"    const {elem_ctype(a)} *in{kk} = (const {elem_ctype(a)} *)in[{kk}];")
                 names[a] = f"a{kk}"
                 loads.append(

@@ -20,7 +20,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlvm.dialect.base import MlvmOp
-from mlvm.dialect.fused import FusedOp, FusedYieldOp
+from mlvm.dialect.fused import FusedOp, FusedYieldOp, Head, conv_epilogue_strides
+from mlvm.dialect.nn import Conv2dOp
 from mlvm.dialect.ops import MatmulOp
 
 
@@ -55,26 +56,38 @@ def _group(root: MlvmOp, taken: set[Operation]) -> list[Operation]:
     return [op for op in block.ops if op in members]  # program order
 
 
-def _head(group: list[Operation]) -> MatmulOp | None:
-    """A rank-2 matmul whose only reader is the group and whose result has the
-    group's shape: it can run block by block ahead of the elementwise tree."""
+def _outside_operands(group: list[Operation], head: Operation) -> list[SSAValue]:
+    inside = set(group)
+    return [v for op in group for v in op.operands if v.owner not in inside and v.owner is not head]
+
+
+def _head(group: list[Operation]) -> Head | None:
+    """A rank-2 matmul or a conv2d whose only reader is the group and whose
+    result has the group's shape: it can run block by block ahead of the
+    elementwise tree. A conv2d's epilogue sees its output as a matrix [n *
+    o, oh * ow], so every other operand must be addressable that way."""
     out = group[-1].results[0].type
     for op in group:
         for v in op.operands:
             m = v.owner
-            if (
-                isinstance(m, MatmulOp)
+            if not (
+                isinstance(m, MatmulOp | Conv2dOp)
                 and m.parent is op.parent
                 and v.type == out
                 and isinstance(out, TensorType)
-                and len(out.get_shape()) == 2
                 and all(u.operation in group for u in v.uses)
+            ):
+                continue
+            if isinstance(m, MatmulOp) and len(out.get_shape()) == 2:
+                return m
+            if isinstance(m, Conv2dOp) and all(
+                conv_epilogue_strides(a, m) is not None for a in _outside_operands(group, m)
             ):
                 return m
     return None
 
 
-def _fuse(group: list[Operation], head: MatmulOp | None) -> FusedOp:
+def _fuse(group: list[Operation], head: Head | None) -> FusedOp:
     inside = set(group)
     inputs: list[SSAValue] = list(head.operands) if head is not None else []
     for op in group:
@@ -90,7 +103,8 @@ def _fuse(group: list[Operation], head: MatmulOp | None) -> FusedOp:
         clone = op.clone(value_mapper=mapping)
         clone.attributes.clear()
         if k == 0 and head is not None:
-            clone.operands = body.args[:2]  # the head always reads args 0 and 1
+            # the head always reads the first arguments
+            clone.operands = body.args[: len(head.operands)]
         body.add_op(clone)
         mapping[op.results[0]] = clone.results[0]
     root = group[-1]
@@ -106,7 +120,7 @@ def _fuse(group: list[Operation], head: MatmulOp | None) -> FusedOp:
 class FusePass(ModulePass):
     name = "mlvm-fuse"
 
-    epilogues: bool = True  # absorb a rank-2 matmul feeding the tree
+    epilogues: bool = True  # absorb a rank-2 matmul or a conv2d feeding the tree
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for f in op.walk():
@@ -115,7 +129,7 @@ class FusePass(ModulePass):
 
     def _run(self, block: Block) -> None:
         taken: set[Operation] = set()
-        groups: list[tuple[list[Operation], MatmulOp | None]] = []
+        groups: list[tuple[list[Operation], Head | None]] = []
         for op in reversed(list(block.ops)):
             if op in taken or not is_elementwise(op):
                 continue

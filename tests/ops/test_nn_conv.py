@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from harness import (  # noqa: E402
     EXACT,
     F32,
+    Bound,
     Suite,
     array_attr,
     f32_data,
@@ -35,6 +36,7 @@ from harness import (  # noqa: E402
     rng,
     str_attr,
     sum_bound,
+    ttype,
 )
 
 SUITE = Suite("nn_conv", variants=("default", "plain", "no-workspaces"))
@@ -132,6 +134,54 @@ for _ in range(6):  # random options
     h = d[0] * (kh - 1) + 1 + int(g.integers(0, 9))
     w = d[1] * (kw - 1) + 1 + int(g.integers(0, 9))
     add_conv(g, int(g.integers(1, 3)), c, h, w, o, kh, kw, s, p, d, groups, bool(g.integers(0, 2)))
+
+
+# Elementwise ops after a convolution (mlvm-fuse makes the conv the head of
+# one fused op and applies them group by group as its outputs are written):
+# a residual add, a per-channel shift, Clip as max / min with scalars. A
+# per-channel operand over several images cannot be read that way: that tree
+# is fused without the conv. 1-Lipschitz steps keep the conv's bound.
+def add_conv_epilogue(g: np.random.Generator, n: int, c: int, hw: int, o: int, k: int,
+                      stride: int, groups: int, tag: str) -> None:
+    pad = k // 2
+    x = f32_data(g, (n, c, hw, hw), -1, 1)
+    wt = f32_data(g, (o, c // groups, k, k), -1, 1)
+    bias, res = f32_data(g, (o,), -1, 1), None
+    oh = out_size(hw, 2 * pad, k, stride)
+    out = (n, o, oh, oh)
+    res = f32_data(g, out, -1, 1)
+    chan = f32_data(g, (1, o, 1, 1), -1, 1)
+    lo, hi = np.array([-0.5], np.float32), np.array([0.75], np.float32)
+    tx, tw, tb, tr, tc = (ttype(a.shape) for a in (x, wt, bias, res, chan))
+    tl, to = ttype((1,)), ttype(out)
+    props = (f"strides = array<i64: {stride}, {stride}>, padding = array<i64: {pad}, {pad}, {pad}, {pad}>, "
+             f"groups = {groups} : i64")
+    body = (
+        f"func.func @FUNC(%x: {tx}, %w: {tw}, %b: {tb}, %r: {tr}, %c: {tc}, %lo: {tl}, %hi: {tl}) -> {to} {{\n"
+        f'  %0 = "mlvm.conv2d"(%x, %w, %b) <{{{props}}}> : ({tx}, {tw}, {tb}) -> {to}\n'
+        f'  %1 = "mlvm.add"(%0, %r) : ({to}, {tr}) -> {to}\n'
+        f'  %2 = "mlvm.sub"(%1, %c) : ({to}, {tc}) -> {to}\n'
+        f'  %3 = "mlvm.max"(%2, %lo) : ({to}, {tl}) -> {to}\n'
+        f'  %4 = "mlvm.min"(%3, %hi) : ({to}, {tl}) -> {to}\n'
+        f"  func.return %4 : {to}\n}}"
+    )
+    conv = conv_expect((stride, stride), (pad,) * 4, (1, 1), groups, True)
+
+    def expect(x, w, b, r, ch, lo_, hi_) -> list:  # noqa: ANN001
+        (cb,) = conv(x, w, b)
+        v = np.clip(np.asarray(cb.value, np.float64) + r - ch, lo_[0], hi_[0])
+        return [Bound(v, cb.err + 1e-6 * (np.abs(r) + np.abs(ch)))]
+
+    SUITE.add(f"conv2d-epilogue-x{sid(x.shape)}-w{sid(wt.shape)}-s{stride}-g{groups}{tag}", body,
+              [x, wt, bias, res, chan, lo, hi], expect)
+
+
+g = rng(53)
+add_conv_epilogue(g, 1, 8, 9, 16, 3, 1, 1, "")
+add_conv_epilogue(g, 1, 6, 11, 6, 3, 2, 6, "-depthwise")
+add_conv_epilogue(g, 2, 4, 7, 8, 1, 2, 1, "-pointwise-strided-n2")
+add_conv_epilogue(g, 1, 3, 5, 4, 1, 1, 1, "-pointwise")
+add_conv_epilogue(g, 2, 4, 8, 6, 3, 1, 2, "-n2")
 
 
 # --------------------------------------------------------------------------

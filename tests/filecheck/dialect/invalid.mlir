@@ -173,3 +173,15 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 "mlvm.global"() <{sym_name = "g", type = tensor<?xf32>}> : () -> ()
 // CHECK: invalid.mlir:{{[0-9]+}}:1: error: mlvm.global: @g has type tensor<?xf32>; a global needs a static shape of rank <= 8
+
+// -----
+func.func @f(%x: tensor<2x8x9x9xf32>, %w: tensor<8x8x3x3xf32>, %c: tensor<1x8x1x1xf32>) -> tensor<2x8x9x9xf32> {
+  %0 = "mlvm.fused"(%x, %w, %c) ({
+  ^bb0(%a: tensor<2x8x9x9xf32>, %b: tensor<8x8x3x3xf32>, %d: tensor<1x8x1x1xf32>):
+    %1 = "mlvm.conv2d"(%a, %b) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<2x8x9x9xf32>, tensor<8x8x3x3xf32>) -> tensor<2x8x9x9xf32>
+    %2 = "mlvm.sub"(%1, %d) : (tensor<2x8x9x9xf32>, tensor<1x8x1x1xf32>) -> tensor<2x8x9x9xf32>
+    "mlvm.fused_yield"(%2) : (tensor<2x8x9x9xf32>) -> ()
+  }) : (tensor<2x8x9x9xf32>, tensor<8x8x3x3xf32>, tensor<1x8x1x1xf32>) -> tensor<2x8x9x9xf32>
+  func.return %0 : tensor<2x8x9x9xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.fused: operand 2 cannot be read by a conv2d epilogue (per-channel over several images)

@@ -88,3 +88,41 @@ func.func @ints(%a: tensor<6xi32>, %b: tensor<6xi32>) -> tensor<6xf32> {
   %1 = "mlvm.cmpl"(%0, %b) : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xf32>
   func.return %1 : tensor<6xf32>
 }
+
+// -----
+// A conv2d is a head too: its outputs, seen as the matrix [n * o, oh * ow],
+// go to the epilogue group by group. The residual reads (i, j) at i * 81 +
+// j, the per-channel shift of a single image at i, the scalar at 0. The
+// convolution's workspace belongs to the fused op.
+// CHECK-LABEL: func.func @conv_head
+// CHECK-NEXT: %{{.*}} = "mlvm.fused"(%x, %w, %b, %r, %c, %lo) ({
+// CHECK-NEXT: ^bb0(%[[X:.*]]: tensor<1x8x9x9xf32>, %[[W:.*]]: tensor<8x8x3x3xf32>, %[[B:.*]]: tensor<8xf32>,
+// CHECK-NEXT: "mlvm.conv2d"(%[[X]], %[[W]], %[[B]])
+// C-LABEL: static void {{[a-z_0-9]+}}(const void *ctx, mlvm_index_t i0, mlvm_index_t rows,
+// C: const float a3 = in3[(i0 + i) * 81 + (j0 + j) * 1];
+// C: const float a4 = in4[(i0 + i) * 1 + (j0 + j) * 0];
+// C: const float a5 = in5[(i0 + i) * 0 + (j0 + j) * 0];
+// C-LABEL: mlvm_status_t module_conv_head({{[^;]*$}}
+// C: mlvm_conv2d_epilogue_f32(&{{.*}}, in0, in1, in2, out, ((void *)(arena + {{[0-9]+}})), {{[a-z_0-9]+}}, ctx);
+// NOEPI-LABEL: func.func @conv_head
+// NOEPI: %0 = "mlvm.conv2d"
+func.func @conv_head(%x: tensor<1x8x9x9xf32>, %w: tensor<8x8x3x3xf32>, %b: tensor<8xf32>, %r: tensor<1x8x9x9xf32>, %c: tensor<1x8x1x1xf32>, %lo: tensor<1xf32>) -> tensor<1x8x9x9xf32> {
+  %0 = "mlvm.conv2d"(%x, %w, %b) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x8x9x9xf32>, tensor<8x8x3x3xf32>, tensor<8xf32>) -> tensor<1x8x9x9xf32>
+  %1 = "mlvm.add"(%0, %r) : (tensor<1x8x9x9xf32>, tensor<1x8x9x9xf32>) -> tensor<1x8x9x9xf32>
+  %2 = "mlvm.sub"(%1, %c) : (tensor<1x8x9x9xf32>, tensor<1x8x1x1xf32>) -> tensor<1x8x9x9xf32>
+  %3 = "mlvm.max"(%2, %lo) : (tensor<1x8x9x9xf32>, tensor<1xf32>) -> tensor<1x8x9x9xf32>
+  func.return %3 : tensor<1x8x9x9xf32>
+}
+
+// -----
+// Over two images a per-channel operand has no (i, j) strides: the tree is
+// fused without the convolution.
+// CHECK-LABEL: func.func @conv_not_head
+// CHECK-NEXT: %0 = "mlvm.conv2d"(%x, %w)
+// CHECK-NEXT: "mlvm.fused"(%0, %c)
+func.func @conv_not_head(%x: tensor<2x8x9x9xf32>, %w: tensor<8x8x3x3xf32>, %c: tensor<1x8x1x1xf32>) -> tensor<2x8x9x9xf32> {
+  %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<2x8x9x9xf32>, tensor<8x8x3x3xf32>) -> tensor<2x8x9x9xf32>
+  %1 = "mlvm.sub"(%0, %c) : (tensor<2x8x9x9xf32>, tensor<1x8x1x1xf32>) -> tensor<2x8x9x9xf32>
+  %2 = "mlvm.relu"(%1) : (tensor<2x8x9x9xf32>) -> tensor<2x8x9x9xf32>
+  func.return %2 : tensor<2x8x9x9xf32>
+}

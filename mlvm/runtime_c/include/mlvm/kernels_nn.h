@@ -85,6 +85,12 @@ void mlvm_conv2d_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
 size_t mlvm_conv2d_workspace(const mlvm_conv2d_t *p);
 void mlvm_conv2d_ws_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                         const float *bias, float *out, void *ws);
+/* The same, then fn (mlvm/kernels.h: bias, activation, residual add, ...)
+ * on the finished outputs, seen as a matrix [n * o, oh * ow]: group by
+ * group while they are in cache on the direct path, all at once otherwise. */
+void mlvm_conv2d_epilogue_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                              const float *bias, float *out, void *ws, mlvm_epilogue_fn fn,
+                              const void *ctx);
 
 /* Pooling over planes of [planes, h, w]; padded positions are left out (of
  * the max, and of the average's count). */

@@ -549,17 +549,17 @@ static void direct_group(const mlvm_conv2d_t *p, const direct_geom_t *g, const f
             copy_row(out + (o * p->oh + r) * p->ow, tmp + o * g->n + r * g->wq, p->ow);
 }
 
-void mlvm_conv2d_ws_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
-                        const float *bias, float *out, void *ws)
+/* The direct path over every image and group; fn (or NULL) is applied to
+ * each group's outputs as soon as they are written: rows n * o + g * og
+ * .. + og of out seen as [n * o, oh * ow]. */
+static void direct_all(const mlvm_conv2d_t *p, const float *x, const float *w, const float *bias,
+                       float *out, void *ws, mlvm_epilogue_fn fn, const void *ctx)
 {
     const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups, in_plane = p->h * p->w;
+    const mlvm_index_t plane = p->oh * p->ow;
     direct_geom_t g;
     float *xs;
     mlvm_index_t n, gi;
-    if (ws == NULL || !direct_applies(p)) {
-        mlvm_conv2d_f32(p, x, w, bias, out);
-        return;
-    }
     direct_geom(p, &g);
     tap_offsets(p, &g, (mlvm_index_t *)ws);
     xs = (float *)(void *)((unsigned char *)ws + g.off_bytes);
@@ -568,14 +568,35 @@ void mlvm_conv2d_ws_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
         if (g.chans == p->c)
             pad_phases(p, &g, p->c, xn, xs);
         for (gi = 0; gi < p->groups; ++gi) {
-            const mlvm_index_t c0 = gi * cg;
+            const mlvm_index_t c0 = gi * cg, row = n * p->o + gi * og;
             if (g.chans != p->c)
                 pad_phases(p, &g, cg, xn + c0 * in_plane, xs);
             direct_group(p, &g, g.chans == p->c ? xs + c0 * g.phases * g.hq * g.wq : xs,
                          w + gi * og * cg * p->kh * p->kw, bias != NULL ? bias + gi * og : NULL,
-                         out + (n * p->o + gi * og) * p->oh * p->ow, (unsigned char *)ws);
+                         out + row * plane, (unsigned char *)ws);
+            if (fn != NULL)
+                fn(ctx, row, og, 0, plane, out + row * plane, plane);
         }
     }
+}
+
+void mlvm_conv2d_ws_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                        const float *bias, float *out, void *ws)
+{
+    mlvm_conv2d_epilogue_f32(p, x, w, bias, out, ws, NULL, NULL);
+}
+
+void mlvm_conv2d_epilogue_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                              const float *bias, float *out, void *ws, mlvm_epilogue_fn fn,
+                              const void *ctx)
+{
+    if (ws != NULL && direct_applies(p)) {
+        direct_all(p, x, w, bias, out, ws, fn, ctx);
+        return;
+    }
+    mlvm_conv2d_f32(p, x, w, bias, out);
+    if (fn != NULL && p->n * p->o > 0 && p->oh * p->ow > 0)
+        fn(ctx, 0, p->n * p->o, 0, p->oh * p->ow, out, p->oh * p->ow);
 }
 
 void mlvm_conv2d_f32(const mlvm_conv2d_t *p, const float *x, const float *w,

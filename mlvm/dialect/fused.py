@@ -194,37 +194,31 @@ class FusedOp(MlvmOp):
         m, n = result_shape(self)
         _, _, _, k = head.dims()
         a_rs, a_cs, b_rs, b_cs = head.strides()
-        args = list(self.body.block.args)
         p = cg.const_struct("mlvm_matmul_t", f"{m}, {n}, {k}, {a_rs}, {a_cs}, {b_rs}, {b_cs}")
         epilogue = cg.function(lambda name: self._epilogue_function(name, n))
-        lines = [
-            "{",
-            *self._pointers(cg, range(len(args))),
-            f"    const void *ctx[{len(args)}];",
-            *(f"    ctx[{kk}] = in{kk};" for kk in range(len(args))),
-            f"    mlvm_matmul_epilogue_f32({p}, in0, in1, out, {epilogue}, ctx);",
-            "}",
-        ]
-        cg.stmt("\n    ".join(lines))
+        self._call_with_epilogue(cg, f"mlvm_matmul_epilogue_f32({p}, in0, in1, out, {epilogue}, ctx);")
 
     def _lower_with_conv(self, cg: Lowering, head: Conv2dOp) -> None:
         if prod(result_shape(self)) == 0:
             return
         d = head.dims()
-        init = ", ".join(str(d[k]) for k in (
-            "n", "c", "h", "w", "o", "kh", "kw", "oh", "ow", "sh", "sw", "pt", "pl", "dh", "dw",
-            "groups"))
-        p = cg.const_struct("mlvm_conv2d_t", init)
-        args = list(self.body.block.args)
+        p = head.descriptor(cg)
         epilogue = cg.function(lambda name: self._epilogue_function(name, d["oh"] * d["ow"]))
         bias = "in2" if head.bias is not None else "NULL"
         ws = cg.workspace(self) or "NULL"
+        self._call_with_epilogue(
+            cg, f"mlvm_conv2d_epilogue_f32({p}, in0, in1, {bias}, out, {ws}, {epilogue}, ctx);")
+
+    def _call_with_epilogue(self, cg: Lowering, call: str) -> None:
+        """A block naming every operand (in0, ...) and the output, with the
+        operands in ctx for the epilogue function, around the kernel call."""
+        n = len(self.body.block.args)
         lines = [
             "{",
-            *self._pointers(cg, range(len(args))),
-            f"    const void *ctx[{len(args)}];",
-            *(f"    ctx[{kk}] = in{kk};" for kk in range(len(args))),
-            f"    mlvm_conv2d_epilogue_f32({p}, in0, in1, {bias}, out, {ws}, {epilogue}, ctx);",
+            *self._pointers(cg, range(n)),
+            f"    const void *ctx[{n}];",
+            *(f"    ctx[{kk}] = in{kk};" for kk in range(n)),
+            f"    {call}",
             "}",
         ]
         cg.stmt("\n    ".join(lines))

@@ -690,13 +690,17 @@ class Conv2dOp(ConvWindowOp):
     def workspace_bytes(self) -> int:
         return conv2d_workspace_bytes(self.dims())
 
-    def lower(self, cg: Lowering) -> None:
+    def descriptor(self, cg: Lowering) -> str:
+        """A static mlvm_conv2d_t of the op's sizes."""
         d = self.dims()
-        if prod(result_shape(self)) == 0:
-            return
         init = ", ".join(str(d[k]) for k in (
             "n", "c", "h", "w", "o", "kh", "kw", "oh", "ow", "sh", "sw", "pt", "pl", "dh", "dw", "groups"))
-        p = cg.const_struct("mlvm_conv2d_t", init)
+        return cg.const_struct("mlvm_conv2d_t", init)
+
+    def lower(self, cg: Lowering) -> None:
+        if prod(result_shape(self)) == 0:
+            return
+        p = self.descriptor(cg)
         bias = cg.ptr(self.bias) if self.bias is not None else "NULL"
         args = f"{p}, {cg.ptr(self.x)}, {cg.ptr(self.w)}, {bias}, {cg.ptr(self.result)}"
         ws = cg.workspace(self)

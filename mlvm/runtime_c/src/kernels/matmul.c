@@ -474,11 +474,11 @@ static void pack_rows_at(mlvm_index_t kc, int nr, const float *b, const mlvm_ind
 
 #if !defined(MLVM_MM_AVX512) && !defined(MLVM_MM_AVX2) && MLVM_MM_NR == 4
 #define MLVM_HAVE_ROW 1
-/* One row on a core without vectors (Cortex-M): b is read in place, eight
- * outputs per pass held in registers while the contraction streams down
- * b's rows (no packing, no tile of zero rows; one load of a per eight
- * multiply-adds). Each output sums its terms in order, as the tiled kernel
- * does. */
+/* One row on a core without vectors (Cortex-M): b is read in place,
+ * sixteen outputs per pass held in FPU registers while the contraction
+ * streams down b's rows (no packing, no tile of zero rows; one load of a
+ * per sixteen multiply-adds), then eight, four, one. Each output sums its
+ * terms in order, as the tiled kernel does. */
 static void row_times_matrix(const mlvm_gemm_t *g)
 {
     const mlvm_index_t n = g->n, k = g->k, a_cs = g->a_cs, b_rs = g->b_rs, b_cs = g->b_cs;
@@ -486,6 +486,25 @@ static void row_times_matrix(const mlvm_gemm_t *g)
     float *out = g->out;
     mlvm_index_t j = 0, p;
     if (b_cs == 1) {
+        for (; j + 16 <= n; j += 16) {
+            const float *b = g->b + j;
+            float t0 = 0.0f, t1 = 0.0f, t2 = 0.0f, t3 = 0.0f, t4 = 0.0f, t5 = 0.0f, t6 = 0.0f;
+            float t7 = 0.0f, t8 = 0.0f, t9 = 0.0f, ta = 0.0f, tb = 0.0f, tc = 0.0f, td = 0.0f;
+            float te = 0.0f, tf = 0.0f;
+            for (p = 0; p < k; ++p, b += b_rs) {
+                const float x = a[p * a_cs];
+                MLVM_MADD(t0, x, b[0]), MLVM_MADD(t1, x, b[1]), MLVM_MADD(t2, x, b[2]);
+                MLVM_MADD(t3, x, b[3]), MLVM_MADD(t4, x, b[4]), MLVM_MADD(t5, x, b[5]);
+                MLVM_MADD(t6, x, b[6]), MLVM_MADD(t7, x, b[7]), MLVM_MADD(t8, x, b[8]);
+                MLVM_MADD(t9, x, b[9]), MLVM_MADD(ta, x, b[10]), MLVM_MADD(tb, x, b[11]);
+                MLVM_MADD(tc, x, b[12]), MLVM_MADD(td, x, b[13]), MLVM_MADD(te, x, b[14]);
+                MLVM_MADD(tf, x, b[15]);
+            }
+            out[j] = t0, out[j + 1] = t1, out[j + 2] = t2, out[j + 3] = t3, out[j + 4] = t4;
+            out[j + 5] = t5, out[j + 6] = t6, out[j + 7] = t7, out[j + 8] = t8, out[j + 9] = t9;
+            out[j + 10] = ta, out[j + 11] = tb, out[j + 12] = tc, out[j + 13] = td;
+            out[j + 14] = te, out[j + 15] = tf;
+        }
         for (; j + 8 <= n; j += 8) {
             const float *b = g->b + j;
             float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;

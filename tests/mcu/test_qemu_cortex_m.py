@@ -26,6 +26,7 @@ import mlvm
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from embedded.cortex_m import harness  # noqa: E402
+from embedded.cortex_m.models import cnn28  # noqa: E402
 
 pytestmark = pytest.mark.skipif(harness.available() is not None,
                                 reason=f"{harness.available()} (make test installs them)")
@@ -62,10 +63,15 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, ml
     )
     aot("compile", str(d / "rows.mlir"), "-o", str(d / "rows.c"))
     out["rows"] = (d / "rows.c", mlvm.compile(d / "rows.mlir"))
+    # A 28x28 CNN as PyTorch exports it (strided convs, ReLU, Gemm transB).
+    cnn28(d / "cnn28.onnx")
+    aot("compile", str(d / "cnn28.onnx"), "-o", str(d / "cnn28.c"))
+    out["cnn28"] = (d / "cnn28.c", mlvm.compile(d / "cnn28.onnx"))
     return out
 
 
-CASES = [("mlp", "m4"), ("resnet8", "m4"), ("mlp", "m3"), ("rows", "m4")]
+CASES = [("mlp", "m4"), ("resnet8", "m4"), ("mlp", "m3"), ("rows", "m4"), ("cnn28", "m4"),
+         ("cnn28", "m3")]
 
 
 @pytest.mark.parametrize("name,board", CASES, ids=[f"{n}-{b}" for n, b in CASES])

@@ -6,9 +6,10 @@ For each model: guest instructions of one inference (the harness's qemu
 plugin, exact and the same on every host), the firmware's flash (text:
 code and weights) and RAM (the module's arena + the stack high-water mark
 the call reached). The models: the tests' (tests/mcu) sample MLP
-784-256-256-10 and the ResNet-8-like CNN of samples/onnx_resnet, and a
-small 28x28 CNN as PyTorch exports it (conv 8 3x3 stride 2, ReLU, conv 16
-3x3 stride 2, ReLU, flatten, dense 10; 78,400 multiply-adds).
+784-256-256-10 and the ResNet-8-like CNN of samples/onnx_resnet, a small
+28x28 CNN as PyTorch exports it (conv 8 3x3 stride 2, ReLU, conv 16 3x3
+stride 2, ReLU, flatten, dense 10; 78,400 multiply-adds), and the DS-CNN
+and MobileNet-v1-0.25 of `make bench` (bench/onnx_models.py).
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ sys.path.insert(0, str(ROOT))
 import mlvm  # noqa: E402
 from embedded.cortex_m import harness  # noqa: E402
 from embedded.cortex_m.models import cnn28  # noqa: E402
+
+sys.path.append(str(ROOT / "bench"))
+import onnx  # noqa: E402
+import onnx_models  # noqa: E402
 
 
 def aot(*args: str) -> None:
@@ -58,12 +63,17 @@ def main() -> int:
         aot("compile", str(d / "cnn28.onnx"), "-o", str(d / "cnn28.c"))
         aot("compile", str(d / "cnn28.onnx"), "-o", str(d / "cnn28_nows.c"), "--no-workspaces")
         cnn = mlvm.compile(d / "cnn28.onnx")
+        tiny = {}
+        for name, build in (("dscnn", onnx_models.dscnn), ("mobilenet", onnx_models.mobilenet_v1)):
+            onnx.save(build(1), d / f"{name}.onnx")
+            aot("compile", str(d / f"{name}.onnx"), "-o", str(d / f"{name}.c"))
+            tiny[name] = mlvm.compile(d / f"{name}.onnx")
         resnet = mlvm.compile(d / "resnet8.onnx")
         hosts = {"mlp": mlvm.compile(ROOT / "samples/mlp/mlp.mlir", params=d / "mlp.npz"),
                  "cnn28": cnn, "cnn28 --no-workspaces": cnn,
-                 "resnet8": resnet, "resnet8 --no-workspaces": resnet}
+                 "resnet8": resnet, "resnet8 --no-workspaces": resnet, **tiny}
         files = {"mlp": "mlp.c", "cnn28": "cnn28.c", "cnn28 --no-workspaces": "cnn28_nows.c",
-                 "resnet8": "resnet8.c",
+                 "resnet8": "resnet8.c", "dscnn": "dscnn.c", "mobilenet": "mobilenet.c",
                  "resnet8 --no-workspaces": "resnet8_nows.c"}
         for name, host in hosts.items():
             info = host.functions["main"]

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import onnx
 import pytest
 
 import mlvm
@@ -27,6 +28,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from embedded.cortex_m import harness  # noqa: E402
 from embedded.cortex_m.models import cnn28  # noqa: E402
+
+sys.path.append(str(ROOT / "bench"))  # after ROOT: bench/embedded.py is not the package
+import onnx_models  # noqa: E402
 
 pytestmark = pytest.mark.skipif(harness.available() is not None,
                                 reason=f"{harness.available()} (make test installs them)")
@@ -67,11 +71,16 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, ml
     cnn28(d / "cnn28.onnx")
     aot("compile", str(d / "cnn28.onnx"), "-o", str(d / "cnn28.c"))
     out["cnn28"] = (d / "cnn28.c", mlvm.compile(d / "cnn28.onnx"))
+    # MLPerf-Tiny-shaped models of the benchmark (depthwise-separable).
+    for name, build in (("dscnn", onnx_models.dscnn), ("mobilenet", onnx_models.mobilenet_v1)):
+        onnx.save(build(1), d / f"{name}.onnx")
+        aot("compile", str(d / f"{name}.onnx"), "-o", str(d / f"{name}.c"))
+        out[name] = (d / f"{name}.c", mlvm.compile(d / f"{name}.onnx"))
     return out
 
 
 CASES = [("mlp", "m4"), ("resnet8", "m4"), ("mlp", "m3"), ("rows", "m4"), ("cnn28", "m4"),
-         ("cnn28", "m3")]
+         ("cnn28", "m3"), ("dscnn", "m4"), ("mobilenet", "m4")]
 
 
 @pytest.mark.parametrize("name,board", CASES, ids=[f"{n}-{b}" for n, b in CASES])

@@ -455,41 +455,36 @@ static void direct_gemm(const direct_geom_t *g, mlvm_index_t m, mlvm_index_t k,
 #define MLVM_TAP_CHUNK MLVM_WS_SLACK
 #if defined(__AVX512F__) && !defined(MLVM_PORTABLE_KERNELS)
 #include <immintrin.h>
-static void taps_chunk(mlvm_index_t k, const mlvm_index_t *off, const float *xs,
-                       const float *w, float bias, float *dst)
-{
-    __m512 a[MLVM_TAP_CHUNK / 16];
-    mlvm_index_t t;
-    int v;
-    for (v = 0; v < MLVM_TAP_CHUNK / 16; ++v)
-        a[v] = _mm512_set1_ps(bias);
-    for (t = 0; t < k; ++t) {
-        const __m512 wv = _mm512_set1_ps(w[t]);
-        const float *src = xs + off[t];
-        for (v = 0; v < MLVM_TAP_CHUNK / 16; ++v)
-            a[v] = _mm512_add_ps(a[v], _mm512_mul_ps(wv, _mm512_loadu_ps(src + 16 * v)));
-    }
-    for (v = 0; v < MLVM_TAP_CHUNK / 16; ++v)
-        _mm512_storeu_ps(dst + 16 * v, a[v]);
-}
+#define MLVM_TV __m512
+#define MLVM_TV_LANES 16
+#define MLVM_TV_SET1 _mm512_set1_ps
+#define MLVM_TV_MUL_ADD(acc, w, p) _mm512_add_ps(acc, _mm512_mul_ps(w, _mm512_loadu_ps(p)))
+#define MLVM_TV_STORE _mm512_storeu_ps
 #elif defined(__AVX__) && !defined(MLVM_PORTABLE_KERNELS)
 #include <immintrin.h>
+#define MLVM_TV __m256
+#define MLVM_TV_LANES 8
+#define MLVM_TV_SET1 _mm256_set1_ps
+#define MLVM_TV_MUL_ADD(acc, w, p) _mm256_add_ps(acc, _mm256_mul_ps(w, _mm256_loadu_ps(p)))
+#define MLVM_TV_STORE _mm256_storeu_ps
+#endif
+#ifdef MLVM_TV
 static void taps_chunk(mlvm_index_t k, const mlvm_index_t *off, const float *xs,
                        const float *w, float bias, float *dst)
 {
-    __m256 a[MLVM_TAP_CHUNK / 8];
+    MLVM_TV a[MLVM_TAP_CHUNK / MLVM_TV_LANES];
     mlvm_index_t t;
     int v;
-    for (v = 0; v < MLVM_TAP_CHUNK / 8; ++v)
-        a[v] = _mm256_set1_ps(bias);
+    for (v = 0; v < MLVM_TAP_CHUNK / MLVM_TV_LANES; ++v)
+        a[v] = MLVM_TV_SET1(bias);
     for (t = 0; t < k; ++t) {
-        const __m256 wv = _mm256_set1_ps(w[t]);
+        const MLVM_TV wv = MLVM_TV_SET1(w[t]);
         const float *src = xs + off[t];
-        for (v = 0; v < MLVM_TAP_CHUNK / 8; ++v)
-            a[v] = _mm256_add_ps(a[v], _mm256_mul_ps(wv, _mm256_loadu_ps(src + 8 * v)));
+        for (v = 0; v < MLVM_TAP_CHUNK / MLVM_TV_LANES; ++v)
+            a[v] = MLVM_TV_MUL_ADD(a[v], wv, src + MLVM_TV_LANES * v);
     }
-    for (v = 0; v < MLVM_TAP_CHUNK / 8; ++v)
-        _mm256_storeu_ps(dst + 8 * v, a[v]);
+    for (v = 0; v < MLVM_TAP_CHUNK / MLVM_TV_LANES; ++v)
+        MLVM_TV_STORE(dst + MLVM_TV_LANES * v, a[v]);
 }
 #else
 static void taps_chunk(mlvm_index_t k, const mlvm_index_t *off, const float *xs,

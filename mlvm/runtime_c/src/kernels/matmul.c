@@ -509,18 +509,7 @@ static void row_times_matrix(const mlvm_gemm_t *g)
             const float *b = g->b + j;
             float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
             float s4 = 0.0f, s5 = 0.0f, s6 = 0.0f, s7 = 0.0f;
-            /* two rows of b per step: fewer loop instructions per term */
-            for (p = 0; p + 2 <= k; p += 2, b += 2 * b_rs) {
-                const float x = a[p * a_cs], y = a[(p + 1) * a_cs];
-                const float *c = b + b_rs;
-                MLVM_MADD(s0, x, b[0]), MLVM_MADD(s1, x, b[1]), MLVM_MADD(s2, x, b[2]);
-                MLVM_MADD(s3, x, b[3]), MLVM_MADD(s4, x, b[4]), MLVM_MADD(s5, x, b[5]);
-                MLVM_MADD(s6, x, b[6]), MLVM_MADD(s7, x, b[7]);
-                MLVM_MADD(s0, y, c[0]), MLVM_MADD(s1, y, c[1]), MLVM_MADD(s2, y, c[2]);
-                MLVM_MADD(s3, y, c[3]), MLVM_MADD(s4, y, c[4]), MLVM_MADD(s5, y, c[5]);
-                MLVM_MADD(s6, y, c[6]), MLVM_MADD(s7, y, c[7]);
-            }
-            if (p < k) {
+            for (p = 0; p < k; ++p, b += b_rs) {
                 const float x = a[p * a_cs];
                 MLVM_MADD(s0, x, b[0]), MLVM_MADD(s1, x, b[1]), MLVM_MADD(s2, x, b[2]);
                 MLVM_MADD(s3, x, b[3]), MLVM_MADD(s4, x, b[4]), MLVM_MADD(s5, x, b[5]);

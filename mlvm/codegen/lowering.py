@@ -109,13 +109,22 @@ def elementwise_loop(
     if idx:
         lines.append(f"    mlvm_index_t {', '.join(idx)};")
     opening, closing, pad = loop_nest(list(zip(idx, shape)))
-    lines += opening
+    # Each operand is loaded in the innermost loop its index depends on, so
+    # that a broadcast value (a per-channel scale, a zero point) is a loop
+    # invariant the C compiler need not prove: with a branch in the body (a
+    # saturating cast), GCC vectorises only loops whose loads do not alias
+    # the uint8_t stores.
+    loads: list[list[str]] = [[] for _ in range(len(shape) + 1)]
     names = []
     for k, v in enumerate(operands):
         e = elem(v)
         load = e.load.format(f"in{k}[{_at(idx, cstrides[k + 1])}]")
-        lines.append(f"{pad}const {e.compute} a{k} = {load};")
+        depth = max((d + 1 for d, st in enumerate(cstrides[k + 1]) if st != 0), default=0)
+        loads[depth].append(f"{'    ' * (depth + 1)}const {e.compute} a{k} = {load};")
         names.append(f"a{k}")
+    lines += loads[0]
+    for d, line in enumerate(opening):
+        lines += [line, *loads[d + 1]]
     stmts, value = body(names)
     lines += [pad + s for s in stmts]
     lines.append(f"{pad}out[{_at(idx, cstrides[0])}] = {out_e.store.format(value)};")

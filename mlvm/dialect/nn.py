@@ -599,7 +599,7 @@ def conv2d_dims(self: MlvmOp, xv: SSAValue, wv: SSAValue, bias: SSAValue | None)
                 dh=dil[0], dw=dil[1], groups=groups)
 
 
-def _align64(n: int) -> int:
+def align64(n: int) -> int:
     return (n + 63) // 64 * 64
 
 
@@ -622,11 +622,11 @@ def conv2d_workspace_bytes(d: Mapping[str, int]) -> int:
     wp = (d["ow"] - 1) * d["sw"] + (d["kw"] - 1) * d["dw"] + 1
     hq, wq = -(-hp // d["sh"]), -(-wp // d["sw"])
     n = (d["oh"] - 1) * wq + d["ow"]
-    taps = _align64(cg * d["kh"] * d["kw"] * 8)
+    taps = align64(cg * d["kh"] * d["kw"] * 8)
     # depthwise-like groups copy all channels of an image at once
     chans = d["c"] if og < 4 else cg
-    phases = _align64((chans * d["sh"] * d["sw"] * hq * wq + 64) * 4)  # + MLVM_WS_SLACK
-    rows = 0 if wq == d["ow"] else _align64(og * n * 4)
+    phases = align64((chans * d["sh"] * d["sw"] * hq * wq + 64) * 4)  # + MLVM_WS_SLACK
+    rows = 0 if wq == d["ow"] else align64(og * n * 4)
     return taps + phases + rows
 
 

@@ -24,7 +24,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from mlvm.dialect.base import MlvmOp, result_dtype, result_shape, type_str
 from mlvm.dialect.elements import ELEMS, FLOATS
-from mlvm.dialect.nn import ConvWindowOp, conv2d_dims
+from mlvm.dialect.nn import ConvWindowOp, align64, conv2d_dims
 from mlvm.dialect.ops import ElementwiseOp
 
 if TYPE_CHECKING:
@@ -221,6 +221,36 @@ class QMatmulOp(MlvmOp):
         )
 
 
+def qconv2d_workspace_bytes(d: Mapping[str, int], w_signed: bool) -> int:
+    """mlvm_qconv2d_workspace (qconv_ws.c) for conv2d_dims `d`: tap offsets,
+    the padded copy of the input (a group's channels interleaved by four for
+    groups of 4 or more output channels, all channels planar otherwise), the
+    reordered weights with their zero-point shares (or one channel's taps),
+    and the outputs at the copy's row pitch where it differs; 0 for u8
+    weights (mlvm_qconv2d_8 runs)."""
+    if not w_signed or d["oh"] <= 0 or d["ow"] <= 0:
+        return 0
+    g = d["groups"]
+    cg, og = d["c"] // g, d["o"] // g
+    hp = (d["oh"] - 1) * d["sh"] + (d["kh"] - 1) * d["dh"] + 1
+    wp = (d["ow"] - 1) * d["sw"] + (d["kw"] - 1) * d["dw"] + 1
+    hq, wq = -(-hp // d["sh"]), -(-wp // d["sw"])
+    plane, phases = hq * wq, d["sh"] * d["sw"]
+    n = (d["oh"] - 1) * wq + d["ow"]
+    slack = 256  # MLVM_QW_SLACK
+    if og >= 4:
+        quads = -(-cg // 4)
+        k = quads * d["kh"] * d["kw"]
+        copy = align64(quads * 4 * phases * plane + slack)
+        weights = align64(d["o"] * k * 4) + align64(d["o"] * 4)
+    else:
+        k = cg * d["kh"] * d["kw"]
+        copy = align64(d["c"] * phases * plane + slack)
+        weights = align64(k * 4)
+    rows = 0 if wq == d["ow"] else align64(og * n * 4)
+    return align64(k * 8) + copy + weights + rows
+
+
 @irdl_op_definition
 class QConv2dOp(ConvWindowOp):
     """`x, w, x_zero_point, w_zero_point -> acc` (i32): the 2-D convolution of
@@ -277,6 +307,9 @@ class QConv2dOp(ConvWindowOp):
                         "nchw,oc->nohw", patch[:, k * cg:(k + 1) * cg], wi[k * og:(k + 1) * og, :, ky, kx])
         return [(acc & 0xFFFFFFFF).astype(np.uint32).view(np.int32)]
 
+    def workspace_bytes(self) -> int:
+        return qconv2d_workspace_bytes(self.dims(), self.elem_of(self.w, "w") == "i8")
+
     def lower(self, cg: Lowering) -> None:
         d = self.dims()
         if d["n"] * d["o"] * d["oh"] * d["ow"] == 0:
@@ -287,10 +320,13 @@ class QConv2dOp(ConvWindowOp):
         flags = [int(self.elem_of(self.x, "x") == "i8"), int(self.elem_of(self.w, "w") == "i8"),
                  int(prod(zw) > 1)]
         p = cg.const_struct("mlvm_qconv2d_t", ", ".join(str(v) for v in fields + flags))
-        cg.stmt(
-            f"mlvm_qconv2d_8({p}, {cg.ptr(self.x)}, {cg.ptr(self.w)}, {cg.ptr(self.x_zero_point)}, "
-            f"{cg.ptr(self.w_zero_point)}, {cg.ptr(self.result)});"
-        )
+        args = (f"{p}, {cg.ptr(self.x)}, {cg.ptr(self.w)}, {cg.ptr(self.x_zero_point)}, "
+                f"{cg.ptr(self.w_zero_point)}, {cg.ptr(self.result)}")
+        ws = cg.workspace(self)
+        if ws is None:
+            cg.stmt(f"mlvm_qconv2d_8({args});")
+        else:
+            cg.stmt(f"mlvm_qconv2d_ws_8({args}, {ws});")
 
 
 QUANT_OPS: list[type[MlvmOp]] = [QuantizeOp, DequantizeOp, RequantizeOp, QMatmulOp, QConv2dOp]

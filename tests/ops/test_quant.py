@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from harness import Suite, op_func, rng  # noqa: E402
 
-SUITE = Suite("quant", variants=("default", "plain"))
+SUITE = Suite("quant", variants=("default", "plain", "no-workspaces"))
 QT = {"i8": np.int8, "ui8": np.uint8, "i16": np.int16, "ui16": np.uint16}
 
 
@@ -174,20 +174,31 @@ def _arr(v) -> str:  # noqa: ANN001
 for ta in (np.int8, np.uint8):
     for tb in (np.int8, np.uint8):
         ia, ib = np.iinfo(ta), np.iinfo(tb)
-        for xs, ws, props, per_o in (
-            ((1, 3, 7, 6), (4, 3, 3, 3), dict(strides=[1, 1], padding=[1, 1, 1, 1], dilations=[1, 1], groups=1), True),
-            ((2, 4, 9, 5), (4, 1, 3, 2), dict(strides=[2, 1], padding=[0, 1, 2, 0], dilations=[1, 2], groups=4), False),
-            ((1, 6, 5, 5), (3, 2, 1, 1), dict(strides=[1, 2], padding=[0, 0, 0, 0], dilations=[1, 1], groups=3), True),
+        for xs, ws, props, per_o, zw_zero in (
+            ((1, 3, 7, 6), (4, 3, 3, 3), dict(strides=[1, 1], padding=[1, 1, 1, 1], dilations=[1, 1], groups=1), True, False),
+            ((2, 4, 9, 5), (4, 1, 3, 2), dict(strides=[2, 1], padding=[0, 1, 2, 0], dilations=[1, 2], groups=4), False, False),
+            ((1, 6, 5, 5), (3, 2, 1, 1), dict(strides=[1, 2], padding=[0, 0, 0, 0], dilations=[1, 1], groups=3), True, False),
+            # zero weight zero points (the integer GEMM path for i8 weights):
+            # channels off the quads, output channels off the row blocks,
+            # positions off the slivers, rows at another pitch, groups
+            ((1, 5, 11, 13), (12, 5, 3, 3), dict(strides=[1, 1], padding=[1, 1, 1, 1], dilations=[1, 1], groups=1), True, True),
+            ((2, 8, 9, 7), (10, 4, 3, 2), dict(strides=[2, 1], padding=[1, 0, 1, 2], dilations=[2, 1], groups=2), False, True),
+            ((1, 3, 17, 19), (8, 3, 5, 5), dict(strides=[2, 2], padding=[2, 2, 2, 2], dilations=[1, 1], groups=1), True, True),
+            ((1, 16, 6, 7), (9, 16, 1, 1), dict(strides=[1, 1], padding=[0, 0, 0, 0], dilations=[1, 1], groups=1), True, True),
+            ((1, 7, 10, 9), (7, 1, 3, 3), dict(strides=[1, 1], padding=[1, 1, 1, 1], dilations=[1, 1], groups=7), True, True),
         ):
             x = g.integers(ia.min, ia.max + 1, size=xs).astype(ta)
             w = g.integers(ib.min, ib.max + 1, size=ws).astype(tb)
             zx = np.array(g.integers(ia.min, ia.max + 1), dtype=ta)
             zw = g.integers(ib.min, ib.max + 1, size=(ws[0],) if per_o else ()).astype(tb)
+            if zw_zero:
+                zw[...] = 0
             n, _, h, wd = xs
             oh = (h + props["padding"][0] + props["padding"][2] - (ws[2] - 1) * props["dilations"][0] - 1) // props["strides"][0] + 1
             ow = (wd + props["padding"][1] + props["padding"][3] - (ws[3] - 1) * props["dilations"][1] - 1) // props["strides"][1] + 1
             mlir_props = {k: (_arr(v) if isinstance(v, list) else f"{v} : i64") for k, v in props.items()}
-            name = f"qconv2d-{np.dtype(ta).name}-{np.dtype(tb).name}-g{props['groups']}-{'x'.join(map(str, ws))}"
+            name = (f"qconv2d-{np.dtype(ta).name}-{np.dtype(tb).name}-g{props['groups']}-{'x'.join(map(str, ws))}"
+                    f"{'-zw0' if zw_zero else ''}")
             SUITE.add(name, op_func("mlvm.qconv2d", [x, w, zx, zw], [((n, ws[0], oh, ow), np.int32)], mlir_props),
                       [x, w, zx, zw], qconv_rule(props))
 

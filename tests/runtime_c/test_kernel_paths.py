@@ -7,6 +7,10 @@ itself (-march=native, what mlvm builds by default).
   caught.
 * tests/runtime_c/kernels/conv_workspace.c: the workspace conv2d's direct
   path asks for, the same as the compiler plans (conv2d_workspace_bytes).
+* tests/runtime_c/kernels/qconv_paths.c: the int8 convolution (workspace
+  path and mlvm_qconv2d_8) against an int64 loop, per int8 path (AVX-512
+  VNNI, AVX-VNNI, AVX2, portable), also under ASan/UBSan; and the
+  workspace it asks for, the same as the compiler plans.
 * tests/runtime_c/kernels/vmath_ulp.c: exp, sigmoid, tanh and erf of
   mlvm/vmath.h within their documented ulp bounds over a sweep of f32 bit
   patterns (every 10007th) and the edge values; with and without FMA the
@@ -28,6 +32,7 @@ HERE = Path(__file__).resolve().parent
 PROGRAM = HERE / "kernels" / "kernel_paths.c"
 VMATH = HERE / "kernels" / "vmath_ulp.c"
 WORKSPACE = HERE / "kernels" / "conv_workspace.c"
+QCONV = HERE / "kernels" / "qconv_paths.c"
 FIELDS = ("n", "c", "h", "w", "o", "kh", "kw", "oh", "ow", "sh", "sw", "pt", "pl", "dh", "dw",
           "groups")
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2"]
@@ -39,6 +44,15 @@ PATHS = {
     "avx2": (["-mavx2", "-mfma"], ("avx2", "fma")),
     "avx512": (["-mavx512f", "-mfma"], ("avx512f", "fma")),
 }
+# int8 path: (flags, CPU flags needed)
+QPATHS = {
+    "portable": (["-DMLVM_PORTABLE_KERNELS"], ()),
+    "avx2": (["-mavx2", "-mfma"], ("avx2", "fma")),
+    "avx-vnni": (["-mavx2", "-mfma", "-mavxvnni"], ("avx2", "fma", "avx_vnni")),
+    "avx512-vnni": (["-mavx512f", "-mavx512bw", "-mavx512vnni", "-mfma"],
+                    ("avx512f", "avx512bw", "avx512_vnni", "fma")),
+}
+QLINE = re.compile(r"^qconv_paths\[([\w-]+)\]: (\d+) cases, (\d+) failures$", re.M)
 LINE = re.compile(r"^kernel_paths\[(\w+)\]: (\d+) cases, (\d+) failures$", re.M)
 
 
@@ -123,5 +137,57 @@ def test_conv_workspace_is_what_the_compiler_plans(tmp_path: Path) -> None:
     stdin = "".join(" ".join(str(d[f]) for f in FIELDS) + "\n" for d in cases)
     got = [int(v) for v in build_and_run(WORKSPACE, [], tmp_path, stdin).split()]
     want = [conv2d_workspace_bytes(d) for d in cases]
+    assert got == want
+    assert sum(1 for v in want if v > 0) > 100 and 0 in want
+
+
+@pytest.mark.parametrize("path", list(QPATHS))
+def test_qconv_path(path: str, tmp_path: Path) -> None:
+    flags, needs = QPATHS[path]
+    missing = set(needs) - host_cpu_flags()
+    if missing:
+        pytest.skip(f"this CPU lacks {', '.join(sorted(missing))}")
+    m = QLINE.search(build_and_run(QCONV, flags, tmp_path))
+    assert m is not None and m.group(1) == path
+    assert int(m.group(2)) >= 500 and m.group(3) == "0"
+
+
+def test_qconv_under_sanitizers(tmp_path: Path) -> None:
+    """Exact-size workspaces and tensors: no read or write out of bounds,
+    no undefined arithmetic, on the host's own int8 path."""
+    flags = ["-march=native", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-g"]
+    m = QLINE.search(build_and_run(QCONV, flags, tmp_path))
+    assert m is not None and m.group(3) == "0", m
+
+
+def test_qconv_workspace_is_what_the_compiler_plans(tmp_path: Path) -> None:
+    from mlvm.dialect.quant import qconv2d_workspace_bytes
+
+    rng = np.random.default_rng(11)
+    cases = []
+    for _ in range(400):
+        groups = int(rng.choice([1, 1, 2, 3, 8]))
+        c, o = groups * int(rng.integers(1, 9)), groups * int(rng.integers(1, 12))
+        kh, kw = (int(v) for v in rng.integers(1, 6, 2))
+        sh, sw, dh, dw = (int(v) for v in rng.integers(1, 4, 4))
+        h, w = (int(v) for v in rng.integers(1, 40, 2))
+        pads = [int(v) for v in rng.integers(0, 3, 4)]
+        oh = (h + pads[0] + pads[2] - dh * (kh - 1) - 1) // sh + 1
+        ow = (w + pads[1] + pads[3] - dw * (kw - 1) - 1) // sw + 1
+        if oh < 1 or ow < 1:
+            continue
+        cases.append(dict(n=int(rng.integers(1, 3)), c=c, h=h, w=w, o=o, kh=kh, kw=kw, oh=oh, ow=ow,
+                          sh=sh, sw=sw, pt=pads[0], pl=pads[1], dh=dh, dw=dw, groups=groups,
+                          x_signed=int(rng.integers(0, 2)), w_signed=int(rng.integers(0, 4) > 0),
+                          zw_per_o=int(rng.integers(0, 2))))
+    keys = (*FIELDS, "x_signed", "w_signed", "zw_per_o")
+    stdin = "".join(" ".join(str(d[f]) for f in keys) + "\n" for d in cases)
+    exe = tmp_path / "qconv_ws"
+    kernels = sorted((RUNTIME_DIR / "src" / "kernels").glob("*.c"))
+    subprocess.run(["cc", *STRICT, "-I", str(INCLUDE_DIR), str(QCONV), *(str(k) for k in kernels),
+                    "-lm", "-o", str(exe)], check=True)
+    got = [int(v) for v in subprocess.run([str(exe), "ws"], input=stdin, capture_output=True, text=True,
+                                          check=True).stdout.split()]
+    want = [qconv2d_workspace_bytes(d, bool(d["w_signed"])) for d in cases]
     assert got == want
     assert sum(1 for v in want if v > 0) > 100 and 0 in want

@@ -106,6 +106,14 @@ typedef struct mlvm_qconv2d {
 } mlvm_qconv2d_t;
 void mlvm_qconv2d_8(const mlvm_qconv2d_t *p, const void *x, const void *w, const void *zx,
                     const void *zw, int32_t *out);
+/* The same with a caller's workspace of mlvm_qconv2d_workspace(p) bytes
+ * (64-byte aligned): the input copied once, padded, every tap read in place
+ * (vpdpbusd / vpmaddwd where the CPU has them). Workspace 0 (or ws NULL):
+ * as mlvm_qconv2d_8. mlvm_qkernel_path names the instructions built in. */
+size_t mlvm_qconv2d_workspace(const mlvm_qconv2d_t *p);
+void mlvm_qconv2d_ws_8(const mlvm_qconv2d_t *p, const void *x, const void *w, const void *zx,
+                       const void *zw, int32_t *out, void *ws);
+const char *mlvm_qkernel_path(void);
 
 void mlvm_fill_f32(size_t n, float v, float *out);
 void mlvm_fill_i32(size_t n, int32_t v, int32_t *out);

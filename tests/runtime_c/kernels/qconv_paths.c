@@ -1,0 +1,166 @@
+/* mlvm_qconv2d_ws_8 (and mlvm_qconv2d_8) against an int64 loop, for one
+ * kernel path (the build's flags choose it). Shapes cross every edge of the
+ * tiles: channel counts off the quads, output channels off the row blocks,
+ * positions off the slivers and chunks, strides, dilations, groups,
+ * padding on every side, batches; operands of both signs, zero points
+ * inside and at the ends of their ranges, extreme operands. The workspace
+ * is malloc'ed at its exact size and filled with garbage first.
+ * Prints "qconv_paths[<path>]: N cases, F failures"; exit 1 on a failure.
+ * With the argument "ws", prints mlvm_qconv2d_workspace for each line of 19
+ * numbers on stdin (the fields of mlvm_qconv2d_t) instead. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlvm/kernels.h"
+
+static unsigned long long rng_state = 0x2545f4914f6cdd1dull;
+
+static int rnd(int lo, int hi) /* [lo, hi] */
+{
+    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+    return lo + (int)((rng_state >> 33) % (unsigned long long)(hi - lo + 1));
+}
+
+static long cases, failures;
+
+static int32_t at8(const void *p, size_t i, int is_signed)
+{
+    return is_signed ? ((const int8_t *)p)[i] : ((const uint8_t *)p)[i];
+}
+
+static int32_t reference(const mlvm_qconv2d_t *p, const void *x, const void *w, int32_t zx,
+                         const void *zw, mlvm_index_t b, mlvm_index_t o, mlvm_index_t y,
+                         mlvm_index_t xx)
+{
+    const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups, c0 = o / og * cg;
+    const int32_t zwo = at8(zw, (size_t)(p->zw_per_o ? o : 0), p->w_signed);
+    long long acc = 0;
+    mlvm_index_t ci, ky, kx;
+    for (ci = 0; ci < cg; ++ci)
+        for (ky = 0; ky < p->kh; ++ky)
+            for (kx = 0; kx < p->kw; ++kx) {
+                const mlvm_index_t iy = y * p->sh - p->pt + ky * p->dh;
+                const mlvm_index_t ix = xx * p->sw - p->pl + kx * p->dw;
+                if (iy < 0 || iy >= p->h || ix < 0 || ix >= p->w)
+                    continue;
+                acc += (long long)(at8(x, (size_t)(((b * p->c + c0 + ci) * p->h + iy) * p->w + ix),
+                                       p->x_signed) - zx)
+                       * (at8(w, (size_t)(((o * cg + ci) * p->kh + ky) * p->kw + kx), p->w_signed)
+                          - zwo);
+            }
+    return (int32_t)(uint32_t)(unsigned long long)acc;
+}
+
+static void fill(uint8_t *p, size_t n, int extreme, int is_signed)
+{
+    size_t i;
+    for (i = 0; i < n; ++i)
+        p[i] = (uint8_t)(extreme ? (is_signed ? (extreme > 0 ? 0x7F : 0x80) : (extreme > 0 ? 0xFF : 0))
+                                 : rnd(0, 255));
+}
+
+static void check(const mlvm_qconv2d_t *p, int extreme, int zw_zero)
+{
+    const size_t nx = (size_t)(p->n * p->c * p->h * p->w);
+    const size_t nw = (size_t)(p->o * (p->c / p->groups) * p->kh * p->kw);
+    const size_t no = (size_t)(p->n * p->o * p->oh * p->ow);
+    const size_t nz = (size_t)(p->zw_per_o ? p->o : 1);
+    const size_t ws_bytes = mlvm_qconv2d_workspace(p);
+    uint8_t *x = malloc(nx ? nx : 1), *w = malloc(nw ? nw : 1), zx, *zw = malloc(nz);
+    int32_t *out = malloc((no ? no : 1) * sizeof *out), *out8 = malloc((no ? no : 1) * sizeof *out);
+    void *ws = ws_bytes ? malloc(ws_bytes) : NULL;
+    int32_t zxv;
+    mlvm_index_t b, o, y, xx;
+    size_t i, bad = 0;
+    fill(x, nx, extreme, p->x_signed);
+    fill(w, nw, -extreme, p->w_signed);
+    zx = (uint8_t)(extreme ? (p->x_signed ? 0x80 : 0) : rnd(0, 255));
+    for (i = 0; i < nz; ++i)
+        zw[i] = (uint8_t)(zw_zero ? 0 : rnd(0, 255));
+    if (ws != NULL)
+        memset(ws, 0xA5, ws_bytes);
+    memset(out, 0x5A, no * sizeof *out);
+    zxv = p->x_signed ? (int8_t)zx : zx;
+    mlvm_qconv2d_ws_8(p, x, w, &zx, zw, out, ws);
+    mlvm_qconv2d_8(p, x, w, &zx, zw, out8);
+    ++cases;
+    for (b = 0; b < p->n; ++b)
+        for (o = 0; o < p->o; ++o)
+            for (y = 0; y < p->oh; ++y)
+                for (xx = 0; xx < p->ow; ++xx) {
+                    const size_t at = (size_t)(((b * p->o + o) * p->oh + y) * p->ow + xx);
+                    const int32_t want = reference(p, x, w, zxv, zw, b, o, y, xx);
+                    if ((out[at] != want || out8[at] != want) && bad++ == 0)
+                        fprintf(stderr,
+                                "qconv n%td c%td %tdx%td o%td k%tdx%td s%td,%td p%td,%td d%td,%td "
+                                "g%td xs%d ws%d: [%td,%td,%td,%td] = %d (ws) %d, want %d\n",
+                                p->n, p->c, p->h, p->w, p->o, p->kh, p->kw, p->sh, p->sw, p->pt,
+                                p->pl, p->dh, p->dw, p->groups, p->x_signed, p->w_signed, b, o, y,
+                                xx, out[at], out8[at], want);
+                }
+    failures += bad != 0;
+    free(x), free(w), free(zw), free(out), free(out8), free(ws);
+}
+
+static void random_case(int extreme)
+{
+    mlvm_qconv2d_t p;
+    const int depthwise = rnd(0, 3) == 0;
+    mlvm_index_t pb, pr;
+    p.groups = depthwise ? rnd(1, 12) : rnd(1, 3) == 1 ? 2 : 1;
+    p.c = p.groups * (depthwise ? 1 : rnd(1, 11));
+    p.o = p.groups * (depthwise ? rnd(1, 2) : rnd(1, 3) == 1 ? rnd(1, 3) : rnd(4, 21));
+    p.n = rnd(1, 2);
+    p.kh = rnd(1, 5), p.kw = rnd(1, 5);
+    p.sh = rnd(1, 3), p.sw = rnd(1, 3), p.dh = rnd(1, 2), p.dw = rnd(1, 2);
+    p.h = rnd(1, 23), p.w = rnd(1, 41);
+    p.pt = rnd(0, 2), p.pl = rnd(0, 2), pb = rnd(0, 2), pr = rnd(0, 2);
+    p.oh = (p.h + p.pt + pb - p.dh * (p.kh - 1) - 1) / p.sh + 1;
+    p.ow = (p.w + p.pl + pr - p.dw * (p.kw - 1) - 1) / p.sw + 1;
+    if (p.h + p.pt + pb - p.dh * (p.kh - 1) - 1 < 0 || p.w + p.pl + pr - p.dw * (p.kw - 1) - 1 < 0)
+        return;
+    p.x_signed = rnd(0, 1);
+    p.w_signed = rnd(0, 4) != 0;
+    p.zw_per_o = rnd(0, 1);
+    check(&p, extreme, rnd(0, 3) != 0);
+}
+
+static int workspace_sizes(void)
+{
+    long long v[19];
+    mlvm_qconv2d_t p;
+    while (scanf("%lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld "
+                 "%lld %lld %lld", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8],
+                 &v[9], &v[10], &v[11], &v[12], &v[13], &v[14], &v[15], &v[16], &v[17], &v[18]) == 19) {
+        p.n = v[0], p.c = v[1], p.h = v[2], p.w = v[3], p.o = v[4], p.kh = v[5], p.kw = v[6];
+        p.oh = v[7], p.ow = v[8], p.sh = v[9], p.sw = v[10], p.pt = v[11], p.pl = v[12];
+        p.dh = v[13], p.dw = v[14], p.groups = v[15];
+        p.x_signed = (int32_t)v[16], p.w_signed = (int32_t)v[17], p.zw_per_o = (int32_t)v[18];
+        printf("%lu\n", (unsigned long)mlvm_qconv2d_workspace(&p));
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    /* a ResNet stage, a pointwise conv, a stem with stride 2 */
+    static const mlvm_qconv2d_t fixed[] = {
+        {1, 16, 32, 32, 16, 3, 3, 32, 32, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1},
+        {2, 64, 5, 25, 64, 1, 1, 5, 25, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0},
+        {1, 3, 33, 31, 8, 3, 3, 17, 16, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1},
+        {1, 64, 25, 5, 64, 3, 3, 25, 5, 1, 1, 1, 1, 1, 1, 64, 0, 1, 1},
+    };
+    size_t i;
+    int t;
+    if (argc > 1 && strcmp(argv[1], "ws") == 0)
+        return workspace_sizes();
+    for (i = 0; i < sizeof fixed / sizeof fixed[0]; ++i) {
+        check(&fixed[i], 0, 1);
+        check(&fixed[i], 1, 1);
+    }
+    for (t = 0; t < 600; ++t)
+        random_case(t % 10 == 0);
+    printf("qconv_paths[%s]: %ld cases, %ld failures\n", mlvm_qkernel_path(), cases, failures);
+    return failures != 0;
+}

@@ -230,7 +230,8 @@ def analyze(f: func.FuncOp, workspaces: bool = True) -> FunctionStorage:
     scratch = [
         Interval(op, index[op], index[op], ws)
         for op in block.ops
-        if workspaces and isinstance(op, MlvmOp) and (ws := op.workspace_bytes()) > 0
+        if isinstance(op, MlvmOp) and (workspaces or op.WORKSPACE_REQUIRED)
+        and (ws := op.workspace_bytes()) > 0
     ]
     for op in block.ops:
         for operand in op.operands:

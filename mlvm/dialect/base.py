@@ -126,6 +126,10 @@ class MlvmOp(IRDLOperation):
         planned like a buffer that lives for this op only; 0: none)."""
         return 0
 
+    # Whether the kernel cannot run without its workspace (planned even when
+    # the optional ones are left out: --no-workspaces).
+    WORKSPACE_REQUIRED: ClassVar[bool] = False
+
     def alias_operand(self) -> int | None:
         """Index of the operand whose bytes result 0 reuses, if any.
 

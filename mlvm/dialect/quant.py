@@ -17,8 +17,16 @@ from math import prod
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import TensorType
-from xdsl.irdl import irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.dialects.builtin import IntegerAttr, TensorType, i64
+from xdsl.ir import SSAValue
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    result_def,
+    traits_def,
+)
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
@@ -221,14 +229,14 @@ class QMatmulOp(MlvmOp):
         )
 
 
-def qconv2d_workspace_bytes(d: Mapping[str, int], w_signed: bool) -> int:
+def qconv2d_workspace_bytes(d: Mapping[str, int]) -> int:
     """mlvm_qconv2d_workspace (qconv_ws.c) for conv2d_dims `d`: tap offsets,
     the padded copy of the input (a group's channels interleaved by four for
     groups of 4 or more output channels, all channels planar otherwise), the
-    reordered weights with their zero-point shares (or one channel's taps),
-    and the outputs at the copy's row pitch where it differs; 0 for u8
-    weights (mlvm_qconv2d_8 runs)."""
-    if not w_signed or d["oh"] <= 0 or d["ow"] <= 0:
+    reordered weights with a row of ones, their zero-point shares, zero
+    points and window sums (or one channel's taps), and the outputs at the
+    copy's row pitch where it differs."""
+    if min(d["n"], d["o"], d["oh"], d["ow"]) <= 0:
         return 0
     g = d["groups"]
     cg, og = d["c"] // g, d["o"] // g
@@ -237,12 +245,12 @@ def qconv2d_workspace_bytes(d: Mapping[str, int], w_signed: bool) -> int:
     hq, wq = -(-hp // d["sh"]), -(-wp // d["sw"])
     plane, phases = hq * wq, d["sh"] * d["sw"]
     n = (d["oh"] - 1) * wq + d["ow"]
-    slack = 256  # MLVM_QW_SLACK
+    slack, chunk = 256, 64  # MLVM_QW_SLACK, MLVM_QW_CHUNK
     if og >= 4:
         quads = -(-cg // 4)
         k = quads * d["kh"] * d["kw"]
         copy = align64(quads * 4 * phases * plane + slack)
-        weights = align64(d["o"] * k * 4) + align64(d["o"] * 4)
+        weights = align64((d["o"] + 1) * k * 4) + 2 * align64(d["o"] * 4) + align64((n + chunk) * 4)
     else:
         k = cg * d["kh"] * d["kw"]
         copy = align64(d["c"] * phases * plane + slack)
@@ -251,46 +259,36 @@ def qconv2d_workspace_bytes(d: Mapping[str, int], w_signed: bool) -> int:
     return align64(k * 8) + copy + weights + rows
 
 
-@irdl_op_definition
-class QConv2dOp(ConvWindowOp):
-    """`x, w, x_zero_point, w_zero_point -> acc` (i32): the 2-D convolution of
-    (x - x_zp) by (w - w_zp[o]) with the properties of mlvm.conv2d (ONNX
-    ConvInteger); padding contributes nothing (it stands for x_zp). x and w
-    are i8 or ui8, x_zp one value, w_zp one value or one per output channel."""
+class QConvWindowOp(ConvWindowOp):
+    """What qconv2d and qconv2d_requant share: the integer sums of (x - x_zp)
+    times (w - w_zp[o]) over the windows, and their kernel's descriptor."""
 
-    name = "mlvm.qconv2d"
-    x = operand_def(TensorType)
-    w = operand_def(TensorType)
-    x_zero_point = operand_def(TensorType)
-    w_zero_point = operand_def(TensorType)
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
     OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("x", "w", "x_zero_point", "w_zero_point")
 
+    @property
+    def _q(self) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue]:
+        return self.operands[0], self.operands[1], self.operands[2], self.operands[3]
+
     def dims(self) -> dict[str, int]:
-        ex = self.expect_elem(self.x, "x", ("i8", "ui8"))
-        ew = self.expect_elem(self.w, "w", ("i8", "ui8"))
-        self.expect_elem(self.x_zero_point, "x_zero_point", (ex,))
-        self.expect_elem(self.w_zero_point, "w_zero_point", (ew,))
-        d = conv2d_dims(self, self.x, self.w, None)
-        if prod(self.shape_of(self.x_zero_point, "x_zero_point")) != 1:
+        x, w, zx, zw_v = self._q
+        ex = self.expect_elem(x, "x", ("i8", "ui8"))
+        ew = self.expect_elem(w, "w", ("i8", "ui8"))
+        self.expect_elem(zx, "x_zero_point", (ex,))
+        self.expect_elem(zw_v, "w_zero_point", (ew,))
+        d = conv2d_dims(self, x, w, None)
+        if prod(self.shape_of(zx, "x_zero_point")) != 1:
             raise VerifyException(f"{self.name}: x_zero_point must be a single value")
-        zw = self.shape_of(self.w_zero_point, "w_zero_point")
+        zw = self.shape_of(zw_v, "w_zero_point")
         if not (prod(zw) == 1 and len(zw) <= 1 or zw == (d["o"],)):
             raise VerifyException(
-                f"{self.name}: w_zero_point {type_str(self.w_zero_point.type)} must be a single "
+                f"{self.name}: w_zero_point {type_str(zw_v.type)} must be a single "
                 f"value or one per output channel ({d['o']})"
             )
         return d
 
-    def verify_(self) -> None:
-        d = self.dims()
-        self.expect_result(0, (d["n"], d["o"], d["oh"], d["ow"]), ACC)
-
-    def reference(
-        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
-    ) -> list[np.ndarray]:
-        x, w, zx, zw = inputs
+    def sums(self, inputs: Sequence[np.ndarray]) -> np.ndarray:
+        """The int32 sums (wrapping), from the first four inputs."""
+        x, w, zx, zw = inputs[:4]
         d = self.dims()
         g, og, cg = d["groups"], d["o"] // d["groups"], d["c"] // d["groups"]
         xi = x.astype(np.int64) - int(zx.reshape(()))
@@ -305,23 +303,54 @@ class QConv2dOp(ConvWindowOp):
                 for k in range(g):
                     acc[:, k * og:(k + 1) * og] += np.einsum(
                         "nchw,oc->nohw", patch[:, k * cg:(k + 1) * cg], wi[k * og:(k + 1) * og, :, ky, kx])
-        return [(acc & 0xFFFFFFFF).astype(np.uint32).view(np.int32)]
+        return (acc & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
 
     def workspace_bytes(self) -> int:
-        return qconv2d_workspace_bytes(self.dims(), self.elem_of(self.w, "w") == "i8")
+        return qconv2d_workspace_bytes(self.dims())
+
+    def descriptor(self, cg: Lowering) -> str:
+        """A static mlvm_qconv2d_t of the op's sizes and operand types."""
+        d = self.dims()
+        x, w, _, zw_v = self._q
+        fields = [d[k] for k in ("n", "c", "h", "w", "o", "kh", "kw", "oh", "ow", "sh", "sw", "pt", "pl",
+                                 "dh", "dw", "groups")]
+        flags = [int(self.elem_of(x, "x") == "i8"), int(self.elem_of(w, "w") == "i8"),
+                 int(prod(self.shape_of(zw_v, "w_zero_point")) > 1)]
+        return cg.const_struct("mlvm_qconv2d_t", ", ".join(str(v) for v in fields + flags))
+
+    def q_args(self, cg: Lowering) -> str:
+        return ", ".join(cg.ptr(v) for v in self._q)
+
+
+@irdl_op_definition
+class QConv2dOp(QConvWindowOp):
+    """`x, w, x_zero_point, w_zero_point -> acc` (i32): the 2-D convolution of
+    (x - x_zp) by (w - w_zp[o]) with the properties of mlvm.conv2d (ONNX
+    ConvInteger); padding contributes nothing (it stands for x_zp). x and w
+    are i8 or ui8, x_zp one value, w_zp one value or one per output channel."""
+
+    name = "mlvm.qconv2d"
+    x = operand_def(TensorType)
+    w = operand_def(TensorType)
+    x_zero_point = operand_def(TensorType)
+    w_zero_point = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        d = self.dims()
+        self.expect_result(0, (d["n"], d["o"], d["oh"], d["ow"]), ACC)
+
+    def reference(
+        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        return [self.sums(inputs)]
 
     def lower(self, cg: Lowering) -> None:
         d = self.dims()
         if d["n"] * d["o"] * d["oh"] * d["ow"] == 0:
             return
-        zw = self.shape_of(self.w_zero_point, "w_zero_point")
-        fields = [d[k] for k in ("n", "c", "h", "w", "o", "kh", "kw", "oh", "ow", "sh", "sw", "pt", "pl",
-                                 "dh", "dw", "groups")]
-        flags = [int(self.elem_of(self.x, "x") == "i8"), int(self.elem_of(self.w, "w") == "i8"),
-                 int(prod(zw) > 1)]
-        p = cg.const_struct("mlvm_qconv2d_t", ", ".join(str(v) for v in fields + flags))
-        args = (f"{p}, {cg.ptr(self.x)}, {cg.ptr(self.w)}, {cg.ptr(self.x_zero_point)}, "
-                f"{cg.ptr(self.w_zero_point)}, {cg.ptr(self.result)}")
+        args = f"{self.descriptor(cg)}, {self.q_args(cg)}, {cg.ptr(self.result)}"
         ws = cg.workspace(self)
         if ws is None:
             cg.stmt(f"mlvm_qconv2d_8({args});")
@@ -329,5 +358,92 @@ class QConv2dOp(ConvWindowOp):
             cg.stmt(f"mlvm_qconv2d_ws_8({args}, {ws});")
 
 
-QUANT_OPS: list[type[MlvmOp]] = [QuantizeOp, DequantizeOp, RequantizeOp, QMatmulOp, QConv2dOp]
+@irdl_op_definition
+class QConv2dRequantOp(QConvWindowOp):
+    """`x, w, x_zero_point, w_zero_point, multiplier, y_zero_point[, bias] ->
+    y`: mlvm.qconv2d's sums plus bias (i32, one per output channel), then
+    requantized as mlvm.requantize does (multiplier f32, one value or one
+    per output channel; y_zero_point i8 or ui8, the result's type), then
+    with `relu` at least y_zero_point: ONNX QLinearConv (+ Relu) in one
+    kernel, the sums never stored. Made by mlvm-fuse-qdq."""
+
+    name = "mlvm.qconv2d_requant"
+    x = operand_def(TensorType)
+    w = operand_def(TensorType)
+    x_zero_point = operand_def(TensorType)
+    w_zero_point = operand_def(TensorType)
+    multiplier = operand_def(TensorType)
+    y_zero_point = operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    result = result_def(TensorType)
+    relu = opt_prop_def(IntegerAttr.constr(type=i64), IntegerAttr(0, i64))
+    traits = traits_def(Pure())
+    OPERAND_NAMES: ClassVar[tuple[str, ...]] = (
+        "x", "w", "x_zero_point", "w_zero_point", "multiplier", "y_zero_point", "bias")
+    # The sums live only in the workspace: it is part of the op.
+    WORKSPACE_REQUIRED: ClassVar[bool] = True
+
+    def per_channel(self) -> bool:
+        d = self.dims()
+        m = self.shape_of(self.multiplier, "multiplier")
+        if prod(m) == 1 and len(m) <= 1:
+            return False
+        if m == (d["o"],):
+            return True
+        raise VerifyException(
+            f"{self.name}: multiplier {type_str(self.multiplier.type)} must be a single value or "
+            f"one per output channel ({d['o']})"
+        )
+
+    def verify_(self) -> None:
+        d = self.dims()
+        self.expect_elem(self.multiplier, "multiplier", ("f32",))
+        self.per_channel()
+        q = self.expect_elem(self.y_zero_point, "y_zero_point", ("i8", "ui8"))
+        if prod(self.shape_of(self.y_zero_point, "y_zero_point")) != 1:
+            raise VerifyException(f"{self.name}: y_zero_point must be a single value")
+        if self.bias is not None:
+            self.expect_elem(self.bias, "bias", (ACC,))
+            if self.shape_of(self.bias, "bias") != (d["o"],):
+                raise VerifyException(
+                    f"{self.name}: bias {type_str(self.bias.type)} must hold one value per output "
+                    f"channel ({d['o']})"
+                )
+        if self.relu.value.data not in (0, 1):
+            raise VerifyException(f"{self.name}: relu must be 0 or 1")
+        self.expect_result(0, (d["n"], d["o"], d["oh"], d["ow"]), q)
+
+    def reference(
+        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        acc = self.sums(inputs)
+        m, zy = inputs[4], inputs[5]
+        if len(inputs) > 6:
+            acc = (acc.astype(np.int64) + inputs[6].astype(np.int64).reshape(1, -1, 1, 1))
+            acc = (acc & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
+        mult = m.reshape(1, -1, 1, 1) if self.per_channel() else m.reshape(())
+        with np.errstate(all="ignore"):
+            r = acc.astype(np.float32) * mult.astype(np.float32)
+        zp = zy.reshape(())
+        y = round_saturate(r, zp, result_dtype(self))
+        if self.relu.value.data:
+            y = np.maximum(y, zp.astype(y.dtype))
+        return [y]
+
+    def lower(self, cg: Lowering) -> None:
+        d = self.dims()
+        if d["n"] * d["o"] * d["oh"] * d["ow"] == 0:
+            return
+        y_signed = int(self.elem_of(self.result, "result") == "i8")
+        rq = cg.const_struct("mlvm_qrequant_t",
+                             f"{y_signed}, {int(self.per_channel())}, {self.relu.value.data}")
+        bias = cg.ptr(self.bias) if self.bias is not None else "NULL"
+        ws = cg.workspace(self)
+        assert ws is not None, "the workspace of qconv2d_requant is always planned"
+        cg.stmt(f"mlvm_qconv2d_requant_8({self.descriptor(cg)}, {rq}, {self.q_args(cg)}, {bias}, "
+                f"{cg.ptr(self.multiplier)}, {cg.ptr(self.y_zero_point)}, {cg.ptr(self.result)}, {ws});")
+
+
+QUANT_OPS: list[type[MlvmOp]] = [QuantizeOp, DequantizeOp, RequantizeOp, QMatmulOp, QConv2dOp,
+                                 QConv2dRequantOp]
 __all__ = ["QUANT_OPS", "ELEMS"]

@@ -6,7 +6,8 @@ convolution as float ops between DequantizeLinear and QuantizeLinear:
     quantize(conv2d(dequantize(xq, sx, zx), dequantize(wq, sw, zw),
                     dequantize(bq, sb, 0)?) [relu], sy, zy)
 
-This pass computes it in integers, as onnxruntime runs such a model:
+This pass computes it in integers, as onnxruntime runs such a model, in
+one kernel that never stores the sums (mlvm.qconv2d_requant):
 
     requantize(qconv2d(xq, wq, zx, zw) + bq, (sx * sw) / sy, zy) [max zy]
 
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from math import prod
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
@@ -38,8 +39,8 @@ from mlvm.codegen.lowering import elem, value_shape
 from mlvm.dialect.base import MlvmOp
 from mlvm.dialect.elements import xdsl_type
 from mlvm.dialect.nn import Conv2dOp
-from mlvm.dialect.ops import AddOp, DivOp, MatmulOp, MaxOp, MulOp, ReluOp, ReshapeOp
-from mlvm.dialect.quant import DequantizeOp, QConv2dOp, QMatmulOp, QuantizeOp, RequantizeOp
+from mlvm.dialect.ops import DivOp, MatmulOp, MulOp, ReluOp, ReshapeOp
+from mlvm.dialect.quant import DequantizeOp, QConv2dRequantOp, QMatmulOp, QuantizeOp, RequantizeOp
 
 
 def _elem(v: SSAValue) -> str:
@@ -89,13 +90,17 @@ def _per_channel(s: tuple[int, ...], channels: int) -> bool | None:
     return None
 
 
+def _multiplier(b: _Builder, sx: SSAValue, sw: SSAValue, per_o: bool, o: int, q: QuantizeOp) -> SSAValue:
+    """(sx * sw) / sy, shaped (o,) or ()."""
+    sw_v = b.reshape(sw, (o,) if per_o else ())
+    prod_s = b.op(MulOp, [b.reshape(sx, ()), sw_v], value_shape(sw_v), "f32")
+    return b.op(DivOp, [prod_s, b.reshape(q.scale, ())], value_shape(sw_v), "f32")
+
+
 def _requantized(b: _Builder, acc: SSAValue, sx: SSAValue, sw: SSAValue, per_o: bool, o: int,
                  q: QuantizeOp, bshape: tuple[int, ...]) -> SSAValue:
     """requantize(acc, (sx * sw) / sy, zy); the multiplier shaped `bshape`."""
-    sw_v = b.reshape(sw, (o,) if per_o else ())
-    prod_s = b.op(MulOp, [b.reshape(sx, ()), sw_v], value_shape(sw_v), "f32")
-    mult = b.op(DivOp, [prod_s, b.reshape(q.scale, ())], value_shape(sw_v), "f32")
-    mult = b.reshape(mult, bshape if per_o else ())
+    mult = b.reshape(_multiplier(b, sx, sw, per_o, o, q), bshape if per_o else ())
     zy = b.reshape(q.zero_point, ())
     return b.op(RequantizeOp, [acc, mult, zy], value_shape(acc), _elem(q.result))
 
@@ -126,16 +131,15 @@ class FuseQdqConv(RewritePattern):
                 return
             bias_q = db.q
         b = _Builder(rewriter, q)
-        props = {k: src.properties[k] for k in ("strides", "padding", "dilations", "groups")
-                 if k in src.properties}
+        props: dict[str, Attribute] = {k: src.properties[k] for k in ("strides", "padding", "dilations", "groups")
+                                       if k in src.properties}
+        props["relu"] = IntegerAttr(int(relu is not None), i64)
         zw = b.reshape(dw.zero_point, (o,) if per_z else ())
-        acc = b.op(QConv2dOp, [dx.q, dw.q, b.reshape(dx.zero_point, ()), zw], value_shape(src.result), "i32",
-                   **props)
+        mult = _multiplier(b, dx.scale, dw.scale, per_s, o, q)
+        operands = [dx.q, dw.q, b.reshape(dx.zero_point, ()), zw, mult, b.reshape(q.zero_point, ())]
         if bias_q is not None:
-            acc = b.op(AddOp, [acc, b.reshape(bias_q, (o, 1, 1))], value_shape(acc), "i32")
-        y = _requantized(b, acc, dx.scale, dw.scale, per_s, o, q, (o, 1, 1))
-        if relu is not None:
-            y = b.op(MaxOp, [y, b.reshape(q.zero_point, ())], value_shape(y), _elem(y))
+            operands.append(b.reshape(bias_q, (o,)))
+        y = b.op(QConv2dRequantOp, operands, value_shape(src.result), _elem(q.result), **props)
         rewriter.replace(q, [], [y])
 
 

@@ -167,6 +167,21 @@ def qconv_rule(props: dict):  # noqa: ANN202
     return expect
 
 
+def qconv_requant_rule(props: dict, relu: int):  # noqa: ANN202
+    """The integer sums, + bias (wrapping), then requantize_rule, then relu."""
+    sums = qconv_rule(props)
+
+    def expect(x: np.ndarray, w: np.ndarray, zx: np.ndarray, zw: np.ndarray, m: np.ndarray, zy: np.ndarray,
+               bias: np.ndarray | None = None) -> np.ndarray:
+        acc = sums(x, w, zx, zw).astype(np.int64)
+        if bias is not None:
+            acc = acc + bias.astype(np.int64).reshape(1, -1, 1, 1)
+        acc32 = (acc & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
+        y = requantize_rule(acc32, m.reshape(1, -1, 1, 1) if m.size > 1 else m, zy)
+        return np.maximum(y, zy) if relu else y
+    return expect
+
+
 def _arr(v) -> str:  # noqa: ANN001
     return "array<i64: " + ", ".join(str(int(t)) for t in v) + ">"
 
@@ -201,6 +216,20 @@ for ta in (np.int8, np.uint8):
                     f"{'-zw0' if zw_zero else ''}")
             SUITE.add(name, op_func("mlvm.qconv2d", [x, w, zx, zw], [((n, ws[0], oh, ow), np.int32)], mlir_props),
                       [x, w, zx, zw], qconv_rule(props))
+            # the same, requantized in the kernel: bias or not, one or
+            # per-channel multipliers, i8 / u8 out, with and without relu
+            k = len(SUITE.cases)
+            ty = (np.int8, np.uint8)[k % 2]
+            relu, per_m, use_bias = (k // 2) % 2, (k // 4) % 2, (k // 8) % 2 == 0
+            mult = (g.integers(1, 3000, size=(ws[0],) if per_m else ()) * 1e-5).astype(np.float32)
+            zy = np.array(g.integers(np.iinfo(ty).min, np.iinfo(ty).max + 1), dtype=ty)
+            bias = g.integers(-30000, 30000, size=(ws[0],)).astype(np.int32)
+            ins = [x, w, zx, zw, mult, zy] + ([bias] if use_bias else [])
+            rprops = {**mlir_props, "relu": f"{relu} : i64"}
+            SUITE.add(f"{name}-requant-{np.dtype(ty).name}{'-relu' if relu else ''}{'-pm' if per_m else ''}"
+                      f"{'-bias' if use_bias else ''}",
+                      op_func("mlvm.qconv2d_requant", ins, [((n, ws[0], oh, ow), ty)], rprops), ins,
+                      qconv_requant_rule(props, relu))
 
 
 @pytest.mark.parametrize("case,variant", SUITE.params_list())

@@ -1,18 +1,17 @@
 // RUN: mlvm-opt %s --split-input-file -p mlvm-fuse-qdq | filecheck %s
 
-// A QDQ convolution with an int32 bias and a relu: integer conv, bias added
-// in int32, requantized by (sx * sw) / sy, relu as max with the zero point.
+// A QDQ convolution with an int32 bias and a relu: one integer kernel with
+// the bias, the multiplier (sx * sw) / sy per channel, the output zero point
+// and relu = 1 (clamped below at the zero point).
 // CHECK-LABEL: func.func @conv
 // CHECK-NOT: mlvm.conv2d
 // CHECK-NOT: mlvm.dequantize
-// CHECK: %[[ACC:.*]] = "mlvm.qconv2d"(%xq, %wq, %{{.*}}, %{{.*}}) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x3x5x5xui8>, tensor<4x3x3x3xi8>, tensor<ui8>, tensor<4xi8>) -> tensor<1x4x5x5xi32>
-// CHECK: %[[B:.*]] = "mlvm.add"(%[[ACC]], %{{.*}}) : (tensor<1x4x5x5xi32>, tensor<4x1x1xi32>) -> tensor<1x4x5x5xi32>
 // CHECK: %[[P:.*]] = "mlvm.mul"(%{{.*}}, %{{.*}}) : (tensor<f32>, tensor<4xf32>) -> tensor<4xf32>
 // CHECK: %[[M:.*]] = "mlvm.div"(%[[P]], %{{.*}}) : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
-// CHECK: %[[M3:.*]] = "mlvm.reshape"(%[[M]]) : (tensor<4xf32>) -> tensor<4x1x1xf32>
-// CHECK: %[[Y:.*]] = "mlvm.requantize"(%[[B]], %[[M3]], %{{.*}}) : (tensor<1x4x5x5xi32>, tensor<4x1x1xf32>, tensor<ui8>) -> tensor<1x4x5x5xui8>
-// CHECK: %[[R:.*]] = "mlvm.max"(%[[Y]], %{{.*}}) : (tensor<1x4x5x5xui8>, tensor<ui8>) -> tensor<1x4x5x5xui8>
-// CHECK: func.return %[[R]]
+// CHECK: %[[Y:.*]] = "mlvm.qconv2d_requant"(%xq, %wq, %{{.*}}, %{{.*}}, %[[M]], %zy, %bq) <{padding = array<i64: 1, 1, 1, 1>, relu = 1 : i64}> : (tensor<1x3x5x5xui8>, tensor<4x3x3x3xi8>, tensor<ui8>, tensor<4xi8>, tensor<4xf32>, tensor<ui8>, tensor<4xi32>) -> tensor<1x4x5x5xui8>
+// CHECK-NOT: mlvm.requantize
+// CHECK-NOT: mlvm.max
+// CHECK: func.return %[[Y]]
 func.func @conv(%xq: tensor<1x3x5x5xui8>, %wq: tensor<4x3x3x3xi8>, %bq: tensor<4xi32>, %sw: tensor<4x1x1x1xf32>, %zw: tensor<4x1x1x1xi8>) -> tensor<1x4x5x5xui8> {
   %sx = "mlvm.constant"() <{value = dense<0.5> : tensor<f32>}> : () -> tensor<f32>
   %zx = "mlvm.constant"() <{value = dense<128> : tensor<ui8>}> : () -> tensor<ui8>
@@ -48,6 +47,7 @@ func.func @matmul(%aq: tensor<2x8xi8>, %bq: tensor<8x3xi8>, %sb: tensor<1x3xf32>
 // transposed matmul.
 // CHECK-LABEL: func.func @not_qdq
 // CHECK-NOT: mlvm.qconv2d
+// CHECK-NOT: mlvm.qconv2d_requant
 // CHECK-NOT: mlvm.qmatmul
 // CHECK: "mlvm.conv2d"
 // CHECK: "mlvm.conv2d"
@@ -63,4 +63,16 @@ func.func @not_qdq(%xq: tensor<1x1x3x3xi8>, %wq: tensor<1x1x1x1xi8>, %fb: tensor
   %m = "mlvm.matmul"(%a, %a) <{transpose_rhs = true}> : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
   %y3 = "mlvm.quantize"(%m, %s, %z) : (tensor<2x2xf32>, tensor<f32>, tensor<i8>) -> tensor<2x2xi8>
   func.return %y, %y2, %c2, %y3 : tensor<1x1x3x3xi8>, tensor<1x1x3x3xi8>, tensor<1x1x3x3xf32>, tensor<2x2xi8>
+}
+
+// -----
+// Without a bias or a relu, one multiplier (per-tensor weight scale), i8 out.
+// CHECK-LABEL: func.func @conv_plain
+// CHECK: "mlvm.qconv2d_requant"(%xq, %wq, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{relu = 0 : i64}> : (tensor<1x4x6x6xi8>, tensor<8x4x1x1xi8>, tensor<i8>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xi8>
+func.func @conv_plain(%xq: tensor<1x4x6x6xi8>, %wq: tensor<8x4x1x1xi8>, %s: tensor<f32>, %z: tensor<i8>) -> tensor<1x8x6x6xi8> {
+  %x = "mlvm.dequantize"(%xq, %s, %z) : (tensor<1x4x6x6xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4x6x6xf32>
+  %w = "mlvm.dequantize"(%wq, %s, %z) : (tensor<8x4x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<8x4x1x1xf32>
+  %c = "mlvm.conv2d"(%x, %w) : (tensor<1x4x6x6xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x6x6xf32>
+  %y = "mlvm.quantize"(%c, %s, %z) : (tensor<1x8x6x6xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xi8>
+  func.return %y : tensor<1x8x6x6xi8>
 }

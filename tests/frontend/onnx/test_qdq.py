@@ -70,7 +70,7 @@ def test_qdq_runs_in_integers(qdq: Path) -> None:
     module, _ = import_onnx(qdq)
     FuseQdqPass().apply(Context(), module)
     ops = Counter(op.name for op in module.walk())
-    assert ops["mlvm.qconv2d"] == 3 and ops["mlvm.qmatmul"] == 1, ops
+    assert ops["mlvm.qconv2d_requant"] == 3 and ops["mlvm.qmatmul"] == 1, ops
     assert ops["mlvm.conv2d"] == 0 and ops["mlvm.matmul"] == 0, ops
 
 

@@ -1,4 +1,5 @@
-/* mlvm_qconv2d_ws_8 (and mlvm_qconv2d_8) against an int64 loop, for one
+/* mlvm_qconv2d_ws_8, mlvm_qconv2d_requant_8 (and mlvm_qconv2d_8) against an
+ * int64 loop and scalar.h's quantize, for one
  * kernel path (the build's flags choose it). Shapes cross every edge of the
  * tiles: channel counts off the quads, output channels off the row blocks,
  * positions off the slivers and chunks, strides, dilations, groups,
@@ -8,11 +9,13 @@
  * Prints "qconv_paths[<path>]: N cases, F failures"; exit 1 on a failure.
  * With the argument "ws", prints mlvm_qconv2d_workspace for each line of 19
  * numbers on stdin (the fields of mlvm_qconv2d_t) instead. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mlvm/kernels.h"
+#include "mlvm/scalar.h"
 
 static unsigned long long rng_state = 0x2545f4914f6cdd1dull;
 
@@ -100,6 +103,44 @@ static void check(const mlvm_qconv2d_t *p, int extreme, int zw_zero)
                                 xx, out[at], out8[at], want);
                 }
     failures += bad != 0;
+    {   /* requantized: bias, one or per-channel multipliers, ReLU */
+        mlvm_qrequant_t rq;
+        int32_t *bias = malloc((size_t)p->o * sizeof *bias);
+        float *mult = malloc((size_t)p->o * sizeof *mult);
+        uint8_t zy, *y = malloc(no ? no : 1);
+        const int use_bias = rnd(0, 3) != 0;
+        rq.y_signed = rnd(0, 1), rq.mult_per_o = rnd(0, 1), rq.relu = rnd(0, 1);
+        for (i = 0; i < (size_t)p->o; ++i) {
+            bias[i] = rnd(-40000, 40000);
+            mult[i] = (float)rnd(1, 4000) * (extreme ? 1e-3f : 1e-5f);
+        }
+        if (rnd(0, 7) == 0)
+            mult[0] = rnd(0, 1) ? NAN : INFINITY;
+        zy = (uint8_t)rnd(0, 255);
+        if (ws != NULL)
+            memset(ws, 0xA5, ws_bytes);
+        mlvm_qconv2d_requant_8(p, &rq, x, w, &zx, zw, use_bias ? bias : NULL, mult, &zy, y, ws);
+        ++cases;
+        bad = 0;
+        for (b = 0; b < p->n; ++b)
+            for (o = 0; o < p->o; ++o)
+                for (i = 0; i < (size_t)(p->oh * p->ow); ++i) {
+                    const size_t at = (size_t)((b * p->o + o) * p->oh * p->ow) + i;
+                    const int32_t acc = (int32_t)((uint32_t)out8[at] + (uint32_t)(use_bias ? bias[o] : 0));
+                    const float r = (float)acc * mult[rq.mult_per_o ? o : 0];
+                    int32_t want = rq.y_signed ? mlvm_quantize_i8(r, (int8_t)zy) : mlvm_quantize_ui8(r, zy);
+                    const int32_t got = rq.y_signed ? (int8_t)y[at] : y[at];
+                    const int32_t zyv = rq.y_signed ? (int8_t)zy : zy;
+                    if (rq.relu && want < zyv)
+                        want = zyv;
+                    if (got != want && bad++ == 0)
+                        fprintf(stderr, "requant c%td o%td k%tdx%td g%td ys%d per%d relu%d: [%td,%td,%zu] = %d, want %d (acc %d)\n",
+                                p->c, p->o, p->kh, p->kw, p->groups, rq.y_signed, rq.mult_per_o, rq.relu,
+                                b, o, i, got, want, acc);
+                }
+        failures += bad != 0;
+        free(bias), free(mult), free(y);
+    }
     free(x), free(w), free(zw), free(out), free(out8), free(ws);
 }
 

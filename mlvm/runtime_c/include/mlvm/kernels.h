@@ -114,6 +114,16 @@ size_t mlvm_qconv2d_workspace(const mlvm_qconv2d_t *p);
 void mlvm_qconv2d_ws_8(const mlvm_qconv2d_t *p, const void *x, const void *w, const void *zx,
                        const void *zw, int32_t *out, void *ws);
 const char *mlvm_qkernel_path(void);
+/* mlvm.qconv2d_requant: the same sums, plus bias (NULL or o values), then
+ * requantized: clamp(nearbyint((float)(acc + bias) * mult) + zy), as
+ * i8 / u8 (y_signed), mult one value or o (mult_per_o), clamped below at zy
+ * with relu. The workspace (mlvm_qconv2d_workspace(p) bytes) is required. */
+typedef struct mlvm_qrequant {
+    int32_t y_signed, mult_per_o, relu;
+} mlvm_qrequant_t;
+void mlvm_qconv2d_requant_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const void *x,
+                            const void *w, const void *zx, const void *zw, const int32_t *bias,
+                            const float *mult, const void *zy, void *out, void *ws);
 
 void mlvm_fill_f32(size_t n, float v, float *out);
 void mlvm_fill_i32(size_t n, int32_t v, int32_t *out);

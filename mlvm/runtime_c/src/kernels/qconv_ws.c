@@ -21,6 +21,7 @@
  *
  * The GEMM path needs i8 weights with zero points of 0 (what quantizers
  * write for per-channel weights); the others take mlvm_qconv2d_8. */
+#include <math.h>
 #include <string.h>
 
 #include "mlvm/kernels.h"
@@ -94,9 +95,11 @@ static void qgeom(const mlvm_qconv2d_t *p, qgeom_t *g)
     g->off_bytes = qw_align((size_t)g->k * 8);
     g->in_bytes = qw_align((size_t)(gemm ? g->quads * 4 * g->phases * g->plane
                                          : p->c * g->phases * g->plane) + MLVM_QW_SLACK);
-    /* GEMM: reordered weights of every output channel and their zx shares;
-     * taps: one output channel's weights less its zero point */
-    g->w_bytes = gemm ? qw_align((size_t)(p->o * g->k) * 4) + qw_align((size_t)p->o * 4)
+    /* GEMM: reordered weights of every output channel and a row of ones,
+     * zx shares, weight zero points, sums of each window (colx); taps: one
+     * output channel's weights less its zero point */
+    g->w_bytes = gemm ? qw_align((size_t)((p->o + 1) * g->k) * 4) + 2 * qw_align((size_t)p->o * 4)
+                            + qw_align((size_t)(g->n + MLVM_QW_CHUNK) * 4)
                       : qw_align((size_t)g->k * 4);
     g->out_bytes = g->wq == p->ow ? 0 : qw_align((size_t)(og * g->n) * 4);
 }
@@ -104,7 +107,7 @@ static void qgeom(const mlvm_qconv2d_t *p, qgeom_t *g)
 size_t mlvm_qconv2d_workspace(const mlvm_qconv2d_t *p)
 {
     qgeom_t g;
-    if (!p->w_signed || p->oh <= 0 || p->ow <= 0)
+    if (p->n <= 0 || p->o <= 0 || p->oh <= 0 || p->ow <= 0)
         return 0;
     qgeom(p, &g);
     return g.off_bytes + g.in_bytes + g.w_bytes + g.out_bytes;
@@ -125,28 +128,73 @@ static void q_span(mlvm_index_t i0, mlvm_index_t s, mlvm_index_t len, mlvm_index
     *hi = h;
 }
 
+/* n lanes of four bytes from four rows (element j at j * s): lane j =
+ * r0[j] | r1[j] << 8 | r2[j] << 16 | r3[j] << 24, xor flip4. The loop the
+ * compiler vectorises for s = 1 (the copies of inputs and weights). */
+static void q_lanes(uint8_t *d, const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
+                    const uint8_t *r3, mlvm_index_t n, mlvm_index_t s, uint32_t flip4)
+{
+    mlvm_index_t j;
+    if (s == 1) {
+        for (j = 0; j < n; ++j) {
+            const uint32_t v = ((uint32_t)r0[j] | (uint32_t)r1[j] << 8 | (uint32_t)r2[j] << 16
+                                | (uint32_t)r3[j] << 24) ^ flip4;
+            memcpy(d + 4 * j, &v, 4);
+        }
+        return;
+    }
+    for (j = 0; j < n; ++j) {
+        const uint32_t v = ((uint32_t)r0[j * s] | (uint32_t)r1[j * s] << 8
+                            | (uint32_t)r2[j * s] << 16 | (uint32_t)r3[j * s] << 24) ^ flip4;
+        memcpy(d + 4 * j, &v, 4);
+    }
+}
+
+/* n bytes from src (element j at j * s) to dst, xor flip. */
+static void q_bytes(uint8_t *d, const uint8_t *src, mlvm_index_t n, mlvm_index_t s, uint8_t flip)
+{
+    mlvm_index_t j;
+    if (s == 1 && flip == 0 && n >= 64) {
+        memcpy(d, src, (size_t)n);
+        return;
+    }
+    for (j = 0; j < n; ++j)
+        d[j] = (uint8_t)(src[j * s] ^ flip);
+}
+
 /* Channels [c0, c0 + cn) of one image into phase planes of `lanes`-byte
  * positions (lanes 4: channel c at byte c % 4 of quad c / 4; lanes 1:
- * planar), padding = zxu. Bytes are x ^ flip (0x80 makes i8 unsigned). */
+ * planar), padding = zxu. Bytes are x ^ flip (0x80 makes i8 unsigned). A
+ * quad short of channels repeats its first one there (their weights are
+ * 0). Rows that are contiguous in x and in the copy (no padding, stride 1:
+ * a pointwise convolution) go as one run. */
 static void q_copy(const mlvm_qconv2d_t *p, const qgeom_t *g, const uint8_t *x, mlvm_index_t c0,
                    mlvm_index_t cn, int lanes, uint8_t flip, uint8_t zxu, uint8_t *xs)
 {
-    const mlvm_index_t wq = g->wq, quads = (cn + lanes - 1) / lanes;
-    mlvm_index_t a, b, r, col, c, r0, r1, lo, hi;
-    memset(xs, zxu, (size_t)(quads * lanes * g->phases * g->plane));
+    const mlvm_index_t wq = g->wq, groups = (cn + lanes - 1) / lanes, plane = p->h * p->w;
+    const uint32_t flip4 = 0x01010101u * flip;
+    mlvm_index_t a, b, r, q, r0, r1, lo, hi;
+    memset(xs, zxu, (size_t)(groups * lanes * g->phases * g->plane));
     for (a = 0; a < p->sh; ++a)
         for (b = 0; b < p->sw; ++b) {
             q_span(a - p->pt, p->sh, p->h, g->hq, &r0, &r1);
             q_span(b - p->pl, p->sw, p->w, wq, &lo, &hi);
-            for (c = 0; c < cn; ++c) {
-                const uint8_t *xc = x + (c0 + c) * p->h * p->w;
-                uint8_t *dst = xs + ((c / lanes * g->phases + a * p->sw + b) * g->plane) * lanes
-                               + c % lanes;
-                for (r = r0; r < r1; ++r) {
-                    const uint8_t *xr = xc + (r * p->sh + a - p->pt) * p->w + b - p->pl;
-                    uint8_t *d = dst + r * wq * lanes;
-                    for (col = lo; col < hi; ++col)
-                        d[col * lanes] = (uint8_t)(xr[col * p->sw] ^ flip);
+            for (q = 0; q < groups; ++q) {
+                const uint8_t *xc = x + (c0 + q * lanes) * plane;
+                uint8_t *dst = xs + (q * g->phases + a * p->sw + b) * g->plane * lanes;
+                const int whole = lo == 0 && hi == wq && wq == p->w && p->sh == 1 && p->sw == 1;
+                const mlvm_index_t rows = whole ? (r1 > r0) : r1 - r0;
+                const mlvm_index_t len = whole ? (r1 - r0) * wq : hi - lo;
+                for (r = 0; r < rows; ++r) {
+                    const mlvm_index_t off = ((r0 + r) * p->sh + a - p->pt) * p->w + lo * p->sw + b - p->pl;
+                    uint8_t *d = dst + ((r0 + r) * wq + lo) * lanes;
+                    if (lanes == 1) {
+                        q_bytes(d, xc + off, len, p->sw, flip);
+                        continue;
+                    }
+                    q_lanes(d, xc + off, xc + off + (4 * q + 1 < cn ? plane : 0),
+                            xc + off + (4 * q + 2 < cn ? 2 * plane : 0),
+                            xc + off + (4 * q + 3 < cn ? 3 * plane : 0), len, p->sw, flip4);
                 }
             }
         }
@@ -170,51 +218,143 @@ static void q_offsets(const mlvm_qconv2d_t *p, const qgeom_t *g, mlvm_index_t *o
         off[t] = off[t - taps] + chan;
 }
 
-/* w4[o][(q * kh + i) * kw + j] = bytes w[o, 4q .. 4q + 3, i, j] (0 past cg),
- * and share[o] = zxu * sum of w[o] (wrapping): a channel's row of taps at
- * a time, both loops over contiguous bytes. */
-static void q_reorder(const mlvm_qconv2d_t *p, const qgeom_t *g, const int8_t *w, uint32_t zxu,
-                      int32_t *w4, uint32_t *share)
+/* w4[o][(q * kh + i) * kw + j] = bytes w'[o, 4q .. 4q + 3, i, j] (0 past
+ * cg), w' = w as i8 (u8 weights less 128: w ^ 0x80), then a row of ones
+ * (1 for the channels there are); share[o] = zxu * sum of w'[o] and zwp[o]
+ * = zw[o] less 128 for u8 weights (wrapping). Returns whether some zwp is
+ * not 0 (the windows' sums are then needed). */
+static int q_reorder(const mlvm_qconv2d_t *p, const qgeom_t *g, const void *w, const void *zw,
+                     uint32_t zxu, int32_t *w4, uint32_t *share, int32_t *zwp)
 {
     const mlvm_index_t cg = p->c / p->groups, khw = p->kh * p->kw;
-    mlvm_index_t o, c, t;
-    for (o = 0; o < p->o; ++o) {
-        const int8_t *wo = w + o * cg * khw;
-        int8_t *dst = (int8_t *)(void *)(w4 + o * g->k);
+    const uint8_t flip = p->w_signed ? 0 : 0x80;
+    mlvm_index_t o, q, c, t;
+    int any = 0;
+    for (o = 0; o <= p->o; ++o) {
+        const uint8_t *wo = (const uint8_t *)w + o * cg * khw;
+        uint8_t *dst = (uint8_t *)(void *)(w4 + o * g->k);
         uint32_t sum = 0;
-        for (t = 0; t < cg * khw; ++t)
-            sum += (uint32_t)(int32_t)wo[t];
-        share[o] = zxu * sum;
-        if (cg % 4)
-            memset(dst + (cg / 4) * khw * 4, 0, (size_t)(khw * 4));
-        for (c = 0; c < cg; ++c) {
-            const int8_t *row = wo + c * khw;
-            int8_t *d = dst + (c / 4) * khw * 4 + c % 4;
-            for (t = 0; t < khw; ++t)
-                d[4 * t] = row[t];
+        if (o == p->o) { /* the row of ones */
+            for (t = 0; t < g->k * 4; ++t)
+                dst[t] = (uint8_t)((t / (khw * 4)) * 4 + t % 4 < cg);
+            break;
         }
+        zwp[o] = p->w_signed ? ((const int8_t *)zw)[p->zw_per_o ? o : 0]
+                             : ((const uint8_t *)zw)[p->zw_per_o ? o : 0] - 128;
+        any = any || zwp[o] != 0;
+        for (t = 0; t < cg * khw; ++t)
+            sum += (uint32_t)(int32_t)(int8_t)(wo[t] ^ flip);
+        share[o] = zxu * sum;
+        for (q = 0; q + 4 <= cg; q += 4)
+            q_lanes(dst + q * khw, wo + q * khw, wo + (q + 1) * khw, wo + (q + 2) * khw,
+                    wo + (q + 3) * khw, khw, 1, 0x01010101u * flip);
+        if (q == cg)
+            continue;
+        memset(dst + q * khw, 0, (size_t)(khw * 4));
+        for (c = q; c < cg; ++c)
+            for (t = 0; t < khw; ++t)
+                dst[q * khw + 4 * t + c % 4] = (uint8_t)(wo[c * khw + t] ^ flip);
     }
+    return any;
 }
 
 /* -------------------------------------------------------------------------
- * Tiles: out[r][j] = sum over k-quads of lane products - share[r], for
- * r < mr rows of w4 and j < np positions from q0; rows past mr read row 0
- * again and are never stored. xs is the group's copy, read at off[t] + q.
+ * Where results go (a sink): v = acc - share[o] - zwp[o] * colx[q] is the
+ * exact sum (wrapping); stored as int32, or requantized to bytes:
+ * clamp(nearbyint((float)(v + bias[o]) * mult[o]) + zy, lo, hi), NaN -> zy,
+ * as scalar.h's mlvm_quantize_* (lo = zy for a fused ReLU).
+ * ---------------------------------------------------------------------- */
+
+typedef struct qsink {
+    const uint32_t *share;
+    const int32_t *zwp;  /* NULL when every zero point is 0 */
+    const int32_t *colx; /* per flat position: sum of the window's bytes - k zxu */
+    const int32_t *bias; /* NULL or per channel */
+    const float *mult;
+    int mult_per_o, requant;
+    float zy, lo, hi;
+    void *out;       /* row o at o * ld elements (int32, or bytes) */
+    mlvm_index_t ld;
+} qsink_t;
+
+#if !defined(MLVM_Q_ZMM)
+static int32_t q_requant1(const qsink_t *s, mlvm_index_t o, uint32_t v)
+{
+    const uint32_t b = s->bias != NULL ? (uint32_t)s->bias[o] : 0u;
+    float f = (float)(int32_t)(v + b) * s->mult[s->mult_per_o ? o : 0];
+    f = nearbyintf(f) + s->zy;
+    if (f != f)
+        f = s->zy;
+    f = f < s->lo ? s->lo : f;
+    f = f > s->hi ? s->hi : f;
+    return (int32_t)f;
+}
+
+/* Results v[0 .. n) of channel o from flat position q, one by one. */
+static void q_finish_scalar(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, const uint32_t *v,
+                            mlvm_index_t n)
+{
+    mlvm_index_t j;
+    for (j = 0; j < n; ++j) {
+        uint32_t r = v[j] - s->share[o];
+        if (s->zwp != NULL)
+            r -= (uint32_t)s->zwp[o] * (uint32_t)s->colx[q + j];
+        if (s->requant)
+            ((uint8_t *)s->out)[o * s->ld + q + j] = (uint8_t)q_requant1(s, o, r);
+        else
+            ((int32_t *)s->out)[o * s->ld + q + j] = (int32_t)r;
+    }
+}
+#endif
+
+/* -------------------------------------------------------------------------
+ * Tiles: the sums over k-quads of lane products for r < mr rows of w4
+ * and np positions from q0, to the sink; rows past mr read row 0 again and
+ * are never stored. xs is the group's copy, read at off[t] + q.
  * ---------------------------------------------------------------------- */
 
 typedef struct qtile {
-    const int32_t *w4;    /* the tile's first row */
-    mlvm_index_t k;       /* k-quads per row */
+    const int32_t *w4; /* the tile's first row */
+    mlvm_index_t k;    /* k-quads per row */
     const mlvm_index_t *off;
-    const uint8_t *xs;    /* the group's copy, lanes of 4 bytes */
-    const uint32_t *share;
-    int32_t *out;         /* the tile's first output */
-    mlvm_index_t ld;      /* row pitch of out */
+    const uint8_t *xs; /* the group's copy, lanes of 4 bytes */
 } qtile_t;
 
 #if defined(MLVM_Q_ZMM)
 
-static void q_tile(const qtile_t *t, mlvm_index_t q0, int mr, int np)
+static void q_finish_zmm(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, __m512i v, __mmask16 m)
+{
+    __m512 f;
+    const __m512 zy = _mm512_set1_ps(s->zy);
+    v = _mm512_sub_epi32(v, _mm512_set1_epi32((int32_t)s->share[o]));
+    if (s->zwp != NULL)
+        v = _mm512_sub_epi32(v, _mm512_mullo_epi32(_mm512_set1_epi32(s->zwp[o]),
+                                                   _mm512_maskz_loadu_epi32(m, s->colx + q)));
+    if (!s->requant) {
+        _mm512_mask_storeu_epi32((int32_t *)s->out + o * s->ld + q, m, v);
+        return;
+    }
+    if (s->bias != NULL)
+        v = _mm512_add_epi32(v, _mm512_set1_epi32(s->bias[o]));
+    f = _mm512_mul_ps(_mm512_cvtepi32_ps(v), _mm512_set1_ps(s->mult[s->mult_per_o ? o : 0]));
+    f = _mm512_add_ps(_mm512_roundscale_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zy);
+    f = _mm512_mask_mov_ps(f, _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q), zy);
+    f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps(s->lo)), _mm512_set1_ps(s->hi));
+    _mm512_mask_cvtepi32_storeu_epi8((uint8_t *)s->out + o * s->ld + q, m, _mm512_cvtps_epi32(f));
+}
+
+static void q_finish_run(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, const uint32_t *v,
+                         mlvm_index_t n)
+{
+    mlvm_index_t j;
+    for (j = 0; j < n; j += 16) {
+        const __mmask16 m = (__mmask16)(n - j >= 16 ? 0xFFFF : (1u << (n - j)) - 1u);
+        q_finish_zmm(s, o, q + j, _mm512_maskz_loadu_epi32(m, v + j), m);
+    }
+}
+
+static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_index_t q0, int mr,
+                   int np)
 {
     const int32_t *w[MLVM_Q_MR];
     __m512i c0[MLVM_Q_MR], c1[MLVM_Q_MR];
@@ -238,10 +378,9 @@ static void q_tile(const qtile_t *t, mlvm_index_t q0, int mr, int np)
         }
     }
     for (r = 0; r < mr; ++r) {
-        const __m512i s = _mm512_set1_epi32((int32_t)t->share[r]);
-        int32_t *o = t->out + r * t->ld;
-        _mm512_mask_storeu_epi32(o, m0, _mm512_sub_epi32(c0[r], s));
-        _mm512_mask_storeu_epi32(o + 16, m1, _mm512_sub_epi32(c1[r], s));
+        q_finish_zmm(s, o + r, q0, c0[r], m0);
+        if (m1)
+            q_finish_zmm(s, o + r, q0 + 16, c1[r], m1);
     }
 }
 
@@ -249,7 +388,6 @@ static void q_tile(const qtile_t *t, mlvm_index_t q0, int mr, int np)
 
 #if defined(MLVM_Q_VNNI)
 /* lanes of 8 positions; each acc lane is a position's sum */
-#define MLVM_Q_ACCS 2
 #define MLVM_Q_STEP(acc, b, wq4)                                              \
     do {                                                                      \
         const __m256i wv_ = _mm256_set1_epi32(wq4);                           \
@@ -264,7 +402,6 @@ static void q_tile(const qtile_t *t, mlvm_index_t q0, int mr, int np)
 #else
 /* bytes widened to int16: an acc lane holds half a position's sum (two
  * channels), two lanes per position; vpmaddwd's pair sums are exact */
-#define MLVM_Q_ACCS 2
 #define MLVM_Q_STEP(acc, b, wq4)                                              \
     do {                                                                      \
         const __m256i wv_ = _mm256_cvtepi8_epi16(_mm_set1_epi32(wq4));        \
@@ -278,13 +415,61 @@ static void q_tile(const qtile_t *t, mlvm_index_t q0, int mr, int np)
     } while (0)
 #endif
 
-static void q_tile(const qtile_t *t, mlvm_index_t q0, int mr, int np)
+/* Eight results from flat position q (np of them real). colx has slack
+ * past its n positions, so a short tile reads it whole. */
+static void q_finish_ymm(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, __m256i v, int np)
+{
+    __m256 f;
+    const __m256 zy = _mm256_set1_ps(s->zy);
+    __m128i b16;
+    v = _mm256_sub_epi32(v, _mm256_set1_epi32((int32_t)s->share[o]));
+    if (s->zwp != NULL)
+        v = _mm256_sub_epi32(v, _mm256_mullo_epi32(
+            _mm256_set1_epi32(s->zwp[o]),
+            _mm256_loadu_si256((const __m256i *)(const void *)(s->colx + q))));
+    if (!s->requant) {
+        int32_t *dst = (int32_t *)s->out + o * s->ld + q, tmp[8];
+        _mm256_storeu_si256((__m256i *)(void *)(np == 8 ? dst : tmp), v);
+        if (np < 8) /* a short tile's results through a buffer */
+            memcpy(dst, tmp, (size_t)np * sizeof *dst);
+        return;
+    }
+    if (s->bias != NULL)
+        v = _mm256_add_epi32(v, _mm256_set1_epi32(s->bias[o]));
+    f = _mm256_mul_ps(_mm256_cvtepi32_ps(v), _mm256_set1_ps(s->mult[s->mult_per_o ? o : 0]));
+    f = _mm256_add_ps(_mm256_round_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zy);
+    f = _mm256_blendv_ps(f, zy, _mm256_cmp_ps(f, f, _CMP_UNORD_Q));
+    f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(s->lo)), _mm256_set1_ps(s->hi));
+    v = _mm256_cvtps_epi32(f); /* integers in [-128, 255] */
+    b16 = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    {
+        uint8_t *dst = (uint8_t *)s->out + o * s->ld + q, tmp[16];
+        /* the low byte of each 16-bit value */
+        const __m128i bytes = _mm_shuffle_epi8(b16, _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1,
+                                                                  -1, -1, -1, -1, -1));
+        _mm_storel_epi64((__m128i *)(void *)(np == 8 ? dst : tmp), bytes);
+        if (np < 8)
+            memcpy(dst, tmp, (size_t)np);
+    }
+}
+
+static void q_finish_run(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, const uint32_t *v,
+                         mlvm_index_t n)
+{
+    mlvm_index_t j;
+    for (j = 0; j + 8 <= n; j += 8)
+        q_finish_ymm(s, o, q + j, _mm256_loadu_si256((const __m256i *)(const void *)(v + j)), 8);
+    if (j < n)
+        q_finish_scalar(s, o, q + j, v + j, n - j);
+}
+
+static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_index_t q0, int mr,
+                   int np)
 {
     const int32_t *w[MLVM_Q_MR];
-    __m256i c[MLVM_Q_MR][MLVM_Q_ACCS];
-    int32_t tmp[MLVM_Q_NR];
+    __m256i c[MLVM_Q_MR][2];
     mlvm_index_t kk;
-    int r, j;
+    int r;
     for (r = 0; r < MLVM_Q_MR; ++r) {
         w[r] = t->w4 + (r < mr ? r : 0) * t->k;
         c[r][0] = _mm256_setzero_si256();
@@ -298,31 +483,21 @@ static void q_tile(const qtile_t *t, mlvm_index_t q0, int mr, int np)
             MLVM_Q_STEP(c[r], b, w[r][kk]);
     }
     for (r = 0; r < mr; ++r) {
-        const __m256i s = _mm256_set1_epi32((int32_t)t->share[r]);
-        int32_t *o = t->out + r * t->ld;
 #if defined(MLVM_Q_VNNI)
-        const __m256i v0 = _mm256_sub_epi32(c[r][0], s), v1 = _mm256_sub_epi32(c[r][1], s);
+        q_finish_ymm(s, o + r, q0, c[r][0], np < 8 ? np : 8);
+        if (np > 8)
+            q_finish_ymm(s, o + r, q0 + 8, c[r][1], np - 8);
 #else
         /* pair sums (p0 p1 p4 p5 | p2 p3 p6 p7), back in position order */
-        const __m256i v0 = _mm256_sub_epi32(
-            _mm256_permute4x64_epi64(_mm256_hadd_epi32(c[r][0], c[r][1]), 0xD8), s);
-        const __m256i v1 = v0;
+        q_finish_ymm(s, o + r, q0,
+                     _mm256_permute4x64_epi64(_mm256_hadd_epi32(c[r][0], c[r][1]), 0xD8), np);
 #endif
-        if (np == MLVM_Q_NR) {
-            _mm256_storeu_si256((__m256i *)(void *)o, v0);
-            if (MLVM_Q_NR > 8)
-                _mm256_storeu_si256((__m256i *)(void *)(o + 8), v1);
-            continue;
-        }
-        _mm256_storeu_si256((__m256i *)(void *)tmp, v0);
-        if (MLVM_Q_NR > 8)
-            _mm256_storeu_si256((__m256i *)(void *)(tmp + 8), v1);
-        for (j = 0; j < np; ++j)
-            o[j] = tmp[j];
     }
 }
 
 #else /* portable C99 */
+
+#define q_finish_run q_finish_scalar
 
 static int32_t q_dot4(uint32_t x, int32_t w)
 {
@@ -333,7 +508,8 @@ static int32_t q_dot4(uint32_t x, int32_t w)
            + (int32_t)(x >> 24) * (int8_t)(u >> 24);
 }
 
-static void q_tile(const qtile_t *t, mlvm_index_t q0, int mr, int np)
+static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_index_t q0, int mr,
+                   int np)
 {
     uint32_t c[MLVM_Q_MR][MLVM_Q_NR];
     const int32_t *w[MLVM_Q_MR];
@@ -355,73 +531,131 @@ static void q_tile(const qtile_t *t, mlvm_index_t q0, int mr, int np)
                 c[r][j] += (uint32_t)q_dot4(b[j], w[r][kk]);
     }
     for (r = 0; r < mr; ++r)
-        for (j = 0; j < np; ++j)
-            t->out[r * t->ld + j] = (int32_t)(c[r][j] - t->share[r]);
+        q_finish_scalar(s, o + r, q0, c[r], np);
 }
 
 #endif
 
-/* Compacts rows of pitch wq in ws to out's pitch ow. */
-static void q_rows_out(const mlvm_qconv2d_t *p, const qgeom_t *g, mlvm_index_t og,
-                       const int32_t *src, int32_t *out)
+/* Compacts rows of pitch wq in ws to out's pitch ow (elements of `size`
+ * bytes). */
+static void q_rows_out(const mlvm_qconv2d_t *p, const qgeom_t *g, mlvm_index_t og, size_t size,
+                       const uint8_t *src, uint8_t *out)
 {
+    const size_t row = (size_t)p->ow * size;
     mlvm_index_t o, r;
+    size_t j;
     for (o = 0; o < og; ++o)
-        for (r = 0; r < p->oh; ++r)
-            memcpy(out + (o * p->oh + r) * p->ow, src + o * g->n + r * g->wq,
-                   (size_t)p->ow * sizeof *out);
+        for (r = 0; r < p->oh; ++r) {
+            uint8_t *d = out + (size_t)(o * p->oh + r) * row;
+            const uint8_t *s = src + (size_t)(o * g->n + r * g->wq) * size;
+            if (row >= 64)
+                memcpy(d, s, row);
+            else /* a keyword spotter's 5 columns: no call per row */
+                for (j = 0; j < row; ++j)
+                    d[j] = s[j];
+        }
 }
 
-static void q_gemm_group(const mlvm_qconv2d_t *p, const qgeom_t *g, mlvm_index_t og,
-                         const qtile_t *base, int32_t *dst)
+typedef struct qcall {
+    const mlvm_qconv2d_t *p;
+    const void *x, *w, *zx, *zw;
+    const int32_t *bias;     /* requantized results only */
+    const float *mult;
+    const mlvm_qrequant_t *rq; /* NULL: int32 results */
+    const void *zy;
+    void *out;
+    uint8_t *ws;
+} qcall_t;
+
+/* The sink of image n, group gi: the output itself, or the rows at the
+ * copy's pitch in ws. */
+static void q_sink(const qcall_t *c, const qgeom_t *g, mlvm_index_t n, mlvm_index_t gi,
+                   void *rows, qsink_t *s)
 {
-    qtile_t t = *base;
-    mlvm_index_t o, q0;
-    t.ld = g->wq == p->ow ? p->oh * p->ow : g->n;
-    for (o = 0; o < og; o += MLVM_Q_MR) {
-        const int mr = (int)qmin(MLVM_Q_MR, og - o);
-        t.w4 = base->w4 + o * g->k;
-        t.share = base->share + o;
-        for (q0 = 0; q0 < g->n; q0 += MLVM_Q_NR) {
-            t.out = dst + o * t.ld + q0;
-            q_tile(&t, q0, mr, (int)qmin(MLVM_Q_NR, g->n - q0));
-        }
+    const mlvm_qconv2d_t *p = c->p;
+    const mlvm_index_t og = p->o / p->groups, hw = p->oh * p->ow;
+    const size_t size = c->rq != NULL ? 1 : 4;
+    s->requant = c->rq != NULL;
+    s->bias = c->bias != NULL ? c->bias + gi * og : NULL;
+    s->mult = c->mult == NULL ? NULL : c->mult + (c->rq->mult_per_o ? gi * og : 0);
+    s->out = g->out_bytes ? rows : (uint8_t *)c->out + (size_t)((n * p->o + gi * og) * hw) * size;
+    s->ld = g->out_bytes ? g->n : hw;
+    if (c->rq != NULL) {
+        const int32_t zy = c->rq->y_signed ? *(const int8_t *)c->zy : *(const uint8_t *)c->zy;
+        s->mult_per_o = c->rq->mult_per_o;
+        s->zy = (float)zy;
+        s->lo = c->rq->relu ? (float)zy : c->rq->y_signed ? -128.0f : 0.0f;
+        s->hi = c->rq->y_signed ? 127.0f : 255.0f;
     }
 }
 
-static void q_gemm_path(const mlvm_qconv2d_t *p, const qgeom_t *g, const uint8_t *x,
-                        const int8_t *w, uint8_t flip, uint8_t zxu, uint8_t *ws, int32_t *out)
+static void q_sink_done(const qcall_t *c, const qgeom_t *g, mlvm_index_t n, mlvm_index_t gi,
+                        const void *rows)
 {
-    const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups, hw = p->oh * p->ow;
-    mlvm_index_t *off = (mlvm_index_t *)(void *)ws;
-    uint8_t *xs = ws + g->off_bytes;
+    const mlvm_qconv2d_t *p = c->p;
+    const mlvm_index_t og = p->o / p->groups, hw = p->oh * p->ow;
+    const size_t size = c->rq != NULL ? 1 : 4;
+    if (g->out_bytes)
+        q_rows_out(p, g, og, size, (const uint8_t *)rows,
+                   (uint8_t *)c->out + (size_t)((n * p->o + gi * og) * hw) * size);
+}
+
+static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
+{
+    const mlvm_qconv2d_t *p = c->p;
+    const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups;
+    const uint8_t flip = p->x_signed ? 0x80 : 0;
+    const uint8_t zxu = (uint8_t)(*(const uint8_t *)c->zx ^ flip);
+    mlvm_index_t *off = (mlvm_index_t *)(void *)c->ws;
+    uint8_t *xs = c->ws + g->off_bytes;
     int32_t *w4 = (int32_t *)(void *)(xs + g->in_bytes);
-    uint32_t *share = (uint32_t *)(void *)((uint8_t *)w4 + qw_align((size_t)(p->o * g->k) * 4));
-    int32_t *rows = (int32_t *)(void *)((uint8_t *)w4 + g->w_bytes);
+    uint8_t *tail = (uint8_t *)w4 + qw_align((size_t)((p->o + 1) * g->k) * 4);
+    uint32_t *share = (uint32_t *)(void *)tail;
+    int32_t *zwp = (int32_t *)(void *)(tail + qw_align((size_t)p->o * 4));
+    int32_t *colx = (int32_t *)(void *)(tail + 2 * qw_align((size_t)p->o * 4));
+    void *rows = (uint8_t *)w4 + g->w_bytes;
+    const uint32_t ones_share = (uint32_t)(cg * p->kh * p->kw) * zxu;
     qtile_t t;
-    mlvm_index_t n, gi;
+    qsink_t s, sx;
+    mlvm_index_t n, gi, o, q0;
+    const int any_zw = q_reorder(p, g, c->w, c->zw, zxu, w4, share, zwp);
     q_offsets(p, g, off);
-    q_reorder(p, g, w, zxu, w4, share);
     memset(xs + g->quads * 4 * g->phases * g->plane, 0, MLVM_QW_SLACK);
     t.off = off;
     t.xs = xs;
+    t.k = g->k;
+    /* the windows' sums: the row of ones through the same tiles */
+    memset(&sx, 0, sizeof sx);
+    sx.share = &ones_share;
+    sx.out = colx;
+    memset(colx + g->n, 0, MLVM_QW_CHUNK * 4);
     for (n = 0; n < p->n; ++n)
         for (gi = 0; gi < p->groups; ++gi) {
-            int32_t *o = out + (n * p->o + gi * og) * hw;
-            q_copy(p, g, x + n * p->c * p->h * p->w, gi * cg, cg, 4, flip, zxu, xs);
-            t.w4 = w4 + gi * og * g->k;
-            t.k = g->k;
-            t.share = share + gi * og;
-            q_gemm_group(p, g, og, &t, g->out_bytes ? rows : o);
-            if (g->out_bytes)
-                q_rows_out(p, g, og, rows, o);
+            q_copy(p, g, (const uint8_t *)c->x + n * p->c * p->h * p->w, gi * cg, cg, 4, flip, zxu,
+                   xs);
+            if (any_zw) {
+                t.w4 = w4 + p->o * g->k;
+                for (q0 = 0; q0 < g->n; q0 += MLVM_Q_NR)
+                    q_tile(&t, &sx, 0, q0, 1, (int)qmin(MLVM_Q_NR, g->n - q0));
+            }
+            q_sink(c, g, n, gi, rows, &s);
+            s.share = share + gi * og;
+            s.zwp = any_zw ? zwp + gi * og : NULL;
+            s.colx = colx;
+            for (o = 0; o < og; o += MLVM_Q_MR) {
+                t.w4 = w4 + (gi * og + o) * g->k;
+                for (q0 = 0; q0 < g->n; q0 += MLVM_Q_NR)
+                    q_tile(&t, &s, o, q0, (int)qmin(MLVM_Q_MR, og - o),
+                           (int)qmin(MLVM_Q_NR, g->n - q0));
+            }
+            q_sink_done(c, g, n, gi, rows);
         }
 }
 
-/* dst[j] = sum_t wt[t] xs[off[t] + j] - base for one chunk of positions.
- * With vectors, taps go in pairs: bytes of two taps widened into the two
- * 16-bit halves of a lane, times the pair of weights (|wt| <= 255), summed
- * exactly by one vpmaddwd. */
+/* dst[j] = sum_t wt[t] xs[off[t] + j] for one chunk of positions (the
+ * zero point's share is the sink's). With vectors, taps go in pairs: bytes
+ * of two taps widened into the two 16-bit halves of a lane, times the pair
+ * of weights (|wt| <= 255), summed exactly by one vpmaddwd. */
 #if !defined(MLVM_PORTABLE_KERNELS) && defined(__AVX512BW__)
 #define MLVM_QT_V __m512i
 #define MLVM_QT_LANES 16
@@ -430,7 +664,7 @@ static void q_gemm_path(const mlvm_qconv2d_t *p, const qgeom_t *g, const uint8_t
 #define MLVM_QT_WIDEN(p) _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p)))
 #define MLVM_QT_PAIR(a, b) _mm512_or_si512(a, _mm512_slli_epi32(b, 16))
 #define MLVM_QT_MADD(acc, v, w) _mm512_add_epi32(acc, _mm512_madd_epi16(v, w))
-#define MLVM_QT_STORE(p, v, s) _mm512_storeu_si512((void *)(p), _mm512_sub_epi32(v, s))
+#define MLVM_QT_STORE(p, v) _mm512_storeu_si512((void *)(p), v)
 #elif !defined(MLVM_PORTABLE_KERNELS) && defined(__AVX2__)
 #define MLVM_QT_V __m256i
 #define MLVM_QT_LANES 8
@@ -439,13 +673,13 @@ static void q_gemm_path(const mlvm_qconv2d_t *p, const qgeom_t *g, const uint8_t
 #define MLVM_QT_WIDEN(p) _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(p)))
 #define MLVM_QT_PAIR(a, b) _mm256_or_si256(a, _mm256_slli_epi32(b, 16))
 #define MLVM_QT_MADD(acc, v, w) _mm256_add_epi32(acc, _mm256_madd_epi16(v, w))
-#define MLVM_QT_STORE(p, v, s) _mm256_storeu_si256((__m256i *)(void *)(p), _mm256_sub_epi32(v, s))
+#define MLVM_QT_STORE(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)
 #endif
 
 #ifdef MLVM_QT_V
 #define MLVM_QT_N (MLVM_QW_CHUNK / MLVM_QT_LANES)
 static void q_taps_chunk(mlvm_index_t k, const mlvm_index_t *off, const uint8_t *xs,
-                         const int32_t *wt, uint32_t base, uint32_t *dst)
+                         const int32_t *wt, uint32_t *dst)
 {
     MLVM_QT_V acc[MLVM_QT_N];
     mlvm_index_t t;
@@ -464,11 +698,11 @@ static void q_taps_chunk(mlvm_index_t k, const mlvm_index_t *off, const uint8_t 
         }
     }
     for (v = 0; v < MLVM_QT_N; ++v)
-        MLVM_QT_STORE(dst + v * MLVM_QT_LANES, acc[v], MLVM_QT_SET1((int32_t)base));
+        MLVM_QT_STORE(dst + v * MLVM_QT_LANES, acc[v]);
 }
 #else
 static void q_taps_chunk(mlvm_index_t k, const mlvm_index_t *off, const uint8_t *xs,
-                         const int32_t *wt, uint32_t base, uint32_t *dst)
+                         const int32_t *wt, uint32_t *dst)
 {
     uint32_t acc[MLVM_QW_CHUNK];
     mlvm_index_t t;
@@ -482,76 +716,85 @@ static void q_taps_chunk(mlvm_index_t k, const mlvm_index_t *off, const uint8_t 
             acc[j] += wv * xt[j];
     }
     for (j = 0; j < MLVM_QW_CHUNK; ++j)
-        dst[j] = acc[j] - base;
+        dst[j] = acc[j];
 }
 #endif
 
-static void q_taps_path(const mlvm_qconv2d_t *p, const qgeom_t *g, const uint8_t *x,
-                        const void *w, const void *zw, uint8_t flip, uint8_t zxu, uint8_t *ws,
-                        int32_t *out)
+static void q_taps_path(const qcall_t *c, const qgeom_t *g)
 {
-    const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups, hw = p->oh * p->ow;
-    mlvm_index_t *off = (mlvm_index_t *)(void *)ws;
-    uint8_t *xs = ws + g->off_bytes;
+    const mlvm_qconv2d_t *p = c->p;
+    const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups;
+    const uint8_t flip = p->x_signed ? 0x80 : 0;
+    const uint8_t zxu = (uint8_t)(*(const uint8_t *)c->zx ^ flip);
+    mlvm_index_t *off = (mlvm_index_t *)(void *)c->ws;
+    uint8_t *xs = c->ws + g->off_bytes;
     int32_t *wt = (int32_t *)(void *)(xs + g->in_bytes);
-    uint32_t *rows = (uint32_t *)(void *)((uint8_t *)wt + g->w_bytes);
-    uint32_t tail[MLVM_QW_CHUNK];
+    void *rows = (uint8_t *)wt + g->w_bytes;
+    uint32_t acc[MLVM_QW_CHUNK], shares[MLVM_QW_GEMM_ROWS];
+    qsink_t s;
     mlvm_index_t n, gi, o, t, q0;
     q_offsets(p, g, off);
     memset(xs + p->c * g->phases * g->plane, 0, MLVM_QW_SLACK);
     for (n = 0; n < p->n; ++n) {
-        q_copy(p, g, x + n * p->c * p->h * p->w, 0, p->c, 1, flip, zxu, xs);
+        q_copy(p, g, (const uint8_t *)c->x + n * p->c * p->h * p->w, 0, p->c, 1, flip, zxu, xs);
         for (gi = 0; gi < p->groups; ++gi) {
-            int32_t *og_out = out + (n * p->o + gi * og) * hw;
+            const uint8_t *xg = xs + gi * cg * g->phases * g->plane;
+            q_sink(c, g, n, gi, rows, &s);
+            s.zwp = NULL;
             for (o = 0; o < og; ++o) {
                 const mlvm_index_t oo = gi * og + o;
-                const int32_t zwo = p->w_signed ? ((const int8_t *)zw)[p->zw_per_o ? oo : 0]
-                                                : ((const uint8_t *)zw)[p->zw_per_o ? oo : 0];
-                const uint8_t *xg = xs + gi * cg * g->phases * g->plane;
-                uint32_t *dst = g->out_bytes ? rows + o * g->n : (uint32_t *)(void *)(og_out + o * hw);
+                const int32_t zwo = p->w_signed ? ((const int8_t *)c->zw)[p->zw_per_o ? oo : 0]
+                                                : ((const uint8_t *)c->zw)[p->zw_per_o ? oo : 0];
                 uint32_t sum = 0;
                 for (t = 0; t < g->k; ++t) {
-                    const int32_t wv = p->w_signed ? ((const int8_t *)w)[oo * g->k + t]
-                                                   : ((const uint8_t *)w)[oo * g->k + t];
+                    const int32_t wv = p->w_signed ? ((const int8_t *)c->w)[oo * g->k + t]
+                                                   : ((const uint8_t *)c->w)[oo * g->k + t];
                     wt[t] = wv - zwo;
                     sum += (uint32_t)wt[t];
                 }
-                for (q0 = 0; q0 + MLVM_QW_CHUNK <= g->n; q0 += MLVM_QW_CHUNK)
-                    q_taps_chunk(g->k, off, xg + q0, wt, sum * zxu, dst + q0);
-                if (q0 < g->n) {
-                    q_taps_chunk(g->k, off, xg + q0, wt, sum * zxu, tail);
-                    memcpy(dst + q0, tail, (size_t)(g->n - q0) * sizeof *dst);
+                shares[o] = sum * zxu;
+                s.share = shares;
+                for (q0 = 0; q0 < g->n; q0 += MLVM_QW_CHUNK) {
+                    q_taps_chunk(g->k, off, xg + q0, wt, acc);
+                    q_finish_run(&s, o, q0, acc, qmin(MLVM_QW_CHUNK, g->n - q0));
                 }
             }
-            if (g->out_bytes)
-                q_rows_out(p, g, og, (const int32_t *)rows, og_out);
+            q_sink_done(c, g, n, gi, rows);
         }
     }
+}
+
+static void q_run(const qcall_t *c)
+{
+    qgeom_t g;
+    qgeom(c->p, &g);
+    if (c->p->o / c->p->groups < MLVM_QW_GEMM_ROWS)
+        q_taps_path(c, &g);
+    else
+        q_gemm_path(c, &g);
 }
 
 void mlvm_qconv2d_ws_8(const mlvm_qconv2d_t *p, const void *x, const void *w, const void *zx,
                        const void *zw, int32_t *out, void *ws)
 {
-    const mlvm_index_t og = p->o / p->groups;
-    const uint8_t flip = p->x_signed ? 0x80 : 0;
-    const uint8_t zxu = (uint8_t)(*(const uint8_t *)zx ^ flip);
-    qgeom_t g;
-    mlvm_index_t o;
-    int zero_zw = 1;
+    qcall_t c;
     if (ws == NULL || mlvm_qconv2d_workspace(p) == 0) {
         mlvm_qconv2d_8(p, x, w, zx, zw, out);
         return;
     }
-    qgeom(p, &g);
-    if (og < MLVM_QW_GEMM_ROWS) {
-        q_taps_path(p, &g, (const uint8_t *)x, w, zw, flip, zxu, (uint8_t *)ws, out);
-        return;
-    }
-    for (o = 0; o < (p->zw_per_o ? p->o : 1); ++o)
-        zero_zw = zero_zw && ((const int8_t *)zw)[o] == 0;
-    if (!zero_zw) {
-        mlvm_qconv2d_8(p, x, w, zx, zw, out);
-        return;
-    }
-    q_gemm_path(p, &g, (const uint8_t *)x, (const int8_t *)w, flip, zxu, (uint8_t *)ws, out);
+    memset(&c, 0, sizeof c);
+    c.p = p, c.x = x, c.w = w, c.zx = zx, c.zw = zw, c.out = out, c.ws = (uint8_t *)ws;
+    q_run(&c);
+}
+
+void mlvm_qconv2d_requant_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const void *x,
+                            const void *w, const void *zx, const void *zw, const int32_t *bias,
+                            const float *mult, const void *zy, void *out, void *ws)
+{
+    qcall_t c;
+    if (mlvm_qconv2d_workspace(p) == 0)
+        return; /* no outputs */
+    c.p = p, c.x = x, c.w = w, c.zx = zx, c.zw = zw, c.bias = bias, c.mult = mult, c.rq = rq;
+    c.zy = zy, c.out = out, c.ws = (uint8_t *)ws;
+    q_run(&c);
 }

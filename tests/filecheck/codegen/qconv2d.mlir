@@ -1,0 +1,23 @@
+// RUN: mlvm-opt %s -t c | filecheck %s
+
+// The int8 convolutions: a static descriptor (the sizes of conv2d, then x
+// signed, w signed, one zero point per output channel) and the workspace
+// (qconv2d_workspace_bytes: 896 bytes here). The requantizing form adds a
+// descriptor of its own (y signed, one multiplier per channel, relu) and
+// passes NULL for a missing bias.
+// CHECK: #define MODULE_ACC_ARENA_BYTES 896u
+// CHECK: #define MODULE_REQUANT_ARENA_BYTES 896u
+// CHECK-DAG: static const mlvm_qconv2d_t [[Q:module__s[0-9]+]] = {1, 4, 4, 4, 4, 1, 1, 4, 4, 1, 1, 0, 0, 1, 1, 1, 0, 1, 0};
+// CHECK-DAG: static const mlvm_qrequant_t [[R:module__s[0-9]+]] = {1, 1, 1};
+// CHECK-LABEL: mlvm_status_t module_acc({{[^;]*$}}
+// CHECK: mlvm_qconv2d_ws_8(&[[Q]], in_x, in_w, in_zx, in_zw, out0, ((void *)(arena + 0)));
+// CHECK-LABEL: mlvm_status_t module_requant({{[^;]*$}}
+// CHECK: mlvm_qconv2d_requant_8(&[[Q]], &[[R]], in_x, in_w, in_zx, in_zw, NULL, in_m, in_zy, out0, ((void *)(arena + 0)));
+func.func @acc(%x: tensor<1x4x4x4xui8>, %w: tensor<4x4x1x1xi8>, %zx: tensor<ui8>, %zw: tensor<i8>) -> tensor<1x4x4x4xi32> {
+  %0 = "mlvm.qconv2d"(%x, %w, %zx, %zw) : (tensor<1x4x4x4xui8>, tensor<4x4x1x1xi8>, tensor<ui8>, tensor<i8>) -> tensor<1x4x4x4xi32>
+  func.return %0 : tensor<1x4x4x4xi32>
+}
+func.func @requant(%x: tensor<1x4x4x4xui8>, %w: tensor<4x4x1x1xi8>, %zx: tensor<ui8>, %zw: tensor<i8>, %m: tensor<4xf32>, %zy: tensor<i8>) -> tensor<1x4x4x4xi8> {
+  %0 = "mlvm.qconv2d_requant"(%x, %w, %zx, %zw, %m, %zy) <{relu = 1 : i64}> : (tensor<1x4x4x4xui8>, tensor<4x4x1x1xi8>, tensor<ui8>, tensor<i8>, tensor<4xf32>, tensor<i8>) -> tensor<1x4x4x4xi8>
+  func.return %0 : tensor<1x4x4x4xi8>
+}

@@ -232,7 +232,9 @@ class QMatmulOp(MlvmOp):
 def qconv2d_workspace_bytes(d: Mapping[str, int]) -> int:
     """mlvm_qconv2d_workspace (qconv_ws.c) for conv2d_dims `d`: tap offsets,
     the padded copy of the input (a group's channels interleaved by four for
-    groups of 4 or more output channels, all channels planar otherwise), the
+    groups of 4 or more output channels; for one or two input channels a
+    planar copy and its im2col in lanes of four taps; all channels planar
+    for groups of fewer outputs), the
     reordered weights with a row of ones, their zero-point shares, zero
     points and window sums (or one channel's taps), and the outputs at the
     copy's row pitch where it differs."""
@@ -246,17 +248,23 @@ def qconv2d_workspace_bytes(d: Mapping[str, int]) -> int:
     plane, phases = hq * wq, d["sh"] * d["sw"]
     n = (d["oh"] - 1) * wq + d["ow"]
     slack, chunk = 256, 64  # MLVM_QW_SLACK, MLVM_QW_CHUNK
-    if og >= 4:
+    taps = 0
+    if og >= 4 and cg < 3:  # lanes of four taps: a planar copy and its im2col
+        taps = cg * d["kh"] * d["kw"]
+        k = -(-taps // 4)
+        copy = align64(cg * phases * plane + slack) + align64(k * n * 4 + slack)
+    elif og >= 4:  # lanes of four channels
         quads = -(-cg // 4)
         k = quads * d["kh"] * d["kw"]
         copy = align64(quads * 4 * phases * plane + slack)
+    if og >= 4:
         weights = align64((d["o"] + 1) * k * 4) + 2 * align64(d["o"] * 4) + align64((n + chunk) * 4)
     else:
         k = cg * d["kh"] * d["kw"]
         copy = align64(d["c"] * phases * plane + slack)
         weights = align64(k * 4)
     rows = 0 if wq == d["ow"] else align64(og * n * 4)
-    return align64(k * 8) + copy + weights + rows
+    return align64((k + taps) * 8) + copy + weights + rows
 
 
 class QConvWindowOp(ConvWindowOp):

@@ -185,8 +185,10 @@ static int workspace_sizes(void)
 
 int main(int argc, char **argv)
 {
-    /* a ResNet stage, a pointwise conv, a stem with stride 2 */
+    /* a ResNet stage, a pointwise conv, a stem with stride 2, a depthwise
+     * conv, a keyword spotter's one-channel stem (lanes of four taps) */
     static const mlvm_qconv2d_t fixed[] = {
+        {1, 1, 49, 10, 64, 10, 4, 25, 5, 2, 2, 4, 1, 1, 1, 1, 0, 1, 1},
         {1, 16, 32, 32, 16, 3, 3, 32, 32, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1},
         {2, 64, 5, 25, 64, 1, 1, 5, 25, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0},
         {1, 3, 33, 31, 8, 3, 3, 17, 16, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1},

@@ -45,6 +45,11 @@
 #define MLVM_Q_AVX2 1 /* vpmaddwd of widened bytes */
 #define MLVM_Q_MR 6
 #define MLVM_Q_NR 8
+#elif !defined(MLVM_PORTABLE_KERNELS) && defined(__ARM_FEATURE_DSP)
+#include <arm_acle.h>
+#define MLVM_Q_DSP 1 /* SMLAD on halfword pairs (Cortex-M4 and up) */
+#define MLVM_Q_MR 2
+#define MLVM_Q_NR 2
 #else
 #define MLVM_Q_MR 4
 #define MLVM_Q_NR 4
@@ -63,6 +68,8 @@ const char *mlvm_qkernel_path(void)
     return "avx-vnni";
 #elif defined(MLVM_Q_AVX2)
     return "avx2";
+#elif defined(MLVM_Q_DSP)
+    return "dsp";
 #else
     return "portable";
 #endif
@@ -75,7 +82,8 @@ typedef struct qgeom {
     mlvm_index_t hq, wq, phases, plane; /* phase planes of one channel (quad) */
     mlvm_index_t n;                     /* flat outputs per channel: (oh - 1) * wq + ow */
     mlvm_index_t quads;                 /* GEMM path: channel quads of a group, else 0 */
-    mlvm_index_t k;                     /* taps: quads * kh * kw, or cg * kh * kw */
+    mlvm_index_t k;                     /* lanes per window: quads * kh * kw, or cg * kh * kw */
+    mlvm_index_t taps;                  /* tap quads: the cg * kh * kw taps a lane's bytes are of */
     size_t off_bytes, in_bytes, w_bytes, out_bytes;
 } qgeom_t;
 
@@ -90,10 +98,15 @@ static void qgeom(const mlvm_qconv2d_t *p, qgeom_t *g)
     g->phases = p->sh * p->sw;
     g->plane = g->hq * g->wq;
     g->n = (p->oh - 1) * g->wq + p->ow;
-    g->quads = gemm ? (cg + 3) / 4 : 0;
-    g->k = (gemm ? g->quads : cg) * p->kh * p->kw;
-    g->off_bytes = qw_align((size_t)g->k * 8);
-    g->in_bytes = qw_align((size_t)(gemm ? g->quads * 4 * g->phases * g->plane
+    /* one or two channels: lanes of four consecutive taps (an im2col of
+     * the planar copy) rather than of four channels, three of them empty */
+    g->taps = gemm && cg < 3 ? cg * p->kh * p->kw : 0;
+    g->quads = gemm && !g->taps ? (cg + 3) / 4 : 0;
+    g->k = g->taps ? (g->taps + 3) / 4 : (gemm ? g->quads : cg) * p->kh * p->kw;
+    g->off_bytes = qw_align((size_t)(g->k + g->taps) * 8);
+    g->in_bytes = g->taps ? qw_align((size_t)(cg * g->phases * g->plane) + MLVM_QW_SLACK)
+                                + qw_align((size_t)(g->k * g->n * 4) + MLVM_QW_SLACK)
+                : qw_align((size_t)(gemm ? g->quads * 4 * g->phases * g->plane
                                          : p->c * g->phases * g->plane) + MLVM_QW_SLACK);
     /* GEMM: reordered weights of every output channel and a row of ones,
      * zx shares, weight zero points, sums of each window (colx); taps: one
@@ -202,7 +215,8 @@ static void q_copy(const mlvm_qconv2d_t *p, const qgeom_t *g, const uint8_t *x, 
 
 /* Where tap t of output position 0 lies, in lanes: tap (quad or channel,
  * i, j) at the phase of (i dh, j dw), its row and column. */
-static void q_offsets(const mlvm_qconv2d_t *p, const qgeom_t *g, mlvm_index_t *off)
+static void q_offsets(const mlvm_qconv2d_t *p, const qgeom_t *g, mlvm_index_t count,
+                      mlvm_index_t *off)
 {
     const mlvm_index_t taps = p->kh * p->kw, chan = g->phases * g->plane;
     mlvm_index_t i, j, t;
@@ -214,7 +228,7 @@ static void q_offsets(const mlvm_qconv2d_t *p, const qgeom_t *g, mlvm_index_t *o
             off[i * p->kw + j] = row + dj % p->sw * g->plane + dj / p->sw;
         }
     }
-    for (t = taps; t < g->k; ++t)
+    for (t = taps; t < count; ++t)
         off[t] = off[t - taps] + chan;
 }
 
@@ -236,7 +250,7 @@ static int q_reorder(const mlvm_qconv2d_t *p, const qgeom_t *g, const void *w, c
         uint32_t sum = 0;
         if (o == p->o) { /* the row of ones */
             for (t = 0; t < g->k * 4; ++t)
-                dst[t] = (uint8_t)((t / (khw * 4)) * 4 + t % 4 < cg);
+                dst[t] = (uint8_t)(g->taps ? t < g->taps : (t / (khw * 4)) * 4 + t % 4 < cg);
             break;
         }
         zwp[o] = p->w_signed ? ((const int8_t *)zw)[p->zw_per_o ? o : 0]
@@ -245,6 +259,11 @@ static int q_reorder(const mlvm_qconv2d_t *p, const qgeom_t *g, const void *w, c
         for (t = 0; t < cg * khw; ++t)
             sum += (uint32_t)(int32_t)(int8_t)(wo[t] ^ flip);
         share[o] = zxu * sum;
+        if (g->taps) { /* the row itself, zero-padded to whole lanes */
+            for (t = 0; t < g->k * 4; ++t)
+                dst[t] = t < g->taps ? (uint8_t)(wo[t] ^ flip) : 0;
+            continue;
+        }
         for (q = 0; q + 4 <= cg; q += 4)
             q_lanes(dst + q * khw, wo + q * khw, wo + (q + 1) * khw, wo + (q + 2) * khw,
                     wo + (q + 3) * khw, khw, 1, 0x01010101u * flip);
@@ -278,11 +297,20 @@ typedef struct qsink {
 } qsink_t;
 
 #if !defined(MLVM_Q_ZMM)
+/* nearbyintf in the default rounding mode (half to even), without a libm
+ * call (which saves and restores the FPU's flags on a Cortex-M): below
+ * 2^22 in magnitude, adding and subtracting 1.5 * 2^23 rounds to an
+ * integer; above it every float is one already. NaN stays NaN. */
+static float q_round(float f)
+{
+    return fabsf(f) < 0x1p22f ? (f + 0x1.8p23f) - 0x1.8p23f : f;
+}
+
 static int32_t q_requant1(const qsink_t *s, mlvm_index_t o, uint32_t v)
 {
     const uint32_t b = s->bias != NULL ? (uint32_t)s->bias[o] : 0u;
     float f = (float)(int32_t)(v + b) * s->mult[s->mult_per_o ? o : 0];
-    f = nearbyintf(f) + s->zy;
+    f = q_round(f) + s->zy;
     if (f != f)
         f = s->zy;
     f = f < s->lo ? s->lo : f;
@@ -495,6 +523,45 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
     }
 }
 
+#elif defined(MLVM_Q_DSP)
+
+/* Cortex-M4 and up: a lane's four bytes split into halfword pairs (UXTB16
+ * of the lane and of it rotated by 8; SXTB16 for the weights), two SMLAD
+ * per lane and row: 2 rows x 2 positions, the 4 sums in registers. */
+static uint32_t q_ror8(uint32_t v) { return v >> 8 | v << 24; } /* one ROR */
+
+static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_index_t q0, int mr,
+                   int np)
+{
+    const int32_t *w0 = t->w4, *w1 = t->w4 + (mr > 1 ? t->k : 0);
+    int32_t c00 = 0, c01 = 0, c10 = 0, c11 = 0;
+    mlvm_index_t kk;
+    for (kk = 0; kk < t->k; ++kk) {
+        const uint8_t *b = t->xs + (t->off[kk] + q0) * 4;
+        const int32_t a0 = w0[kk], a1 = w1[kk];
+        const int32_t a0l = (int32_t)__sxtb16(a0), a0h = (int32_t)__sxtb16(q_ror8((uint32_t)a0));
+        const int32_t a1l = (int32_t)__sxtb16(a1), a1h = (int32_t)__sxtb16(q_ror8((uint32_t)a1));
+        uint32_t x0, x1;
+        int32_t x0l, x0h, x1l, x1h;
+        memcpy(&x0, b, 4);
+        memcpy(&x1, b + 4, 4);
+        x0l = (int32_t)__uxtb16(x0), x0h = (int32_t)__uxtb16(q_ror8(x0));
+        x1l = (int32_t)__uxtb16(x1), x1h = (int32_t)__uxtb16(q_ror8(x1));
+        c00 = __smlad(x0l, a0l, __smlad(x0h, a0h, c00));
+        c01 = __smlad(x1l, a0l, __smlad(x1h, a0h, c01));
+        c10 = __smlad(x0l, a1l, __smlad(x0h, a1h, c10));
+        c11 = __smlad(x1l, a1l, __smlad(x1h, a1h, c11));
+    }
+    {
+        const uint32_t r0[2] = {(uint32_t)c00, (uint32_t)c01}, r1[2] = {(uint32_t)c10, (uint32_t)c11};
+        q_finish_scalar(s, o, q0, r0, np);
+        if (mr > 1)
+            q_finish_scalar(s, o + 1, q0, r1, np);
+    }
+}
+
+#define q_finish_run q_finish_scalar
+
 #else /* portable C99 */
 
 #define q_finish_run q_finish_scalar
@@ -618,9 +685,21 @@ static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
     qtile_t t;
     qsink_t s, sx;
     mlvm_index_t n, gi, o, q0;
+    /* tap quads: the planar copy, then its im2col at xs */
+    uint8_t *planar = xs;
     const int any_zw = q_reorder(p, g, c->w, c->zw, zxu, w4, share, zwp);
-    q_offsets(p, g, off);
-    memset(xs + g->quads * 4 * g->phases * g->plane, 0, MLVM_QW_SLACK);
+    mlvm_index_t kk;
+    if (g->taps) {
+        q_offsets(p, g, g->taps, off + g->k);
+        planar = xs + g->in_bytes - qw_align((size_t)(cg * g->phases * g->plane) + MLVM_QW_SLACK);
+        for (kk = 0; kk < g->k; ++kk)
+            off[kk] = kk * g->n;
+        memset(xs + g->k * g->n * 4, 0, MLVM_QW_SLACK);
+        memset(planar + cg * g->phases * g->plane, 0, MLVM_QW_SLACK);
+    } else {
+        q_offsets(p, g, g->k, off);
+        memset(xs + g->quads * 4 * g->phases * g->plane, 0, MLVM_QW_SLACK);
+    }
     t.off = off;
     t.xs = xs;
     t.k = g->k;
@@ -631,8 +710,18 @@ static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
     memset(colx + g->n, 0, MLVM_QW_CHUNK * 4);
     for (n = 0; n < p->n; ++n)
         for (gi = 0; gi < p->groups; ++gi) {
-            q_copy(p, g, (const uint8_t *)c->x + n * p->c * p->h * p->w, gi * cg, cg, 4, flip, zxu,
-                   xs);
+            const uint8_t *xn = (const uint8_t *)c->x + n * p->c * p->h * p->w;
+            if (g->taps) {
+                const mlvm_index_t *toff = off + g->k;
+                q_copy(p, g, xn, gi * cg, cg, 1, flip, zxu, planar);
+                for (kk = 0; kk < g->k; ++kk) /* taps past the last: any bytes, weight 0 */
+                    q_lanes(xs + kk * g->n * 4, planar + toff[4 * kk],
+                            planar + toff[4 * kk + 1 < g->taps ? 4 * kk + 1 : 0],
+                            planar + toff[4 * kk + 2 < g->taps ? 4 * kk + 2 : 0],
+                            planar + toff[4 * kk + 3 < g->taps ? 4 * kk + 3 : 0], g->n, 1, 0);
+            } else {
+                q_copy(p, g, xn, gi * cg, cg, 4, flip, zxu, xs);
+            }
             if (any_zw) {
                 t.w4 = w4 + p->o * g->k;
                 for (q0 = 0; q0 < g->n; q0 += MLVM_Q_NR)
@@ -733,7 +822,7 @@ static void q_taps_path(const qcall_t *c, const qgeom_t *g)
     uint32_t acc[MLVM_QW_CHUNK], shares[MLVM_QW_GEMM_ROWS];
     qsink_t s;
     mlvm_index_t n, gi, o, t, q0;
-    q_offsets(p, g, off);
+    q_offsets(p, g, g->k, off);
     memset(xs + p->c * g->phases * g->plane, 0, MLVM_QW_SLACK);
     for (n = 0; n < p->n; ++n) {
         q_copy(p, g, (const uint8_t *)c->x + n * p->c * p->h * p->w, 0, p->c, 1, flip, zxu, xs);

@@ -604,22 +604,30 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
 #endif
 
 /* Compacts rows of pitch wq in ws to out's pitch ow (elements of `size`
- * bytes). */
+ * bytes). A short row (a keyword spotter's 5 columns) goes as one copy of
+ * a fixed width up to twice its size, in order: the excess lands on the
+ * next row, copied after it (the last row exactly), and the read stays in
+ * the next source row. */
 static void q_rows_out(const mlvm_qconv2d_t *p, const qgeom_t *g, mlvm_index_t og, size_t size,
                        const uint8_t *src, uint8_t *out)
 {
     const size_t row = (size_t)p->ow * size;
+    const size_t wide = row <= 4 ? 4 : row <= 8 ? 8 : row <= 16 ? 16 : row <= 32 ? 32 : 0;
     mlvm_index_t o, r;
-    size_t j;
     for (o = 0; o < og; ++o)
         for (r = 0; r < p->oh; ++r) {
             uint8_t *d = out + (size_t)(o * p->oh + r) * row;
             const uint8_t *s = src + (size_t)(o * g->n + r * g->wq) * size;
-            if (row >= 64)
+            if (wide == 0 || wide > 2 * row || (o == og - 1 && r == p->oh - 1))
                 memcpy(d, s, row);
-            else /* a keyword spotter's 5 columns: no call per row */
-                for (j = 0; j < row; ++j)
-                    d[j] = s[j];
+            else if (wide == 4)
+                memcpy(d, s, 4);
+            else if (wide == 8)
+                memcpy(d, s, 8);
+            else if (wide == 16)
+                memcpy(d, s, 16);
+            else
+                memcpy(d, s, 32);
         }
 }
 

@@ -8,8 +8,9 @@ code and weights) and RAM (the module's arena + the stack high-water mark
 the call reached). The models: the tests' (tests/mcu) sample MLP
 784-256-256-10 and the ResNet-8-like CNN of samples/onnx_resnet, a small
 28x28 CNN as PyTorch exports it (conv 8 3x3 stride 2, ReLU, conv 16 3x3
-stride 2, ReLU, flatten, dense 10; 78,400 multiply-adds), and the DS-CNN
-and MobileNet-v1-0.25 of `make bench` (bench/onnx_models.py).
+stride 2, ReLU, flatten, dense 10; 78,400 multiply-adds), the DS-CNN
+and MobileNet-v1-0.25 of `make bench` (bench/onnx_models.py), and the
+DS-CNN and ResNet-8 quantized to int8 by onnxruntime (bench/int8.py).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from embedded.cortex_m import harness  # noqa: E402
 from embedded.cortex_m.models import cnn28  # noqa: E402
 
 sys.path.append(str(ROOT / "bench"))
+import int8  # noqa: E402
 import onnx  # noqa: E402
 import onnx_models  # noqa: E402
 
@@ -68,13 +70,22 @@ def main() -> int:
             onnx.save(build(1), d / f"{name}.onnx")
             aot("compile", str(d / f"{name}.onnx"), "-o", str(d / f"{name}.c"))
             tiny[name] = mlvm.compile(d / f"{name}.onnx")
+        # int8: the same DS-CNN and ResNet-8 quantized by onnxruntime (QDQ,
+        # per-channel weights), as bench/int8.py makes them
+        for name in ("dscnn", "resnet8"):
+            f32 = d / f"{name}_f.onnx"
+            onnx.save(onnx_models.dscnn(1) if name == "dscnn" else onnx_models.resnet8(1), f32)
+            q = int8.quantized(f32)
+            aot("compile", str(q), "-o", str(d / f"{name}_int8.c"))
+            tiny[f"{name} int8"] = mlvm.compile(q)
         resnet = mlvm.compile(d / "resnet8.onnx")
         hosts = {"mlp": mlvm.compile(ROOT / "samples/mlp/mlp.mlir", params=d / "mlp.npz"),
                  "cnn28": cnn, "cnn28 --no-workspaces": cnn,
                  "resnet8": resnet, "resnet8 --no-workspaces": resnet, **tiny}
         files = {"mlp": "mlp.c", "cnn28": "cnn28.c", "cnn28 --no-workspaces": "cnn28_nows.c",
                  "resnet8": "resnet8.c", "dscnn": "dscnn.c", "mobilenet": "mobilenet.c",
-                 "resnet8 --no-workspaces": "resnet8_nows.c"}
+                 "resnet8 --no-workspaces": "resnet8_nows.c", "dscnn int8": "dscnn_int8.c",
+                 "resnet8 int8": "resnet8_int8.c"}
         for name, host in hosts.items():
             info = host.functions["main"]
             inputs = [np.random.default_rng(7).standard_normal(s.shape).astype(s.dtype) for s in info.inputs]

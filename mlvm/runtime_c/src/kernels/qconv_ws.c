@@ -242,6 +242,7 @@ static int q_reorder(const mlvm_qconv2d_t *p, const qgeom_t *g, const void *w, c
 {
     const mlvm_index_t cg = p->c / p->groups, khw = p->kh * p->kw;
     const uint8_t flip = p->w_signed ? 0 : 0x80;
+    const mlvm_index_t taps = g->taps;
     mlvm_index_t o, q, c, t;
     int any = 0;
     for (o = 0; o <= p->o; ++o) {
@@ -259,9 +260,10 @@ static int q_reorder(const mlvm_qconv2d_t *p, const qgeom_t *g, const void *w, c
         for (t = 0; t < cg * khw; ++t)
             sum += (uint32_t)(int32_t)(int8_t)(wo[t] ^ flip);
         share[o] = zxu * sum;
-        if (g->taps) { /* the row itself, zero-padded to whole lanes */
-            for (t = 0; t < g->k * 4; ++t)
-                dst[t] = t < g->taps ? (uint8_t)(wo[t] ^ flip) : 0;
+        if (taps) { /* the row itself, zero-padded to whole lanes */
+            for (t = 0; t < taps; ++t)
+                dst[t] = (uint8_t)(wo[t] ^ flip);
+            memset(dst + taps, 0, (size_t)(g->k * 4 - taps));
             continue;
         }
         for (q = 0; q + 4 <= cg; q += 4)

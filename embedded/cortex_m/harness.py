@@ -16,6 +16,7 @@ and qemu-system-arm (`make test` installs both on Debian).
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 import shutil
@@ -147,12 +148,13 @@ def plugin() -> Path:
     return so
 
 
-def run_elf(elf: Path, board: str, timeout: float = 120.0, count: bool = False) -> tuple[int, str]:
+def run_elf(elf: Path, board: str, timeout: float = 120.0, count: bool = False,
+            profile: bool = False) -> tuple[int, str]:
     machine, _ = BOARDS[board]
     cmd = ["qemu-system-arm", "-M", machine, "-nographic", "-monitor", "none", "-serial", "none",
            "-semihosting-config", "enable=on,target=native", "-kernel", str(elf)]
-    if count:
-        cmd[1:1] = ["-plugin", str(plugin())]
+    if count or profile:
+        cmd[1:1] = ["-plugin", str(plugin()) + (",profile=on" if profile else "")]
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     return res.returncode, res.stdout + res.stderr
 
@@ -162,6 +164,36 @@ def _instructions(text: str) -> int:
     if m is None:
         raise RuntimeError(f"no instruction count in:\n{text[-2000:]}")
     return int(m.group(1))
+
+
+def profile(c_file: Path, info: Any, inputs: list[np.ndarray], board: str = "m4") -> dict[str, int]:
+    """Instructions of one inference per function (a firmware calling the
+    entry twice minus once, blocks attributed by address with the ELF's
+    symbols), largest first."""
+    work = c_file.parent
+    prefix, header = c_file.stem, c_file.with_suffix(".h").name
+    per: list[dict[str, int]] = []
+    for calls in (1, 2):
+        main_c = work / f"{prefix}_{board}_prof{calls}.c"
+        main_c.write_text(main_source(header, prefix, info, inputs, calls=calls))
+        elf = build(c_file, main_c, board, work / f"{prefix}_{board}_prof{calls}.elf")
+        code, text = run_elf(elf, board, profile=True)
+        if code != 0:
+            raise RuntimeError(f"{elf.name} on {board}: exit {code}\n{text[-2000:]}")
+        nm = subprocess.run(["arm-none-eabi-nm", "-n", "--defined-only", str(elf)], capture_output=True,
+                            text=True, check=True).stdout
+        syms = sorted((int(a, 16) & ~1, name) for a, t, name in
+                      (line.split()[:3] for line in nm.splitlines() if len(line.split()) >= 3)
+                      if t in "tTwW")
+        starts = [a for a, _ in syms]
+        counts: dict[str, int] = {}
+        for m in re.finditer(r"^mlvm-tb ([0-9a-f]+) (\d+)$", text, re.M):
+            i = bisect.bisect_right(starts, int(m.group(1), 16)) - 1
+            name = syms[i][1] if i >= 0 else "?"
+            counts[name] = counts.get(name, 0) + int(m.group(2))
+        per.append(counts)
+    one = {k: per[1].get(k, 0) - per[0].get(k, 0) for k in per[1]}
+    return dict(sorted(((k, v) for k, v in one.items() if v > 0), key=lambda kv: -kv[1]))
 
 
 def sizes(elf: Path) -> tuple[int, int, int]:

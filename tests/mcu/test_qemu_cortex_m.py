@@ -76,11 +76,55 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, ml
         onnx.save(build(1), d / f"{name}.onnx")
         aot("compile", str(d / f"{name}.onnx"), "-o", str(d / f"{name}.c"))
         out[name] = (d / f"{name}.c", mlvm.compile(d / f"{name}.onnx"))
+    # The int8 convolution's paths (SMLAD tiles, tap pairs, the VCVTR
+    # requantization on the M4): f32 in, quantized, convolved, dequantized
+    # (exact) out.
+    (d / "qconv.mlir").write_text(QCONV_MLIR)
+    g = np.random.default_rng(3)
+    mult = (g.integers(1, 400, 12) * 1e-4).astype(np.float32)
+    mult[3], mult[5] = np.nan, np.inf
+    np.savez(d / "qconv.npz", w1=g.integers(-128, 128, (12, 5, 3, 3)).astype(np.int8),
+             b1=g.integers(-3000, 3000, 12).astype(np.int32), m1=mult,
+             w2=g.integers(0, 256, (12, 1, 3, 3)).astype(np.uint8),
+             zw2=g.integers(0, 256, 12).astype(np.uint8),
+             w3=g.integers(-128, 128, (6, 12, 1, 1)).astype(np.int8),
+             zw3=g.integers(-5, 5, 6).astype(np.int8),
+             w4=g.integers(-128, 128, (8, 1, 5, 3)).astype(np.int8))
+    aot("compile", str(d / "qconv.mlir"), "-o", str(d / "qconv.c"), "--params", str(d / "qconv.npz"))
+    out["qconv"] = (d / "qconv.c", mlvm.compile(d / "qconv.mlir", params=d / "qconv.npz"))
     return out
 
 
+QCONV_MLIR = """
+func.func @main(%x: tensor<1x5x9x7xf32>, %y: tensor<1x1x11x6xf32>) -> (tensor<1x6x9x7xf32>, tensor<1x8x4x2xf32>) {
+  %s = "mlvm.constant"() <{value = dense<0.05> : tensor<f32>}> : () -> tensor<f32>
+  %zx = "mlvm.constant"() <{value = dense<131> : tensor<ui8>}> : () -> tensor<ui8>
+  %zi = "mlvm.constant"() <{value = dense<-3> : tensor<i8>}> : () -> tensor<i8>
+  %z0 = "mlvm.constant"() <{value = dense<0> : tensor<i8>}> : () -> tensor<i8>
+  %m = "mlvm.constant"() <{value = dense<0.0123> : tensor<f32>}> : () -> tensor<f32>
+  %w1 = "mlvm.param"() <{name = "w1"}> : () -> tensor<12x5x3x3xi8>
+  %b1 = "mlvm.param"() <{name = "b1"}> : () -> tensor<12xi32>
+  %m1 = "mlvm.param"() <{name = "m1"}> : () -> tensor<12xf32>
+  %w2 = "mlvm.param"() <{name = "w2"}> : () -> tensor<12x1x3x3xui8>
+  %zw2 = "mlvm.param"() <{name = "zw2"}> : () -> tensor<12xui8>
+  %w3 = "mlvm.param"() <{name = "w3"}> : () -> tensor<6x12x1x1xi8>
+  %zw3 = "mlvm.param"() <{name = "zw3"}> : () -> tensor<6xi8>
+  %w4 = "mlvm.param"() <{name = "w4"}> : () -> tensor<8x1x5x3xi8>
+  %xq = "mlvm.quantize"(%x, %s, %zx) : (tensor<1x5x9x7xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x5x9x7xui8>
+  %c1 = "mlvm.qconv2d_requant"(%xq, %w1, %zx, %z0, %m1, %zx, %b1) <{padding = array<i64: 1, 1, 1, 1>, relu = 1 : i64}> : (tensor<1x5x9x7xui8>, tensor<12x5x3x3xi8>, tensor<ui8>, tensor<i8>, tensor<12xf32>, tensor<ui8>, tensor<12xi32>) -> tensor<1x12x9x7xui8>
+  %zu = "mlvm.constant"() <{value = dense<7> : tensor<ui8>}> : () -> tensor<ui8>
+  %c2 = "mlvm.qconv2d_requant"(%c1, %w2, %zx, %zw2, %m, %zu) <{padding = array<i64: 1, 1, 1, 1>, groups = 12 : i64}> : (tensor<1x12x9x7xui8>, tensor<12x1x3x3xui8>, tensor<ui8>, tensor<12xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x12x9x7xui8>
+  %c3 = "mlvm.qconv2d_requant"(%c2, %w3, %zu, %zw3, %m, %zi) : (tensor<1x12x9x7xui8>, tensor<6x12x1x1xi8>, tensor<ui8>, tensor<6xi8>, tensor<f32>, tensor<i8>) -> tensor<1x6x9x7xi8>
+  %o1 = "mlvm.dequantize"(%c3, %s, %zi) : (tensor<1x6x9x7xi8>, tensor<f32>, tensor<i8>) -> tensor<1x6x9x7xf32>
+  %yq = "mlvm.quantize"(%y, %s, %zi) : (tensor<1x1x11x6xf32>, tensor<f32>, tensor<i8>) -> tensor<1x1x11x6xi8>
+  %c4 = "mlvm.qconv2d_requant"(%yq, %w4, %zi, %z0, %m, %zi) <{strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>}> : (tensor<1x1x11x6xi8>, tensor<8x1x5x3xi8>, tensor<i8>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x8x4x2xi8>
+  %o2 = "mlvm.dequantize"(%c4, %s, %zi) : (tensor<1x8x4x2xi8>, tensor<f32>, tensor<i8>) -> tensor<1x8x4x2xf32>
+  func.return %o1, %o2 : tensor<1x6x9x7xf32>, tensor<1x8x4x2xf32>
+}
+"""
+
 CASES = [("mlp", "m4"), ("resnet8", "m4"), ("mlp", "m3"), ("rows", "m4"), ("cnn28", "m4"),
-         ("cnn28", "m3"), ("dscnn", "m4"), ("mobilenet", "m4")]
+         ("cnn28", "m3"), ("dscnn", "m4"), ("mobilenet", "m4"), ("qconv", "m4"), ("qconv", "m3")]
 
 
 @pytest.mark.parametrize("name,board", CASES, ids=[f"{n}-{b}" for n, b in CASES])
@@ -94,6 +138,9 @@ def test_model_on_emulated_cortex_m(models: dict[str, tuple[Path, mlvm.Module]],
     want = host.main(*inputs)
     want = list(want) if isinstance(want, tuple) else [want]
     for got, w in zip(res.outputs, want, strict=True):
+        if name == "qconv":  # integers (dequantized exactly): the same bits
+            assert np.array_equal(got, w), (got, w)
+            continue
         scale = float(np.max(np.abs(w)))
         assert np.all(np.abs(got - w) <= 1e-5 * scale + 1e-4 * np.abs(w)), (got, w)
     print(f"{name} on {board}: stack {res.stack_bytes} B, text {res.text_bytes} B, "
@@ -126,6 +173,19 @@ def test_instruction_counts_are_exact(models: dict[str, tuple[Path, mlvm.Module]
     assert macs < first.instructions < 100 * macs, first.instructions
     print(f"mlp on m4: {first.instructions} instructions per inference "
           f"({first.instructions / macs:.1f} per multiply-add)")
+
+
+def test_profile_adds_up_to_the_count(models: dict[str, tuple[Path, mlvm.Module]]) -> None:
+    """harness.profile: one inference's instructions per function, which
+    add up to the exact count; the int8 convolution's functions lead."""
+    c_file, host = models["qconv"]
+    info = host.functions["main"]
+    g = np.random.default_rng(7)
+    inputs = [g.standard_normal(s.shape).astype(s.dtype) for s in info.inputs]
+    prof = harness.profile(c_file, info, inputs, "m4")
+    total = harness.run(c_file, info, inputs, "m4", count=True).instructions
+    assert sum(prof.values()) == total
+    assert next(iter(prof)).startswith("q_"), prof
 
 
 @pytest.mark.parametrize("core", list(harness.CORES))

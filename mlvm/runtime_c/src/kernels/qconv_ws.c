@@ -294,8 +294,9 @@ typedef struct qsink {
     const float *mult;
     int mult_per_o, requant;
     float zy, lo, hi;
-    void *out;       /* row o at o * ld elements (int32, or bytes) */
+    void *out;       /* row o at o * ld elements (int32, or bytes) ... */
     mlvm_index_t ld;
+    mlvm_index_t q0; /* ... position q at q - q0 */
 } qsink_t;
 
 #if !defined(MLVM_Q_ZMM)
@@ -308,31 +309,49 @@ static float q_round(float f)
     return fabsf(f) < 0x1p22f ? (f + 0x1.8p23f) - 0x1.8p23f : f;
 }
 
-static int32_t q_requant1(const qsink_t *s, mlvm_index_t o, uint32_t v)
-{
-    const uint32_t b = s->bias != NULL ? (uint32_t)s->bias[o] : 0u;
-    float f = (float)(int32_t)(v + b) * s->mult[s->mult_per_o ? o : 0];
-    f = q_round(f) + s->zy;
-    if (f != f)
-        f = s->zy;
-    f = f < s->lo ? s->lo : f;
-    f = f > s->hi ? s->hi : f;
-    return (int32_t)f;
-}
-
-/* Results v[0 .. n) of channel o from flat position q, one by one. */
+/* Results v[0 .. n) of channel o from flat position q, one by one. The
+ * sink's fields are copied first: the byte stores may alias anything, and
+ * would otherwise reload each of them per element. */
 static void q_finish_scalar(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, const uint32_t *v,
                             mlvm_index_t n)
 {
+    const uint32_t share = s->share[o], zwp = s->zwp != NULL ? (uint32_t)s->zwp[o] : 0u;
+    const int32_t *colx = s->zwp != NULL ? s->colx + q : NULL;
     mlvm_index_t j;
-    for (j = 0; j < n; ++j) {
-        uint32_t r = v[j] - s->share[o];
-        if (s->zwp != NULL)
-            r -= (uint32_t)s->zwp[o] * (uint32_t)s->colx[q + j];
-        if (s->requant)
-            ((uint8_t *)s->out)[o * s->ld + q + j] = (uint8_t)q_requant1(s, o, r);
-        else
-            ((int32_t *)s->out)[o * s->ld + q + j] = (int32_t)r;
+    if (!s->requant) {
+        int32_t *out = (int32_t *)s->out + o * s->ld + (q - s->q0);
+        for (j = 0; j < n; ++j)
+            out[j] = (int32_t)(v[j] - share - (colx != NULL ? zwp * (uint32_t)colx[j] : 0u));
+        return;
+    }
+    {
+        const uint32_t bias = s->bias != NULL ? (uint32_t)s->bias[o] : 0u;
+        const float mult = s->mult[s->mult_per_o ? o : 0], zy = s->zy, lo = s->lo, hi = s->hi;
+        uint8_t *out = (uint8_t *)s->out + o * s->ld + (q - s->q0);
+#if defined(MLVM_Q_DSP) && defined(__GNUC__) && defined(__ARM_FP) && (__ARM_FP & 4)
+        /* VCVTR rounds half to even (the FPSCR's default mode), saturates,
+         * and gives 0 for NaN, so the zero point after a saturating add is
+         * the result of scalar.h's rule; then the clamp in integers. */
+        const int32_t zyi = (int32_t)zy, loi = (int32_t)lo, hii = (int32_t)hi;
+        for (j = 0; j < n; ++j) {
+            const uint32_t r = v[j] - share - (colx != NULL ? zwp * (uint32_t)colx[j] : 0u);
+            float f = (float)(int32_t)(r + bias) * mult;
+            int32_t y;
+            __asm__("vcvtr.s32.f32 %0, %0" : "+t"(f));
+            memcpy(&y, &f, 4);
+            y = __qadd(y, zyi);
+            out[j] = (uint8_t)(y < loi ? loi : y > hii ? hii : y);
+        }
+        return;
+#endif
+        for (j = 0; j < n; ++j) {
+            const uint32_t r = v[j] - share - (colx != NULL ? zwp * (uint32_t)colx[j] : 0u);
+            float f = q_round((float)(int32_t)(r + bias) * mult) + zy;
+            f = f != f ? zy : f;
+            f = f < lo ? lo : f;
+            f = f > hi ? hi : f;
+            out[j] = (uint8_t)(int32_t)f;
+        }
     }
 }
 #endif
@@ -361,7 +380,7 @@ static void q_finish_zmm(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, __m51
         v = _mm512_sub_epi32(v, _mm512_mullo_epi32(_mm512_set1_epi32(s->zwp[o]),
                                                    _mm512_maskz_loadu_epi32(m, s->colx + q)));
     if (!s->requant) {
-        _mm512_mask_storeu_epi32((int32_t *)s->out + o * s->ld + q, m, v);
+        _mm512_mask_storeu_epi32((int32_t *)s->out + o * s->ld + (q - s->q0), m, v);
         return;
     }
     if (s->bias != NULL)
@@ -370,7 +389,7 @@ static void q_finish_zmm(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, __m51
     f = _mm512_add_ps(_mm512_roundscale_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zy);
     f = _mm512_mask_mov_ps(f, _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q), zy);
     f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps(s->lo)), _mm512_set1_ps(s->hi));
-    _mm512_mask_cvtepi32_storeu_epi8((uint8_t *)s->out + o * s->ld + q, m, _mm512_cvtps_epi32(f));
+    _mm512_mask_cvtepi32_storeu_epi8((uint8_t *)s->out + o * s->ld + (q - s->q0), m, _mm512_cvtps_epi32(f));
 }
 
 static void q_finish_run(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, const uint32_t *v,
@@ -458,7 +477,7 @@ static void q_finish_ymm(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, __m25
             _mm256_set1_epi32(s->zwp[o]),
             _mm256_loadu_si256((const __m256i *)(const void *)(s->colx + q))));
     if (!s->requant) {
-        int32_t *dst = (int32_t *)s->out + o * s->ld + q, tmp[8];
+        int32_t *dst = (int32_t *)s->out + o * s->ld + (q - s->q0), tmp[8];
         _mm256_storeu_si256((__m256i *)(void *)(np == 8 ? dst : tmp), v);
         if (np < 8) /* a short tile's results through a buffer */
             memcpy(dst, tmp, (size_t)np * sizeof *dst);
@@ -473,7 +492,7 @@ static void q_finish_ymm(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, __m25
     v = _mm256_cvtps_epi32(f); /* integers in [-128, 255] */
     b16 = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
     {
-        uint8_t *dst = (uint8_t *)s->out + o * s->ld + q, tmp[16];
+        uint8_t *dst = (uint8_t *)s->out + o * s->ld + (q - s->q0), tmp[16];
         /* the low byte of each 16-bit value */
         const __m128i bytes = _mm_shuffle_epi8(b16, _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1,
                                                                   -1, -1, -1, -1, -1));
@@ -529,8 +548,42 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
 
 /* Cortex-M4 and up: a lane's four bytes split into halfword pairs (UXTB16
  * of the lane and of it rotated by 8; SXTB16 for the weights), two SMLAD
- * per lane and row: 2 rows x 2 positions, the 4 sums in registers. */
-static uint32_t q_ror8(uint32_t v) { return v >> 8 | v << 24; } /* one ROR */
+ * per lane and row: 2 rows x 2 positions, the 4 sums in registers, stored
+ * raw (q_rows finishes them). */
+/* Halfword packing and byte extraction of a word rotated by 8 bits, one
+ * instruction each (GCC's arm_acle.h has no PKHBT / PKHTB, and does not
+ * fold the rotation into UXTB16 / SXTB16 by itself). */
+#if defined(__GNUC__)
+static uint32_t q_pkhbt(uint32_t lo, uint32_t hi) /* lo[15:0] | hi[15:0] << 16 */
+{
+    uint32_t r;
+    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(lo), "r"(hi));
+    return r;
+}
+static uint32_t q_pkhtb(uint32_t hi, uint32_t lo) /* hi[31:16] | lo[31:16] >> 16 */
+{
+    uint32_t r;
+    __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(r) : "r"(hi), "r"(lo));
+    return r;
+}
+static uint32_t q_uxtb16_8(uint32_t x) /* bytes 1 and 3 */
+{
+    uint32_t r;
+    __asm__("uxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
+    return r;
+}
+static int32_t q_sxtb16_8(int32_t x)
+{
+    int32_t r;
+    __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
+    return r;
+}
+#else
+static uint32_t q_pkhbt(uint32_t lo, uint32_t hi) { return (lo & 0xFFFFu) | hi << 16; }
+static uint32_t q_pkhtb(uint32_t hi, uint32_t lo) { return (hi & 0xFFFF0000u) | lo >> 16; }
+static uint32_t q_uxtb16_8(uint32_t x) { return __uxtb16(x >> 8 | x << 24); }
+static int32_t q_sxtb16_8(int32_t x) { return __sxtb16((int32_t)((uint32_t)x >> 8 | (uint32_t)x << 24)); }
+#endif
 
 static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_index_t q0, int mr,
                    int np)
@@ -541,24 +594,29 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
     for (kk = 0; kk < t->k; ++kk) {
         const uint8_t *b = t->xs + (t->off[kk] + q0) * 4;
         const int32_t a0 = w0[kk], a1 = w1[kk];
-        const int32_t a0l = (int32_t)__sxtb16(a0), a0h = (int32_t)__sxtb16(q_ror8((uint32_t)a0));
-        const int32_t a1l = (int32_t)__sxtb16(a1), a1h = (int32_t)__sxtb16(q_ror8((uint32_t)a1));
+        const int32_t a0l = (int32_t)__sxtb16(a0), a0h = q_sxtb16_8(a0);
+        const int32_t a1l = (int32_t)__sxtb16(a1), a1h = q_sxtb16_8(a1);
         uint32_t x0, x1;
         int32_t x0l, x0h, x1l, x1h;
         memcpy(&x0, b, 4);
         memcpy(&x1, b + 4, 4);
-        x0l = (int32_t)__uxtb16(x0), x0h = (int32_t)__uxtb16(q_ror8(x0));
-        x1l = (int32_t)__uxtb16(x1), x1h = (int32_t)__uxtb16(q_ror8(x1));
+        x0l = (int32_t)__uxtb16(x0), x0h = (int32_t)q_uxtb16_8(x0);
+        x1l = (int32_t)__uxtb16(x1), x1h = (int32_t)q_uxtb16_8(x1);
         c00 = __smlad(x0l, a0l, __smlad(x0h, a0h, c00));
         c01 = __smlad(x1l, a0l, __smlad(x1h, a0h, c01));
         c10 = __smlad(x0l, a1l, __smlad(x0h, a1h, c10));
         c11 = __smlad(x1l, a1l, __smlad(x1h, a1h, c11));
     }
-    {
-        const uint32_t r0[2] = {(uint32_t)c00, (uint32_t)c01}, r1[2] = {(uint32_t)c10, (uint32_t)c11};
-        q_finish_scalar(s, o, q0, r0, np);
-        if (mr > 1)
-            q_finish_scalar(s, o + 1, q0, r1, np);
+    {   /* the raw sums (q_rows' sink: no zero points, its own buffer) */
+        int32_t *out = (int32_t *)s->out + o * s->ld + (q0 - s->q0);
+        out[0] = (int32_t)((uint32_t)c00 - s->share[o]);
+        if (np > 1)
+            out[1] = (int32_t)((uint32_t)c01 - s->share[o]);
+        if (mr > 1) {
+            out[s->ld] = (int32_t)((uint32_t)c10 - s->share[o + 1]);
+            if (np > 1)
+                out[s->ld + 1] = (int32_t)((uint32_t)c11 - s->share[o + 1]);
+        }
     }
 }
 
@@ -657,6 +715,7 @@ static void q_sink(const qcall_t *c, const qgeom_t *g, mlvm_index_t n, mlvm_inde
     s->mult = c->mult == NULL ? NULL : c->mult + (c->rq->mult_per_o ? gi * og : 0);
     s->out = g->out_bytes ? rows : (uint8_t *)c->out + (size_t)((n * p->o + gi * og) * hw) * size;
     s->ld = g->out_bytes ? g->n : hw;
+    s->q0 = 0;
     if (c->rq != NULL) {
         const int32_t zy = c->rq->y_signed ? *(const int8_t *)c->zy : *(const uint8_t *)c->zy;
         s->mult_per_o = c->rq->mult_per_o;
@@ -677,6 +736,40 @@ static void q_sink_done(const qcall_t *c, const qgeom_t *g, mlvm_index_t n, mlvm
                    (uint8_t *)c->out + (size_t)((n * p->o + gi * og) * hw) * size);
 }
 
+#if defined(MLVM_Q_ZMM) || defined(MLVM_Q_VNNI) || defined(MLVM_Q_AVX2)
+/* Rows o .. o + mr of the group, tile by tile, each finished in registers. */
+static void q_rows(const qtile_t *t, const qsink_t *s, mlvm_index_t o, int mr, mlvm_index_t n)
+{
+    mlvm_index_t q0;
+    for (q0 = 0; q0 < n; q0 += MLVM_Q_NR)
+        q_tile(t, s, o, q0, mr, (int)qmin(MLVM_Q_NR, n - q0));
+}
+#else
+/* The same with scalar finishing: the tiles' raw sums of a chunk of
+ * positions go to a buffer, finished a row of the chunk per call (a call
+ * per tile row would cost more than its few results). */
+static void q_rows(const qtile_t *t, const qsink_t *s, mlvm_index_t o, int mr, mlvm_index_t n)
+{
+    static const uint32_t zero[MLVM_Q_MR] = {0};
+    uint32_t raw[MLVM_Q_MR][MLVM_QW_CHUNK];
+    qsink_t r;
+    mlvm_index_t q0, q;
+    int i;
+    memset(&r, 0, sizeof r);
+    r.share = zero;
+    r.ld = MLVM_QW_CHUNK;
+    for (q0 = 0; q0 < n; q0 += MLVM_QW_CHUNK) {
+        const mlvm_index_t len = qmin(MLVM_QW_CHUNK, n - q0);
+        r.out = raw;
+        r.q0 = q0; /* tile results at q land at raw[.][q - q0] */
+        for (q = q0; q < q0 + len; q += MLVM_Q_NR)
+            q_tile(t, &r, 0, q, mr, (int)qmin(MLVM_Q_NR, q0 + len - q));
+        for (i = 0; i < mr; ++i)
+            q_finish_scalar(s, o + i, q0, raw[i], len);
+    }
+}
+#endif
+
 static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
 {
     const mlvm_qconv2d_t *p = c->p;
@@ -694,7 +787,7 @@ static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
     const uint32_t ones_share = (uint32_t)(cg * p->kh * p->kw) * zxu;
     qtile_t t;
     qsink_t s, sx;
-    mlvm_index_t n, gi, o, q0;
+    mlvm_index_t n, gi, o;
     /* tap quads: the planar copy, then its im2col at xs */
     uint8_t *planar = xs;
     const int any_zw = q_reorder(p, g, c->w, c->zw, zxu, w4, share, zwp);
@@ -734,8 +827,7 @@ static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
             }
             if (any_zw) {
                 t.w4 = w4 + p->o * g->k;
-                for (q0 = 0; q0 < g->n; q0 += MLVM_Q_NR)
-                    q_tile(&t, &sx, 0, q0, 1, (int)qmin(MLVM_Q_NR, g->n - q0));
+                q_rows(&t, &sx, 0, 1, g->n);
             }
             q_sink(c, g, n, gi, rows, &s);
             s.share = share + gi * og;
@@ -743,9 +835,7 @@ static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
             s.colx = colx;
             for (o = 0; o < og; o += MLVM_Q_MR) {
                 t.w4 = w4 + (gi * og + o) * g->k;
-                for (q0 = 0; q0 < g->n; q0 += MLVM_Q_NR)
-                    q_tile(&t, &s, o, q0, (int)qmin(MLVM_Q_MR, og - o),
-                           (int)qmin(MLVM_Q_NR, g->n - q0));
+                q_rows(&t, &s, o, (int)qmin(MLVM_Q_MR, og - o), g->n);
             }
             q_sink_done(c, g, n, gi, rows);
         }
@@ -798,6 +888,36 @@ static void q_taps_chunk(mlvm_index_t k, const mlvm_index_t *off, const uint8_t 
     }
     for (v = 0; v < MLVM_QT_N; ++v)
         MLVM_QT_STORE(dst + v * MLVM_QT_LANES, acc[v]);
+}
+#elif defined(MLVM_Q_DSP)
+/* Four positions at a time, taps in pairs: one 32-bit load per tap reads
+ * its bytes for the four positions, UXTB16 and halfword packing
+ * (PKHBT / PKHTB) pair each position's bytes of the two taps, and one SMLAD
+ * multiplies them by the pair of weights (|wt| <= 255: exact). */
+static void q_taps_chunk(mlvm_index_t k, const mlvm_index_t *off, const uint8_t *xs,
+                         const int32_t *wt, uint32_t *dst)
+{
+    mlvm_index_t t;
+    int j;
+    for (j = 0; j < MLVM_QW_CHUNK; j += 4) {
+        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+        for (t = 0; t < k; t += 2) {
+            const int two = t + 1 < k;
+            const int32_t wp = (int32_t)((uint32_t)(uint16_t)wt[t]
+                                         | (two ? (uint32_t)wt[t + 1] << 16 : 0u));
+            uint32_t a, b, al, ah, bl, bh;
+            memcpy(&a, xs + off[t] + j, 4);
+            memcpy(&b, xs + off[two ? t + 1 : t] + j, 4);
+            al = __uxtb16(a), ah = q_uxtb16_8(a);
+            bl = __uxtb16(b), bh = q_uxtb16_8(b);
+            a0 = __smlad((int32_t)q_pkhbt(al, bl), wp, a0);
+            a1 = __smlad((int32_t)q_pkhbt(ah, bh), wp, a1);
+            a2 = __smlad((int32_t)q_pkhtb(bl, al), wp, a2);
+            a3 = __smlad((int32_t)q_pkhtb(bh, ah), wp, a3);
+        }
+        dst[j] = (uint32_t)a0, dst[j + 1] = (uint32_t)a1;
+        dst[j + 2] = (uint32_t)a2, dst[j + 3] = (uint32_t)a3;
+    }
 }
 #else
 static void q_taps_chunk(mlvm_index_t k, const mlvm_index_t *off, const uint8_t *xs,

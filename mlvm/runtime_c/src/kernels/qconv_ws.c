@@ -770,41 +770,57 @@ static void q_rows(const qtile_t *t, const qsink_t *s, mlvm_index_t o, int mr, m
 }
 #endif
 
+/* What both paths start from: x's bytes made unsigned (flip) and its zero
+ * point so, and the workspace's first parts: tap offsets, the copy, the
+ * weights' area. */
+typedef struct qstart {
+    uint8_t flip, zxu;
+    mlvm_index_t *off;
+    uint8_t *xs, *w;
+} qstart_t;
+
+static void q_start(const qcall_t *c, const qgeom_t *g, qstart_t *st)
+{
+    st->flip = c->p->x_signed ? 0x80 : 0;
+    st->zxu = (uint8_t)(*(const uint8_t *)c->zx ^ st->flip);
+    st->off = (mlvm_index_t *)(void *)c->ws;
+    st->xs = c->ws + g->off_bytes;
+    st->w = st->xs + g->in_bytes;
+}
+
 static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
 {
     const mlvm_qconv2d_t *p = c->p;
     const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups;
-    const uint8_t flip = p->x_signed ? 0x80 : 0;
-    const uint8_t zxu = (uint8_t)(*(const uint8_t *)c->zx ^ flip);
-    mlvm_index_t *off = (mlvm_index_t *)(void *)c->ws;
-    uint8_t *xs = c->ws + g->off_bytes;
-    int32_t *w4 = (int32_t *)(void *)(xs + g->in_bytes);
+    qstart_t st;
+    q_start(c, g, &st);
+    int32_t *w4 = (int32_t *)(void *)st.w;
     uint8_t *tail = (uint8_t *)w4 + qw_align((size_t)((p->o + 1) * g->k) * 4);
     uint32_t *share = (uint32_t *)(void *)tail;
     int32_t *zwp = (int32_t *)(void *)(tail + qw_align((size_t)p->o * 4));
     int32_t *colx = (int32_t *)(void *)(tail + 2 * qw_align((size_t)p->o * 4));
     void *rows = (uint8_t *)w4 + g->w_bytes;
-    const uint32_t ones_share = (uint32_t)(cg * p->kh * p->kw) * zxu;
+    const uint32_t ones_share = (uint32_t)(cg * p->kh * p->kw) * st.zxu;
     qtile_t t;
     qsink_t s, sx;
     mlvm_index_t n, gi, o;
-    /* tap quads: the planar copy, then its im2col at xs */
-    uint8_t *planar = xs;
-    const int any_zw = q_reorder(p, g, c->w, c->zw, zxu, w4, share, zwp);
+    /* tap quads: the planar copy, then its im2col in the copy's place */
+    uint8_t *planar = st.xs;
+    const int any_zw = q_reorder(p, g, c->w, c->zw, st.zxu, w4, share, zwp);
     mlvm_index_t kk;
     if (g->taps) {
-        q_offsets(p, g, g->taps, off + g->k);
-        planar = xs + g->in_bytes - qw_align((size_t)(cg * g->phases * g->plane) + MLVM_QW_SLACK);
+        q_offsets(p, g, g->taps, st.off + g->k);
+        planar = st.xs + g->in_bytes - qw_align((size_t)(cg * g->phases * g->plane) + MLVM_QW_SLACK);
         for (kk = 0; kk < g->k; ++kk)
-            off[kk] = kk * g->n;
-        memset(xs + g->k * g->n * 4, 0, MLVM_QW_SLACK);
+            st.off[kk] = kk * g->n;
+        memset(st.xs + g->k * g->n * 4, 0, MLVM_QW_SLACK);
         memset(planar + cg * g->phases * g->plane, 0, MLVM_QW_SLACK);
     } else {
-        q_offsets(p, g, g->k, off);
-        memset(xs + g->quads * 4 * g->phases * g->plane, 0, MLVM_QW_SLACK);
+        q_offsets(p, g, g->k, st.off);
+        memset(st.xs + g->quads * 4 * g->phases * g->plane, 0, MLVM_QW_SLACK);
     }
-    t.off = off;
-    t.xs = xs;
+    t.off = st.off;
+    t.xs = st.xs;
     t.k = g->k;
     /* the windows' sums: the row of ones through the same tiles */
     memset(&sx, 0, sizeof sx);
@@ -815,15 +831,15 @@ static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
         for (gi = 0; gi < p->groups; ++gi) {
             const uint8_t *xn = (const uint8_t *)c->x + n * p->c * p->h * p->w;
             if (g->taps) {
-                const mlvm_index_t *toff = off + g->k;
-                q_copy(p, g, xn, gi * cg, cg, 1, flip, zxu, planar);
+                const mlvm_index_t *toff = st.off + g->k;
+                q_copy(p, g, xn, gi * cg, cg, 1, st.flip, st.zxu, planar);
                 for (kk = 0; kk < g->k; ++kk) /* taps past the last: any bytes, weight 0 */
-                    q_lanes(xs + kk * g->n * 4, planar + toff[4 * kk],
+                    q_lanes(st.xs + kk * g->n * 4, planar + toff[4 * kk],
                             planar + toff[4 * kk + 1 < g->taps ? 4 * kk + 1 : 0],
                             planar + toff[4 * kk + 2 < g->taps ? 4 * kk + 2 : 0],
                             planar + toff[4 * kk + 3 < g->taps ? 4 * kk + 3 : 0], g->n, 1, 0);
             } else {
-                q_copy(p, g, xn, gi * cg, cg, 4, flip, zxu, xs);
+                q_copy(p, g, xn, gi * cg, cg, 4, st.flip, st.zxu, st.xs);
             }
             if (any_zw) {
                 t.w4 = w4 + p->o * g->k;
@@ -943,21 +959,20 @@ static void q_taps_path(const qcall_t *c, const qgeom_t *g)
 {
     const mlvm_qconv2d_t *p = c->p;
     const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups;
-    const uint8_t flip = p->x_signed ? 0x80 : 0;
-    const uint8_t zxu = (uint8_t)(*(const uint8_t *)c->zx ^ flip);
-    mlvm_index_t *off = (mlvm_index_t *)(void *)c->ws;
-    uint8_t *xs = c->ws + g->off_bytes;
-    int32_t *wt = (int32_t *)(void *)(xs + g->in_bytes);
+    qstart_t st;
+    q_start(c, g, &st);
+    int32_t *wt = (int32_t *)(void *)st.w;
     void *rows = (uint8_t *)wt + g->w_bytes;
     uint32_t acc[MLVM_QW_CHUNK], shares[MLVM_QW_GEMM_ROWS];
     qsink_t s;
     mlvm_index_t n, gi, o, t, q0;
-    q_offsets(p, g, g->k, off);
-    memset(xs + p->c * g->phases * g->plane, 0, MLVM_QW_SLACK);
+    q_offsets(p, g, g->k, st.off);
+    memset(st.xs + p->c * g->phases * g->plane, 0, MLVM_QW_SLACK);
     for (n = 0; n < p->n; ++n) {
-        q_copy(p, g, (const uint8_t *)c->x + n * p->c * p->h * p->w, 0, p->c, 1, flip, zxu, xs);
+        q_copy(p, g, (const uint8_t *)c->x + n * p->c * p->h * p->w, 0, p->c, 1, st.flip, st.zxu,
+               st.xs);
         for (gi = 0; gi < p->groups; ++gi) {
-            const uint8_t *xg = xs + gi * cg * g->phases * g->plane;
+            const uint8_t *xg = st.xs + gi * cg * g->phases * g->plane;
             q_sink(c, g, n, gi, rows, &s);
             s.zwp = NULL;
             for (o = 0; o < og; ++o) {
@@ -971,10 +986,10 @@ static void q_taps_path(const qcall_t *c, const qgeom_t *g)
                     wt[t] = wv - zwo;
                     sum += (uint32_t)wt[t];
                 }
-                shares[o] = sum * zxu;
+                shares[o] = sum * st.zxu;
                 s.share = shares;
                 for (q0 = 0; q0 < g->n; q0 += MLVM_QW_CHUNK) {
-                    q_taps_chunk(g->k, off, xg + q0, wt, acc);
+                    q_taps_chunk(g->k, st.off, xg + q0, wt, acc);
                     q_finish_run(&s, o, q0, acc, qmin(MLVM_QW_CHUNK, g->n - q0));
                 }
             }

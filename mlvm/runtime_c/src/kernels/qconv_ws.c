@@ -1,26 +1,27 @@
-/* mlvm.qconv2d with a workspace (mlvm_qconv2d_ws_8): the input copied once
- * per call, padded, so that every tap is read in place, as conv.c's direct
- * path does for f32.
+/* mlvm.qconv2d (mlvm_qconv2d_ws_8: int32 sums) and mlvm.qconv2d_requant
+ * (mlvm_qconv2d_requant_8: bias, requantization and ReLU applied to the
+ * sums in registers) with a workspace: the input copied once per call,
+ * padded, so that every tap is read in place, as conv.c's direct path does
+ * for f32.
  *
  * Groups of 4 or more output channels are one integer GEMM per image and
  * group. The copy interleaves channels by four ([c / 4][phase][hq][wq][4]
  * bytes, x as unsigned: x ^ 0x80 for i8), so that one 32-bit lane holds
  * four channels of one position at one (ky, kx): the lanes of 16
  * consecutive positions are 64 consecutive bytes, read in place at the
- * tap's offset. The weights are reordered to match once per call
- * (w4[o][k-quad] = four channels' bytes of one (ky, kx), zero past cg), so
- * the lane product is one vpdpbusd (AVX-512 VNNI, AVX-VNNI) or two
- * vpmaddwd of widened bytes (AVX2), and sums of four products in plain C
- * elsewhere. Padding holds the zero point, and the zero point's share
- * (zx * sum_t w[o, t], per output channel) leaves the inner loop:
- * sum_t w (x - zx) = sum_t w x - zx sum_t w. Sums wrap modulo 2^32, like
- * the reference's int32, on every path.
+ * tap's offset (one or two channels: lanes of four consecutive taps, an
+ * im2col of a planar copy, instead). The weights are reordered to match
+ * once per call (as i8: u8 weights less 128), so the lane product is one
+ * vpdpbusd (AVX-512 VNNI, AVX-VNNI), two vpmaddwd of widened bytes (AVX2),
+ * two SMLAD of halfword pairs (the Arm DSP extension), or four products
+ * in plain C. Padding holds the zero point, whose share (zx * sum_t w[o,
+ * t], per output channel) leaves the inner loop, as does a weight zero
+ * point's (zw[o] * sum_t x, the windows' sums computed by a row of ones
+ * through the same tiles). Sums wrap modulo 2^32, like the reference's
+ * int32, on every path.
  *
  * Groups with fewer output channels (depthwise) add their taps over chunks
- * of 64 positions of planar copies (all channels copied at once).
- *
- * The GEMM path needs i8 weights with zero points of 0 (what quantizers
- * write for per-channel weights); the others take mlvm_qconv2d_8. */
+ * of 64 positions of planar copies (all channels copied at once). */
 #include <math.h>
 #include <string.h>
 

@@ -6,10 +6,12 @@ convolution as float ops between DequantizeLinear and QuantizeLinear:
     quantize(conv2d(dequantize(xq, sx, zx), dequantize(wq, sw, zw),
                     dequantize(bq, sb, 0)?) [relu], sy, zy)
 
-This pass computes it in integers, as onnxruntime runs such a model, in
-one kernel that never stores the sums (mlvm.qconv2d_requant):
+This pass computes it in integers, as onnxruntime runs such a model:
 
     requantize(qconv2d(xq, wq, zx, zw) + bq, (sx * sw) / sy, zy) [max zy]
+
+in one kernel that never stores the sums (mlvm.qconv2d_requant) for 8-bit
+outputs, as those four ops for 16-bit ones.
 
 (the bias's own scale is taken to be sx * sw, as the quantizer writes it;
 `quantize(relu(v))` is `max(quantize(v), zy)` exactly). Rank-2 matmuls
@@ -39,8 +41,15 @@ from mlvm.codegen.lowering import elem, value_shape
 from mlvm.dialect.base import MlvmOp
 from mlvm.dialect.elements import xdsl_type
 from mlvm.dialect.nn import Conv2dOp
-from mlvm.dialect.ops import DivOp, MatmulOp, MulOp, ReluOp, ReshapeOp
-from mlvm.dialect.quant import DequantizeOp, QConv2dRequantOp, QMatmulOp, QuantizeOp, RequantizeOp
+from mlvm.dialect.ops import AddOp, DivOp, MatmulOp, MaxOp, MulOp, ReluOp, ReshapeOp
+from mlvm.dialect.quant import (
+    DequantizeOp,
+    QConv2dOp,
+    QConv2dRequantOp,
+    QMatmulOp,
+    QuantizeOp,
+    RequantizeOp,
+)
 
 
 def _elem(v: SSAValue) -> str:
@@ -133,10 +142,20 @@ class FuseQdqConv(RewritePattern):
         b = _Builder(rewriter, q)
         props: dict[str, Attribute] = {k: src.properties[k] for k in ("strides", "padding", "dilations", "groups")
                                        if k in src.properties}
-        props["relu"] = IntegerAttr(int(relu is not None), i64)
         zw = b.reshape(dw.zero_point, (o,) if per_z else ())
+        x_zw = [dx.q, dw.q, b.reshape(dx.zero_point, ()), zw]
+        if _elem(q.result) not in ("i8", "ui8"):  # 16-bit outputs: the sums, then requantize
+            acc = b.op(QConv2dOp, x_zw, value_shape(src.result), "i32", **props)
+            if bias_q is not None:
+                acc = b.op(AddOp, [acc, b.reshape(bias_q, (o, 1, 1))], value_shape(acc), "i32")
+            y = _requantized(b, acc, dx.scale, dw.scale, per_s, o, q, (o, 1, 1))
+            if relu is not None:
+                y = b.op(MaxOp, [y, b.reshape(q.zero_point, ())], value_shape(y), _elem(y))
+            rewriter.replace(q, [], [y])
+            return
+        props["relu"] = IntegerAttr(int(relu is not None), i64)
         mult = _multiplier(b, dx.scale, dw.scale, per_s, o, q)
-        operands = [dx.q, dw.q, b.reshape(dx.zero_point, ()), zw, mult, b.reshape(q.zero_point, ())]
+        operands = [*x_zw, mult, b.reshape(q.zero_point, ())]
         if bias_q is not None:
             operands.append(b.reshape(bias_q, (o,)))
         y = b.op(QConv2dRequantOp, operands, value_shape(src.result), _elem(q.result), **props)

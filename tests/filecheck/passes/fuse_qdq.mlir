@@ -76,3 +76,17 @@ func.func @conv_plain(%xq: tensor<1x4x6x6xi8>, %wq: tensor<8x4x1x1xi8>, %s: tens
   %y = "mlvm.quantize"(%c, %s, %z) : (tensor<1x8x6x6xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xi8>
   func.return %y : tensor<1x8x6x6xi8>
 }
+
+// -----
+// A 16-bit output: the sums, then requantize (qconv2d_requant is 8-bit).
+// CHECK-LABEL: func.func @conv_i16_out
+// CHECK: %[[ACC:.*]] = "mlvm.qconv2d"(%xq, %wq, %{{.*}}, %{{.*}}) : (tensor<1x4x6x6xi8>, tensor<8x4x1x1xi8>, tensor<i8>, tensor<i8>) -> tensor<1x8x6x6xi32>
+// CHECK: "mlvm.requantize"(%[[ACC]], %{{.*}}, %{{.*}}) : (tensor<1x8x6x6xi32>, tensor<f32>, tensor<i16>) -> tensor<1x8x6x6xi16>
+// CHECK-NOT: mlvm.qconv2d_requant
+func.func @conv_i16_out(%xq: tensor<1x4x6x6xi8>, %wq: tensor<8x4x1x1xi8>, %s: tensor<f32>, %z: tensor<i8>, %z16: tensor<i16>) -> tensor<1x8x6x6xi16> {
+  %x = "mlvm.dequantize"(%xq, %s, %z) : (tensor<1x4x6x6xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4x6x6xf32>
+  %w = "mlvm.dequantize"(%wq, %s, %z) : (tensor<8x4x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<8x4x1x1xf32>
+  %c = "mlvm.conv2d"(%x, %w) : (tensor<1x4x6x6xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x6x6xf32>
+  %y = "mlvm.quantize"(%c, %s, %z16) : (tensor<1x8x6x6xf32>, tensor<f32>, tensor<i16>) -> tensor<1x8x6x6xi16>
+  func.return %y : tensor<1x8x6x6xi16>
+}

@@ -17,39 +17,12 @@
 #include <string.h>
 
 #include "gemm.h"
+#include "window.h"
 #include "mlvm/kernels.h"
 
 #ifndef MLVM_CONV_GEMM_ROWS
 #define MLVM_CONV_GEMM_ROWS 4
 #endif
-
-static mlvm_index_t imin(mlvm_index_t a, mlvm_index_t b) { return a < b ? a : b; }
-static mlvm_index_t imax(mlvm_index_t a, mlvm_index_t b) { return a > b ? a : b; }
-
-/* floor(a / b) and ceil(a / b) for b > 0 and any sign of a. */
-static mlvm_index_t floor_div(mlvm_index_t a, mlvm_index_t b)
-{
-    return a >= 0 ? a / b : -((-a + b - 1) / b);
-}
-
-static mlvm_index_t ceil_div(mlvm_index_t a, mlvm_index_t b)
-{
-    return -floor_div(-a, b);
-}
-
-/* The outputs q in [0, n) of a row whose input column iw0 + q * s lies in
- * [0, w): [*lo, *hi). */
-static void valid_span(mlvm_index_t iw0, mlvm_index_t s, mlvm_index_t w, mlvm_index_t n,
-                       mlvm_index_t *lo, mlvm_index_t *hi)
-{
-    if (s == 1) { /* no division: called per channel on small maps */
-        *lo = imin(n, imax(0, -iw0));
-        *hi = imax(*lo, imin(n, w - iw0));
-        return;
-    }
-    *lo = imin(n, imax(0, ceil_div(-iw0, s)));
-    *hi = imax(*lo, imin(n, floor_div(w - 1 - iw0, s) + 1));
-}
 
 typedef struct window_ctx {
     const mlvm_conv2d_t *p;
@@ -93,7 +66,7 @@ static void pack_window(const void *vctx, mlvm_index_t k0, mlvm_index_t kc, mlvm
         float *dst = buf + t * ld;
         mlvm_index_t col = 0, oh = oh0, ow = ow0;
         while (col < nr) {
-            const mlvm_index_t seg = imin(nr - col, p->ow - ow);
+            const mlvm_index_t seg = mlvm_imin(nr - col, p->ow - ow);
             const mlvm_index_t ih = oh * p->sh + i * p->dh - p->pt;
             const mlvm_index_t iw0 = ow * p->sw + j * p->dw - p->pl;
             const float *xr = xc; /* row ih from column iw0, once ih is valid */
@@ -103,8 +76,8 @@ static void pack_window(const void *vctx, mlvm_index_t k0, mlvm_index_t kc, mlvm
             if (ih < 0 || ih >= p->h) {
                 put_run(d, NULL, seg);
             } else if (p->sw == 1) {
-                lo = imin(seg, imax(0, -iw0));
-                hi = imax(lo, imin(seg, p->w - iw0));
+                lo = mlvm_imin(seg, mlvm_imax(0, -iw0));
+                hi = mlvm_imax(lo, mlvm_imin(seg, p->w - iw0));
                 if (lo == 0 && hi == seg) {
                     put_run(d, xr, seg);
                 } else {
@@ -113,7 +86,7 @@ static void pack_window(const void *vctx, mlvm_index_t k0, mlvm_index_t kc, mlvm
                     put_run(d + hi, NULL, seg - hi);
                 }
             } else {
-                valid_span(iw0, p->sw, p->w, seg, &lo, &hi);
+                mlvm_valid_span(iw0, p->sw, p->w, seg, &lo, &hi);
                 put_run(d, NULL, lo);
                 for (q = lo; q < hi; ++q)
                     d[q] = xr[q * p->sw];
@@ -146,7 +119,7 @@ static void conv_rows(const mlvm_conv2d_t *p, mlvm_index_t og, const float *x,
     mlvm_index_t span_lo[MLVM_CONV_SPAN_TAPS], span_hi[MLVM_CONV_SPAN_TAPS];
     mlvm_index_t o, c, oh, i, j, q, lo, hi;
     for (j = 0; j < p->kw && j < MLVM_CONV_SPAN_TAPS; ++j)
-        valid_span(j * p->dw - p->pl, p->sw, p->w, p->ow, &span_lo[j], &span_hi[j]);
+        mlvm_valid_span(j * p->dw - p->pl, p->sw, p->w, p->ow, &span_lo[j], &span_hi[j]);
     for (o = 0; o < og; ++o) {
         for (oh = 0; oh < p->oh; ++oh) {
             float *orow = out + (o * p->oh + oh) * p->ow;
@@ -166,7 +139,7 @@ static void conv_rows(const mlvm_conv2d_t *p, mlvm_index_t og, const float *x,
                             lo = span_lo[j];
                             hi = span_hi[j];
                         } else {
-                            valid_span(iw0, p->sw, p->w, p->ow, &lo, &hi);
+                            mlvm_valid_span(iw0, p->sw, p->w, p->ow, &lo, &hi);
                         }
                         /* constant strides, so that the loads vectorise */
                         if (p->sw == 1)
@@ -228,12 +201,12 @@ static void conv_flat(const mlvm_conv2d_t *p, mlvm_dw_mask_t mask, mlvm_index_t 
         float *op = out + o * p->oh * ow;
         mlvm_fill_f32((size_t)(p->oh * ow), bias != NULL ? bias[o] : 0.0f, op);
         for (r0 = 0; r0 < p->oh; r0 += rows) {
-            const mlvm_index_t r1 = imin(p->oh, r0 + rows);
+            const mlvm_index_t r1 = mlvm_imin(p->oh, r0 + rows);
             float *oc = op + r0 * ow;
             for (i = 0; i < p->kh; ++i) {
                 /* output rows whose input row for tap i exists */
-                lo = imax(r0, p->pt - i * p->dh);
-                hi = imin(r1, p->h + p->pt - i * p->dh);
+                lo = mlvm_imax(r0, p->pt - i * p->dh);
+                hi = mlvm_imin(r1, p->h + p->pt - i * p->dh);
                 for (j = 0; j < p->kw && lo < hi; ++j) {
                     const float wv = w[o * p->kh * p->kw + i * p->kw + j];
                     const mlvm_index_t off = (i * p->dh - p->pt) * p->w + j * p->dw - p->pl;
@@ -242,8 +215,8 @@ static void conv_flat(const mlvm_conv2d_t *p, mlvm_dw_mask_t mask, mlvm_index_t 
                      * plane (the trimmed ends are masked columns anyway) */
                     t0 = (lo - r0) * ow;
                     t1 = (hi - r0) * ow;
-                    t0 = imax(t0, -off - r0 * ow);
-                    t1 = imin(t1, plane - off - r0 * ow);
+                    t0 = mlvm_imax(t0, -off - r0 * ow);
+                    t1 = mlvm_imin(t1, plane - off - r0 * ow);
                     if (t0 < t1) {
                         const mlvm_index_t base = r0 * ow + off;
                         for (t = t0; t < t1; ++t)
@@ -268,9 +241,9 @@ static void conv_flat(const mlvm_conv2d_t *p, mlvm_dw_mask_t mask, mlvm_index_t 
  * rows are copied out. Padding enters as zeros: 0 * w is added where the
  * portable path adds nothing (the same result unless w is inf or NaN). */
 typedef struct direct_geom {
-    mlvm_index_t hq, wq, phases; /* phase planes of one channel: phases x hq x wq */
-    mlvm_index_t chans;          /* channels copied at once: a group's, or the image's */
-    mlvm_index_t n;              /* flat outputs per channel: (oh - 1) * wq + ow */
+    mlvm_window_t win;
+    mlvm_phases_t ph;   /* phase planes of one channel, flat outputs per channel */
+    mlvm_index_t chans; /* channels copied at once: a group's, or the image's */
     size_t off_bytes, in_bytes, out_bytes; /* workspace parts, each 64-byte aligned */
 } direct_geom_t;
 
@@ -294,19 +267,15 @@ static int direct_applies(const mlvm_conv2d_t *p)
 static void direct_geom(const mlvm_conv2d_t *p, direct_geom_t *g)
 {
     const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups;
-    /* padded rows and columns the windows reach */
-    const mlvm_index_t hp = (p->oh - 1) * p->sh + (p->kh - 1) * p->dh + 1;
-    const mlvm_index_t wp = (p->ow - 1) * p->sw + (p->kw - 1) * p->dw + 1;
-    g->hq = (hp + p->sh - 1) / p->sh;
-    g->wq = (wp + p->sw - 1) / p->sw;
-    g->phases = p->sh * p->sw;
-    g->n = (p->oh - 1) * g->wq + p->ow;
+    const mlvm_window_t win = {p->oh, p->ow, p->kh, p->kw, p->sh, p->sw, p->dh, p->dw};
+    g->win = win;
+    g->ph = mlvm_phases_of(&win);
     /* depthwise-like groups: all channels in one pass (spans found once) */
     g->chans = og < MLVM_CONV_GEMM_ROWS ? p->c : cg;
     g->off_bytes = ws_align((size_t)(cg * p->kh * p->kw) * MLVM_WS_OFF_BYTES);
-    g->in_bytes = ws_align((size_t)(g->chans * g->phases * g->hq * g->wq + MLVM_WS_SLACK)
+    g->in_bytes = ws_align((size_t)(g->chans * g->ph.phases * g->ph.plane + MLVM_WS_SLACK)
                            * sizeof(float));
-    g->out_bytes = g->wq == p->ow ? 0 : ws_align((size_t)(og * g->n) * sizeof(float));
+    g->out_bytes = g->ph.wq == p->ow ? 0 : ws_align((size_t)(og * g->ph.n) * sizeof(float));
 }
 
 size_t mlvm_conv2d_workspace(const mlvm_conv2d_t *p)
@@ -316,19 +285,6 @@ size_t mlvm_conv2d_workspace(const mlvm_conv2d_t *p)
         return 0;
     direct_geom(p, &g);
     return g.off_bytes + g.in_bytes + g.out_bytes;
-}
-
-/* Whether some tap reads phase (a, b): a 1x1 kernel with stride 2 reads
- * one phase of four. */
-static int phase_read(const mlvm_conv2d_t *p, mlvm_index_t a, mlvm_index_t b)
-{
-    mlvm_index_t i, j;
-    int rows = 0, cols = 0;
-    for (i = 0; i < p->kh && !rows; ++i)
-        rows = i * p->dh % p->sh == a;
-    for (j = 0; j < p->kw && !cols; ++j)
-        cols = j * p->dw % p->sw == b;
-    return rows && cols;
 }
 
 /* n floats; rows of a few floats (a keyword spotter's 5 columns) in a loop
@@ -369,16 +325,16 @@ static void zeros(float *d, mlvm_index_t n)
 static void pad_phases(const mlvm_conv2d_t *p, const direct_geom_t *g, mlvm_index_t cg,
                        const float *x, float *xs)
 {
-    const mlvm_index_t plane = g->hq * g->wq, wq = g->wq;
+    const mlvm_index_t plane = g->ph.plane, wq = g->ph.wq;
     mlvm_index_t c, a, b, r, r0, r1, lo, hi, q;
     for (a = 0; a < p->sh; ++a)
         for (b = 0; b < p->sw; ++b) {
-            if (!phase_read(p, a, b))
+            if (!mlvm_phase_read(&g->win, a, b))
                 continue;
-            valid_span(a - p->pt, p->sh, p->h, g->hq, &r0, &r1);
-            valid_span(b - p->pl, p->sw, p->w, wq, &lo, &hi);
+            mlvm_valid_span(a - p->pt, p->sh, p->h, g->ph.hq, &r0, &r1);
+            mlvm_valid_span(b - p->pl, p->sw, p->w, wq, &lo, &hi);
             for (c = 0; c < cg; ++c) {
-                float *dst = xs + (c * g->phases + a * p->sw + b) * plane;
+                float *dst = xs + (c * g->ph.phases + a * p->sw + b) * plane;
                 zeros(dst, r0 * wq + lo);
                 for (r = r0; r < r1; ++r) {
                     float *d = dst + r * wq;
@@ -395,30 +351,10 @@ static void pad_phases(const mlvm_conv2d_t *p, const direct_geom_t *g, mlvm_inde
                             d[q] = xr[(q - lo) * p->sw];
                     zeros(d + hi, wq - hi + (r + 1 < r1 ? lo : 0));
                 }
-                zeros(dst + (r1 > r0 ? r1 * wq : r0 * wq + lo), r1 > r0 ? (g->hq - r1) * wq
+                zeros(dst + (r1 > r0 ? r1 * wq : r0 * wq + lo), r1 > r0 ? (g->ph.hq - r1) * wq
                                                                       : plane - r0 * wq - lo);
             }
         }
-}
-
-/* Where tap (c, i, j) of output position 0 lies in the phase planes (k = (c
- * * kh + i) * kw + j): channel c's planes, then the phase of (i dh, j dw) and
- * the row and column in it. Each kernel row and column is divided once. */
-static void tap_offsets(const mlvm_conv2d_t *p, const direct_geom_t *g, mlvm_index_t *off)
-{
-    const mlvm_index_t plane = g->hq * g->wq, taps = p->kh * p->kw;
-    const mlvm_index_t chan = g->phases * plane, k = p->c / p->groups * taps;
-    mlvm_index_t i, j, t;
-    for (i = 0; i < p->kh; ++i) {
-        const mlvm_index_t di = i * p->dh;
-        const mlvm_index_t row = di % p->sh * p->sw * plane + di / p->sh * g->wq;
-        for (j = 0; j < p->kw; ++j) {
-            const mlvm_index_t dj = j * p->dw;
-            off[i * p->kw + j] = row + dj % p->sw * plane + dj / p->sw;
-        }
-    }
-    for (t = taps; t < k; ++t)
-        off[t] = off[t - taps] + chan;
 }
 
 /* Rows of out (m x n, row stride c_rs) as one GEMM whose b rows are read
@@ -429,7 +365,7 @@ static void direct_gemm(const direct_geom_t *g, mlvm_index_t m, mlvm_index_t k,
 {
     mlvm_gemm_t gm;
     gm.m = m;
-    gm.n = g->n;
+    gm.n = g->ph.n;
     gm.k = k;
     gm.a = w;
     gm.a_rs = k;
@@ -531,17 +467,17 @@ static void direct_group(const mlvm_conv2d_t *p, const direct_geom_t *g, const f
     mlvm_index_t o, r;
     if (og < MLVM_CONV_GEMM_ROWS) {
         for (o = 0; o < og; ++o)
-            taps_flat(g->n, k, off, xs, w + o * k, bias != NULL ? bias[o] : 0.0f,
-                      g->out_bytes == 0 ? out + o * p->oh * p->ow : tmp + o * g->n);
+            taps_flat(g->ph.n, k, off, xs, w + o * k, bias != NULL ? bias[o] : 0.0f,
+                      g->out_bytes == 0 ? out + o * p->oh * p->ow : tmp + o * g->ph.n);
     } else {
         direct_gemm(g, og, k, off, xs, w, bias, g->out_bytes == 0 ? out : tmp,
-                    g->out_bytes == 0 ? p->oh * p->ow : g->n);
+                    g->out_bytes == 0 ? p->oh * p->ow : g->ph.n);
     }
     if (g->out_bytes == 0)
         return;
     for (o = 0; o < og; ++o)
         for (r = 0; r < p->oh; ++r)
-            copy_row(out + (o * p->oh + r) * p->ow, tmp + o * g->n + r * g->wq, p->ow);
+            copy_row(out + (o * p->oh + r) * p->ow, tmp + o * g->ph.n + r * g->ph.wq, p->ow);
 }
 
 /* The direct path over every image and group; fn (or NULL) is applied to
@@ -556,7 +492,7 @@ static void direct_all(const mlvm_conv2d_t *p, const float *x, const float *w, c
     float *xs;
     mlvm_index_t n, gi;
     direct_geom(p, &g);
-    tap_offsets(p, &g, (mlvm_index_t *)ws);
+    mlvm_tap_offsets(&g.win, &g.ph, cg * p->kh * p->kw, (mlvm_index_t *)ws);
     xs = (float *)(void *)((unsigned char *)ws + g.off_bytes);
     for (n = 0; n < p->n; ++n) {
         const float *xn = x + n * p->c * in_plane;
@@ -566,7 +502,7 @@ static void direct_all(const mlvm_conv2d_t *p, const float *x, const float *w, c
             const mlvm_index_t c0 = gi * cg, row = n * p->o + gi * og;
             if (g.chans != p->c)
                 pad_phases(p, &g, cg, xn + c0 * in_plane, xs);
-            direct_group(p, &g, g.chans == p->c ? xs + c0 * g.phases * g.hq * g.wq : xs,
+            direct_group(p, &g, g.chans == p->c ? xs + c0 * g.ph.phases * g.ph.plane : xs,
                          w + gi * og * cg * p->kh * p->kw, bias != NULL ? bias + gi * og : NULL,
                          out + row * plane, (unsigned char *)ws);
             if (fn != NULL)

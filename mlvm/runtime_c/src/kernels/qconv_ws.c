@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "mlvm/kernels.h"
+#include "window.h"
 
 #if !defined(MLVM_PORTABLE_KERNELS) && defined(__AVX2__)
 #include <immintrin.h>
@@ -77,11 +78,10 @@ const char *mlvm_qkernel_path(void)
 }
 
 static size_t qw_align(size_t n) { return (n + MLVM_QW_ALIGN - 1) / MLVM_QW_ALIGN * MLVM_QW_ALIGN; }
-static mlvm_index_t qmin(mlvm_index_t a, mlvm_index_t b) { return a < b ? a : b; }
 
 typedef struct qgeom {
-    mlvm_index_t hq, wq, phases, plane; /* phase planes of one channel (quad) */
-    mlvm_index_t n;                     /* flat outputs per channel: (oh - 1) * wq + ow */
+    mlvm_window_t win;
+    mlvm_phases_t ph;                   /* phase planes of one channel (quad), flat outputs */
     mlvm_index_t quads;                 /* GEMM path: channel quads of a group, else 0 */
     mlvm_index_t k;                     /* lanes per window: quads * kh * kw, or cg * kh * kw */
     mlvm_index_t taps;                  /* tap quads: the cg * kh * kw taps a lane's bytes are of */
@@ -91,31 +91,27 @@ typedef struct qgeom {
 static void qgeom(const mlvm_qconv2d_t *p, qgeom_t *g)
 {
     const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups;
-    const mlvm_index_t hp = (p->oh - 1) * p->sh + (p->kh - 1) * p->dh + 1;
-    const mlvm_index_t wp = (p->ow - 1) * p->sw + (p->kw - 1) * p->dw + 1;
+    const mlvm_window_t win = {p->oh, p->ow, p->kh, p->kw, p->sh, p->sw, p->dh, p->dw};
     const int gemm = og >= MLVM_QW_GEMM_ROWS;
-    g->hq = (hp + p->sh - 1) / p->sh;
-    g->wq = (wp + p->sw - 1) / p->sw;
-    g->phases = p->sh * p->sw;
-    g->plane = g->hq * g->wq;
-    g->n = (p->oh - 1) * g->wq + p->ow;
+    g->win = win;
+    g->ph = mlvm_phases_of(&win);
     /* one or two channels: lanes of four consecutive taps (an im2col of
      * the planar copy) rather than of four channels, three of them empty */
     g->taps = gemm && cg < 3 ? cg * p->kh * p->kw : 0;
     g->quads = gemm && !g->taps ? (cg + 3) / 4 : 0;
     g->k = g->taps ? (g->taps + 3) / 4 : (gemm ? g->quads : cg) * p->kh * p->kw;
     g->off_bytes = qw_align((size_t)(g->k + g->taps) * 8);
-    g->in_bytes = g->taps ? qw_align((size_t)(cg * g->phases * g->plane) + MLVM_QW_SLACK)
-                                + qw_align((size_t)(g->k * g->n * 4) + MLVM_QW_SLACK)
-                : qw_align((size_t)(gemm ? g->quads * 4 * g->phases * g->plane
-                                         : p->c * g->phases * g->plane) + MLVM_QW_SLACK);
+    g->in_bytes = g->taps ? qw_align((size_t)(cg * g->ph.phases * g->ph.plane) + MLVM_QW_SLACK)
+                                + qw_align((size_t)(g->k * g->ph.n * 4) + MLVM_QW_SLACK)
+                : qw_align((size_t)(gemm ? g->quads * 4 * g->ph.phases * g->ph.plane
+                                         : p->c * g->ph.phases * g->ph.plane) + MLVM_QW_SLACK);
     /* GEMM: reordered weights of every output channel and a row of ones,
      * zx shares, weight zero points, sums of each window (colx); taps: one
      * output channel's weights less its zero point */
     g->w_bytes = gemm ? qw_align((size_t)((p->o + 1) * g->k) * 4) + 2 * qw_align((size_t)p->o * 4)
-                            + qw_align((size_t)(g->n + MLVM_QW_CHUNK) * 4)
+                            + qw_align((size_t)(g->ph.n + MLVM_QW_CHUNK) * 4)
                       : qw_align((size_t)g->k * 4);
-    g->out_bytes = g->wq == p->ow ? 0 : qw_align((size_t)(og * g->n) * 4);
+    g->out_bytes = g->ph.wq == p->ow ? 0 : qw_align((size_t)(og * g->ph.n) * 4);
 }
 
 size_t mlvm_qconv2d_workspace(const mlvm_qconv2d_t *p)
@@ -125,21 +121,6 @@ size_t mlvm_qconv2d_workspace(const mlvm_qconv2d_t *p)
         return 0;
     qgeom(p, &g);
     return g.off_bytes + g.in_bytes + g.w_bytes + g.out_bytes;
-}
-
-/* The rows r * sh + a - pt of x that lie in [0, h) for r in [0, hq):
- * [*lo, *hi) (and the same for columns). */
-static void q_span(mlvm_index_t i0, mlvm_index_t s, mlvm_index_t len, mlvm_index_t n,
-                   mlvm_index_t *lo, mlvm_index_t *hi)
-{
-    mlvm_index_t l = 0, h;
-    while (l < n && i0 + l * s < 0)
-        ++l;
-    h = l;
-    while (h < n && i0 + h * s < len)
-        ++h;
-    *lo = l;
-    *hi = h;
 }
 
 /* n lanes of four bytes from four rows (element j at j * s): lane j =
@@ -185,17 +166,19 @@ static void q_bytes(uint8_t *d, const uint8_t *src, mlvm_index_t n, mlvm_index_t
 static void q_copy(const mlvm_qconv2d_t *p, const qgeom_t *g, const uint8_t *x, mlvm_index_t c0,
                    mlvm_index_t cn, int lanes, uint8_t flip, uint8_t zxu, uint8_t *xs)
 {
-    const mlvm_index_t wq = g->wq, groups = (cn + lanes - 1) / lanes, plane = p->h * p->w;
+    const mlvm_index_t wq = g->ph.wq, groups = (cn + lanes - 1) / lanes, plane = p->h * p->w;
     const uint32_t flip4 = 0x01010101u * flip;
     mlvm_index_t a, b, r, q, r0, r1, lo, hi;
-    memset(xs, zxu, (size_t)(groups * lanes * g->phases * g->plane));
+    memset(xs, zxu, (size_t)(groups * lanes * g->ph.phases * g->ph.plane));
     for (a = 0; a < p->sh; ++a)
         for (b = 0; b < p->sw; ++b) {
-            q_span(a - p->pt, p->sh, p->h, g->hq, &r0, &r1);
-            q_span(b - p->pl, p->sw, p->w, wq, &lo, &hi);
+            if (!mlvm_phase_read(&g->win, a, b))
+                continue; /* left at zxu */
+            mlvm_valid_span(a - p->pt, p->sh, p->h, g->ph.hq, &r0, &r1);
+            mlvm_valid_span(b - p->pl, p->sw, p->w, wq, &lo, &hi);
             for (q = 0; q < groups; ++q) {
                 const uint8_t *xc = x + (c0 + q * lanes) * plane;
-                uint8_t *dst = xs + (q * g->phases + a * p->sw + b) * g->plane * lanes;
+                uint8_t *dst = xs + (q * g->ph.phases + a * p->sw + b) * g->ph.plane * lanes;
                 const int whole = lo == 0 && hi == wq && wq == p->w && p->sh == 1 && p->sw == 1;
                 const mlvm_index_t rows = whole ? (r1 > r0) : r1 - r0;
                 const mlvm_index_t len = whole ? (r1 - r0) * wq : hi - lo;
@@ -214,25 +197,6 @@ static void q_copy(const mlvm_qconv2d_t *p, const qgeom_t *g, const uint8_t *x, 
         }
 }
 
-/* Where tap t of output position 0 lies, in lanes: tap (quad or channel,
- * i, j) at the phase of (i dh, j dw), its row and column. */
-static void q_offsets(const mlvm_qconv2d_t *p, const qgeom_t *g, mlvm_index_t count,
-                      mlvm_index_t *off)
-{
-    const mlvm_index_t taps = p->kh * p->kw, chan = g->phases * g->plane;
-    mlvm_index_t i, j, t;
-    for (i = 0; i < p->kh; ++i) {
-        const mlvm_index_t di = i * p->dh;
-        const mlvm_index_t row = di % p->sh * p->sw * g->plane + di / p->sh * g->wq;
-        for (j = 0; j < p->kw; ++j) {
-            const mlvm_index_t dj = j * p->dw;
-            off[i * p->kw + j] = row + dj % p->sw * g->plane + dj / p->sw;
-        }
-    }
-    for (t = taps; t < count; ++t)
-        off[t] = off[t - taps] + chan;
-}
-
 /* w4[o][(q * kh + i) * kw + j] = bytes w'[o, 4q .. 4q + 3, i, j] (0 past
  * cg), w' = w as i8 (u8 weights less 128: w ^ 0x80), then a row of ones
  * (1 for the channels there are); share[o] = zxu * sum of w'[o] and zwp[o]
@@ -245,16 +209,14 @@ static int q_reorder(const mlvm_qconv2d_t *p, const qgeom_t *g, const void *w, c
     const uint8_t flip = p->w_signed ? 0 : 0x80;
     const mlvm_index_t taps = g->taps;
     mlvm_index_t o, q, c, t;
+    uint8_t *ones = (uint8_t *)(void *)(w4 + p->o * g->k);
     int any = 0;
-    for (o = 0; o <= p->o; ++o) {
+    for (t = 0; t < g->k * 4; ++t) /* the row of ones: a lane's bytes that are taps */
+        ones[t] = (uint8_t)(taps ? t < taps : (t / (khw * 4)) * 4 + t % 4 < cg);
+    for (o = 0; o < p->o; ++o) {
         const uint8_t *wo = (const uint8_t *)w + o * cg * khw;
         uint8_t *dst = (uint8_t *)(void *)(w4 + o * g->k);
         uint32_t sum = 0;
-        if (o == p->o) { /* the row of ones */
-            for (t = 0; t < g->k * 4; ++t)
-                dst[t] = (uint8_t)(g->taps ? t < g->taps : (t / (khw * 4)) * 4 + t % 4 < cg);
-            break;
-        }
         zwp[o] = p->w_signed ? ((const int8_t *)zw)[p->zw_per_o ? o : 0]
                              : ((const uint8_t *)zw)[p->zw_per_o ? o : 0] - 128;
         any = any || zwp[o] != 0;
@@ -678,7 +640,7 @@ static void q_rows_out(const mlvm_qconv2d_t *p, const qgeom_t *g, mlvm_index_t o
     for (o = 0; o < og; ++o)
         for (r = 0; r < p->oh; ++r) {
             uint8_t *d = out + (size_t)(o * p->oh + r) * row;
-            const uint8_t *s = src + (size_t)(o * g->n + r * g->wq) * size;
+            const uint8_t *s = src + (size_t)(o * g->ph.n + r * g->ph.wq) * size;
             if (wide == 0 || wide > 2 * row || (o == og - 1 && r == p->oh - 1))
                 memcpy(d, s, row);
             else if (wide == 4)
@@ -715,7 +677,7 @@ static void q_sink(const qcall_t *c, const qgeom_t *g, mlvm_index_t n, mlvm_inde
     s->bias = c->bias != NULL ? c->bias + gi * og : NULL;
     s->mult = c->mult == NULL ? NULL : c->mult + (c->rq->mult_per_o ? gi * og : 0);
     s->out = g->out_bytes ? rows : (uint8_t *)c->out + (size_t)((n * p->o + gi * og) * hw) * size;
-    s->ld = g->out_bytes ? g->n : hw;
+    s->ld = g->out_bytes ? g->ph.n : hw;
     s->q0 = 0;
     if (c->rq != NULL) {
         const int32_t zy = c->rq->y_signed ? *(const int8_t *)c->zy : *(const uint8_t *)c->zy;
@@ -743,7 +705,7 @@ static void q_rows(const qtile_t *t, const qsink_t *s, mlvm_index_t o, int mr, m
 {
     mlvm_index_t q0;
     for (q0 = 0; q0 < n; q0 += MLVM_Q_NR)
-        q_tile(t, s, o, q0, mr, (int)qmin(MLVM_Q_NR, n - q0));
+        q_tile(t, s, o, q0, mr, (int)mlvm_imin(MLVM_Q_NR, n - q0));
 }
 #else
 /* The same with scalar finishing: the tiles' raw sums of a chunk of
@@ -760,11 +722,11 @@ static void q_rows(const qtile_t *t, const qsink_t *s, mlvm_index_t o, int mr, m
     r.share = zero;
     r.ld = MLVM_QW_CHUNK;
     for (q0 = 0; q0 < n; q0 += MLVM_QW_CHUNK) {
-        const mlvm_index_t len = qmin(MLVM_QW_CHUNK, n - q0);
+        const mlvm_index_t len = mlvm_imin(MLVM_QW_CHUNK, n - q0);
         r.out = raw;
         r.q0 = q0; /* tile results at q land at raw[.][q - q0] */
         for (q = q0; q < q0 + len; q += MLVM_Q_NR)
-            q_tile(t, &r, 0, q, mr, (int)qmin(MLVM_Q_NR, q0 + len - q));
+            q_tile(t, &r, 0, q, mr, (int)mlvm_imin(MLVM_Q_NR, q0 + len - q));
         for (i = 0; i < mr; ++i)
             q_finish_scalar(s, o + i, q0, raw[i], len);
     }
@@ -810,15 +772,15 @@ static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
     const int any_zw = q_reorder(p, g, c->w, c->zw, st.zxu, w4, share, zwp);
     mlvm_index_t kk;
     if (g->taps) {
-        q_offsets(p, g, g->taps, st.off + g->k);
-        planar = st.xs + g->in_bytes - qw_align((size_t)(cg * g->phases * g->plane) + MLVM_QW_SLACK);
+        mlvm_tap_offsets(&g->win, &g->ph, g->taps, st.off + g->k);
+        planar = st.xs + g->in_bytes - qw_align((size_t)(cg * g->ph.phases * g->ph.plane) + MLVM_QW_SLACK);
         for (kk = 0; kk < g->k; ++kk)
-            st.off[kk] = kk * g->n;
-        memset(st.xs + g->k * g->n * 4, 0, MLVM_QW_SLACK);
-        memset(planar + cg * g->phases * g->plane, 0, MLVM_QW_SLACK);
+            st.off[kk] = kk * g->ph.n;
+        memset(st.xs + g->k * g->ph.n * 4, 0, MLVM_QW_SLACK);
+        memset(planar + cg * g->ph.phases * g->ph.plane, 0, MLVM_QW_SLACK);
     } else {
-        q_offsets(p, g, g->k, st.off);
-        memset(st.xs + g->quads * 4 * g->phases * g->plane, 0, MLVM_QW_SLACK);
+        mlvm_tap_offsets(&g->win, &g->ph, g->k, st.off);
+        memset(st.xs + g->quads * 4 * g->ph.phases * g->ph.plane, 0, MLVM_QW_SLACK);
     }
     t.off = st.off;
     t.xs = st.xs;
@@ -827,7 +789,7 @@ static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
     memset(&sx, 0, sizeof sx);
     sx.share = &ones_share;
     sx.out = colx;
-    memset(colx + g->n, 0, MLVM_QW_CHUNK * 4);
+    memset(colx + g->ph.n, 0, MLVM_QW_CHUNK * 4);
     for (n = 0; n < p->n; ++n)
         for (gi = 0; gi < p->groups; ++gi) {
             const uint8_t *xn = (const uint8_t *)c->x + n * p->c * p->h * p->w;
@@ -835,16 +797,16 @@ static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
                 const mlvm_index_t *toff = st.off + g->k;
                 q_copy(p, g, xn, gi * cg, cg, 1, st.flip, st.zxu, planar);
                 for (kk = 0; kk < g->k; ++kk) /* taps past the last: any bytes, weight 0 */
-                    q_lanes(st.xs + kk * g->n * 4, planar + toff[4 * kk],
+                    q_lanes(st.xs + kk * g->ph.n * 4, planar + toff[4 * kk],
                             planar + toff[4 * kk + 1 < g->taps ? 4 * kk + 1 : 0],
                             planar + toff[4 * kk + 2 < g->taps ? 4 * kk + 2 : 0],
-                            planar + toff[4 * kk + 3 < g->taps ? 4 * kk + 3 : 0], g->n, 1, 0);
+                            planar + toff[4 * kk + 3 < g->taps ? 4 * kk + 3 : 0], g->ph.n, 1, 0);
             } else {
                 q_copy(p, g, xn, gi * cg, cg, 4, st.flip, st.zxu, st.xs);
             }
             if (any_zw) {
                 t.w4 = w4 + p->o * g->k;
-                q_rows(&t, &sx, 0, 1, g->n);
+                q_rows(&t, &sx, 0, 1, g->ph.n);
             }
             q_sink(c, g, n, gi, rows, &s);
             s.share = share + gi * og;
@@ -852,7 +814,7 @@ static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
             s.colx = colx;
             for (o = 0; o < og; o += MLVM_Q_MR) {
                 t.w4 = w4 + (gi * og + o) * g->k;
-                q_rows(&t, &s, o, (int)qmin(MLVM_Q_MR, og - o), g->n);
+                q_rows(&t, &s, o, (int)mlvm_imin(MLVM_Q_MR, og - o), g->ph.n);
             }
             q_sink_done(c, g, n, gi, rows);
         }
@@ -967,13 +929,13 @@ static void q_taps_path(const qcall_t *c, const qgeom_t *g)
     uint32_t acc[MLVM_QW_CHUNK], shares[MLVM_QW_GEMM_ROWS];
     qsink_t s;
     mlvm_index_t n, gi, o, t, q0;
-    q_offsets(p, g, g->k, st.off);
-    memset(st.xs + p->c * g->phases * g->plane, 0, MLVM_QW_SLACK);
+    mlvm_tap_offsets(&g->win, &g->ph, g->k, st.off);
+    memset(st.xs + p->c * g->ph.phases * g->ph.plane, 0, MLVM_QW_SLACK);
     for (n = 0; n < p->n; ++n) {
         q_copy(p, g, (const uint8_t *)c->x + n * p->c * p->h * p->w, 0, p->c, 1, st.flip, st.zxu,
                st.xs);
         for (gi = 0; gi < p->groups; ++gi) {
-            const uint8_t *xg = st.xs + gi * cg * g->phases * g->plane;
+            const uint8_t *xg = st.xs + gi * cg * g->ph.phases * g->ph.plane;
             q_sink(c, g, n, gi, rows, &s);
             s.zwp = NULL;
             for (o = 0; o < og; ++o) {
@@ -989,9 +951,9 @@ static void q_taps_path(const qcall_t *c, const qgeom_t *g)
                 }
                 shares[o] = sum * st.zxu;
                 s.share = shares;
-                for (q0 = 0; q0 < g->n; q0 += MLVM_QW_CHUNK) {
+                for (q0 = 0; q0 < g->ph.n; q0 += MLVM_QW_CHUNK) {
                     q_taps_chunk(g->k, st.off, xg + q0, wt, acc);
-                    q_finish_run(&s, o, q0, acc, qmin(MLVM_QW_CHUNK, g->n - q0));
+                    q_finish_run(&s, o, q0, acc, mlvm_imin(MLVM_QW_CHUNK, g->ph.n - q0));
                 }
             }
             q_sink_done(c, g, n, gi, rows);

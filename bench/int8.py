@@ -32,23 +32,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import mlvm  # noqa: E402
 import onnx_models  # noqa: E402
-from onnxruntime.quantization import (  # noqa: E402
-    CalibrationDataReader,
-    QuantFormat,
-    QuantType,
-    quantize_static,
-)
+from onnxruntime.quantization import QuantFormat, QuantType, quantize_static  # noqa: E402
 from onnxruntime.quantization.shape_inference import quant_pre_process  # noqa: E402
-from test_qdq import cnn  # noqa: E402
-
-
-class Calibration(CalibrationDataReader):
-    def __init__(self, name: str, shape: tuple[int, ...]) -> None:
-        g = np.random.default_rng(1)
-        self.batches = iter([{name: g.standard_normal(shape).astype(np.float32)} for _ in range(8)])
-
-    def get_next(self) -> dict[str, np.ndarray] | None:
-        return next(self.batches, None)
+from test_qdq import Calibration, cnn  # noqa: E402
 
 
 def quantized(f32: Path) -> Path:

@@ -166,17 +166,21 @@ def _instructions(text: str) -> int:
     return int(m.group(1))
 
 
+def firmware(c_file: Path, info: Any, inputs: list[np.ndarray], board: str, calls: int = 1) -> Path:
+    """The ELF of a module whose main makes `calls` calls of `info`."""
+    prefix = c_file.stem
+    main_c = c_file.parent / f"{prefix}_{board}_main{calls}.c"
+    main_c.write_text(main_source(c_file.with_suffix(".h").name, prefix, info, inputs, calls=calls))
+    return build(c_file, main_c, board, c_file.parent / f"{prefix}_{board}_{calls}.elf")
+
+
 def profile(c_file: Path, info: Any, inputs: list[np.ndarray], board: str = "m4") -> dict[str, int]:
     """Instructions of one inference per function (a firmware calling the
     entry twice minus once, blocks attributed by address with the ELF's
     symbols), largest first."""
-    work = c_file.parent
-    prefix, header = c_file.stem, c_file.with_suffix(".h").name
     per: list[dict[str, int]] = []
     for calls in (1, 2):
-        main_c = work / f"{prefix}_{board}_prof{calls}.c"
-        main_c.write_text(main_source(header, prefix, info, inputs, calls=calls))
-        elf = build(c_file, main_c, board, work / f"{prefix}_{board}_prof{calls}.elf")
+        elf = firmware(c_file, info, inputs, board, calls)
         code, text = run_elf(elf, board, profile=True)
         if code != 0:
             raise RuntimeError(f"{elf.name} on {board}: exit {code}\n{text[-2000:]}")
@@ -206,18 +210,11 @@ def run(c_file: Path, info: Any, inputs: list[np.ndarray], board: str = "m4",
         count: bool = False) -> Result:
     """Build and run one call; raises RuntimeError on a build or run failure.
     `count`: also the exact instruction count of one inference."""
-    work = c_file.parent
-    prefix = c_file.stem
-    header = c_file.with_suffix(".h").name
-    main_c = work / f"{prefix}_{board}_main.c"
-    main_c.write_text(main_source(header, prefix, info, inputs))
-    elf = build(c_file, main_c, board, work / f"{prefix}_{board}.elf")
+    elf = firmware(c_file, info, inputs, board)
     code, text = run_elf(elf, board, count=count)
     instructions = None
     if count:
-        twice_c = work / f"{prefix}_{board}_main2.c"
-        twice_c.write_text(main_source(header, prefix, info, inputs, calls=2))
-        twice = build(c_file, twice_c, board, work / f"{prefix}_{board}_2.elf")
+        twice = firmware(c_file, info, inputs, board, calls=2)
         code2, text2 = run_elf(twice, board, count=True)
         if code2 != 0:
             raise RuntimeError(f"{twice.name} on {board}: exit {code2}\n{text2[-2000:]}")

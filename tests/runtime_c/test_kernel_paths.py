@@ -56,14 +56,15 @@ QLINE = re.compile(r"^qconv_paths\[([\w-]+)\]: (\d+) cases, (\d+) failures$", re
 LINE = re.compile(r"^kernel_paths\[(\w+)\]: (\d+) cases, (\d+) failures$", re.M)
 
 
-def build_and_run(program: Path, flags: list[str], tmp_path: Path, stdin: str = "") -> str:
+def build_and_run(program: Path, flags: list[str], tmp_path: Path, stdin: str = "",
+                  args: tuple[str, ...] = ()) -> str:
     exe = tmp_path / program.stem
     kernels = sorted((RUNTIME_DIR / "src" / "kernels").glob("*.c"))
     cmd = ["cc", *STRICT, *flags, "-I", str(INCLUDE_DIR), str(program),
            *(str(k) for k in kernels), "-lm", "-o", str(exe)]
     res = subprocess.run(cmd, capture_output=True, text=True)
     assert res.returncode == 0, " ".join(cmd) + "\n" + res.stderr
-    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300, input=stdin)
+    run = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=300, input=stdin)
     print(run.stdout)
     assert run.returncode == 0, run.stdout + run.stderr[-4000:]
     return run.stdout
@@ -182,12 +183,7 @@ def test_qconv_workspace_is_what_the_compiler_plans(tmp_path: Path) -> None:
                           zw_per_o=int(rng.integers(0, 2))))
     keys = (*FIELDS, "x_signed", "w_signed", "zw_per_o")
     stdin = "".join(" ".join(str(d[f]) for f in keys) + "\n" for d in cases)
-    exe = tmp_path / "qconv_ws"
-    kernels = sorted((RUNTIME_DIR / "src" / "kernels").glob("*.c"))
-    subprocess.run(["cc", *STRICT, "-I", str(INCLUDE_DIR), str(QCONV), *(str(k) for k in kernels),
-                    "-lm", "-o", str(exe)], check=True)
-    got = [int(v) for v in subprocess.run([str(exe), "ws"], input=stdin, capture_output=True, text=True,
-                                          check=True).stdout.split()]
+    got = [int(v) for v in build_and_run(QCONV, [], tmp_path, stdin, ("ws",)).split()]
     want = [qconv2d_workspace_bytes(d) for d in cases]
     assert got == want
     # both paths: GEMM (4 or more outputs per group) and taps

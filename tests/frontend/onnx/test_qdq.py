@@ -49,9 +49,12 @@ def cnn(path: Path) -> Path:
 
 
 class Calibration(CalibrationDataReader):
-    def __init__(self) -> None:
+    """8 seeded standard-normal batches for the input `name` (bench/int8.py
+    calibrates its models with it too)."""
+
+    def __init__(self, name: str = "x", shape: tuple[int, ...] = (1, 3, 16, 16)) -> None:
         g = np.random.default_rng(1)
-        self.batches = iter([{"x": g.standard_normal((1, 3, 16, 16)).astype(np.float32)} for _ in range(8)])
+        self.batches = iter([{name: g.standard_normal(shape).astype(np.float32)} for _ in range(8)])
 
     def get_next(self) -> dict[str, np.ndarray] | None:
         return next(self.batches, None)

@@ -146,13 +146,24 @@ static void check_conv(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_inde
 }
 
 /* Depthwise with stride 1 and output rows as wide as input rows (the flat
- * path where loops vectorise): pads that keep the width, dilations,
- * multipliers, widths from 1 to past one chunk, kernels past its taps. */
+ * paths: sums in registers with AVX2 / AVX-512, else loops that vectorise):
+ * pads that keep the width, dilations, multipliers, widths from 1 to past
+ * one chunk (64 floats with AVX2, 128 with AVX-512), kernels past its taps
+ * and past 16 rows, one-row maps. */
 static void check_depthwise_same(void)
 {
     static const mlvm_index_t same3[4] = {1, 1, 1, 1}, same5[4] = {2, 2, 2, 2},
                               tall[4] = {0, 1, 2, 1}, dil[4] = {2, 2, 2, 2},
-                              wide7[4] = {3, 3, 3, 3}, none[4] = {0, 0, 0, 0};
+                              wide7[4] = {3, 3, 3, 3}, none[4] = {0, 0, 0, 0},
+                              rows16[4] = {7, 1, 8, 1}, rows17[4] = {8, 0, 8, 0};
+    check_conv_sw(1, 3, 5, 128, 3, 3, 3, 1, 1, 3, same3, 1, 1, 1);
+    check_conv_sw(1, 2, 4, 64, 2, 3, 3, 1, 1, 2, same3, 1, 1, 1);
+    check_conv_sw(1, 2, 4, 65, 2, 3, 3, 1, 1, 2, same3, 0, 1, 1);
+    check_conv_sw(1, 2, 40, 3, 2, 16, 3, 1, 1, 2, rows16, 1, 1, 1);
+    check_conv_sw(1, 2, 20, 3, 2, 17, 1, 1, 1, 2, rows17, 1, 1, 1);
+    check_conv_sw(2, 5, 3, 3, 15, 3, 3, 1, 1, 5, same3, 1, 1, 1);
+    check_conv_sw(1, 4, 1, 7, 4, 3, 3, 1, 1, 4, same3, 1, 1, 1);
+    check_conv_sw(1, 8, 48, 48, 8, 3, 3, 1, 1, 8, same3, 1, 1, 1);
     check_conv_sw(2, 64, 25, 5, 64, 3, 3, 1, 1, 64, same3, 1, 1, 1);
     check_conv_sw(1, 6, 13, 7, 12, 3, 3, 1, 1, 6, same3, 1, 1, 1);
     check_conv_sw(1, 4, 9, 1, 4, 3, 3, 1, 1, 4, same3, 0, 1, 1);

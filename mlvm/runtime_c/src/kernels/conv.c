@@ -11,18 +11,17 @@
  * and no padding reads x as b directly.
  *
  * Groups with fewer than MLVM_CONV_GEMM_ROWS output channels (depthwise
- * convolutions) do too little work per gathered element for a GEMM: they
- * accumulate row by row, one output row in L1 at a time, with a contiguous
- * (vectorisable) inner loop for stride 1. */
+ * convolutions) do too little work per gathered element for a GEMM: with
+ * stride 1 and "same" widths they sum chunks of rows in vector registers
+ * (depthwise.c, AVX2 / AVX-512) or tap by tap over flat chunks (conv_flat);
+ * otherwise they accumulate row by row, one output row in L1 at a time,
+ * with a contiguous (vectorisable) inner loop for stride 1. */
 #include <string.h>
 
+#include "depthwise.h"
 #include "gemm.h"
 #include "window.h"
 #include "mlvm/kernels.h"
-
-#ifndef MLVM_CONV_GEMM_ROWS
-#define MLVM_CONV_GEMM_ROWS 4
-#endif
 
 typedef struct window_ctx {
     const mlvm_conv2d_t *p;
@@ -165,9 +164,9 @@ static void conv_rows(const mlvm_conv2d_t *p, mlvm_index_t og, const float *x,
  * (a keyword spotter's 25x5 maps). The columns a tap wraps into are masked
  * by a select (never a product, so a NaN or inf there cannot leak), from a
  * mask of the chunk built once per call. Same sums in the same order as
- * conv_rows. Only where loops vectorise; kernels up to MLVM_DW_TAPS wide. */
+ * conv_rows. Only where loops vectorise; kernels up to MLVM_DW_TAPS wide;
+ * with AVX2 / AVX-512, only for rows wider than depthwise.c's chunk. */
 #define MLVM_DW_CHUNK 256
-#define MLVM_DW_TAPS 5
 static int flat_ok(const mlvm_conv2d_t *p)
 {
     return p->c == p->groups && p->sh == 1 && p->sw == 1 && p->ow == p->w
@@ -539,13 +538,18 @@ void mlvm_conv2d_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
     const int pointwise = p->kh == 1 && p->kw == 1 && p->sh == 1 && p->sw == 1
                           && p->pt == 0 && p->pl == 0 && p->oh == p->h && p->ow == p->w;
     mlvm_index_t n, g;
+    const int regs = mlvm_dw_regs_applies(p);
 #ifdef MLVM_DW_FLAT
     mlvm_dw_mask_t mask;
-    const int flat = og < MLVM_CONV_GEMM_ROWS && flat_ok(p);
+    const int flat = !regs && og < MLVM_CONV_GEMM_ROWS && flat_ok(p);
     if (flat)
         flat_mask(p, mask);
 #endif
     for (n = 0; n < p->n; ++n) {
+        if (regs) {
+            mlvm_dw_regs_f32(p, x + n * p->c * in_plane, w, bias, out + n * p->o * plane);
+            continue;
+        }
         for (g = 0; g < p->groups; ++g) {
             const float *xg = x + (n * p->c + g * cg) * in_plane;
             const float *bg = bias != NULL ? bias + g * og : NULL;

@@ -1,0 +1,192 @@
+/* Depthwise-like conv2d groups (one input channel, fewer than
+ * MLVM_CONV_GEMM_ROWS outputs) with stride 1 and output rows as wide as the
+ * input rows ("same" padding), with the sums in vector registers.
+ *
+ * Then tap (i, j) of flat output position q reads the channel's plane at
+ * q + off(i, j), one constant per tap. A chunk of whole output rows (up to
+ * MLVM_DW_VECS vectors: a keyword spotter's 25x5 map is one chunk) is summed
+ * in MLVM_DW_VECS accumulators over every tap and stored once, so the output
+ * is not read back and rewritten per tap. A lane whose input lies outside
+ * the plane, or in a row it wraps into, is masked: not loaded (a masked
+ * load neither reads nor faults there) and not added, so a NaN or inf
+ * beyond the border cannot leak in. Bias first, then the taps in (i, j)
+ * order, a product then a sum each (no fused multiply-add): the same sums
+ * as the row path (conv.c's conv_rows). */
+#include "depthwise.h"
+
+#if defined(MLVM_DW_REGS)
+#include <immintrin.h>
+
+#include "window.h"
+
+#define MLVM_DW_VECS 8
+#define MLVM_DW_ROWS 16 /* the tallest kernel */
+
+#if defined(__AVX512F__)
+#define MLVM_DW_LANES 16
+typedef __m512 dw_vec_t;
+#define dw_set1 _mm512_set1_ps
+
+/* acc + w * p[lane] in the lanes of bits, acc elsewhere */
+static inline __attribute__((always_inline)) dw_vec_t dw_madd(dw_vec_t acc, dw_vec_t w,
+                                                              const float *p, unsigned bits)
+{
+    const __mmask16 k = (__mmask16)bits;
+    return _mm512_mask_add_ps(acc, k, acc, _mm512_mul_ps(w, _mm512_maskz_loadu_ps(k, p)));
+}
+
+static inline __attribute__((always_inline)) void dw_store(float *p, dw_vec_t v, unsigned bits)
+{
+    _mm512_mask_storeu_ps(p, (__mmask16)bits, v);
+}
+#else /* AVX2 */
+#define MLVM_DW_LANES 8
+typedef __m256 dw_vec_t;
+#define dw_set1 _mm256_set1_ps
+
+static inline __attribute__((always_inline)) __m256i dw_lanes(unsigned bits)
+{
+    const __m256i sel = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)bits), sel), sel);
+}
+
+static inline __attribute__((always_inline)) dw_vec_t dw_madd(dw_vec_t acc, dw_vec_t w,
+                                                              const float *p, unsigned bits)
+{
+    const __m256i m = dw_lanes(bits);
+    const __m256 t = _mm256_add_ps(acc, _mm256_mul_ps(w, _mm256_maskload_ps(p, m)));
+    return _mm256_blendv_ps(acc, t, _mm256_castsi256_ps(m));
+}
+
+static inline __attribute__((always_inline)) void dw_store(float *p, dw_vec_t v, unsigned bits)
+{
+    _mm256_maskstore_ps(p, dw_lanes(bits), v);
+}
+#endif
+
+#define MLVM_DW_REGS_CHUNK (MLVM_DW_LANES * MLVM_DW_VECS)
+#define MLVM_DW_FULL ((1u << MLVM_DW_LANES) - 1u)
+
+/* Lanes [a, b) of the vector starting at lane s of a chunk, as bits. */
+static inline unsigned dw_span(mlvm_index_t a, mlvm_index_t b, mlvm_index_t s)
+{
+    const mlvm_index_t lo = mlvm_imin(mlvm_imax(a - s, 0), MLVM_DW_LANES);
+    const mlvm_index_t hi = mlvm_imin(mlvm_imax(b - s, 0), MLVM_DW_LANES);
+    return hi > lo ? (MLVM_DW_FULL >> (MLVM_DW_LANES - (hi - lo))) << lo : 0u;
+}
+
+int mlvm_dw_regs_applies(const mlvm_conv2d_t *p)
+{
+    return p->c == p->groups && p->o / p->groups < MLVM_CONV_GEMM_ROWS && p->sh == 1
+           && p->sw == 1 && p->ow == p->w && p->oh > 0 && p->ow > 0 && p->ow <= MLVM_DW_REGS_CHUNK
+           && p->kw <= MLVM_DW_TAPS && p->kh <= MLVM_DW_ROWS;
+}
+
+/* One chunk of rows: which lanes each tap adds (its input inside the plane
+ * and inside its row), which lanes are outputs, and the tap rows any lane
+ * reads. The same for every channel. */
+typedef struct dw_chunk {
+    mlvm_index_t r0;
+    mlvm_index_t i0, i1;
+    unsigned short bits[MLVM_DW_ROWS][MLVM_DW_TAPS][MLVM_DW_VECS];
+    unsigned short out[MLVM_DW_VECS];
+} dw_chunk_t;
+
+/* One output channel over a chunk: x its input plane, w its kh x kw taps,
+ * out its output plane; nv vectors, a constant where this is inlined. */
+static inline __attribute__((always_inline)) void dw_channel(const mlvm_conv2d_t *p,
+                                                             const dw_chunk_t *ch, int nv,
+                                                             const float *x, const float *w,
+                                                             float b, float *out)
+{
+    dw_vec_t acc[MLVM_DW_VECS];
+    mlvm_index_t i, j;
+    int v;
+    for (v = 0; v < nv; ++v)
+        acc[v] = dw_set1(b);
+    for (i = ch->i0; i < ch->i1; ++i)
+        for (j = 0; j < p->kw; ++j) {
+            const dw_vec_t wv = dw_set1(w[i * p->kw + j]);
+            const float *src = x + (ch->r0 + i * p->dh - p->pt) * p->w + j * p->dw - p->pl;
+            for (v = 0; v < nv; ++v)
+                acc[v] = dw_madd(acc[v], wv, src + v * MLVM_DW_LANES, ch->bits[i][j][v]);
+        }
+    out += ch->r0 * p->ow;
+    for (v = 0; v < nv; ++v)
+        dw_store(out + v * MLVM_DW_LANES, acc[v], ch->out[v]);
+}
+
+/* Every channel over one chunk, the vector count a constant in each case
+ * (accumulators in registers, loops unrolled). */
+#define MLVM_DW_CASE(nv)                                                                          \
+    case nv:                                                                                      \
+        for (c = 0; c < p->o; ++c)                                                                \
+            dw_channel(p, ch, nv, x + c / og * in_plane, w + c * taps,                           \
+                       bias != NULL ? bias[c] : 0.0f, out + c * plane);                          \
+        break;
+
+static void dw_channels(const mlvm_conv2d_t *p, const dw_chunk_t *ch, int nv, const float *x,
+                        const float *w, const float *bias, float *out)
+{
+    const mlvm_index_t og = p->o / p->groups, taps = p->kh * p->kw;
+    const mlvm_index_t in_plane = p->h * p->w, plane = p->oh * p->ow;
+    mlvm_index_t c;
+    switch (nv) {
+        MLVM_DW_CASE(1)
+        MLVM_DW_CASE(2)
+        MLVM_DW_CASE(3)
+        MLVM_DW_CASE(4)
+        MLVM_DW_CASE(5)
+        MLVM_DW_CASE(6)
+        MLVM_DW_CASE(7)
+        MLVM_DW_CASE(8)
+    default:
+        break;
+    }
+}
+
+void mlvm_dw_regs_f32(const mlvm_conv2d_t *p, const float *x, const float *w, const float *bias,
+                      float *out)
+{
+    /* rows per chunk, lanes a chunk of that many rows holds */
+    const mlvm_index_t rows = mlvm_imin(p->oh, MLVM_DW_REGS_CHUNK / p->ow), lanes = rows * p->ow;
+    const int nv = (int)((lanes + MLVM_DW_LANES - 1) / MLVM_DW_LANES);
+    unsigned short cols[MLVM_DW_TAPS][MLVM_DW_VECS];
+    dw_chunk_t ch;
+    mlvm_index_t i, j, r, lo, hi, n;
+    int v;
+    /* per kernel column, the lanes whose input column lies in the row */
+    for (j = 0; j < p->kw; ++j) {
+        mlvm_valid_span(j * p->dw - p->pl, 1, p->w, p->ow, &lo, &hi);
+        for (v = 0; v < nv; ++v) {
+            cols[j][v] = 0;
+            for (r = 0; r < rows; ++r)
+                cols[j][v] |= (unsigned short)dw_span(r * p->ow + lo, r * p->ow + hi,
+                                                      v * MLVM_DW_LANES);
+        }
+    }
+    for (ch.r0 = 0; ch.r0 < p->oh; ch.r0 += rows) {
+        n = mlvm_imin(rows, p->oh - ch.r0);
+        ch.i0 = p->kh;
+        ch.i1 = 0;
+        for (i = 0; i < p->kh; ++i) {
+            /* the chunk's rows whose input row for tap row i exists */
+            mlvm_valid_span(ch.r0 + i * p->dh - p->pt, 1, p->h, n, &lo, &hi);
+            if (lo < hi) {
+                ch.i0 = mlvm_imin(ch.i0, i);
+                ch.i1 = i + 1;
+            }
+            for (v = 0; v < nv; ++v) {
+                const unsigned span = dw_span(lo * p->ow, hi * p->ow, v * MLVM_DW_LANES);
+                for (j = 0; j < p->kw; ++j)
+                    ch.bits[i][j][v] = (unsigned short)(cols[j][v] & span);
+            }
+        }
+        for (v = 0; v < nv; ++v)
+            ch.out[v] = (unsigned short)dw_span(0, n * p->ow, v * MLVM_DW_LANES);
+        dw_channels(p, &ch, nv, x, w, bias, out);
+    }
+}
+#else
+typedef int mlvm_dw_regs_not_built; /* ISO C: a translation unit is never empty */
+#endif

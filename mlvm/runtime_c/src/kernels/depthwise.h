@@ -1,0 +1,32 @@
+/* Internal: conv2d's depthwise-like groups with the sums in vector
+ * registers (depthwise.c), for the builds with AVX2 or AVX-512. */
+#ifndef MLVM_KERNELS_DEPTHWISE_H_
+#define MLVM_KERNELS_DEPTHWISE_H_
+
+#include "mlvm/kernels.h"
+
+/* Groups with fewer output channels than this do too little work per
+ * input element for a GEMM (depthwise convolutions). */
+#ifndef MLVM_CONV_GEMM_ROWS
+#define MLVM_CONV_GEMM_ROWS 4
+#endif
+/* The widest kernel the flat depthwise paths take (columns masked per tap). */
+#define MLVM_DW_TAPS 5
+
+#if (defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__)))                           \
+    && !defined(MLVM_PORTABLE_KERNELS)
+#define MLVM_DW_REGS 1
+/* Whether mlvm_dw_regs_f32 covers p: one input channel per group, fewer
+ * than MLVM_CONV_GEMM_ROWS outputs, stride 1, rows as wide as the input's
+ * (up to one chunk), kernels up to MLVM_DW_TAPS wide and 16 tall. */
+int mlvm_dw_regs_applies(const mlvm_conv2d_t *p);
+/* Every channel of one image: x c planes, w o x kh x kw, bias o values or
+ * NULL, out o planes. */
+void mlvm_dw_regs_f32(const mlvm_conv2d_t *p, const float *x, const float *w, const float *bias,
+                      float *out);
+#else
+#define mlvm_dw_regs_applies(p) ((void)(p), 0)
+#define mlvm_dw_regs_f32(p, x, w, bias, out) ((void)0)
+#endif
+
+#endif /* MLVM_KERNELS_DEPTHWISE_H_ */

@@ -176,6 +176,27 @@ static void check_depthwise_same(void)
     check_conv_sw(1, 3, 6, 1, 3, 1, 1, 1, 1, 3, none, 1, 1, 1);
 }
 
+/* Depthwise with stride 2 (sums in registers with AVX2 / AVX-512, every
+ * other column from two loads): even and odd sizes, pads on every side,
+ * dilation, multipliers, rows from 1 to past one chunk, tall kernels. */
+static void check_depthwise_stride2(void)
+{
+    static const mlvm_index_t same3[4] = {1, 1, 1, 1}, tf[4] = {0, 0, 1, 1},
+                              odd[4] = {2, 0, 1, 3}, none[4] = {0, 0, 0, 0},
+                              rows16[4] = {7, 2, 8, 2};
+    mlvm_index_t w;
+    for (w = 1; w <= 40; w += 3)
+        check_conv_sw(1, 3, 7, w, 3, 3, 3, 2, 1, 3, same3, 1, 2, 1);
+    check_conv_sw(2, 16, 48, 48, 16, 3, 3, 2, 1, 16, same3, 1, 2, 1);
+    check_conv_sw(1, 4, 12, 12, 8, 3, 3, 2, 1, 4, tf, 1, 2, 1);
+    check_conv_sw(1, 3, 13, 11, 9, 5, 5, 2, 1, 3, odd, 0, 2, 1);
+    check_conv_sw(1, 2, 9, 17, 2, 3, 3, 2, 2, 2, odd, 1, 2, 2);
+    check_conv_sw(1, 2, 5, 256, 2, 3, 3, 2, 1, 2, same3, 1, 2, 1);
+    check_conv_sw(1, 2, 5, 258, 2, 3, 3, 2, 1, 2, same3, 1, 2, 1);
+    check_conv_sw(1, 2, 40, 9, 2, 16, 5, 2, 1, 2, rows16, 1, 2, 1);
+    check_conv_sw(1, 2, 1, 1, 2, 1, 1, 2, 1, 2, none, 1, 2, 1);
+}
+
 int main(void)
 {
     static const mlvm_index_t sizes[] = {1, 2, 5, 7, 17, 33, 64, 131};
@@ -207,6 +228,7 @@ int main(void)
         check_conv(1, 32, 32, 32, 16, 3, 3, 1, 1, 1, pad, 1);
     }
     check_depthwise_same();
+    check_depthwise_stride2();
     printf("kernel_paths[%s]: %ld cases, %ld failures\n", mlvm_kernel_path(), cases, failures);
     return failures != 0;
 }

@@ -520,7 +520,9 @@ void mlvm_conv2d_epilogue_f32(const mlvm_conv2d_t *p, const float *x, const floa
                               const float *bias, float *out, void *ws, mlvm_epilogue_fn fn,
                               const void *ctx)
 {
-    if (ws != NULL && direct_applies(p)) {
+    /* depthwise.c's kernels need no copy; the workspace stays what every
+     * build plans (mlvm_conv2d_workspace does not depend on the path) */
+    if (ws != NULL && direct_applies(p) && !mlvm_dw_regs_applies(p)) {
         direct_all(p, x, w, bias, out, ws, fn, ctx);
         return;
     }

@@ -39,6 +39,19 @@ static inline __attribute__((always_inline)) void dw_store(float *p, dw_vec_t v,
 {
     _mm512_mask_storeu_ps(p, (__mmask16)bits, v);
 }
+
+/* acc + w * p[2 * lane] in the lanes of add, acc elsewhere; lo and hi
+ * mask the loads of p[0 .. 16) and p[16 .. 32) */
+static inline __attribute__((always_inline)) dw_vec_t dw_madd_even(dw_vec_t acc, dw_vec_t w,
+                                                                   const float *p, unsigned lo,
+                                                                   unsigned hi, unsigned add)
+{
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
+                                           28, 30);
+    const __m512 x = _mm512_permutex2var_ps(_mm512_maskz_loadu_ps((__mmask16)lo, p), even,
+                                            _mm512_maskz_loadu_ps((__mmask16)hi, p + 16));
+    return _mm512_mask_add_ps(acc, (__mmask16)add, acc, _mm512_mul_ps(w, x));
+}
 #else /* AVX2 */
 #define MLVM_DW_LANES 8
 typedef __m256 dw_vec_t;
@@ -62,6 +75,19 @@ static inline __attribute__((always_inline)) void dw_store(float *p, dw_vec_t v,
 {
     _mm256_maskstore_ps(p, dw_lanes(bits), v);
 }
+
+static inline __attribute__((always_inline)) dw_vec_t dw_madd_even(dw_vec_t acc, dw_vec_t w,
+                                                                   const float *p, unsigned lo,
+                                                                   unsigned hi, unsigned add)
+{
+    const __m256 a = _mm256_maskload_ps(p, dw_lanes(lo)), b = _mm256_maskload_ps(p + 8, dw_lanes(hi));
+    /* a0 a2 b0 b2 a4 a6 b4 b6, then its 64-bit quarters in order 0 2 1 3 */
+    const __m256 x = _mm256_castpd_ps(
+        _mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0x88)), 0xD8));
+    const __m256i m = dw_lanes(add);
+    const __m256 t = _mm256_add_ps(acc, _mm256_mul_ps(w, x));
+    return _mm256_blendv_ps(acc, t, _mm256_castsi256_ps(m));
+}
 #endif
 
 #define MLVM_DW_REGS_CHUNK (MLVM_DW_LANES * MLVM_DW_VECS)
@@ -75,11 +101,23 @@ static inline unsigned dw_span(mlvm_index_t a, mlvm_index_t b, mlvm_index_t s)
     return hi > lo ? (MLVM_DW_FULL >> (MLVM_DW_LANES - (hi - lo))) << lo : 0u;
 }
 
+/* Stride 1 with rows as wide as the input's: flat chunks (dw_flat). */
+static int flat_applies(const mlvm_conv2d_t *p)
+{
+    return p->sh == 1 && p->sw == 1 && p->ow == p->w && p->ow <= MLVM_DW_REGS_CHUNK;
+}
+
+/* Stride 2: each output row from its input rows, every other column. */
+static int stride2_applies(const mlvm_conv2d_t *p)
+{
+    return p->sh == 2 && p->sw == 2 && p->ow <= MLVM_DW_REGS_CHUNK;
+}
+
 int mlvm_dw_regs_applies(const mlvm_conv2d_t *p)
 {
-    return p->c == p->groups && p->o / p->groups < MLVM_CONV_GEMM_ROWS && p->sh == 1
-           && p->sw == 1 && p->ow == p->w && p->oh > 0 && p->ow > 0 && p->ow <= MLVM_DW_REGS_CHUNK
-           && p->kw <= MLVM_DW_TAPS && p->kh <= MLVM_DW_ROWS;
+    return p->c == p->groups && p->o / p->groups < MLVM_CONV_GEMM_ROWS && p->oh > 0
+           && p->ow > 0 && p->kw <= MLVM_DW_TAPS && p->kh <= MLVM_DW_ROWS
+           && (flat_applies(p) || stride2_applies(p));
 }
 
 /* One chunk of rows: which lanes each tap adds (its input inside the plane
@@ -145,8 +183,8 @@ static void dw_channels(const mlvm_conv2d_t *p, const dw_chunk_t *ch, int nv, co
     }
 }
 
-void mlvm_dw_regs_f32(const mlvm_conv2d_t *p, const float *x, const float *w, const float *bias,
-                      float *out)
+static void dw_flat(const mlvm_conv2d_t *p, const float *x, const float *w, const float *bias,
+                    float *out)
 {
     /* rows per chunk, lanes a chunk of that many rows holds */
     const mlvm_index_t rows = mlvm_imin(p->oh, MLVM_DW_REGS_CHUNK / p->ow), lanes = rows * p->ow;
@@ -186,6 +224,117 @@ void mlvm_dw_regs_f32(const mlvm_conv2d_t *p, const float *x, const float *w, co
             ch.out[v] = (unsigned short)dw_span(0, n * p->ow, v * MLVM_DW_LANES);
         dw_channels(p, &ch, nv, x, w, bias, out);
     }
+}
+
+/* Stride 2: a chunk is `rows` output rows of nv vectors each (rows * nv <=
+ * MLVM_DW_VECS accumulators); output column q of a row reads input column
+ * 2 q + j dw - pl, the even lanes of two loads. Per kernel column j and
+ * vector v: the loads' lanes inside the input row, and the outputs that
+ * exist and read inside it. A kernel row whose input row lies outside the
+ * plane is skipped for that output row. */
+typedef struct dw2_geom {
+    unsigned short lo[MLVM_DW_TAPS][MLVM_DW_VECS], hi[MLVM_DW_TAPS][MLVM_DW_VECS];
+    unsigned short add[MLVM_DW_TAPS][MLVM_DW_VECS], out[MLVM_DW_VECS];
+} dw2_geom_t;
+
+static inline __attribute__((always_inline)) void dw2_chunk(const mlvm_conv2d_t *p,
+                                                            const dw2_geom_t *g, int nv,
+                                                            int rows, mlvm_index_t r0,
+                                                            const float *x, const float *w,
+                                                            float b, float *out)
+{
+    dw_vec_t acc[MLVM_DW_VECS];
+    mlvm_index_t i, j;
+    int r, v;
+    for (v = 0; v < rows * nv; ++v)
+        acc[v] = dw_set1(b);
+    for (i = 0; i < p->kh; ++i) {
+        /* the chunk's rows whose input row for tap row i lies in the plane,
+         * as bits (the loops over rows and vectors unroll completely) */
+        unsigned ok = 0;
+        for (r = 0; r < rows; ++r) {
+            const mlvm_index_t iy = 2 * (r0 + r) + i * p->dh - p->pt;
+            ok |= (unsigned)(iy >= 0 && iy < p->h && r0 + r < p->oh) << r;
+        }
+        if (ok == 0)
+            continue;
+        for (j = 0; j < p->kw; ++j) {
+            const dw_vec_t wv = dw_set1(w[i * p->kw + j]);
+            /* input row of the chunk's first output row, column of output 0 */
+            const mlvm_index_t at = (2 * r0 + i * p->dh - p->pt) * p->w + j * p->dw - p->pl;
+            for (r = 0; r < rows; ++r) {
+                if ((ok >> r & 1u) == 0)
+                    continue;
+                for (v = 0; v < nv; ++v)
+                    acc[r * nv + v] = dw_madd_even(acc[r * nv + v], wv,
+                                                   x + at + 2 * r * p->w + 2 * MLVM_DW_LANES * v,
+                                                   g->lo[j][v], g->hi[j][v], g->add[j][v]);
+            }
+        }
+    }
+    for (r = 0; r < rows && r0 + r < p->oh; ++r)
+        for (v = 0; v < nv; ++v)
+            dw_store(out + (r0 + r) * p->ow + MLVM_DW_LANES * v, acc[r * nv + v], g->out[v]);
+}
+
+/* Every channel, chunk by chunk, the vector and row counts constants. */
+#define MLVM_DW2_CASE(nv)                                                                         \
+    case nv:                                                                                      \
+        for (c = 0; c < p->o; ++c)                                                                \
+            for (r0 = 0; r0 < p->oh; r0 += MLVM_DW_VECS / nv)                                    \
+                dw2_chunk(p, g, nv, MLVM_DW_VECS / nv, r0, x + c / og * in_plane,                \
+                          w + c * taps, bias != NULL ? bias[c] : 0.0f, out + c * plane);         \
+        break;
+
+static void dw2_channels(const mlvm_conv2d_t *p, const dw2_geom_t *g, int nv, const float *x,
+                         const float *w, const float *bias, float *out)
+{
+    const mlvm_index_t og = p->o / p->groups, taps = p->kh * p->kw;
+    const mlvm_index_t in_plane = p->h * p->w, plane = p->oh * p->ow;
+    mlvm_index_t c, r0;
+    switch (nv) {
+        MLVM_DW2_CASE(1)
+        MLVM_DW2_CASE(2)
+        MLVM_DW2_CASE(3)
+        MLVM_DW2_CASE(4)
+        MLVM_DW2_CASE(5)
+        MLVM_DW2_CASE(6)
+        MLVM_DW2_CASE(7)
+        MLVM_DW2_CASE(8)
+    default:
+        break;
+    }
+}
+
+static void dw_stride2(const mlvm_conv2d_t *p, const float *x, const float *w,
+                       const float *bias, float *out)
+{
+    const int nv = (int)((p->ow + MLVM_DW_LANES - 1) / MLVM_DW_LANES);
+    dw2_geom_t g;
+    mlvm_index_t j, lo, hi;
+    int v;
+    for (j = 0; j < p->kw; ++j) {
+        const mlvm_index_t c0 = j * p->dw - p->pl; /* input column of output 0 */
+        mlvm_valid_span(c0, 2, p->w, p->ow, &lo, &hi);
+        for (v = 0; v < nv; ++v) {
+            const mlvm_index_t s = 2 * MLVM_DW_LANES * (mlvm_index_t)v;
+            g.lo[j][v] = (unsigned short)dw_span(-c0, p->w - c0, s);
+            g.hi[j][v] = (unsigned short)dw_span(-c0, p->w - c0, s + MLVM_DW_LANES);
+            g.add[j][v] = (unsigned short)dw_span(lo, hi, MLVM_DW_LANES * (mlvm_index_t)v);
+        }
+    }
+    for (v = 0; v < nv; ++v)
+        g.out[v] = (unsigned short)dw_span(0, p->ow, MLVM_DW_LANES * (mlvm_index_t)v);
+    dw2_channels(p, &g, nv, x, w, bias, out);
+}
+
+void mlvm_dw_regs_f32(const mlvm_conv2d_t *p, const float *x, const float *w, const float *bias,
+                      float *out)
+{
+    if (flat_applies(p))
+        dw_flat(p, x, w, bias, out);
+    else
+        dw_stride2(p, x, w, bias, out);
 }
 #else
 typedef int mlvm_dw_regs_not_built; /* ISO C: a translation unit is never empty */

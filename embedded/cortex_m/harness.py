@@ -27,29 +27,17 @@ from typing import Any
 
 import numpy as np
 
-from mlvm.codegen.cc import INCLUDE_DIR, RUNTIME_DIR
+from mlvm.codegen.cc import INCLUDE_DIR
+from mlvm.codegen.mcu import CFLAGS, CORES, RUNTIME_FILES
 from mlvm.codegen.lowering import C_TYPES
 from mlvm.dialect.base import DTYPES
 
 HERE = Path(__file__).resolve().parent
+# board: (qemu machine, core of mlvm.codegen.mcu.CORES)
 BOARDS: dict[str, tuple[str, list[str]]] = {
-    "m4": ("mps2-an386", ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"]),
-    "m3": ("mps2-an385", ["-mcpu=cortex-m3", "-mthumb", "-mfloat-abi=soft"]),
+    "m4": ("mps2-an386", CORES["cortex-m4"]),
+    "m3": ("mps2-an385", CORES["cortex-m3"]),
 }
-# The flags of each M-profile core docs/embedded.md lists; the tests build
-# the runtime and a module for every one (only m3 and m4 also run, above).
-CORES: dict[str, list[str]] = {
-    "cortex-m0plus": ["-mcpu=cortex-m0plus", "-mthumb", "-mfloat-abi=soft"],
-    "cortex-m3": BOARDS["m3"][1],
-    "cortex-m4": BOARDS["m4"][1],
-    "cortex-m7": ["-mcpu=cortex-m7", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-d16"],
-    "cortex-m33": ["-mcpu=cortex-m33", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-sp-d16"],
-    "cortex-m55": ["-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard", "-mfpu=auto"],
-}
-CFLAGS = ["-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-ffunction-sections", "-fdata-sections"]
-# What a generated module links against.
-RUNTIME_FILES = [*sorted((RUNTIME_DIR / "src" / "kernels").glob("*.c")),
-                 *(RUNTIME_DIR / "src" / n for n in ("queue.c", "instance.c", "sched.c"))]
 # The C type of each numpy dtype an entry takes, from the project's tables.
 C_BY_DTYPE = {DTYPES[e]: c for e, c in C_TYPES.items()}
 
@@ -63,11 +51,13 @@ def available() -> str | None:
 @dataclass
 class Result:
     outputs: list[np.ndarray]
-    stack_bytes: int
+    stack_bytes: int  # high-water mark of the whole firmware
     text_bytes: int
     data_bytes: int
     bss_bytes: int
     instructions: int | None = None  # of one inference, with count=True
+    stack_call: int = -1  # of the module's call: high water less main's own use
+    stack_stated: int | None = None  # <M>_STACK_BYTES for the core (None: not stated)
 
 
 def _words(a: np.ndarray) -> str:
@@ -79,11 +69,13 @@ def main_source(header: str, prefix: str, info: Any, inputs: list[np.ndarray], c
     """The firmware's main for `calls` calls of `info` (a loader FunctionInfo)."""
     entry = f"{prefix}_{info.name}"
     arena = f"{prefix.upper()}_{info.name.upper()}_ARENA_BYTES"
+    stack = f"{prefix.upper()}_STACK_BYTES"
     lines = [
         "#include <stdint.h>",
         '#include "semihost.h"',
         f'#include "{header}"',
         "uint32_t mlvm_stack_high_water(void);",
+        "extern uint32_t _stack_top;",
         f"static uint8_t arena[{arena} + 1u] __attribute__((aligned(64)));",
     ]
     for i, (spec, a) in enumerate(zip(info.inputs, inputs, strict=True)):
@@ -96,8 +88,9 @@ def main_source(header: str, prefix: str, info: Any, inputs: list[np.ndarray], c
     lines += [
         "int main(void)",
         "{",
-        "    uint32_t k;",
+        "    uint32_t k, sp;",
         "    int status = 0;",
+        '    __asm__ volatile("mov %0, sp" : "=r"(sp));',
         f"    for (k = 0; k < {calls}u; ++k)",
         f"        status = (int){entry}({', '.join(args)});",
         '    sh_puts("status "); sh_put_dec((uint32_t)status); sh_puts("\\n");',
@@ -111,6 +104,13 @@ def main_source(header: str, prefix: str, info: Any, inputs: list[np.ndarray], c
         ]
     lines += [
         '    sh_puts("stack "); sh_put_dec(mlvm_stack_high_water()); sh_puts("\\n");',
+        # the stack main had used when it called the module, and the bound
+        # the header states for this core
+        '    sh_puts("stack-base "); sh_put_dec((uint32_t)(uintptr_t)&_stack_top - sp);'
+        ' sh_puts("\\n");',
+        f"#ifdef {stack}",
+        f'    sh_puts("stack-stated "); sh_put_dec({stack}); sh_puts("\\n");',
+        "#endif",
         "    return status;",
         "}",
     ]
@@ -229,5 +229,15 @@ def run(c_file: Path, info: Any, inputs: list[np.ndarray], board: str = "m4",
         words = np.array([int(w, 16) for w in m.group(1).split()], dtype=np.uint32)
         outputs.append(words.view(spec.dtype).reshape(spec.shape))
     stack = re.search(r"^stack (\d+)$", text, re.M)
+    base = re.search(r"^stack-base (\d+)$", text, re.M)
+    stated = re.search(r"^stack-stated (\d+)$", text, re.M)
     t, d, b = sizes(elf)
-    return Result(outputs, int(stack.group(1)) if stack else -1, t, d, b, instructions)
+    res = Result(outputs, int(stack.group(1)) if stack else -1, t, d, b, instructions)
+    if stack is not None and base is not None:
+        res.stack_call = res.stack_bytes - int(base.group(1))
+    if stated is not None:
+        res.stack_stated = int(stated.group(1))
+        if res.stack_call > res.stack_stated:
+            raise RuntimeError(f"{elf.name} on {board}: the call used {res.stack_call} B of stack, "
+                               f"more than the {res.stack_stated} B its header states")
+    return res

@@ -21,6 +21,7 @@ from xdsl.ir import Operation, SSAValue
 from mlvm.analysis.storage import FunctionStorage, analyze, nbytes, root
 from mlvm.codegen.lowering import C_TYPES, Lowering, StaticTable, elem, state_expr
 from mlvm.codegen.params_file import param_key
+from mlvm.codegen.stack import stack_lines
 from mlvm.codegen.names import NameClash, Symbols, c_comment, c_ident, c_string, unique
 from mlvm.diagnostics import op_error, tensor_bytes
 from mlvm.dialect.base import MlvmOp, elem_name, type_str
@@ -123,6 +124,7 @@ class _Function:
     begin_params: list[str] = field(default_factory=list[str])
     call_args: list[str] = field(default_factory=list[str])
     arg_names: list[str] = field(default_factory=list[str])
+    void_args: str = ""  # "(void)in_x; ..." for the one-shot entry
     arg_decls: list[str] = field(default_factory=list[str])
     struct_fields: list[str] = field(default_factory=list[str])
 
@@ -483,6 +485,8 @@ class ModuleEmitter:
         # Inputs and outputs as the call state keeps them.
         typed = out.params[1:]
         out.arg_names = [p.rsplit("*", 1)[1] for p in typed]
+        # inputs the body never reads compile without an unused-parameter warning
+        out.void_args = " ".join(f"(void){n};" for n in out.arg_names)
         out.struct_fields = [f"{p};" for p in typed]
         out.arg_decls = [f"{p} = call->{n}; (void){n};" for p, n in zip(typed, out.arg_names, strict=True)]
         out.call_args = ["arena_", *out.arg_names]
@@ -561,6 +565,9 @@ class ModuleEmitter:
             + [t for _, _, t in self.ext_params.values()],
         )
         c_text = _env().get_template("module.c.j2").render(**ctx)
+        ctx["stack_lines"] = []
+        h_text = _env().get_template("module.h.j2").render(**ctx)
+        ctx["stack_lines"] = stack_lines(c_text, h_text, self.mod.upper())
         h_text = _env().get_template("module.h.j2").render(**ctx)
         return c_text, h_text
 

@@ -9,14 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from mlvm.codegen.cc import INCLUDE_DIR, RUNTIME_DIR
+from mlvm.codegen.cc import INCLUDE_DIR
+from mlvm.codegen.mcu import RUNTIME_FILES
 
 ROOT = Path(__file__).resolve().parents[2]
 ARM = ["arm-none-eabi-gcc", "-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16",
        "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-ffreestanding"]
-# What a generated module links against: kernels, queues, instances, scheduler.
-MODULE_RUNTIME = [*sorted((RUNTIME_DIR / "src" / "kernels").glob("*.c")),
-                  *(RUNTIME_DIR / "src" / n for n in ("queue.c", "instance.c", "sched.c"))]
 
 pytestmark = pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None,
                                 reason="arm-none-eabi-gcc not installed (make test installs it)")
@@ -30,7 +28,7 @@ def compile_model(src: Path, out: Path, *extra: str) -> Path:
     return out
 
 
-@pytest.mark.parametrize("runtime_file", MODULE_RUNTIME, ids=lambda p: p.name)
+@pytest.mark.parametrize("runtime_file", RUNTIME_FILES, ids=lambda p: p.name)
 def test_runtime_file_builds(runtime_file: Path) -> None:
     subprocess.run([*ARM, "-I", str(INCLUDE_DIR), "-c", str(runtime_file), "-o", "/dev/null"], check=True)
 

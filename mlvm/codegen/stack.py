@@ -1,0 +1,253 @@
+"""`<M>_STACK_BYTES`: an upper bound of the stack a call of a generated
+module uses on each Cortex-M core of mcu.CORES, stated in its header.
+
+The bound is the deepest chain of calls from an exported function:
+
+* the module's own functions (found in the C it was emitted as): a frame of
+  at most the callee-saved registers, twice the bytes of its parameters and
+  locals (room for the copies GCC keeps of them), its largest outgoing
+  argument list and 16 bytes; tests/codegen/test_stack.py compiles many
+  modules for every core and checks GCC's frames stay under these;
+* what it calls in the runtime, the C library and libgcc, from the table
+  stack_table.py writes (GCC's call graph of the runtime; the libraries'
+  disassembly), where a call through a pointer from the runtime (a kernel
+  calling the module's epilogue) costs the deepest function it may reach.
+
+Not counted: native functions a module imports (the caller's code)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from mlvm.codegen import mcu
+from mlvm.codegen.stack_table import TABLE
+
+# Types whose locals are one word or two on a 32-bit core; structs are
+# sized by the table (their sizeof on the core).
+_WIDE = {"double", "int64_t", "uint64_t", "long long"}
+_SCALARS = {"float", "int", "unsigned", "char", "short", "long", "size_t", "ptrdiff_t", "_Bool",
+            "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "mlvm_index_t",
+            "mlvm_status_t", "mlvm_dtype_t", "mlvm_half_t", "signed", *_WIDE}
+_KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "do", "else", "case"}
+_FUNC = re.compile(
+    r"^(?:static\s+)?(?:const\s+)?[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*\(([^;{]*?)\)\s*\n\{\n(.*?)\n\}\n",
+    re.M | re.S)
+_DECL = re.compile(
+    r"^\s*((?:static\s+)?(?:const\s+|volatile\s+)*(?:unsigned\s+|signed\s+)?"
+    r"(?:long\s+long|[A-Za-z_]\w*))\s+(?![=(])([^;]*);\s*$", re.M)
+_CALL = re.compile(r"(->|\.)?\b([A-Za-z_]\w*)\s*\(")
+# Room per byte of parameters and locals (copies GCC keeps of them).
+SPILL = 1
+
+
+class StackUnknown(Exception):
+    """The module calls or declares something the bound cannot size."""
+
+
+@dataclass
+class CFunction:
+    name: str
+    params: int             # bytes of its parameters
+    local_bytes: int        # of its locals (not static ones)
+    out_args: int           # most arguments of one call it makes
+    calls: set[str] = field(default_factory=set)
+    named: set[str] = field(default_factory=set)  # identifiers it uses (callbacks it passes)
+    indirect: bool = False  # calls through a pointer (an import)
+
+
+@cache
+def table() -> dict[str, Any]:
+    return json.loads(TABLE.read_text())
+
+
+def _split_top(s: str) -> list[str]:
+    """s split at the commas outside brackets."""
+    parts, depth, cur = [], 0, ""
+    for ch in s:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur)
+    return parts
+
+
+def _type_bytes(ctype: str, pointer: bool, types: dict[str, int]) -> int:
+    base = re.sub(r"\b(static|const|volatile|unsigned|signed)\b", "", ctype).strip() or "int"
+    if pointer or base == "void":
+        return 4
+    if base in _WIDE:
+        return 8
+    if base in _SCALARS:
+        return 4
+    if base in types:
+        return (types[base] + 3) // 4 * 4
+    raise StackUnknown(f"a local of type {base}")
+
+
+def _declared(body: str, types: dict[str, int]) -> int:
+    """Bytes of the locals a function body declares (not static ones)."""
+    total = 0
+    for m in _DECL.finditer(body):
+        ctype, rest = m.group(1), m.group(2)
+        base = re.sub(r"\b(static|const|volatile|unsigned|signed)\b", "", ctype).strip()
+        if base in _KEYWORDS or base == "return" or ctype.startswith("static"):
+            continue
+        if not (base in _SCALARS or base in types or base == "void" or base.endswith("_t")):
+            continue  # an expression statement, not a declaration
+        for d in _split_top(rest):
+            name, _, init = d.partition("=")
+            pointer = "*" in name
+            n = 1
+            for dim in re.findall(r"\[([^\]]*)\]", name):
+                if dim.strip() == "" and init.strip().startswith("{"):
+                    n *= len(_split_top(init.strip()[1:-1]))  # sized by its initializer
+                elif dim.strip().isdigit():
+                    n *= int(dim)
+                else:
+                    raise StackUnknown(f"an array of size {dim.strip() or '?'}")
+            total += n * _type_bytes(ctype, pointer, types)
+    return total
+
+
+def _closing(text: str, i: int) -> int:
+    """Index of the brace closing the one at text[i]."""
+    depth = 0
+    for j in range(i, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[j], 0)
+        if depth == 0:
+            return j
+    raise StackUnknown("unbalanced braces")
+
+
+def _scope_bytes(body: str, types: dict[str, int]) -> int:
+    """Bytes of the locals of a block: its own declarations and the largest
+    of its inner blocks' (GCC shares stack slots between sibling blocks, and
+    spill slots between values whose lives do not overlap)."""
+    own: list[str] = []
+    inner = 0
+    i = 0
+    while i < len(body):
+        if body[i] != "{":
+            own.append(body[i])
+            i += 1
+            continue
+        j = _closing(body, i)
+        if body[:i].rstrip().endswith("="):
+            own.append(body[i:j + 1])  # an initializer, not a block
+        else:
+            inner = max(inner, _scope_bytes(body[i + 1:j], types))
+            own.append(";\n")
+        i = j + 1
+    return _declared("".join(own), types) + inner
+
+
+def parse_functions(c_text: str, types: dict[str, int]) -> dict[str, CFunction]:
+    """The functions defined in generated C, with what their frames hold."""
+    funcs: dict[str, CFunction] = {}
+    for m in _FUNC.finditer(c_text):
+        name, params, body = m.group(1), m.group(2), m.group(3)
+        plist = [p for p in _split_top(params) if p.strip() not in ("", "void")]
+        wide = sum(1 for p in plist if "*" not in p and any(w in p for w in _WIDE))
+        f = CFunction(name, 4 * len(plist) + 4 * wide, _scope_bytes(body, types), 0)
+        f.named = set(re.findall(r"\b([A-Za-z_]\w*)\b(?!\s*\()", body))
+        for call in _CALL.finditer(body):
+            callee = call.group(2)
+            if callee in _KEYWORDS:
+                continue
+            if call.group(1) is not None:
+                f.indirect = True
+                continue
+            f.calls.add(callee)
+            # arguments of this call: up to its closing parenthesis
+            depth, i = 1, call.end()
+            while i < len(body) and depth > 0:
+                depth += {"(": 1, ")": -1}.get(body[i], 0)
+                i += 1
+            f.out_args = max(f.out_args, len(_split_top(body[call.end():i - 1])))
+        funcs[name] = f
+    return funcs
+
+
+def with_header_types(h_text: str, types: dict[str, int]) -> dict[str, int]:
+    """types and the structs a generated header defines (the call states of
+    suspendable functions): their fields' bytes, and 8 for padding."""
+    out = dict(types)
+    for m in re.finditer(r"^typedef struct \w+ \{\n(.*?)\n\} (\w+);", h_text, re.M | re.S):
+        out[m.group(2)] = _declared(m.group(1), out) + 8
+    return out
+
+
+def frame_bound(f: CFunction, saved: int) -> int:
+    """The most stack f's own frame takes (see the module docstring): an
+    argument takes at most 8 bytes on the stack, and the first ones go in
+    registers r0-r3 (two, if they are 64-bit)."""
+    return (saved + SPILL * (f.params + f.local_bytes) + 8 * max(0, f.out_args - 2) + 16
+            + 7) // 8 * 8
+
+
+def core_bound(c_text: str, core: str, h_text: str = "") -> int:
+    """The module's stack bound on one core (h_text: its header, for the
+    types it defines)."""
+    t = table()["cores"][core]
+    lib: dict[str, list[int | None]] = t["functions"]
+    funcs = parse_functions(c_text, with_header_types(h_text, t["types"]))
+    # generated functions a body names without calling: passed to the runtime
+    callbacks = sorted({n for f in funcs.values() for n in f.named if n in funcs})
+    memo: dict[str, int] = {}
+
+    def depth(name: str, through: int) -> int:
+        if name in funcs:
+            if name not in memo:
+                f = funcs[name]
+                memo[name] = -1  # recursion guard
+                deep = t["libgcc"]
+                for c in f.calls:
+                    deep = max(deep, depth(c, through))
+                memo[name] = frame_bound(f, t["saved"]) + deep
+            if memo[name] < 0:
+                raise StackUnknown(f"recursion through {name}")
+            return memo[name]
+        if name in lib:
+            d, ind = lib[name]
+            return d if ind is None else max(d, ind + through)
+        raise StackUnknown(f"a call of {name}")
+
+    # what a call through a pointer may reach: the runtime's own targets
+    # (the GEMM's packing function) or the module's callbacks
+    through = t["through_pointer"]
+    for cb in callbacks:
+        through = max(through, depth(cb, 0))
+    memo.clear()
+    return max((depth(n, through) for n in funcs), default=0)
+
+
+def stack_lines(c_text: str, h_text: str, mod: str) -> list[str]:
+    """The header's `<MOD>_STACK_BYTES` block: one #if per core group
+    (h_text: the header without it)."""
+    t = table()
+    try:
+        bounds = {core: core_bound(c_text, core, h_text) for core in mcu.CORES}
+    except StackUnknown as e:
+        return [f"/* {mod}_STACK_BYTES is not stated: the module has {e}. */"]
+    lines = [
+        f"/* Stack a call needs at most, by core, built by {t['compiler']} with the",
+        " * flags of docs/embedded.md: the module's frames and the deepest chain of",
+        " * runtime and C library calls (imported functions not included). Not",
+        " * stated for other targets or compilers. */",
+    ]
+    for i, (test, cores) in enumerate(mcu.GROUPS):
+        lines.append(f"#{'if' if i == 0 else 'elif'} {test}")
+        lines.append(f"#define {mod}_STACK_BYTES {max(bounds[c] for c in cores)}u")
+    lines.append("#endif")
+    return lines

@@ -1,0 +1,171 @@
+"""`<M>_STACK_BYTES` (mlvm/codegen/stack.py) and the runtime's stack table
+(mlvm/codegen/stack_table.py, mlvm/runtime_c/stack_usage.json).
+
+* The committed table is what the runtime builds to now.
+* The frames the bound assumes for a module's own functions hold: many
+  generated modules compiled for every core with -fstack-usage, each
+  function's frame under its bound. (tests/mcu checks the whole bound
+  against the stack a call really uses on the emulated M4 and M3.)
+* The header states one bound per core group, and says why where it
+  cannot (an array of unknown size, a call of an unknown function)."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from mlvm.codegen import mcu, stack, stack_table
+from mlvm.codegen.cc import INCLUDE_DIR
+
+ROOT = Path(__file__).resolve().parents[2]
+needs_arm = pytest.mark.skipif(shutil.which(mcu.COMPILER) is None,
+                               reason="arm-none-eabi-gcc not installed (make test installs it)")
+# modules whose C the frame check compiles: every lit codegen / pass input,
+# the coroutine and streaming models, and a long fused elementwise chain
+MODELS = [*sorted((ROOT / "tests" / "filecheck").rglob("*.mlir")),
+          ROOT / "samples" / "streaming" / "stream.mlir", ROOT / "tests" / "coroutines" / "model.mlir"]
+
+
+def chain_model() -> str:
+    """60 elementwise ops over 12 inputs (fused into long scalar loops)."""
+    g = random.Random(1)
+    t = "tensor<3x5xf32>"
+    vals = [f"%a{i}" for i in range(12)]
+    lines = [f"func.func @chain({', '.join(f'{v}: {t}' for v in vals)}) -> ({t}, {t}) {{"]
+    for k in range(60):
+        if g.random() < 0.6:
+            a, b = g.sample(vals, 2)
+            op = g.choice(["add", "sub", "mul", "max", "min", "div"])
+            lines.append(f'  %v{k} = "mlvm.{op}"({a}, {b}) : ({t}, {t}) -> {t}')
+        else:
+            op = g.choice(["exp", "tanh", "sigmoid", "neg", "abs", "sqrt", "log", "sin", "erf"])
+            lines.append(f'  %v{k} = "mlvm.{op}"({g.choice(vals)}) : ({t}) -> {t}')
+        vals.append(f"%v{k}")
+    lines += [f"  func.return %v59, %v40 : {t}, {t}", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def compile_c(src: Path, out: Path) -> Path | None:
+    """The module's C, or None for inputs that are not compilable modules
+    (the lit tests' invalid cases)."""
+    aot = Path(sys.executable).parent / "mlvm-aot"
+    res = subprocess.run([str(aot), "compile", str(src), "-o", str(out), "-q"],
+                         capture_output=True, text=True)
+    return out if res.returncode == 0 else None
+
+
+@needs_arm
+def test_the_table_is_current() -> None:
+    """Regenerate with `python -m mlvm.codegen.stack_table` after changing
+    the runtime."""
+    committed = json.loads(stack_table.TABLE.read_text())
+    assert committed == stack_table.build_table(), (
+        "mlvm/runtime_c/stack_usage.json is stale: run python -m mlvm.codegen.stack_table")
+
+
+@needs_arm
+def test_module_frames_stay_under_their_bound(tmp_path: Path) -> None:
+    (tmp_path / "chain.mlir").write_text(chain_model())
+    srcs = [*MODELS, tmp_path / "chain.mlir"]
+    cfiles = [c for i, s in enumerate(srcs)
+              if (c := compile_c(s, tmp_path / f"m{i}_{s.stem}.c")) is not None]
+    assert len(cfiles) >= 20 and any("chain" in c.name for c in cfiles)
+
+    def frames(core: str, c: Path) -> list[tuple[str, int]]:
+        obj = c.with_suffix(f".{core}.o")
+        # (-Werror: an input a module never reads once failed -Wunused-parameter)
+        subprocess.run([mcu.COMPILER, *mcu.CORES[core], *mcu.CFLAGS, "-fstack-usage",
+                        "-I", str(INCLUDE_DIR), "-I", str(tmp_path), "-c", str(c), "-o", str(obj)],
+                       check=True, capture_output=True, cwd=tmp_path)
+        rows = []
+        for line in obj.with_suffix(".su").read_text().splitlines():
+            where, size, _ = line.split("\t")
+            rows.append((where.split(":")[-1].split(".")[0], int(size)))  # f.constprop.0 -> f
+        return rows
+
+    jobs = [(core, c) for core in mcu.CORES for c in cfiles]
+    with ThreadPoolExecutor(4) as ex:
+        results = list(ex.map(lambda j: frames(*j), jobs))
+    checked = 0
+    for (core, c), rows in zip(jobs, results, strict=True):
+        t = stack.table()["cores"][core]
+        types = stack.with_header_types(c.with_suffix(".h").read_text(), t["types"])
+        funcs = stack.parse_functions(c.read_text(), types)
+        for name, size in rows:
+            if name not in funcs:  # a header's static inline helper, out of line
+                assert name in t["functions"], f"{c.name}: {name} not found by the parser"
+                assert size <= t["functions"][name][0], f"{core} {c.name} {name}"
+                continue
+            bound = stack.frame_bound(funcs[name], t["saved"])
+            assert size <= bound, f"{core} {c.name} {name}: frame {size} B > bound {bound} B"
+            checked += 1
+    assert checked > 500
+
+
+def test_header_states_a_bound_per_core_group(tmp_path: Path) -> None:
+    c = compile_c(ROOT / "tests" / "coroutines" / "model.mlir", tmp_path / "model.c")
+    assert c is not None
+    h = c.with_suffix(".h").read_text()
+    for i, (test, _) in enumerate(mcu.GROUPS):
+        assert f"#{'if' if i == 0 else 'elif'} {test}\n#define MODEL_STACK_BYTES " in h
+    # the bound covers the deepest runtime function the module calls
+    types = stack.with_header_types(h, stack.table()["cores"]["cortex-m4"]["types"])
+    funcs = stack.parse_functions(c.read_text(), types)
+    called = {n for f in funcs.values() for n in f.calls if n.startswith("mlvm_")}
+    deepest = max(stack.table()["cores"]["cortex-m4"]["functions"][n][0] for n in called)
+    assert stack.core_bound(c.read_text(), "cortex-m4", h) > deepest
+
+
+MODULE = """\
+static void m__s1(const void *ctx, mlvm_index_t i0, float *tile)
+{
+    float keep[%d];
+    (void)ctx;
+}
+mlvm_status_t m_main(void *arena_, const float *in_x, float *out0)
+{
+    {
+        const float *in0 = in_x;
+        const void *ctx[3];
+        ctx[0] = in0;
+        mlvm_conv2d_epilogue_f32(&m__s0, in0, in0, in0, out0, arena_, m__s1, ctx);
+    }
+    {
+        const float *in0 = in_x;
+        const void *ctx[5];
+        ctx[0] = in0;
+        mlvm_fill_f32(3, 0.0f, out0);
+    }
+    return MLVM_OK;
+}
+"""
+
+
+def test_sibling_blocks_share_their_locals() -> None:
+    f = stack.parse_functions(MODULE % 4, {})["m_main"]
+    assert f.local_bytes == 4 + 5 * 4  # the larger block, not both
+    assert f.calls == {"mlvm_conv2d_epilogue_f32", "mlvm_fill_f32"}
+    assert f.out_args == 8 and "m__s1" in f.named
+
+
+def test_a_callback_counts_where_the_runtime_calls_it() -> None:
+    """The epilogue's frame adds to the kernel's stack at its call through
+    a pointer: a larger local array there makes the bound larger by it."""
+    small = stack.core_bound(MODULE % 4, "cortex-m4")
+    large = stack.core_bound(MODULE % 1004, "cortex-m4")
+    assert large - small == 4000
+
+
+def test_what_cannot_be_sized_is_said() -> None:
+    unknown = MODULE.replace("mlvm_fill_f32(3", "mystery_fn(3") % 4
+    assert stack.stack_lines(unknown, "", "M") == [
+        "/* M_STACK_BYTES is not stated: the module has a call of mystery_fn. */"]
+    vla = MODULE.replace("float keep[%d];", "float keep[n];")
+    assert "an array of size n" in stack.stack_lines(vla, "", "M")[0]

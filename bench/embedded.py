@@ -2,10 +2,13 @@
 
     python bench/embedded.py        (make bench-embedded)
 
-For each model: guest instructions of one inference (the harness's qemu
-plugin, exact and the same on every host), the firmware's flash (text:
-code and weights) and RAM (the module's arena + the stack high-water mark
-the call reached). The models: the tests' (tests/mcu) sample MLP
+For each model: its multiply-adds, guest instructions of one inference
+(the harness's qemu plugin, exact and the same on every host) and per
+multiply-add, the firmware's flash (text: code and weights), the module's
+arena, the stack the call used (measured by painting) next to the bound
+its header states (`<M>_STACK_BYTES` for the M4), and RAM (arena + the
+measured stack). The table goes to stdout and into bench/README.md
+(between the embedded markers; --no-readme leaves it alone). The models: the tests' (tests/mcu) sample MLP
 784-256-256-10 and the ResNet-8-like CNN of samples/onnx_resnet, a small
 28x28 CNN as PyTorch exports it (conv 8 3x3 stride 2, ReLU, conv 16 3x3
 stride 2, ReLU, flatten, dense 10; 78,400 multiply-adds), the DS-CNN
@@ -15,6 +18,7 @@ DS-CNN and ResNet-8 quantized to int8 by onnxruntime (bench/int8.py).
 
 from __future__ import annotations
 
+import argparse
 import re
 import subprocess
 import sys
@@ -45,7 +49,42 @@ def arena_bytes(c_file: Path) -> int:
     return int(m.group(1)) if m else 0
 
 
+def multiply_adds(path: Path) -> int:
+    """Multiply-adds of the matrix products and convolutions of a model (as
+    imported, before any pass)."""
+    from mlvm.pipeline import load_source
+
+    module, _, _ = load_source(path)
+    total = 0
+    for op in module.walk():
+        if op.name in ("mlvm.conv2d", "mlvm.qconv2d", "mlvm.qconv2d_requant"):
+            out = op.results[0].type.get_shape()
+            w = op.operands[1].type.get_shape()
+            total += int(np.prod(out)) * int(np.prod(w[1:]))
+        elif op.name in ("mlvm.matmul", "mlvm.qmatmul"):
+            lhs = op.operands[0].type.get_shape()
+            ta = op.properties.get("transpose_lhs")
+            k = lhs[-2] if ta is not None and bool(ta.value.data) and len(lhs) > 1 else lhs[-1]
+            total += int(np.prod(op.results[0].type.get_shape())) * k
+    return total
+
+
+README = ROOT / "bench" / "README.md"
+BEGIN, END = "<!-- embedded:begin -->", "<!-- embedded:end -->"
+
+
+def write_readme(table: str) -> None:
+    text = README.read_text()
+    if BEGIN not in text or END not in text:
+        raise SystemExit(f"{README}: no {BEGIN} ... {END} markers")
+    head, rest = text.split(BEGIN, 1)
+    README.write_text(head + BEGIN + "\n" + table + END + rest.split(END, 1)[1])
+
+
 def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--no-readme", action="store_true", help="do not rewrite bench/README.md")
+    args = ap.parse_args()
     missing = harness.available()
     if missing is not None:
         print(f"not measured: {missing} (make sysdeps installs them)")
@@ -79,6 +118,11 @@ def main() -> int:
             aot("compile", str(q), "-o", str(d / f"{name}_int8.c"))
             tiny[f"{name} int8"] = mlvm.compile(q)
         resnet = mlvm.compile(d / "resnet8.onnx")
+        sources = {"mlp": ROOT / "samples/mlp/mlp.mlir", "cnn28": d / "cnn28.onnx",
+                   "cnn28 --no-workspaces": d / "cnn28.onnx", "resnet8": d / "resnet8.onnx",
+                   "resnet8 --no-workspaces": d / "resnet8.onnx", "dscnn": d / "dscnn.onnx",
+                   "mobilenet": d / "mobilenet.onnx", "dscnn int8": d / "dscnn_f.onnx",
+                   "resnet8 int8": d / "resnet8_f.onnx"}
         hosts = {"mlp": mlvm.compile(ROOT / "samples/mlp/mlp.mlir", params=d / "mlp.npz"),
                  "cnn28": cnn, "cnn28 --no-workspaces": cnn,
                  "resnet8": resnet, "resnet8 --no-workspaces": resnet, **tiny}
@@ -90,12 +134,20 @@ def main() -> int:
             info = host.functions["main"]
             inputs = [np.random.default_rng(7).standard_normal(s.shape).astype(s.dtype) for s in info.inputs]
             res = harness.run(d / files[name], info, inputs, "m4", count=True)
+            assert res.instructions is not None and res.stack_stated is not None
+            macs = multiply_adds(sources[name])
             arena = arena_bytes(d / files[name])
-            rows.append((name, res.instructions, res.text_bytes, arena, res.stack_bytes))
-    print("| model | instructions / inference | flash (text) | arena | stack | RAM |")
-    print("|---|---|---|---|---|---|")
-    for name, insns, text, arena, stack in rows:
-        print(f"| {name} | {insns:,} | {text:,} B | {arena:,} B | {stack:,} B | {arena + stack:,} B |")
+            rows.append(f"| {name} | {macs:,} | {res.instructions:,} | {res.instructions / macs:.2f} "
+                        f"| {res.text_bytes:,} B | {arena:,} B | {res.stack_call:,} B "
+                        f"| {res.stack_stated:,} B | {arena + res.stack_call:,} B |")
+    table = "\n".join([
+        "| model | multiply-adds | instructions / inference | instructions / MAC | flash (text) "
+        "| arena | stack measured | stack stated | RAM |",
+        "|---|---|---|---|---|---|---|---|---|", *rows]) + "\n"
+    print(table, end="")
+    if not args.no_readme:
+        write_readme(table)
+        print(f"wrote the table into {README}")
     return 0
 
 

@@ -12,7 +12,8 @@ measured stack). The table goes to stdout and into bench/README.md
 784-256-256-10 and the ResNet-8-like CNN of samples/onnx_resnet, a small
 28x28 CNN as PyTorch exports it (conv 8 3x3 stride 2, ReLU, conv 16 3x3
 stride 2, ReLU, flatten, dense 10; 78,400 multiply-adds), the DS-CNN
-and MobileNet-v1-0.25 of `make bench` (bench/onnx_models.py), and the
+and MobileNet-v1-0.25 of `make bench` and MLPerf Tiny's anomaly-detection
+autoencoder (640-128x4-8-128x4-640; bench/onnx_models.py), and the
 DS-CNN and ResNet-8 quantized to int8 by onnxruntime (bench/int8.py).
 """
 
@@ -105,7 +106,8 @@ def main() -> int:
         aot("compile", str(d / "cnn28.onnx"), "-o", str(d / "cnn28_nows.c"), "--no-workspaces")
         cnn = mlvm.compile(d / "cnn28.onnx")
         tiny = {}
-        for name, build in (("dscnn", onnx_models.dscnn), ("mobilenet", onnx_models.mobilenet_v1)):
+        for name, build in (("dscnn", onnx_models.dscnn), ("mobilenet", onnx_models.mobilenet_v1),
+                            ("autoencoder", onnx_models.autoencoder)):
             onnx.save(build(1), d / f"{name}.onnx")
             aot("compile", str(d / f"{name}.onnx"), "-o", str(d / f"{name}.c"))
             tiny[name] = mlvm.compile(d / f"{name}.onnx")
@@ -121,13 +123,15 @@ def main() -> int:
         sources = {"mlp": ROOT / "samples/mlp/mlp.mlir", "cnn28": d / "cnn28.onnx",
                    "cnn28 --no-workspaces": d / "cnn28.onnx", "resnet8": d / "resnet8.onnx",
                    "resnet8 --no-workspaces": d / "resnet8.onnx", "dscnn": d / "dscnn.onnx",
-                   "mobilenet": d / "mobilenet.onnx", "dscnn int8": d / "dscnn_f.onnx",
+                   "mobilenet": d / "mobilenet.onnx", "autoencoder": d / "autoencoder.onnx",
+                   "dscnn int8": d / "dscnn_f.onnx",
                    "resnet8 int8": d / "resnet8_f.onnx"}
         hosts = {"mlp": mlvm.compile(ROOT / "samples/mlp/mlp.mlir", params=d / "mlp.npz"),
                  "cnn28": cnn, "cnn28 --no-workspaces": cnn,
                  "resnet8": resnet, "resnet8 --no-workspaces": resnet, **tiny}
         files = {"mlp": "mlp.c", "cnn28": "cnn28.c", "cnn28 --no-workspaces": "cnn28_nows.c",
                  "resnet8": "resnet8.c", "dscnn": "dscnn.c", "mobilenet": "mobilenet.c",
+                 "autoencoder": "autoencoder.c",
                  "resnet8 --no-workspaces": "resnet8_nows.c", "dscnn int8": "dscnn_int8.c",
                  "resnet8 int8": "resnet8_int8.c"}
         for name, host in hosts.items():

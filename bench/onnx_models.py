@@ -211,6 +211,26 @@ def dscnn(batch: int, seed: int = 1) -> onnx.ModelProto:
     return g.model([("x", (batch, *DSCNN_INPUT))], g.gemm_t(h, 64, 12), (batch, 12))
 
 
+AUTOENCODER_INPUT = (640,)
+#: MLPerf Tiny anomaly detection: dense widths of the encoder, bottleneck, decoder.
+AUTOENCODER_WIDTHS = (128, 128, 128, 128, 8, 128, 128, 128, 128, 640)
+
+
+def autoencoder(batch: int, seed: int = 4) -> onnx.ModelProto:
+    """The MLPerf Tiny anomaly-detection autoencoder: 640 log-mel features,
+    dense 128 x 4, an 8-wide bottleneck, dense 128 x 4, dense 640; every
+    hidden layer with BatchNormalization and ReLU, as nn.Linear exports
+    (Gemm transB=1)."""
+    g = Net(seed)
+    h, fan_in = "x", AUTOENCODER_INPUT[0]
+    for i, width in enumerate(AUTOENCODER_WIDTHS):
+        h = g.gemm_t(h, fan_in, width)
+        if i + 1 < len(AUTOENCODER_WIDTHS):
+            h = g.op("Relu", g.bn(h, width))
+        fan_in = width
+    return g.model([("x", (batch, *AUTOENCODER_INPUT))], h, (batch, AUTOENCODER_INPUT[0]))
+
+
 MOBILENET_INPUT = (3, 96, 96)
 #: MobileNet v1: (output channels, stride) of the 13 depthwise-separable blocks.
 MOBILENET_BLOCKS = ((64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2),

@@ -72,8 +72,10 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, ml
     cnn28(d / "cnn28.onnx")
     aot("compile", str(d / "cnn28.onnx"), "-o", str(d / "cnn28.c"))
     out["cnn28"] = (d / "cnn28.c", mlvm.compile(d / "cnn28.onnx"))
-    # MLPerf-Tiny-shaped models of the benchmark (depthwise-separable).
-    for name, build in (("dscnn", onnx_models.dscnn), ("mobilenet", onnx_models.mobilenet_v1)):
+    # MLPerf-Tiny-shaped models of the benchmark (depthwise-separable, and
+    # the anomaly-detection autoencoder's dense layers with batch norm).
+    for name, build in (("dscnn", onnx_models.dscnn), ("mobilenet", onnx_models.mobilenet_v1),
+                        ("autoencoder", onnx_models.autoencoder)):
         onnx.save(build(1), d / f"{name}.onnx")
         aot("compile", str(d / f"{name}.onnx"), "-o", str(d / f"{name}.c"))
         out[name] = (d / f"{name}.c", mlvm.compile(d / f"{name}.onnx"))
@@ -125,7 +127,8 @@ func.func @main(%x: tensor<1x5x9x7xf32>, %y: tensor<1x1x11x6xf32>) -> (tensor<1x
 """
 
 CASES = [("mlp", "m4"), ("resnet8", "m4"), ("mlp", "m3"), ("rows", "m4"), ("cnn28", "m4"),
-         ("cnn28", "m3"), ("dscnn", "m4"), ("mobilenet", "m4"), ("qconv", "m4"), ("qconv", "m3")]
+         ("cnn28", "m3"), ("dscnn", "m4"), ("mobilenet", "m4"), ("autoencoder", "m4"),
+         ("autoencoder", "m3"), ("qconv", "m4"), ("qconv", "m3")]
 
 
 @pytest.mark.parametrize("name,board", CASES, ids=[f"{n}-{b}" for n, b in CASES])

@@ -220,6 +220,7 @@ def core_bound(c_text: str, core: str, h_text: str = "") -> int:
             return memo[name]
         if name in lib:
             d, ind = lib[name]
+            assert d is not None
             return d if ind is None else max(d, ind + through)
         raise StackUnknown(f"a call of {name}")
 

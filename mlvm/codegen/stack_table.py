@@ -248,8 +248,8 @@ def core_table(core: str, tmp: Path) -> dict[str, object]:
     if missing:
         raise StackError(f"{core}: the runtime calls {', '.join(missing)}, not in the C library")
     lib: dict[str, int] = {}
-    for f, (d, i) in _depths(lib_frames, lib_calls, {}, 0, present).items():
-        if i is not None:
+    for f, (d, through) in _depths(lib_frames, lib_calls, {}, 0, present).items():
+        if through is not None:
             raise StackError(f"{f} (C library) calls through a pointer")
         lib[f] = d
     helper = max(lib[n] for n in LIBGCC if n in lib)

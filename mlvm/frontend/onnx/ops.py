@@ -1169,3 +1169,7 @@ def _scatter_elements(imp: Importer, node: onnx.NodeProto, ins: list[Value | Non
     reduction = str(attrs.get("reduction", "none"))
     return [Tensor(imp.emit(ScatterElementsOp, [imp.t(x), imp.t(idx), imp.t(upd)], imp.shape(x), imp.elem(x),
                             axis=ax, reduction=reduction))]
+
+
+# Converters kept in their own modules register themselves on import.
+from mlvm.frontend.onnx import resize as _resize_ops  # noqa: E402,F401

@@ -59,6 +59,15 @@ def test_validator_rejects_overlapping_live_buffers() -> None:
         validate({a: 0, b: 32, c: 128})
 
 
+def test_an_empty_buffer_overlaps_nothing() -> None:
+    """A tensor with a zero dim (ONNX's empty-set reductions) has no bytes:
+    placed at the offset of a live buffer it shares none with it."""
+    a = Interval(value=None, start=0, end=3, size=64)  # type: ignore[arg-type]
+    empty = Interval(value=None, start=1, end=2, size=0)  # type: ignore[arg-type]
+    validate({a: 0, empty: 0})
+    validate({empty: 0, a: 0})
+
+
 def test_planner_runs_the_validator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     src = tmp_path / "m.mlir"
     src.write_text(BROADCAST_DIES)

@@ -3,13 +3,17 @@ test suite (`onnx.backend.test.BackendTest`) runs against it unchanged.
 
 A model whose inputs have symbolic dims is compiled when it is first run,
 for the shapes of the arrays given (and again for new shapes; compiled
-modules are cached by `mlvm.compile`).
+modules are cached by `mlvm.compile`). So is a model that uses the values
+of some graph inputs as shapes, axes, scales or exponents, which an
+ahead-of-time compiler needs at compile time: those inputs become
+constants of the module compiled for the values given (and again for new
+values).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -17,7 +21,7 @@ import onnx
 from onnx.backend.base import Backend, BackendRep, Device, DeviceType
 
 import mlvm
-from mlvm.frontend.onnx.importer import import_onnx
+from mlvm.frontend.onnx.importer import UnsupportedModel, import_onnx
 from mlvm.loader import Module
 
 
@@ -26,26 +30,64 @@ def _static(vi: onnx.ValueInfoProto) -> bool:
     return tt.HasField("shape") and all(d.HasField("dim_value") for d in tt.shape.dim)
 
 
+def _baked(model: onnx.ModelProto, values: Mapping[str, np.ndarray]) -> onnx.ModelProto:
+    """The model with these graph inputs made initializers of these values."""
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    keep = [i for i in m.graph.input if i.name not in values]
+    del m.graph.input[:]
+    m.graph.input.extend(keep)
+    m.graph.initializer.extend(onnx.numpy_helper.from_array(np.asarray(a), n)
+                               for n, a in values.items())
+    return m
+
+
+def import_specialized(model: onnx.ModelProto, given: Mapping[str, np.ndarray],
+                       bake: Iterable[str] = ()) -> tuple[Any, dict[str, np.ndarray], set[str]]:
+    """(module, params, baked inputs): the model imported for the shapes of
+    `given` (graph input -> array), with the inputs in `bake`, and any more
+    the import needs the values of, made constants of their values."""
+    baked = set(bake)
+    while True:
+        values = {n: given[n] for n in given if n in baked}
+        shapes = {n: a.shape for n, a in given.items() if n not in baked}
+        try:
+            module, params = import_onnx(_baked(model, values), shapes)
+            return module, params, baked
+        except UnsupportedModel as e:
+            new = e.runtime_inputs - baked
+            if not new:
+                raise
+            baked |= new
+
+
 class MlvmBackendRep(BackendRep):
     """A compiled model: `run(inputs)` takes the graph inputs in order (or by name)."""
 
     def __init__(self, model: onnx.ModelProto, input_names: Sequence[str],
-                 module: Module | None) -> None:
+                 module: Module | None, bake: frozenset[str] = frozenset()) -> None:
         self.model = model
         self.input_names = list(input_names)
         self.module = module
-        self._by_shapes: dict[tuple[tuple[int, ...], ...], Module] = {}
+        self.bake = set(bake)  # inputs compiled in as constants of their values
+        self._compiled: dict[tuple[object, ...], Module] = {}
 
-    def _module_for(self, args: Sequence[np.ndarray]) -> Module:
+    def _module_for(self, args: Sequence[np.ndarray]) -> tuple[Module, list[np.ndarray]]:
+        """The module for these arguments, and the arguments it takes."""
         if self.module is not None:
-            return self.module
-        key = tuple(a.shape for a in args)
-        m = self._by_shapes.get(key)
+            return self.module, list(args)
+        given = dict(zip(self.input_names, args, strict=True))
+        key = (tuple(a.shape for a in args),
+               tuple((n, given[n].dtype.str, given[n].tobytes()) for n in self.input_names
+                     if n in self.bake))
+        m = self._compiled.get(key)
         if m is None:
-            shapes = dict(zip(self.input_names, key, strict=True))
-            module, params = import_onnx(self.model, shapes)
-            m = self._by_shapes[key] = mlvm.compile(module, params)
-        return m
+            module, params, self.bake = import_specialized(self.model, given, self.bake)
+            m = mlvm.compile(module, params)
+            key = key[:1] + (tuple((n, given[n].dtype.str, given[n].tobytes())
+                                   for n in self.input_names if n in self.bake),)
+            self._compiled[key] = m
+        return m, [given[n] for n in self.input_names if n not in self.bake]
 
     def run(self, inputs: Any, **kwargs: Any) -> tuple[np.ndarray, ...]:
         if isinstance(inputs, Mapping):
@@ -55,7 +97,7 @@ class MlvmBackendRep(BackendRep):
         else:
             raw = list(inputs)
         args = [np.asarray(a, order="C") for a in raw]  # keeps 0-d arrays 0-d
-        module = self._module_for(args)
+        module, args = self._module_for(args)
         specs = module.functions["main"].inputs
         if len(args) == len(specs):
             # Like onnxruntime, take an input whose element count matches the
@@ -79,11 +121,17 @@ class MlvmBackend(Backend):
         names = [i.name for i in inputs]
         shapes = kwargs.get("input_shapes")
         compiled = None
+        bake: frozenset[str] = frozenset()
         if shapes is not None or all(_static(i) for i in inputs) or not all(
                 i.type.HasField("tensor_type") for i in inputs):
-            module, params = import_onnx(model, shapes)  # the error, for a non-tensor input
-            compiled = mlvm.compile(module, params)
-        return MlvmBackendRep(model, names, compiled)
+            try:
+                module, params = import_onnx(model, shapes)  # the error, for a non-tensor input
+                compiled = mlvm.compile(module, params)
+            except UnsupportedModel as e:
+                if not e.runtime_inputs:
+                    raise
+                bake = e.runtime_inputs  # compiled when run, with their values
+        return MlvmBackendRep(model, names, compiled, bake)
 
     @classmethod
     def run_model(cls, model: onnx.ModelProto, inputs: Any, device: str = "CPU",

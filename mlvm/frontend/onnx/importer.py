@@ -70,11 +70,23 @@ TINY = 16
 
 class UnsupportedModel(MlvmError):
     """A valid model that uses what mlvm does not convert yet (ops, attributes,
-    element types): distinct from a broken model, for the conformance report."""
+    element types): distinct from a broken model, for the conformance report.
+    `runtime_inputs`: graph inputs a converter needed the values of."""
+
+    runtime_inputs: frozenset[str] = frozenset()
 
 
 class Unsupported(Exception):
     """A node the importer cannot convert (collected and reported together)."""
+
+
+class RunTimeInput(Unsupported):
+    """A value a converter needs at import (a shape, axes, scales, an
+    exponent) is computed at run time; `value` is that input."""
+
+    def __init__(self, what: str, value: object) -> None:
+        super().__init__(f"{what} computed at run time")
+        self.value = value
 
 
 class NodeError(Exception):
@@ -176,6 +188,7 @@ class Importer:
         self._materialized: dict[str, SSAValue] = {}
         self._param_names: set[str] = set()
         self.unsupported: dict[str, list[str]] = {}
+        self.runtime_inputs: set[str] = set()  # graph inputs needed as constants
         self.node: onnx.NodeProto | None = None
         self.node_label = ""
         self.uses = self._count_uses()
@@ -320,7 +333,9 @@ class Importer:
                 f"{what} ({len(names)}: {', '.join(names[:5])}{', ...' if len(names) > 5 else ''})"
                 for what, names in sorted(self.unsupported.items())
             ]
-            raise UnsupportedModel(f"{self.path}: error: unsupported ONNX ops: " + "; ".join(parts))
+            err = UnsupportedModel(f"{self.path}: error: unsupported ONNX ops: " + "; ".join(parts))
+            err.runtime_inputs = frozenset(self.runtime_inputs)
+            raise err
         results: list[SSAValue] = []
         for out in self.graph.output:
             v = self.values.get(out.name)
@@ -414,6 +429,10 @@ class Importer:
                         raise Unsupported("")
                     outs = conv(self, node, ins, attrs)
             except Unsupported as e:
+                if isinstance(e, RunTimeInput):
+                    self.runtime_inputs.update(
+                        n for n, v in zip(node.input, ins, strict=False)
+                        if v is e.value and isinstance(v, Tensor) and v.value in self.block.args)
                 why = f" ({e})" if str(e) else ""
                 self.unsupported.setdefault(f"{node.op_type}{why}", []).append(show(label))
                 outs = [Poison() for _ in node.output]

@@ -89,6 +89,7 @@ from mlvm.frontend.onnx.importer import (
     Const,
     Importer,
     NodeError,
+    RunTimeInput,
     Tensor,
     Unsupported,
     Value,
@@ -119,7 +120,7 @@ def _ints_input(v: Value | None, what: str) -> list[int] | None:
     if v is None:
         return None
     if not isinstance(v, Const):
-        raise Unsupported(f"{what} computed at run time")
+        raise RunTimeInput(what, v)
     return [int(x) for x in v.array.reshape(-1)]
 
 
@@ -127,7 +128,7 @@ def _scalar_input(v: Value | None, what: str) -> float | None:
     if v is None:
         return None
     if not isinstance(v, Const):
-        raise Unsupported(f"{what} computed at run time")
+        raise RunTimeInput(what, v)
     if v.array.size != 1:
         raise NodeError(f"{what} must be a scalar")
     return float(v.array.reshape(-1)[0])
@@ -235,6 +236,8 @@ def _pow(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: di
     x, y = ins[0], ins[1]
     if x is None or y is None:
         raise NodeError("needs two inputs")
+    if isinstance(y, Const) and y.array.size != 1:
+        raise Unsupported("an exponent of several values")
     e = _scalar_input(y, "a Pow exponent")
     if imp.elem(x) != "f32":
         raise Unsupported("integer Pow")
@@ -579,7 +582,19 @@ def _reduce(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs:
     norm = sorted({_axis(a, len(s)) for a in axes})
     out = [1 if k in norm else d for k, d in enumerate(s)] if keep else [
         d for k, d in enumerate(s) if k not in norm]
-    return [reduce(imp, x, REDUCE[node.op_type], norm, out, keep)]
+    kind = REDUCE[node.op_type]
+    if kind in ("max", "min") and any(s[a] == 0 for a in norm):
+        # the maximum of no values is ONNX's identity: the type's lowest
+        # value (-inf for floats); the minimum's its highest
+        dtype = np.dtype(ELEMS[imp.elem(x)].dtype)
+        if dtype == np.bool_:
+            ident: object = kind == "min"
+        elif np.issubdtype(dtype, np.floating):
+            ident = -np.inf if kind == "max" else np.inf
+        else:
+            ident = np.iinfo(dtype).min if kind == "max" else np.iinfo(dtype).max
+        return [Const(np.full(out, ident, dtype=dtype))]
+    return [reduce(imp, x, kind, norm, out, keep)]
 
 
 def reduce(imp: Importer, x: Value, kind: str, axes: list[int], out: Sequence[int], keep: bool) -> Value:
@@ -634,7 +649,7 @@ def _batch_norm(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], at
     for k, what in enumerate(("scale", "B", "mean", "var"), start=1):
         v = ins[k] if len(ins) > k else None
         if not isinstance(v, Const):
-            raise Unsupported(f"{what} computed at run time")
+            raise RunTimeInput(what, v)
         params.append(v.array)
     scale, bias, mean, var = params
     mul, add = batch_norm_affine(scale, bias, mean, var, float(attrs.get("epsilon", 1e-5)))
@@ -1051,7 +1066,7 @@ def _qlinear_matmul(imp: Importer, node: onnx.NodeProto, ins: list[Value | None]
     scales = []
     for v, what in ((a_s, "a_scale"), (b_s, "b_scale"), (y_s, "y_scale")):
         if not isinstance(v, Const):
-            raise Unsupported(f"{what} computed at run time")
+            raise RunTimeInput(what, v)
         scales.append(v.array.astype(np.float32).reshape(-1))
     # As onnxruntime: (a_scale * b_scale) / y_scale in f32, per column of b.
     mult = (scales[0] * scales[1]) / scales[2]
@@ -1098,7 +1113,7 @@ def _qlinear_conv(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], 
     scales = []
     for v, what in ((x_s, "x_scale"), (w_s, "w_scale"), (y_s, "y_scale")):
         if not isinstance(v, Const):
-            raise Unsupported(f"{what} computed at run time")
+            raise RunTimeInput(what, v)
         scales.append(v.array.astype(np.float32).reshape(-1))
     # As onnxruntime: (x_scale * w_scale[o]) / y_scale in f32.
     mult = (scales[0] * scales[1]) / scales[2]
@@ -1125,7 +1140,7 @@ def _one_hot(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs
     assert idx is not None and values is not None
     depth = _scalar_input(depth_v, "OneHot depth")
     if not isinstance(values, Const) or values.array.size != 2:
-        raise Unsupported("values computed at run time")
+        raise RunTimeInput("values", values)
     assert depth is not None
     off, on = (float(v) for v in values.array.reshape(-1).astype(np.float64))
     elem = imp.elem(values)

@@ -21,7 +21,15 @@ from mlvm.dialect.elements import ELEMS
 from mlvm.dialect.index import GatherOp
 from mlvm.dialect.logic import SelectOp
 from mlvm.dialect.ops import AddOp, MulOp
-from mlvm.frontend.onnx.importer import Const, Importer, NodeError, Tensor, Unsupported, Value
+from mlvm.frontend.onnx.importer import (
+    Const,
+    Importer,
+    NodeError,
+    RunTimeInput,
+    Tensor,
+    Unsupported,
+    Value,
+)
 from mlvm.frontend.onnx.ops import _axis, _ints_input, binary, converter
 
 COORDINATE_MODES = ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
@@ -111,7 +119,7 @@ def _floats(v: Value | None, what: str) -> list[float] | None:
     if v is None:
         return None
     if not isinstance(v, Const):
-        raise Unsupported(f"{what} computed at run time")
+        raise RunTimeInput(what, v)
     return [float(f) for f in v.array.reshape(-1)] or None
 
 

@@ -53,9 +53,16 @@ def suite() -> tuple[mlvm.Module, dict[str, Any]]:
         model = case.model
         inits = {t.name for t in model.graph.initializer}
         names = [i.name for i in model.graph.input if i.name not in inits]
-        shapes = {n: _array(a).shape for n, a in zip(names, inputs, strict=False)}
-        merged.add(*import_onnx(model, shapes))
+        given = {n: np.asarray(_array(a)) for n, a in zip(names, inputs, strict=False)}
+        # inputs used as shapes / axes / scales are constants, as the
+        # backend makes them (for these values)
+        module, params, baked = backend.import_specialized(model, given)
+        merged.add(module, params)
+        BAKED[name] = [names.index(n) for n in baked]
     return mlvm.compile(merged.module, merged.params), cases
+
+
+BAKED: dict[str, list[int]] = {}  # case -> positions of the inputs compiled in
 
 
 def test_passing_list_is_not_empty() -> None:
@@ -67,8 +74,12 @@ def test_node_case_still_passes(suite: tuple[mlvm.Module, dict[str, Any]], k: in
     m, cases = suite
     case = cases[PASSING[k]]
     fn = m[f"c{k}"]
+    first = [np.asarray(_array(a)) for a in case.data_sets[0][0]]
     for inputs, outputs in case.data_sets:
         args = [np.asarray(_array(a), order="C") for a in inputs]
+        for j in BAKED[PASSING[k]]:  # compiled in: the same values in every data set
+            assert np.array_equal(args[j], first[j])
+        args = [a for j, a in enumerate(args) if j not in BAKED[PASSING[k]]]
         specs = fn.info.inputs
         args = [a.reshape(s.shape) if a.shape != s.shape and a.size == int(np.prod(s.shape))
                 else a for a, s in zip(args, specs, strict=True)]
@@ -95,3 +106,22 @@ def test_real_model_passes_the_suite(real_suite: Any, model: str) -> None:
     real_suite(f"test_{model}_cpu").run(result)
     problems = result.errors + result.failures
     assert not problems and not result.skipped, (problems or result.skipped)[0][1]
+
+
+def test_inputs_used_as_axes_are_compiled_in_per_value() -> None:
+    """An input the import needs the value of (here ReduceSum's axes) is a
+    constant of the module the backend compiles when run, for that value;
+    another value compiles another module."""
+    from onnx import TensorProto, helper
+
+    g = helper.make_graph(
+        [helper.make_node("ReduceSum", ["x", "axes"], ["y"], keepdims=0)], "r",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4]),
+         helper.make_tensor_value_info("axes", TensorProto.INT64, [1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, None])])
+    rep = backend.prepare(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]))
+    x = np.random.default_rng(0).standard_normal((2, 3, 4)).astype(np.float32)
+    for axis in (1, 2, 1):
+        (y,) = rep.run([x, np.array([axis], np.int64)])
+        np.testing.assert_allclose(y, x.sum(axis), rtol=1e-6)
+    assert rep.bake == {"axes"} and len(rep._compiled) == 2

@@ -261,6 +261,17 @@ def _leaky(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: 
     return [binary(imp, MaxOp, x, binary(imp, MulOp, x, scalar(imp, alpha, x)))]
 
 
+@converter("PRelu")
+def _prelu(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x, slope = _two(ins)
+    s, k = imp.shape(x), imp.shape(slope)
+    if broadcast_shapes(s, k) != s and len(k) == 1 and len(s) > 2 and k[0] == s[1]:
+        slope = reshape(imp, slope, (k[0],) + (1,) * (len(s) - 2))  # per channel (PyTorch's)
+    if broadcast_shapes(s, imp.shape(slope)) != s:
+        raise NodeError(f"slope {list(k)} does not broadcast to x {list(s)}")
+    return [select(imp, compare(imp, LtOp, x, scalar(imp, 0, x)), binary(imp, MulOp, x, slope), x)]
+
+
 @converter("Clip")
 def _clip(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
     x = _one(ins)
@@ -339,6 +350,16 @@ def compare(imp: Importer, cls: type[MlvmOp], a: Value, b: Value) -> Tensor:
     return Tensor(imp.emit(cls, [imp.t(a), imp.t(b)], out, "i1"))
 
 
+def select(imp: Importer, c: Value, a: Value, b: Value) -> Tensor:
+    """a where c, else b (broadcast together)."""
+    out = broadcast_shapes(imp.shape(c), imp.shape(a))
+    out = None if out is None else broadcast_shapes(out, imp.shape(b))
+    if out is None:
+        raise NodeError("condition and values do not broadcast")
+    elem = imp.elem(a) if isinstance(a, Tensor) else imp.elem(b)
+    return Tensor(imp.emit(SelectOp, [imp.t(c), imp.t(a), imp.t(b)], out, elem))
+
+
 @converter(*COMPARE)
 def _compare(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
     return [compare(imp, COMPARE[node.op_type], *_two(ins))]
@@ -378,12 +399,7 @@ def _where(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: 
         raise NodeError("needs three inputs")
     c, a, b = ins[0], ins[1], ins[2]
     assert c is not None and a is not None and b is not None
-    out = broadcast_shapes(imp.shape(c), imp.shape(a))
-    out = None if out is None else broadcast_shapes(out, imp.shape(b))
-    if out is None:
-        raise NodeError("condition and values do not broadcast")
-    elem = imp.elem(a) if isinstance(a, Tensor) else imp.elem(b)
-    return [Tensor(imp.emit(SelectOp, [imp.t(c), imp.t(a), imp.t(b)], out, elem))]
+    return [select(imp, c, a, b)]
 
 
 @converter("IsNaN")
@@ -569,7 +585,7 @@ REDUCE = {"ReduceSum": "sum", "ReduceMean": "mean", "ReduceMax": "max", "ReduceM
           "ReduceProd": "prod"}
 
 
-@converter(*REDUCE)
+@converter(*REDUCE, "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp")
 def _reduce(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
     x = _one(ins)
     s = imp.shape(x)
@@ -582,7 +598,11 @@ def _reduce(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs:
     norm = sorted({_axis(a, len(s)) for a in axes})
     out = [1 if k in norm else d for k, d in enumerate(s)] if keep else [
         d for k, d in enumerate(s) if k not in norm]
-    kind = REDUCE[node.op_type]
+    kind = REDUCE.get(node.op_type, "sum")
+    if node.op_type in REDUCE_OF:  # sum of a function of x, then maybe one of the sum
+        if imp.elem(x) not in ("f32",):
+            raise Unsupported(f"{node.op_type} of {imp.elem(x)}")
+        return [REDUCE_OF[node.op_type](imp, x, norm, out, keep)]
     if kind in ("max", "min") and any(s[a] == 0 for a in norm):
         # the maximum of no values is ONNX's identity: the type's lowest
         # value (-inf for floats); the minimum's its highest
@@ -599,6 +619,31 @@ def _reduce(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs:
 
 def reduce(imp: Importer, x: Value, kind: str, axes: list[int], out: Sequence[int], keep: bool) -> Value:
     return Tensor(imp.emit(ReduceOp, [imp.t(x)], out, imp.elem(x), kind=kind, axes=axes, keepdims=keep))
+
+
+def _log_sum_exp(imp: Importer, x: Value, axes: list[int], out: Sequence[int], keep: bool) -> Value:
+    """log(sum(exp(x - m))) + m with m the maximum (finite sums for large x);
+    over an empty axis log(0) = -inf, as the definition gives."""
+    s = imp.shape(x)
+    if any(s[a] == 0 for a in axes):
+        return unary(imp, LogOp, reduce(imp, x, "sum", axes, out, keep))
+    kept = [1 if k in axes else d for k, d in enumerate(s)]
+    m = reduce(imp, x, "max", axes, kept, True)
+    # -inf (all of a row) stays -inf rather than NaN from -inf - -inf
+    m = select(imp, compare(imp, EqOp, m, scalar(imp, -math.inf, x)), scalar(imp, 0.0, x), m)
+    total = reduce(imp, unary(imp, ExpOp, binary(imp, SubOp, x, m)), "sum", axes, out, keep)
+    return binary(imp, AddOp, unary(imp, LogOp, total), reshape(imp, m, out))
+
+
+# ONNX reductions of a function of x: sum of squares, L1 / L2 norms, log-sums.
+REDUCE_OF: dict[str, Callable[[Importer, Value, list[int], Sequence[int], bool], Value]] = {
+    "ReduceSumSquare": lambda imp, x, a, o, k: reduce(imp, binary(imp, MulOp, x, x), "sum", a, o, k),
+    "ReduceL1": lambda imp, x, a, o, k: reduce(imp, unary(imp, AbsOp, x), "sum", a, o, k),
+    "ReduceL2": lambda imp, x, a, o, k: unary(
+        imp, SqrtOp, reduce(imp, binary(imp, MulOp, x, x), "sum", a, o, k)),
+    "ReduceLogSum": lambda imp, x, a, o, k: unary(imp, LogOp, reduce(imp, x, "sum", a, o, k)),
+    "ReduceLogSumExp": _log_sum_exp,
+}
 
 
 @converter("ArgMax", "ArgMin")
@@ -979,6 +1024,27 @@ def _cumsum(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs:
     ax = _axis(a[0], len(imp.shape(x)))
     return [Tensor(imp.emit(CumsumOp, [imp.t(x)], imp.shape(x), imp.elem(x), axis=ax,
                             exclusive=bool(attrs.get("exclusive", 0)), reverse=bool(attrs.get("reverse", 0))))]
+
+
+@converter("Trilu")
+def _trilu(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x = _one(ins)
+    s = imp.shape(x)
+    if len(s) < 2:
+        raise NodeError(f"needs a rank of 2 or more, not {len(s)}")
+    k = (_ints_input(ins[1] if len(ins) > 1 else None, "Trilu k") or [0])[0]
+    rows, cols = np.arange(s[-2])[:, None], np.arange(s[-1])[None, :]
+    keep = cols - rows >= k if int(attrs.get("upper", 1)) else cols - rows <= k
+    return [select(imp, Const(keep), x, Const(np.zeros((), ELEMS[imp.elem(x)].dtype)))]
+
+
+@converter("Range")
+def _range(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    # constant bounds are folded before any converter: these are not
+    for v in ins:
+        if v is not None and not isinstance(v, Const):
+            raise RunTimeInput("Range bounds", v)
+    raise Unsupported("a range not computed at import")
 
 
 # -- quantization ----------------------------------------------------------------------

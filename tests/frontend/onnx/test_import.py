@@ -288,6 +288,23 @@ CASES: list[Case] = [
          {"x": rand(2, 1, 5, 6)}),
     Case("global_avg", [node("GlobalAveragePool", ["x"])], {"x": rand(2, 3, 4, 5)}),
     Case("global_max", [node("GlobalMaxPool", ["x"])], {"x": rand(1, 3, 3, 2)}, exact=True),
+    Case("prelu_channels", [node("PRelu", ["x", "a"])], {"x": rand(2, 3, 5, 1)},
+         {"a": rand(3, 1, 1)}, exact=True),
+    Case("prelu_scalar_i32", [node("PRelu", ["x", "a"])], {"x": ints(np.int32, 7)},
+         {"a": np.asarray([3], np.int32)}, out_type=TensorProto.INT32, exact=True),
+    Case("reduce_sum_square", [node("ReduceSumSquare", ["x"], axes=[0, 2], keepdims=0)],
+         {"x": rand(3, 5, 2)}, opset=13),
+    Case("reduce_l1", [node("ReduceL1", ["x", "ax"])], {"x": rand(3, 5, 2)}, {"ax": i64(-1)},
+         opset=18),
+    Case("reduce_l2", [node("ReduceL2", ["x"], keepdims=0)], {"x": rand(7, 1, 3)}, opset=13),
+    Case("reduce_log_sum", [node("ReduceLogSum", ["x"], axes=[1])],
+         {"x": np.abs(rand(2, 5)) + 0.1}, opset=13),
+    Case("reduce_log_sum_exp", [node("ReduceLogSumExp", ["x"], axes=[1], keepdims=0)],
+         {"x": rand(3, 4) * 40}, opset=13),
+    Case("trilu_upper_k", [node("Trilu", ["x", "k"])], {"x": rand(2, 4, 5)}, {"k": i64(1)},
+         opset=14, exact=True),
+    Case("trilu_lower", [node("Trilu", ["x"], upper=0)], {"x": ints(np.int64, 5, 3)},
+         opset=14, out_type=TensorProto.INT64, exact=True),
 ]
 
 

@@ -1010,7 +1010,7 @@ def _pad(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: di
             pads = full
     if len(pads) != 2 * rank:
         raise NodeError(f"pads has {len(pads)} entries for rank {rank}")
-    if not math.isfinite(value) or np.float32(value) != value:
+    if np.float32(value) != value:  # NaN too (never equal), and values f32 rounds
         raise Unsupported(f"constant_value {value} (not exact in f32)")
     out = [d + b + e for d, b, e in zip(imp.shape(x), pads[:rank], pads[rank:])]
     return [Tensor(imp.emit(PadOp, [imp.t(x)], out, imp.elem(x), pads=pads, mode=mode, value=value))]
@@ -1253,4 +1253,5 @@ def _scatter_elements(imp: Importer, node: onnx.NodeProto, ins: list[Value | Non
 
 
 # Converters kept in their own modules register themselves on import.
+from mlvm.frontend.onnx import conv_transpose as _conv_transpose_ops  # noqa: E402,F401
 from mlvm.frontend.onnx import resize as _resize_ops  # noqa: E402,F401

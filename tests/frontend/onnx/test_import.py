@@ -305,6 +305,24 @@ CASES: list[Case] = [
          opset=14, exact=True),
     Case("trilu_lower", [node("Trilu", ["x"], upper=0)], {"x": ints(np.int64, 5, 3)},
          opset=14, out_type=TensorProto.INT64, exact=True),
+    Case("conv_transpose", [node("ConvTranspose", ["x", "w", "b"])], {"x": rand(2, 2, 3, 1)},
+         {"w": rand(2, 3, 3, 3), "b": rand(3)}),
+    Case("conv_transpose_stride_pads_outpad", [node(
+        "ConvTranspose", ["x", "w"], strides=[2, 2], pads=[1, 1, 1, 1], output_padding=[1, 1])],
+         {"x": rand(1, 4, 5, 4)}, {"w": rand(4, 3, 3, 3)}),
+    Case("conv_transpose_groups_dilated", [node(
+        "ConvTranspose", ["x", "w", "b"], strides=[3, 2], dilations=[2, 1], group=2,
+        pads=[2, 0, 1, 3])], {"x": rand(1, 4, 5, 7)}, {"w": rand(4, 2, 3, 2), "b": rand(4)}),
+    Case("conv_transpose_depthwise_same", [node(
+        "ConvTranspose", ["x", "w"], strides=[2, 2], auto_pad="SAME_LOWER", group=3)],
+         {"x": rand(1, 3, 5, 4)}, {"w": rand(3, 1, 4, 4)}),
+    Case("conv_transpose_output_shape", [node(
+        "ConvTranspose", ["x", "w"], strides=[2, 2], output_shape=[10, 8])],
+         {"x": rand(1, 2, 5, 4)}, {"w": rand(2, 3, 3, 3)}),
+    Case("conv_transpose_1d", [node("ConvTranspose", ["x", "w"], strides=[2], pads=[1, 2])],
+         {"x": rand(2, 3, 7)}, {"w": rand(3, 2, 4)}),
+    Case("pad_minus_inf", [node("Pad", ["x", "p", "v"])], {"x": rand(2, 3)},
+         {"p": i64(1, 0, 0, 2), "v": np.asarray(-np.inf, np.float32)}, exact=True),
 ]
 
 

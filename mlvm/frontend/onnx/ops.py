@@ -51,6 +51,7 @@ from mlvm.dialect.ops import (
     ReduceOp,
     ReluOp,
     ReshapeOp,
+    RsqrtOp,
     SigmoidOp,
     SinOp,
     SqrtOp,
@@ -916,11 +917,22 @@ def _pool(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: d
     return [y]
 
 
+def _moments(imp: Importer, x: Value, axes: list[int], eps: float) -> tuple[Value, Value]:
+    """mean and 1 / sqrt(variance + eps) over axes, kept as unit dims."""
+    s = imp.shape(x)
+    kept = [1 if k in axes else d for k, d in enumerate(s)]
+    mean = reduce(imp, x, "mean", axes, kept, True)
+    d = binary(imp, SubOp, x, mean)
+    var = reduce(imp, binary(imp, MulOp, d, d), "mean", axes, kept, True)
+    return mean, unary(imp, RsqrtOp, binary(imp, AddOp, var, scalar(imp, eps, x)))
+
+
 @converter("LayerNormalization")
 def _layer_norm(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
-    _only_first_output(node, "Mean / InvStdDev")
     x = _one(ins)
     s = imp.shape(x)
+    if imp.elem(x) != "f32":
+        raise Unsupported(f"LayerNormalization of {imp.elem(x)}")
     axis = _axis(int(attrs.get("axis", -1)), len(s))
     axes = list(range(axis, len(s)))
     norm_shape = s[axis:]
@@ -935,7 +947,25 @@ def _layer_norm(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], at
             v = Const(np.ascontiguousarray(np.broadcast_to(v.array, norm_shape)))
         affine.append(imp.t(v))
     eps = float(attrs.get("epsilon", 1e-5))
-    return [Tensor(imp.emit(LayerNormOp, [imp.t(x), *affine], s, "f32", axes=axes, eps=eps))]
+    y: Value = Tensor(imp.emit(LayerNormOp, [imp.t(x), *affine], s, "f32", axes=axes, eps=eps))
+    if not any(node.output[1:]):
+        return [y]
+    return [y, *_moments(imp, x, axes, eps)]  # the Mean and InvStdDev outputs
+
+
+@converter("RMSNormalization")
+def _rms_norm(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    x, scale = _two(ins)
+    s = imp.shape(x)
+    if imp.elem(x) != "f32":
+        raise Unsupported(f"RMSNormalization of {imp.elem(x)}")
+    axis = _axis(int(attrs.get("axis", -1)), len(s))
+    axes = list(range(axis, len(s)))
+    kept = [1 if k in axes else d for k, d in enumerate(s)]
+    ms = reduce(imp, binary(imp, MulOp, x, x), "mean", axes, kept, True)
+    eps = scalar(imp, float(attrs.get("epsilon", 1e-5)), x)
+    inv = unary(imp, RsqrtOp, binary(imp, AddOp, ms, eps))
+    return [binary(imp, MulOp, binary(imp, MulOp, x, inv), scale)]
 
 
 @converter("ConstantOfShape")
@@ -1254,4 +1284,5 @@ def _scatter_elements(imp: Importer, node: onnx.NodeProto, ins: list[Value | Non
 
 # Converters kept in their own modules register themselves on import.
 from mlvm.frontend.onnx import conv_transpose as _conv_transpose_ops  # noqa: E402,F401
+from mlvm.frontend.onnx import losses as _loss_ops  # noqa: E402,F401
 from mlvm.frontend.onnx import resize as _resize_ops  # noqa: E402,F401

@@ -471,6 +471,18 @@ class DivOp(BinaryOp):
 
 
 @irdl_op_definition
+class PowOp(BinaryOp):
+    """lhs raised to rhs (floats): C's pow / powf, so pow(x, 0) = 1 for any x,
+    a negative base with a non-integer exponent is NaN (numpy.power's rules)."""
+
+    name = "mlvm.pow"
+    ELEMS: ClassVar[tuple[str, ...]] = FLOATS
+    KERNELS: ClassVar[tuple[str, ...]] = ()
+    NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.power)
+    C_EXPR: ClassVar[dict[str, str]] = {"f": "pow{F}({0}, {1})"}
+
+
+@irdl_op_definition
 class MaxOp(BinaryOp):
     name = "mlvm.max"
     NP_FN: ClassVar[Callable[..., Any]] = staticmethod(np.maximum)
@@ -1273,6 +1285,7 @@ MLVM_OPS: list[type[MlvmOp]] = [
     SubOp,
     MulOp,
     DivOp,
+    PowOp,
     MaxOp,
     MinOp,
     EqOp,

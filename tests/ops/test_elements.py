@@ -194,6 +194,25 @@ for k, name in enumerate(NUMERIC):
         add_binary(op, name, data(name, g, (3, 1, 5)), data(name, g, (7, 1), small), "3x1x5-7x1")
         add_binary(op, name, data(name, g, ()), data(name, g, (13,), small), "scalar-13")
 
+# pow: C's pow / powf against float64 numpy.power rounded once to the type:
+# within 1 ulp (libm's powf is not correctly rounded; f16 / bf16 round an
+# f32 result once more); the edge values (0, +-inf, NaN, negative bases
+# with integer and fractional exponents) crossed, broadcasting, scalars.
+for k, name in enumerate(FLOATS):
+    g = rng(250 + k)
+    a, b = crossed(name)
+    pow_rule = float_rule(np.power)
+    for tag, (x, y) in {
+        "edges": (a, b),
+        "3x1x5-7x1": (np.abs(data(name, g, (3, 1, 5), True)), data(name, g, (7, 1), True)),
+        "negative-integer-exponents": (data(name, g, (4, 5), True),
+                                       np.round(data(name, g, (5,), True))),
+        "scalar-13": (data(name, g, (), True) ** 2, data(name, g, (13,), True)),
+    }.items():
+        out = np.broadcast_shapes(x.shape, y.shape)
+        SUITE.add(f"pow-{name}-{tag}", op_func("mlvm.pow", [x, y], [(out, x.dtype)]), [x, y],
+                  pow_rule, Ulps(1 if name != "f64" else 2))
+
 for k, name in enumerate((*INTS, "i1")):
     g = rng(200 + k)
     for op in ("and", "or", "xor"):

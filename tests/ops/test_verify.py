@@ -28,6 +28,7 @@ CASES = [
     Bad("sub-mixed-elem", "sub", [T43, "tensor<4x3xi32>"], [T43], words=("tensor<4x3xf32>", "tensor<4x3xi32>")),
     Bad("mul-wrong-result-shape", "mul", [T43, "tensor<3xf32>"], ["tensor<4x4xf32>"], words=("tensor<4x4xf32>", "tensor<4x3xf32>")),
     Bad("div-i1", "div", ["tensor<4x3xi1>", "tensor<4x3xi1>"], ["tensor<4x3xi1>"], words=("tensor<4x3xi1>", "f32")),
+    Bad("pow-i32", "pow", ["tensor<4x3xi32>", "tensor<4x3xi32>"], ["tensor<4x3xi32>"], words=("tensor<4x3xi32>", "f32")),
     Bad("max-result-i32", "max", ["tensor<3xf32>", "tensor<3xf32>"], ["tensor<3xi32>"], words=("tensor<3xi32>", "tensor<3xf32>")),
     Bad("min-both-ways", "min", ["tensor<2x3xf32>", "tensor<3x2xf32>"], ["tensor<3x3xf32>"], words=("tensor<2x3xf32>", "tensor<3x2xf32>")),
     Bad("eq-result-i32", "eq", ["tensor<3xi32>", "tensor<3xi32>"], ["tensor<3xi32>"], words=("tensor<3xi32>", "f32 or i1")),

@@ -48,6 +48,7 @@ from mlvm.dialect.ops import (
     MinOp,
     MulOp,
     NegOp,
+    PowOp,
     ReduceOp,
     ReluOp,
     ReshapeOp,
@@ -237,20 +238,26 @@ def _pow(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: di
     x, y = ins[0], ins[1]
     if x is None or y is None:
         raise NodeError("needs two inputs")
-    if isinstance(y, Const) and y.array.size != 1:
-        raise Unsupported("an exponent of several values")
-    e = _scalar_input(y, "a Pow exponent")
-    if imp.elem(x) != "f32":
+    elem = imp.elem(x)
+    if elem not in ("f16", "bf16", "f32", "f64"):
         raise Unsupported("integer Pow")
-    if e == 1.0:
-        return [x]
-    if e == 2.0:
-        return [binary(imp, MulOp, x, x)]
-    if e == 0.5:
-        return [unary(imp, SqrtOp, x)]
-    if e == -1.0:
-        return [binary(imp, DivOp, scalar(imp, 1.0, x), x)]
-    raise Unsupported(f"exponent {e}")
+    same_shape = broadcast_shapes(imp.shape(x), imp.shape(y)) == imp.shape(x)
+    if isinstance(y, Const) and y.array.size == 1 and same_shape:
+        # exact forms of the common exponents
+        e = float(y.array.reshape(-1)[0])
+        if e == 1.0:
+            return [x]
+        if e == 2.0:
+            return [binary(imp, MulOp, x, x)]
+        if e == 0.5:
+            return [unary(imp, SqrtOp, x)]
+        if e == -1.0:
+            return [binary(imp, DivOp, scalar(imp, 1.0, x), x)]
+    if isinstance(y, Const):
+        y = Const(y.array.astype(ELEMS[elem].dtype))
+    elif imp.elem(y) != elem:  # an integer or other float exponent: in the base's type
+        y = cast(imp, y, elem)
+    return [binary(imp, PowOp, x, y)]
 
 
 @converter("LeakyRelu")

@@ -336,6 +336,11 @@ CASES: list[Case] = [
          {"x": rand(2, 3, 4)}, {"g": rand(3, 4), "b": rand(3, 4)}, outputs=("y", "m", "r")),
     Case("rms_norm", [node("RMSNormalization", ["x", "g"], axis=-2, epsilon=1e-3)],
          {"x": rand(2, 3, 4)}, {"g": rand(3, 4)}, opset=23),
+    Case("pow_cube", [node("Pow", ["x", "e"])], {"x": rand(3, 4)}, {"e": np.asarray(3.0, np.float32)}),
+    Case("pow_tensor_exponent", [node("Pow", ["x", "e"])], {"x": np.abs(rand(2, 3)) + 0.5,
+                                                          "e": rand(3)}),
+    Case("pow_int_exponent", [node("Pow", ["x", "e"])], {"x": rand(4)},
+         {"e": np.asarray([1, 2, 3, -2], np.int64)}),
     Case("pad_minus_inf", [node("Pad", ["x", "p", "v"])], {"x": rand(2, 3)},
          {"p": i64(1, 0, 0, 2), "v": np.asarray(-np.inf, np.float32)}, exact=True),
 ]

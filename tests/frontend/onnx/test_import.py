@@ -438,12 +438,12 @@ def import_error(path: Path) -> str:
 
 def test_every_unsupported_op_is_listed(tmp_path: Path) -> None:
     nodes = [node("Tan", ["x"], ["a"], name="e1"), node("Tan", ["a"], ["b"], name="e2"),
-             node("Relu", ["b"], ["c"]), node("Pow", ["x", "p"], ["d"], name="p1"),
+             node("Relu", ["b"], ["c"]), node("Pow", ["k", "p"], ["d"], name="p1"),
              node("Tan", ["x"], ["e"], name="e3"), node("Add", ["c", "d"], ["f"]),
              node("Add", ["e", "f"])]
-    case = Case("bad", nodes, {"x": rand(3)}, {"p": np.float32(3.0)})
+    case = Case("bad", nodes, {"x": rand(3), "k": ints(np.int32, 3)}, {"p": np.int32(3)})
     msg = import_error(save(case, tmp_path / "bad.onnx"))
-    assert msg.endswith("unsupported ONNX ops: Pow (exponent 3.0) (1: p1); Tan (2: e1, e3)")
+    assert msg.endswith("unsupported ONNX ops: Pow (integer Pow) (1: p1); Tan (2: e1, e3)")
     # e2, the Relu and the Adds read unsupported results: not blamed on their own
 
 

@@ -218,12 +218,12 @@ def _one(ins: list[Value | None]) -> Value:
 @converter("Identity", "Dropout")
 def _identity(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
     if node.op_type == "Dropout":
-        if len(node.output) > 1 and imp.uses.get(node.output[1], 0):
-            raise Unsupported("the mask output")
         if len(ins) > 2 and ins[2] is not None:
             mode = _scalar_input(ins[2], "training_mode")
             if mode:
                 raise Unsupported("training_mode")
+        if len(node.output) > 1 and node.output[1]:  # inference keeps every element
+            return [_one(ins), Const(np.ones(imp.shape(_one(ins)), bool))]
     return [_one(ins)]
 
 
@@ -608,7 +608,7 @@ def _reduce(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs:
         d for k, d in enumerate(s) if k not in norm]
     kind = REDUCE.get(node.op_type, "sum")
     if node.op_type in REDUCE_OF:  # sum of a function of x, then maybe one of the sum
-        if imp.elem(x) not in ("f32",):
+        if imp.elem(x) not in ("f16", "bf16", "f32", "f64"):
             raise Unsupported(f"{node.op_type} of {imp.elem(x)}")
         return [REDUCE_OF[node.op_type](imp, x, norm, out, keep)]
     if kind in ("max", "min") and any(s[a] == 0 for a in norm):
@@ -1290,6 +1290,7 @@ def _scatter_elements(imp: Importer, node: onnx.NodeProto, ins: list[Value | Non
 
 
 # Converters kept in their own modules register themselves on import.
+from mlvm.frontend.onnx import composites as _composite_ops  # noqa: E402,F401
 from mlvm.frontend.onnx import conv_transpose as _conv_transpose_ops  # noqa: E402,F401
 from mlvm.frontend.onnx import losses as _loss_ops  # noqa: E402,F401
 from mlvm.frontend.onnx import resize as _resize_ops  # noqa: E402,F401

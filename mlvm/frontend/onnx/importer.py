@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import onnx
+import onnx.inliner
 from onnx import helper, numpy_helper
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
@@ -52,6 +53,7 @@ ELEM_OF_ONNX: dict[int, str] = {
     int(_T.UINT8): "ui8", int(_T.UINT16): "ui16", int(_T.UINT32): "ui32", int(_T.UINT64): "ui64",
     int(_T.BOOL): "i1",
 }
+ONNX_OF_ELEM: dict[str, int] = {e: code for code, e in ELEM_OF_ONNX.items()}
 XDSL_ELEM = {name: xdsl_type(name) for name in ELEM_TABLE}
 
 MAX_FOLD_ELEMENTS = 1 << 24
@@ -189,6 +191,8 @@ class Importer:
         self._param_names: set[str] = set()
         self.unsupported: dict[str, list[str]] = {}
         self.runtime_inputs: set[str] = set()  # graph inputs needed as constants
+        self._inlined = 0  # function bodies expanded so far
+        self._depth = 0  # of function bodies inside function bodies
         self.node: onnx.NodeProto | None = None
         self.node_label = ""
         self.uses = self._count_uses()
@@ -426,7 +430,16 @@ class Importer:
                 else:
                     conv = converters.get(node.op_type)
                     if conv is None:
-                        raise Unsupported("")
+                        body = self._function_body(node, ins) if self._depth < 8 else None
+                        if body is None:
+                            raise Unsupported("")
+                        self._depth += 1
+                        try:
+                            for sub in body:  # the op as ONNX defines it, node by node
+                                self._node(index, sub, converters)
+                        finally:
+                            self._depth -= 1
+                        return
                     outs = conv(self, node, ins, attrs)
             except Unsupported as e:
                 if isinstance(e, RunTimeInput):
@@ -490,6 +503,59 @@ class Importer:
         return [n for k, n in enumerate(nodes) if k not in drop]
 
     # -- folding ---------------------------------------------------------------
+    def _function_body(self, node: onnx.NodeProto,
+                       ins: Sequence[Value | None]) -> list[onnx.NodeProto] | None:
+        """The nodes ONNX defines `node`'s op as (a function of other ops:
+        Attention, RotaryEmbedding, Mish, ...), inlined with the node's
+        inputs, outputs and attributes; None for an op without one. Its
+        values get names no other node uses."""
+        try:
+            schema = onnx.defs.get_schema(node.op_type, self.opset, node.domain)
+        except onnx.defs.SchemaError:
+            return None
+        types = [helper.make_tensor_type_proto(ONNX_OF_ELEM[self.elem(v)], list(self.shape(v)))
+                 if v is not None else onnx.TypeProto() for v in ins]
+        # (onnx's type stubs lack these members of OpSchema)
+        build = getattr(schema, "get_context_dependent_function", None)
+        try:
+            if getattr(schema, "has_context_dependent_function", False) and build is not None:
+                raw = build(node.SerializeToString(), [t.SerializeToString() for t in types])
+                fn = onnx.FunctionProto.FromString(raw)
+            elif getattr(schema, "has_function", False):
+                fn = onnx.FunctionProto()
+                fn.CopyFrom(schema.function_body)
+            else:
+                return None
+        except Exception:  # noqa: BLE001 - onnx could not build the body for these inputs
+            return None
+        fn.domain, fn.name = "mlvm.inline", node.op_type
+        call = onnx.NodeProto()
+        call.CopyFrom(node)
+        call.domain = "mlvm.inline"
+        names = [n for n in node.input if n]
+        graph = helper.make_graph(
+            [call], "inline",
+            [helper.make_value_info(n, t) for n, t in zip(node.input, types, strict=True) if n],
+            [helper.make_value_info(o, onnx.TypeProto()) for o in node.output if o])
+        model = helper.make_model(
+            graph, functions=[fn],
+            opset_imports=[*self.model.opset_import, helper.make_opsetid("mlvm.inline", 1)])
+        try:
+            inlined = onnx.inliner.inline_local_functions(model)
+        except Exception:  # noqa: BLE001
+            return None
+        self._inlined += 1
+        prefix = f"mlvm_inline{self._inlined}/"
+        outer = set(names) | {o for o in node.output if o}
+        body = []
+        for sub in inlined.graph.node:  # internal values renamed apart from the graph's
+            n = onnx.NodeProto()
+            n.CopyFrom(sub)
+            n.input[:] = [x if x in outer or not x else prefix + x for x in sub.input]
+            n.output[:] = [x if x in outer or not x else prefix + x for x in sub.output]
+            body.append(n)
+        return body
+
     def _try_fold(self, node: onnx.NodeProto, ins: Sequence[Value | None]) -> list[Value] | None:
         """The node's outputs computed now by the onnx package's reference, or
         None when their size is unknown or too large to compute at import

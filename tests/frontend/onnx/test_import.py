@@ -373,6 +373,10 @@ CASES: list[Case] = [
          {"x": rand(2, 8, 3, 2)}, exact=True),
     Case("dropout_mask", [node("Dropout", ["x"], ["y", "m"])], {"x": rand(3)}, outputs=("y", "m"),
          out_type=(TensorProto.FLOAT, TensorProto.BOOL), exact=True),
+    # ops ONNX defines as functions of others, expanded at import
+    Case("mish_function", [node("Mish", ["x"])], {"x": rand(3, 5)}, opset=18),
+    Case("attention_causal_function", [node("Attention", ["q", "k", "v"], is_causal=1)],
+         {"q": rand(1, 2, 4, 8), "k": rand(1, 2, 6, 8), "v": rand(1, 2, 6, 5)}, opset=23),
     Case("pad_minus_inf", [node("Pad", ["x", "p", "v"])], {"x": rand(2, 3)},
          {"p": i64(1, 0, 0, 2), "v": np.asarray(-np.inf, np.float32)}, exact=True),
 ]

@@ -31,6 +31,7 @@ from mlvm.diagnostics import (
     read_source,
     verify_module,
 )
+from mlvm.dialect.elements import elem_for_dtype
 from mlvm.dialect import Mlvm
 from mlvm.passes.canonicalize import CanonicalizePass
 from mlvm.passes.fuse import FusePass
@@ -182,7 +183,7 @@ def check_params(params: Mapping[Any, Any], source: str = "params") -> dict[str,
             raise MlvmError(
                 f"{source}: error: parameter '{k}' must be a numpy array, got {type(v).__name__}"
             )
-        if v.dtype.hasobject or v.dtype.kind not in "biuf":
+        if v.dtype.hasobject or elem_for_dtype(v.dtype) is None:  # bf16 (ml_dtypes) included
             raise MlvmError(f"{source}: error: parameter '{k}' has unsupported dtype {v.dtype}")
         out[k] = v
     return out

@@ -658,13 +658,17 @@ REDUCE_OF: dict[str, Callable[[Importer, Value, list[int], Sequence[int], bool],
 def _arg_extremum(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
     x = _one(ins)
     s = imp.shape(x)
-    if int(attrs.get("select_last_index", 0)):
-        raise Unsupported("select_last_index")
     ax = _axis(int(attrs.get("axis", 0)), len(s))
     keep = bool(int(attrs.get("keepdims", 1)))
     out = [1 if k == ax else d for k, d in enumerate(s)] if keep else [d for k, d in enumerate(s) if k != ax]
     cls = ArgmaxOp if node.op_type == "ArgMax" else ArgminOp
-    return [Tensor(imp.emit(cls, [imp.t(x)], out, "i64", axis=ax))]
+    if not int(attrs.get("select_last_index", 0)) or s[ax] <= 1:
+        return [Tensor(imp.emit(cls, [imp.t(x)], out, "i64", axis=ax))]
+    # the last of equal extremes: the first in the axis reversed, counted back
+    rev = Const(np.arange(s[ax] - 1, -1, -1, dtype=np.int64))
+    flipped = Tensor(imp.emit(GatherOp, [imp.t(x), imp.t(rev)], s, imp.elem(x), axis=ax))
+    first = Tensor(imp.emit(cls, [imp.t(flipped)], out, "i64", axis=ax))
+    return [binary(imp, SubOp, Const(np.asarray(s[ax] - 1, np.int64)), first)]
 
 
 @converter("GlobalAveragePool", "GlobalMaxPool")
@@ -679,6 +683,11 @@ def _global_pool(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], a
 @converter("Softmax", "LogSoftmax")
 def _softmax(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
     x = _one(ins)
+    elem = imp.elem(x)
+    if elem in ("f16", "bf16"):  # in f32, rounded once
+        return [cast(imp, y, elem) for y in _softmax(imp, node, [cast(imp, x, "f32")], attrs)]
+    if elem == "f64":
+        return [_softmax_f64(imp, node, x, attrs)]
     s = imp.shape(x)
     if imp.opset < 13:  # the input is coerced to 2-D at `axis` (default 1)
         axis = _axis(int(attrs.get("axis", 1)), len(s))
@@ -690,6 +699,22 @@ def _softmax(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs
     if node.op_type == "LogSoftmax":
         y = unary(imp, LogOp, y)
     return [reshape(imp, y, s)]
+
+
+def _softmax_f64(imp: Importer, node: onnx.NodeProto, x: Value, attrs: dict[str, Any]) -> Value:
+    """Softmax / LogSoftmax of f64 composed in f64 (the kernel is f32's)."""
+    s = imp.shape(x)
+    if imp.opset < 13:
+        axis = _axis(int(attrs.get("axis", 1)), len(s))
+        axes = list(range(axis, len(s)))
+    else:
+        axes = [_axis(int(attrs.get("axis", -1)), len(s))]
+    kept = [1 if k in axes else d for k, d in enumerate(s)]
+    z = binary(imp, SubOp, x, reduce(imp, x, "max", axes, kept, True))
+    total = reduce(imp, unary(imp, ExpOp, z), "sum", axes, kept, True)
+    if node.op_type == "LogSoftmax":
+        return binary(imp, SubOp, z, unary(imp, LogOp, total))
+    return binary(imp, DivOp, unary(imp, ExpOp, z), total)
 
 
 @converter("BatchNormalization")
@@ -720,11 +745,46 @@ def batch_norm_affine(scale: np.ndarray, bias: np.ndarray, mean: np.ndarray, var
 
 
 # -- matmul, gemm --------------------------------------------------------------------------
+MAX_PRODUCTS = 1 << 22
+
+
+def _products_summed(imp: Importer, a: Value, b: Value) -> Value:
+    """numpy matmul of other types than f32 (integers wrap, as numpy's):
+    the products a[..., m, k, 1] * b[..., 1, k, n] summed over k. For the
+    small products of shape arithmetic and masks, not for heavy layers."""
+    sa, sb = imp.shape(a), imp.shape(b)
+    if not sa or not sb:
+        raise NodeError("matmul operands must have a rank of 1 or more")
+    a2 = reshape(imp, a, (1, sa[0])) if len(sa) == 1 else a
+    b2 = reshape(imp, b, (sb[0], 1)) if len(sb) == 1 else b
+    ra, rb = imp.shape(a2), imp.shape(b2)
+    if ra[-1] != rb[-2]:
+        raise NodeError(f"inner dims differ: {list(sa)} @ {list(sb)}")
+    batch = broadcast_shapes(ra[:-2], rb[:-2])
+    if batch is None:
+        raise NodeError(f"batch dims of {list(sa)} and {list(sb)} do not broadcast")
+    m, k, n = ra[-2], ra[-1], rb[-1]
+    if math.prod(batch) * m * k * n > MAX_PRODUCTS:
+        raise Unsupported(f"a {imp.elem(a)} MatMul of {math.prod(batch) * m * k * n} products")
+    prods = binary(imp, MulOp, reshape(imp, a2, ra + (1,)), reshape(imp, b2, rb[:-2] + (1,) + rb[-2:]))
+    out = tuple(batch) + (m, n)
+    y = Tensor(imp.emit(ReduceOp, [imp.t(prods)], out, imp.elem(a), kind="sum",
+                        axes=[len(out) - 1], keepdims=False))
+    final = tuple(batch) + ((m,) if len(sa) > 1 else ()) + ((n,) if len(sb) > 1 else ())
+    return reshape(imp, y, final)
+
+
 def matmul(imp: Importer, a: Value, b: Value, ta: bool = False, tb: bool = False) -> Value:
     """numpy `matmul` (rank-1 operands, rank-N x rank-2, broadcast batch dims)."""
     sa, sb = imp.shape(a), imp.shape(b)
     if imp.elem(a) != "f32" or imp.elem(b) != "f32":
-        raise Unsupported("integer MatMul")
+        if imp.elem(a) != imp.elem(b):
+            raise Unsupported(f"MatMul of {imp.elem(a)} and {imp.elem(b)}")
+        if imp.elem(a) in ("f16", "bf16"):  # in f32, rounded once
+            return cast(imp, matmul(imp, cast(imp, a, "f32"), cast(imp, b, "f32"), ta, tb), imp.elem(a))
+        if ta or tb:
+            raise Unsupported(f"a transposed {imp.elem(a)} MatMul")
+        return _products_summed(imp, a, b)
     squeeze_m, squeeze_n = len(sa) == 1, len(sb) == 1
     if squeeze_m:
         a, sa = reshape(imp, a, (1, sa[0])), (1, sa[0])

@@ -47,7 +47,7 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
         epilog=AOT_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ap.add_argument("--version", action="version", version=f"mlvm-aot {__version__}")
-    sub = ap.add_subparsers(dest="cmd", metavar="{compile,build,import,runtime}")
+    sub = ap.add_subparsers(dest="cmd", metavar="{compile,build,import,verify,runtime}")
     for cmd, what in (("compile", "write OUT.c and OUT.h"),
                       ("build", "build OUT.so (the C goes to a build folder unless --keep-c)")):
         p = sub.add_parser(cmd, help=what, description=what)
@@ -101,8 +101,12 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
     imp.add_argument("-o", "--output", required=True, help="the dialect text (OUT.mlir)")
     imp.add_argument("--params-out", metavar="W.npz", help="the weights, for --params")
     _add_input_shape(imp)
-    from mlvm import runtime
+    from mlvm import runtime, verify
 
+    ver = sub.add_parser("verify", help=verify.HELP, description=verify.__doc__,
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    verify.add_arguments(ver)
+    _add_input_shape(ver)
     runtime.add_arguments(sub.add_parser("runtime", help="copy the C runtime's sources"))
     args = ap.parse_args(argv)
     if args.cmd is None:
@@ -110,6 +114,8 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.cmd == "runtime":
         return runtime.run(args)
+    if args.cmd == "verify":
+        return verify.main_for(args)
     try:
         shapes = _input_shapes(args.input_shape)
     except MlvmError as e:
@@ -171,6 +177,7 @@ examples:
   mlvm-aot build model.onnx -o model.so                   # then mlvm.load("model.so")
   mlvm-aot import model.onnx -o model.mlir --params-out w.npz
   mlvm-aot compile model.onnx -o model.c --input-shape x=1x3x224x224
+  mlvm-aot verify model.onnx                              # against onnxruntime
   mlvm-aot runtime --emit rt/                             # the C runtime's sources
 """
 

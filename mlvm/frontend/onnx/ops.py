@@ -965,7 +965,14 @@ def _pool(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: d
         raise Unsupported("storage_order")
     count_pad = int(attrs.get("count_include_pad", 0))
     if node.op_type == "AveragePool" and count_pad and any(pads):
-        raise Unsupported("count_include_pad with padding")
+        if int(attrs.get("ceil_mode", 0)):
+            raise Unsupported("count_include_pad with padding and ceil_mode")
+        # the pads counted: zeros padded in first, then a pool without pads
+        x4 = Tensor(imp.emit(PadOp, [imp.t(x4)], (n, c, h + pads[0] + pads[2], w + pads[1] + pads[3]),
+                             imp.elem(x4), pads=[0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]],
+                             mode="constant", value=0.0))
+        h, w = h + pads[0] + pads[2], w + pads[1] + pads[3]
+        pads = [0, 0, 0, 0]
     out = []
     for k, (size, kk, s) in enumerate(zip((h, w), kernel, strides, strict=True)):
         span = size + pads[k] + pads[k + 2] - kk

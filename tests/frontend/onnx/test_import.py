@@ -392,6 +392,9 @@ CASES: list[Case] = [
          out_type=TensorProto.FLOAT16),
     Case("softmax_f64", [node("Softmax", ["x"], axis=0)], {"x": rand(4, 3).astype(np.float64)},
          out_type=TensorProto.DOUBLE),
+    Case("avgpool_count_include_pad", [node("AveragePool", ["x"], kernel_shape=[3, 2],
+                                            pads=[1, 0, 2, 1], count_include_pad=1)],
+         {"x": rand(2, 3, 5, 4)}),
     Case("pad_minus_inf", [node("Pad", ["x", "p", "v"])], {"x": rand(2, 3)},
          {"p": i64(1, 0, 0, 2), "v": np.asarray(-np.inf, np.float32)}, exact=True),
 ]

@@ -1359,5 +1359,6 @@ def _scatter_elements(imp: Importer, node: onnx.NodeProto, ins: list[Value | Non
 # Converters kept in their own modules register themselves on import.
 from mlvm.frontend.onnx import composites as _composite_ops  # noqa: E402,F401
 from mlvm.frontend.onnx import conv_transpose as _conv_transpose_ops  # noqa: E402,F401
+from mlvm.frontend.onnx import einsum as _einsum_ops  # noqa: E402,F401
 from mlvm.frontend.onnx import losses as _loss_ops  # noqa: E402,F401
 from mlvm.frontend.onnx import resize as _resize_ops  # noqa: E402,F401

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -143,6 +143,22 @@ def attr_value(a: onnx.AttributeProto) -> Any:
     if isinstance(v, list) and v and isinstance(v[0], bytes):
         return [x.decode("utf-8", "replace") for x in v]
     return v
+
+
+def _rename(node: onnx.NodeProto, name: Callable[[str], str]) -> None:
+    """node's value names mapped by `name`, in its subgraphs (If branches)
+    too, so that a body keeps reading what it read."""
+    node.input[:] = [name(x) for x in node.input]
+    node.output[:] = [name(x) for x in node.output]
+    for a in node.attribute:
+        for g in [a.g] if a.HasField("g") else list(a.graphs):
+            for lst in (g.input, g.output, g.value_info):
+                for vi in lst:
+                    vi.name = name(vi.name)
+            for t in g.initializer:
+                t.name = name(t.name)
+            for n in g.node:
+                _rename(n, name)
 
 
 def to_attr(v: object) -> Attribute:
@@ -503,6 +519,24 @@ class Importer:
         return [n for k, n in enumerate(nodes) if k not in drop]
 
     # -- folding ---------------------------------------------------------------
+    def run_graph(self, graph: onnx.GraphProto, index: int) -> list[Value | None]:
+        """The values of a subgraph's outputs, its nodes imported here (an If
+        whose branch is known at import): it reads the outer graph's values,
+        and its own initializers join them."""
+        from mlvm.frontend.onnx.ops import CONVERTERS
+
+        for t in graph.initializer:
+            self.values[t.name] = Const(tensor_array(t, self.path, self.max_bytes), t.name)
+        if self._depth >= 8:
+            raise Unsupported("subgraphs nested too deep")
+        self._depth += 1
+        try:
+            for sub in graph.node:
+                self._node(index, sub, CONVERTERS)
+        finally:
+            self._depth -= 1
+        return [self.values.get(o.name) for o in graph.output]
+
     def _function_body(self, node: onnx.NodeProto,
                        ins: Sequence[Value | None]) -> list[onnx.NodeProto] | None:
         """The nodes ONNX defines `node`'s op as (a function of other ops:
@@ -547,12 +581,14 @@ class Importer:
         self._inlined += 1
         prefix = f"mlvm_inline{self._inlined}/"
         outer = set(names) | {o for o in node.output if o}
+        def name(x: str) -> str:
+            return x if x in outer or not x else prefix + x
+
         body = []
         for sub in inlined.graph.node:  # internal values renamed apart from the graph's
             n = onnx.NodeProto()
             n.CopyFrom(sub)
-            n.input[:] = [x if x in outer or not x else prefix + x for x in sub.input]
-            n.output[:] = [x if x in outer or not x else prefix + x for x in sub.output]
+            _rename(n, name)
             body.append(n)
         return body
 

@@ -1130,6 +1130,24 @@ def _cumsum(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs:
                             exclusive=bool(attrs.get("exclusive", 0)), reverse=bool(attrs.get("reverse", 0))))]
 
 
+@converter("If")
+def _if(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    """The branch the condition picks, when it is known at import (an
+    ahead-of-time module has one program): its nodes imported in place."""
+    cond = ins[0] if ins else None
+    if not isinstance(cond, Const):
+        raise RunTimeInput("the If condition", cond)
+    if cond.array.size != 1:
+        raise NodeError("the condition must be one value")
+    branch = attrs.get("then_branch" if bool(cond.array.reshape(-1)[0]) else "else_branch")
+    if not isinstance(branch, onnx.GraphProto):
+        raise NodeError("a branch is missing")
+    outs = imp.run_graph(branch, 0)
+    if len(outs) != len(node.output) or any(v is None for v in outs):
+        raise NodeError(f"the branch gives {len(outs)} outputs for {len(node.output)}")
+    return [v for v in outs if v is not None]
+
+
 @converter("Trilu")
 def _trilu(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
     x = _one(ins)

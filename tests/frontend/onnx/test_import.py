@@ -60,6 +60,12 @@ def node(op: str, ins: list[str], outs: list[str] | None = None, **attrs: object
     return helper.make_node(op, ins, outs or ["y"], **attrs)
 
 
+def branch(name: str, op: str, out: str) -> onnx.GraphProto:
+    """A one-node If branch reading the outer graph's x."""
+    return helper.make_graph([helper.make_node(op, ["x"], [out])], name, [],
+                             [helper.make_tensor_value_info(out, TensorProto.FLOAT, None)])
+
+
 def unary_case(op: str, x: np.ndarray, exact: bool = False, **attrs: object) -> Case:
     return Case(f"{op.lower()}", [node(op, ["x"], **attrs)], {"x": x}, exact=exact)
 
@@ -405,6 +411,9 @@ CASES: list[Case] = [
          opset=12),
     Case("einsum_sum_transpose", [node("Einsum", ["a"], equation="ijk->ki")], {"a": rand(2, 3, 4)},
          opset=12),
+    Case("if_known_condition", [node("If", ["c"], then_branch=branch("t", "Neg", "a"),
+                                     else_branch=branch("e", "Abs", "b"))],
+         {"x": rand(2, 3)}, {"c": np.asarray(False)}, exact=True),
     Case("pad_minus_inf", [node("Pad", ["x", "p", "v"])], {"x": rand(2, 3)},
          {"p": i64(1, 0, 0, 2), "v": np.asarray(-np.inf, np.float32)}, exact=True),
 ]

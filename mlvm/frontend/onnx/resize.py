@@ -19,7 +19,6 @@ import onnx
 
 from mlvm.dialect.elements import ELEMS
 from mlvm.dialect.index import GatherOp
-from mlvm.dialect.logic import SelectOp
 from mlvm.dialect.ops import AddOp, MulOp
 from mlvm.frontend.onnx.importer import (
     Const,
@@ -30,7 +29,7 @@ from mlvm.frontend.onnx.importer import (
     Unsupported,
     Value,
 )
-from mlvm.frontend.onnx.ops import _axis, _ints_input, binary, converter
+from mlvm.frontend.onnx.ops import _axis, _ints_input, binary, converter, select
 
 COORDINATE_MODES = ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
                     "asymmetric", "tf_crop_and_resize")
@@ -250,7 +249,7 @@ def _axis_tensor(imp: Importer, v: Value, ax: int, plan: Plan, idx: np.ndarray, 
     if extra is not None and extra.any():
         mask = Const(extra.reshape(bshape))
         fill = Const(np.asarray(plan.extrapolation, dtype=ELEMS[elem].dtype))
-        acc = Tensor(imp.emit(SelectOp, [imp.t(mask), imp.t(fill), imp.t(acc)], out_shape, elem))
+        acc = select(imp, mask, fill, acc)
     return acc
 
 

@@ -94,9 +94,9 @@ def _activation(imp: Importer, node: onnx.NodeProto, ins: list[Value | None],
     def mul(a: Value, b: Value) -> Value:
         return binary(imp, MulOp, a, b)
 
-    neg = compare(imp, LtOp, x, c(0.0))
     if op == "Elu":  # alpha (e^x - 1) below 0
         a = _attr(attrs, "alpha", 1.0)
+        neg = compare(imp, LtOp, x, c(0.0))
         return [select(imp, neg, mul(c(a), binary(imp, SubOp, unary(imp, ExpOp, x), c(1.0))), x)]
     if op == "Selu":  # gamma (alpha e^x - alpha) at or below 0, gamma x above
         a, g = _attr(attrs, "alpha", 1.67326319217681884765625), _attr(attrs, "gamma", 1.05070102214813232421875)

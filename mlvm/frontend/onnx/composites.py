@@ -1,8 +1,8 @@
 """ONNX ops that are short compositions of dialect ops: activations
 (Elu, Selu, Celu, Softplus, Softsign, Swish, HardSwish, ThresholdedRelu,
 Shrink), elementwise functions (Round, Sign, IsInf, Tan, Sinh, Cosh),
-normalisations (InstanceNormalization, LpNormalization), Hardmax, and
-data movement (Tile, EyeLike, SpaceToDepth, DepthToSpace). Each follows
+normalisations (InstanceNormalization, LpNormalization), Hardmax, LpPool,
+and data movement (Tile, EyeLike, SpaceToDepth, DepthToSpace, Compress). Each follows
 the operator's definition; the elementwise chains fuse into one loop."""
 
 from __future__ import annotations
@@ -28,14 +28,26 @@ from mlvm.dialect.ops import (
     MaxOp,
     MinOp,
     MulOp,
+    PowOp,
     SigmoidOp,
     SinOp,
     SqrtOp,
     SubOp,
 )
-from mlvm.frontend.onnx.importer import Const, Importer, NodeError, Tensor, Unsupported, Value
+from mlvm.dialect.index import GatherOp
+from mlvm.frontend.onnx.importer import (
+    Const,
+    Importer,
+    NodeError,
+    RunTimeInput,
+    Tensor,
+    Unsupported,
+    Value,
+)
 from mlvm.frontend.onnx.ops import (
     _axis,
+    _conv_geometry,
+    _emit_conv,
     _ints_input,
     _moments,
     _one,
@@ -292,3 +304,52 @@ def _space_depth(imp: Importer, node: onnx.NodeProto, ins: list[Value | None],
     shape = [six[p] for p in perm]
     t = Tensor(imp.emit(TransposeOp, [imp.t(t)], shape, imp.elem(x), perm=list(perm)))
     return [reshape(imp, t, out)]
+
+
+@converter("LpPool")
+@_in_f32
+def _lp_pool(imp: Importer, node: onnx.NodeProto, ins: list[Value | None],
+             attrs: dict[str, Any]) -> list[Value]:
+    """(sum over the window of |x|^p)^(1/p): the sums a depthwise conv2d
+    with a kernel of ones (padding adds zeros, as the operator's does)."""
+    x = _float(imp, ins, node.op_type)
+    s = imp.shape(x)
+    if len(s) not in (3, 4):
+        raise Unsupported(f"{len(s) - 2}-D spatial input")
+    p = _attr(attrs, "p", 2.0)
+    kernel = [int(k) for k in attrs.get("kernel_shape", [])]
+    if len(kernel) != len(s) - 2 or p <= 0:
+        raise NodeError(f"kernel_shape {kernel} / p {p} do not fit {list(s)}")
+    c = s[1]
+    w = Const(np.ones((c, 1, *kernel), ELEMS[imp.elem(x)].dtype))
+    a = dict(attrs, group=c)
+    a.pop("p", None)
+    a.pop("ceil_mode", None)
+    powered = (binary(imp, MulOp, x, x) if p == 2.0 else
+               binary(imp, PowOp, unary(imp, AbsOp, x), scalar(imp, p, x)))
+    x4, w4, squeeze, props, shape = _conv_geometry(imp, powered, w, a)
+    sums = _emit_conv(imp, x4, w4, None, props, shape, squeeze)
+    if p == 2.0:
+        return [unary(imp, SqrtOp, sums)]
+    return [binary(imp, PowOp, sums, scalar(imp, 1.0 / p, x))]
+
+
+@converter("Compress")
+def _compress(imp: Importer, node: onnx.NodeProto, ins: list[Value | None],
+              attrs: dict[str, Any]) -> list[Value]:
+    """The elements (or slices along axis) whose condition is true: a gather
+    of their indices, the condition known at import."""
+    x = _one(ins)
+    cond = ins[1] if len(ins) > 1 else None
+    if not isinstance(cond, Const):
+        raise RunTimeInput("the Compress condition", cond)
+    keep = np.flatnonzero(cond.array.reshape(-1).astype(bool)).astype(np.int64)
+    s = imp.shape(x)
+    if "axis" not in attrs:
+        x, s, ax = reshape(imp, x, (int(np.prod(s)),)), (int(np.prod(s)),), 0
+    else:
+        ax = _axis(int(attrs["axis"]), len(s))
+    if keep.size and keep[-1] >= s[ax]:
+        raise NodeError(f"the condition selects index {keep[-1]} of a dim of {s[ax]}")
+    out = tuple(s[:ax]) + (keep.size,) + tuple(s[ax + 1:])
+    return [Tensor(imp.emit(GatherOp, [imp.t(x), imp.t(Const(keep))], out, imp.elem(x), axis=ax))]

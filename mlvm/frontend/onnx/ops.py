@@ -936,6 +936,11 @@ def _conv(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: d
     b = ins[2] if len(ins) > 2 else None
     if w is None:
         raise NodeError("W is missing")
+    elem = imp.elem(x)
+    if elem in ("f16", "bf16"):  # in f32, rounded once
+        wide = [None if v is None else Const(v.array.astype(np.float32)) if isinstance(v, Const)
+                else cast(imp, v, "f32") for v in (x, w, b)]
+        return [cast(imp, y, elem) for y in _conv(imp, node, wide, attrs)]
     x4, w4, squeeze, props, shape = _conv_geometry(imp, x, w, attrs)
     return [_emit_conv(imp, x4, w4, b, props, shape, squeeze)]
 

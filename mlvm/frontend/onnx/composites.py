@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import onnx
 
-from mlvm.dialect.elements import ELEMS
+from mlvm.dialect.elements import ELEMS, FLOATS
 from mlvm.dialect.logic import GtOp, LtOp, NeOp, OrOp
 from mlvm.dialect.nn import TransposeOp
 from mlvm.dialect.ops import (
@@ -55,6 +55,8 @@ from mlvm.frontend.onnx.ops import (
     cast,
     compare,
     converter,
+    in_f32,
+    kept_dims,
     reduce,
     reshape,
     scalar,
@@ -62,7 +64,6 @@ from mlvm.frontend.onnx.ops import (
     unary,
 )
 
-FLOATS = ("f16", "bf16", "f32", "f64")
 
 
 def _float(imp: Importer, ins: list[Value | None], op: str) -> Value:
@@ -72,29 +73,13 @@ def _float(imp: Importer, ins: list[Value | None], op: str) -> Value:
     return x
 
 
-def _in_f32(fn):  # noqa: ANN001, ANN202
-    """A converter whose f16 / bf16 input is computed in f32 and rounded
-    once at the end, as the operators' definitions compute them (rounding
-    every step of the composition would differ by an ulp)."""
-    def convert(imp: Importer, node: onnx.NodeProto, ins: list[Value | None],
-                attrs: dict[str, Any]) -> list[Value]:
-        x = ins[0] if ins else None
-        elem = imp.elem(x) if x is not None else "f32"
-        if elem not in ("f16", "bf16"):
-            return fn(imp, node, ins, attrs)
-        wide = [cast(imp, v, "f32") if v is not None and k == 0 else v for k, v in enumerate(ins)]
-        return [cast(imp, y, elem) if imp.elem(y) == "f32" else y
-                for y in fn(imp, node, wide, attrs)]
-    return convert
-
-
 def _attr(attrs: dict[str, Any], key: str, default: float) -> float:
     return float(attrs.get(key, default))
 
 
 @converter("Elu", "Selu", "Celu", "Softplus", "Softsign", "Swish", "HardSwish",
            "ThresholdedRelu", "Shrink")
-@_in_f32
+@in_f32
 def _activation(imp: Importer, node: onnx.NodeProto, ins: list[Value | None],
                 attrs: dict[str, Any]) -> list[Value]:
     x = _float(imp, ins, node.op_type)
@@ -139,7 +124,7 @@ def _activation(imp: Importer, node: onnx.NodeProto, ins: list[Value | None],
 
 
 @converter("Round", "Sign", "IsInf", "Tan", "Sinh", "Cosh")
-@_in_f32
+@in_f32
 def _elementwise(imp: Importer, node: onnx.NodeProto, ins: list[Value | None],
                  attrs: dict[str, Any]) -> list[Value]:
     op = node.op_type
@@ -205,14 +190,14 @@ def _instance_norm(imp: Importer, node: onnx.NodeProto, ins: list[Value | None],
 
 
 @converter("LpNormalization")
-@_in_f32
+@in_f32
 def _lp_norm(imp: Importer, node: onnx.NodeProto, ins: list[Value | None],
              attrs: dict[str, Any]) -> list[Value]:
     x = _float(imp, ins, node.op_type)
     s = imp.shape(x)
     ax = _axis(int(attrs.get("axis", -1)), len(s))
     p = int(attrs.get("p", 2))
-    kept = [1 if k == ax else d for k, d in enumerate(s)]
+    kept = kept_dims(s, [ax])
     if p == 1:
         norm = reduce(imp, unary(imp, AbsOp, x), "sum", [ax], kept, True)
     elif p == 2:
@@ -238,8 +223,7 @@ def _hardmax(imp: Importer, node: onnx.NodeProto, ins: list[Value | None],
 def _hardmax_axis(imp: Importer, x: Value, ax: int) -> Value:
     """1 at the first maximum along ax, 0 elsewhere."""
     s = imp.shape(x)
-    kept = [1 if k == ax else d for k, d in enumerate(s)]
-    first = Tensor(imp.emit(ArgmaxOp, [imp.t(x)], kept, "i64", axis=ax))
+    first = Tensor(imp.emit(ArgmaxOp, [imp.t(x)], kept_dims(s, [ax]), "i64", axis=ax))
     where = [1] * len(s)
     where[ax] = s[ax]
     iota = Const(np.arange(s[ax], dtype=np.int64).reshape(where))
@@ -307,7 +291,7 @@ def _space_depth(imp: Importer, node: onnx.NodeProto, ins: list[Value | None],
 
 
 @converter("LpPool")
-@_in_f32
+@in_f32
 def _lp_pool(imp: Importer, node: onnx.NodeProto, ins: list[Value | None],
              attrs: dict[str, Any]) -> list[Value]:
     """(sum over the window of |x|^p)^(1/p): the sums a depthwise conv2d

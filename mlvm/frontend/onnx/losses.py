@@ -16,19 +16,21 @@ import onnx
 
 from mlvm.dialect.index import GatherElementsOp, GatherOp
 from mlvm.dialect.logic import NeOp
-from mlvm.dialect.ops import DivOp, ExpOp, LogOp, MulOp, NegOp, SubOp
+from mlvm.dialect.ops import DivOp, MulOp, NegOp
 from mlvm.frontend.onnx.importer import Importer, NodeError, Tensor, Unsupported, Value
-from mlvm.frontend.onnx.ops import binary, compare, converter, reduce, reshape, scalar, select, unary
+from mlvm.frontend.onnx.ops import (
+    binary,
+    compare,
+    converter,
+    log_softmax,
+    reduce,
+    reshape,
+    scalar,
+    select,
+    unary,
+)
 
 FLOATS = ("f32",)
-
-
-def log_softmax(imp: Importer, x: Value, axis: int) -> Value:
-    s = imp.shape(x)
-    kept = [1 if k == axis else d for k, d in enumerate(s)]
-    z = binary(imp, SubOp, x, reduce(imp, x, "max", [axis], kept, True))
-    lse = unary(imp, LogOp, reduce(imp, unary(imp, ExpOp, z), "sum", [axis], kept, True))
-    return binary(imp, SubOp, z, lse)
 
 
 def nll(imp: Importer, logp: Value, target: Value, weight: Value | None,
@@ -90,6 +92,6 @@ def _softmax_xent(imp: Importer, node: onnx.NodeProto, ins: list[Value | None],
     x, target, weight = _inputs(ins)
     if len(imp.shape(x)) < 2:
         raise NodeError("scores need a class dim")
-    logp = log_softmax(imp, x, 1)
+    logp = log_softmax(imp, x, [1])
     loss = nll(imp, logp, target, weight, attrs)
     return [loss, logp] if len(node.output) > 1 and node.output[1] else [loss]

@@ -59,7 +59,7 @@ from mlvm.dialect.ops import (
     SubOp,
     TanhOp,
 )
-from mlvm.dialect.elements import ELEMS
+from mlvm.dialect.elements import ELEMS, FLOATS
 from mlvm.dialect.index import (
     CumsumOp,
     GatherElementsOp,
@@ -162,6 +162,29 @@ def scalar(imp: Importer, x: float, like: Value) -> Const:
     return Const(np.asarray(x, dtype=ELEMS[imp.elem(like)].dtype))
 
 
+def kept_dims(shape: Sequence[int], axes: Sequence[int]) -> list[int]:
+    """shape with the axes reduced to unit dims (a reduction's keepdims)."""
+    return [1 if k in axes else d for k, d in enumerate(shape)]
+
+
+def in_f32(fn: Converter) -> Converter:
+    """A converter whose f16 / bf16 inputs (of x's type) are computed in f32
+    and rounded once at the end, as the operators' definitions compute
+    them (rounding every step of a composition would differ by an ulp)."""
+    def convert(imp: Importer, node: onnx.NodeProto, ins: list[Value | None],
+                attrs: dict[str, Any]) -> list[Value]:
+        x = ins[0] if ins else None
+        elem = imp.elem(x) if x is not None else "f32"
+        if elem not in ("f16", "bf16"):
+            return fn(imp, node, ins, attrs)
+        wide = [v if v is None or imp.elem(v) != elem
+                else Const(v.array.astype(np.float32)) if isinstance(v, Const)
+                else cast(imp, v, "f32") for v in ins]
+        return [cast(imp, y, elem) if imp.elem(y) == "f32" else y
+                for y in fn(imp, node, wide, attrs)]
+    return convert
+
+
 def unary(imp: Importer, cls: type[MlvmOp], x: Value, **props: object) -> Tensor:
     return Tensor(imp.emit(cls, [imp.t(x)], imp.shape(x), imp.elem(x), **props))
 
@@ -239,7 +262,7 @@ def _pow(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: di
     if x is None or y is None:
         raise NodeError("needs two inputs")
     elem = imp.elem(x)
-    if elem not in ("f16", "bf16", "f32", "f64"):
+    if elem not in FLOATS:
         raise Unsupported("integer Pow")
     same_shape = broadcast_shapes(imp.shape(x), imp.shape(y)) == imp.shape(x)
     if isinstance(y, Const) and y.array.size == 1 and same_shape:
@@ -604,11 +627,10 @@ def _reduce(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs:
             return [x]
         axes = list(range(len(s)))
     norm = sorted({_axis(a, len(s)) for a in axes})
-    out = [1 if k in norm else d for k, d in enumerate(s)] if keep else [
-        d for k, d in enumerate(s) if k not in norm]
+    out = kept_dims(s, norm) if keep else [d for k, d in enumerate(s) if k not in norm]
     kind = REDUCE.get(node.op_type, "sum")
     if node.op_type in REDUCE_OF:  # sum of a function of x, then maybe one of the sum
-        if imp.elem(x) not in ("f16", "bf16", "f32", "f64"):
+        if imp.elem(x) not in FLOATS:
             raise Unsupported(f"{node.op_type} of {imp.elem(x)}")
         return [REDUCE_OF[node.op_type](imp, x, norm, out, keep)]
     if kind in ("max", "min") and any(s[a] == 0 for a in norm):
@@ -635,8 +657,7 @@ def _log_sum_exp(imp: Importer, x: Value, axes: list[int], out: Sequence[int], k
     s = imp.shape(x)
     if any(s[a] == 0 for a in axes):
         return unary(imp, LogOp, reduce(imp, x, "sum", axes, out, keep))
-    kept = [1 if k in axes else d for k, d in enumerate(s)]
-    m = reduce(imp, x, "max", axes, kept, True)
+    m = reduce(imp, x, "max", axes, kept_dims(s, axes), True)
     # -inf (all of a row) stays -inf rather than NaN from -inf - -inf
     m = select(imp, compare(imp, EqOp, m, scalar(imp, -math.inf, x)), scalar(imp, 0.0, x), m)
     total = reduce(imp, unary(imp, ExpOp, binary(imp, SubOp, x, m)), "sum", axes, out, keep)
@@ -681,11 +702,10 @@ def _global_pool(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], a
 
 
 @converter("Softmax", "LogSoftmax")
+@in_f32
 def _softmax(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
     x = _one(ins)
     elem = imp.elem(x)
-    if elem in ("f16", "bf16"):  # in f32, rounded once
-        return [cast(imp, y, elem) for y in _softmax(imp, node, [cast(imp, x, "f32")], attrs)]
     if elem == "f64":
         return [_softmax_f64(imp, node, x, attrs)]
     s = imp.shape(x)
@@ -701,6 +721,19 @@ def _softmax(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs
     return [reshape(imp, y, s)]
 
 
+def _shifted(imp: Importer, x: Value, axes: list[int]) -> tuple[Value, Value]:
+    """(z, sum of exp(z) over axes, kept) with z = x less its maximum."""
+    kept = kept_dims(imp.shape(x), axes)
+    z = binary(imp, SubOp, x, reduce(imp, x, "max", axes, kept, True))
+    return z, reduce(imp, unary(imp, ExpOp, z), "sum", axes, kept, True)
+
+
+def log_softmax(imp: Importer, x: Value, axes: list[int]) -> Value:
+    """z - log(sum(exp(z))), z max-shifted: no overflow, composed in x's type."""
+    z, total = _shifted(imp, x, axes)
+    return binary(imp, SubOp, z, unary(imp, LogOp, total))
+
+
 def _softmax_f64(imp: Importer, node: onnx.NodeProto, x: Value, attrs: dict[str, Any]) -> Value:
     """Softmax / LogSoftmax of f64 composed in f64 (the kernel is f32's)."""
     s = imp.shape(x)
@@ -709,11 +742,9 @@ def _softmax_f64(imp: Importer, node: onnx.NodeProto, x: Value, attrs: dict[str,
         axes = list(range(axis, len(s)))
     else:
         axes = [_axis(int(attrs.get("axis", -1)), len(s))]
-    kept = [1 if k in axes else d for k, d in enumerate(s)]
-    z = binary(imp, SubOp, x, reduce(imp, x, "max", axes, kept, True))
-    total = reduce(imp, unary(imp, ExpOp, z), "sum", axes, kept, True)
     if node.op_type == "LogSoftmax":
-        return binary(imp, SubOp, z, unary(imp, LogOp, total))
+        return log_softmax(imp, x, axes)
+    z, total = _shifted(imp, x, axes)
     return binary(imp, DivOp, unary(imp, ExpOp, z), total)
 
 
@@ -931,16 +962,12 @@ def _unsqueezed(imp: Importer, out: Value, squeeze: bool) -> Value:
 
 
 @converter("Conv")
+@in_f32
 def _conv(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
     x, w = _one(ins), ins[1] if len(ins) > 1 else None
     b = ins[2] if len(ins) > 2 else None
     if w is None:
         raise NodeError("W is missing")
-    elem = imp.elem(x)
-    if elem in ("f16", "bf16"):  # in f32, rounded once
-        wide = [None if v is None else Const(v.array.astype(np.float32)) if isinstance(v, Const)
-                else cast(imp, v, "f32") for v in (x, w, b)]
-        return [cast(imp, y, elem) for y in _conv(imp, node, wide, attrs)]
     x4, w4, squeeze, props, shape = _conv_geometry(imp, x, w, attrs)
     return [_emit_conv(imp, x4, w4, b, props, shape, squeeze)]
 
@@ -998,8 +1025,7 @@ def _pool(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: d
 
 def _moments(imp: Importer, x: Value, axes: list[int], eps: float) -> tuple[Value, Value]:
     """mean and 1 / sqrt(variance + eps) over axes, kept as unit dims."""
-    s = imp.shape(x)
-    kept = [1 if k in axes else d for k, d in enumerate(s)]
+    kept = kept_dims(imp.shape(x), axes)
     mean = reduce(imp, x, "mean", axes, kept, True)
     d = binary(imp, SubOp, x, mean)
     var = reduce(imp, binary(imp, MulOp, d, d), "mean", axes, kept, True)
@@ -1040,8 +1066,7 @@ def _rms_norm(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attr
         raise Unsupported(f"RMSNormalization of {imp.elem(x)}")
     axis = _axis(int(attrs.get("axis", -1)), len(s))
     axes = list(range(axis, len(s)))
-    kept = [1 if k in axes else d for k, d in enumerate(s)]
-    ms = reduce(imp, binary(imp, MulOp, x, x), "mean", axes, kept, True)
+    ms = reduce(imp, binary(imp, MulOp, x, x), "mean", axes, kept_dims(s, axes), True)
     eps = scalar(imp, float(attrs.get("epsilon", 1e-5)), x)
     inv = unary(imp, RsqrtOp, binary(imp, AddOp, ms, eps))
     return [binary(imp, MulOp, binary(imp, MulOp, x, inv), scale)]

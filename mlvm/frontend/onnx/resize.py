@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import onnx
 
-from mlvm.dialect.elements import ELEMS
+from mlvm.dialect.elements import ELEMS, FLOATS
 from mlvm.dialect.index import GatherOp
 from mlvm.dialect.ops import AddOp, MulOp
 from mlvm.frontend.onnx.importer import (
@@ -34,7 +34,6 @@ from mlvm.frontend.onnx.ops import _axis, _ints_input, binary, converter, select
 COORDINATE_MODES = ("half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
                     "asymmetric", "tf_crop_and_resize")
 NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
-FLOATS = ("f16", "bf16", "f32", "f64")
 
 
 def source_coords(mode: str, out_n: int, in_n: int, scale: float,

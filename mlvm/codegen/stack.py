@@ -82,8 +82,12 @@ def _split_top(s: str) -> list[str]:
     return parts
 
 
-def _type_bytes(ctype: str, pointer: bool, types: dict[str, int]) -> int:
-    base = re.sub(r"\b(static|const|volatile|unsigned|signed)\b", "", ctype).strip() or "int"
+def _base_type(ctype: str) -> str:
+    """A declaration's type without its qualifiers."""
+    return re.sub(r"\b(static|const|volatile|unsigned|signed)\b", "", ctype).strip()
+
+
+def _type_bytes(base: str, pointer: bool, types: dict[str, int]) -> int:
     if pointer or base == "void":
         return 4
     if base in _WIDE:
@@ -100,8 +104,8 @@ def _declared(body: str, types: dict[str, int]) -> int:
     total = 0
     for m in _DECL.finditer(body):
         ctype, rest = m.group(1), m.group(2)
-        base = re.sub(r"\b(static|const|volatile|unsigned|signed)\b", "", ctype).strip()
-        if base in _KEYWORDS or base == "return" or ctype.startswith("static"):
+        base = _base_type(ctype)
+        if base in _KEYWORDS or ctype.startswith("static"):
             continue
         if not (base in _SCALARS or base in types or base == "void" or base.endswith("_t")):
             continue  # an expression statement, not a declaration
@@ -116,7 +120,7 @@ def _declared(body: str, types: dict[str, int]) -> int:
                     n *= int(dim)
                 else:
                     raise StackUnknown(f"an array of size {dim.strip() or '?'}")
-            total += n * _type_bytes(ctype, pointer, types)
+            total += n * _type_bytes(base, pointer, types)
     return total
 
 

@@ -165,7 +165,8 @@ static void conv_rows(const mlvm_conv2d_t *p, mlvm_index_t og, const float *x,
  * by a select (never a product, so a NaN or inf there cannot leak), from a
  * mask of the chunk built once per call. Same sums in the same order as
  * conv_rows. Only where loops vectorise; kernels up to MLVM_DW_TAPS wide;
- * with AVX2 / AVX-512, only for rows wider than depthwise.c's chunk. */
+ * with AVX2 / AVX-512, only where depthwise.c does not apply (rows wider than
+ * its chunk, kernels taller than 16 rows). */
 #define MLVM_DW_CHUNK 256
 static int flat_ok(const mlvm_conv2d_t *p)
 {

@@ -77,16 +77,16 @@ class MlvmBackendRep(BackendRep):
         if self.module is not None:
             return self.module, list(args)
         given = dict(zip(self.input_names, args, strict=True))
-        key = (tuple(a.shape for a in args),
-               tuple((n, given[n].dtype.str, given[n].tobytes()) for n in self.input_names
-                     if n in self.bake))
-        m = self._compiled.get(key)
+
+        def key() -> tuple[object, ...]:  # the shapes, and the values compiled in
+            return (tuple(a.shape for a in args),
+                    tuple((n, given[n].dtype.str, given[n].tobytes()) for n in self.input_names
+                          if n in self.bake))
+
+        m = self._compiled.get(key())
         if m is None:
             module, params, self.bake = import_specialized(self.model, given, self.bake)
-            m = mlvm.compile(module, params)
-            key = key[:1] + (tuple((n, given[n].dtype.str, given[n].tobytes())
-                                   for n in self.input_names if n in self.bake),)
-            self._compiled[key] = m
+            m = self._compiled[key()] = mlvm.compile(module, params)
         return m, [given[n] for n in self.input_names if n not in self.bake]
 
     def run(self, inputs: Any, **kwargs: Any) -> tuple[np.ndarray, ...]:

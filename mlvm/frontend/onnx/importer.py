@@ -446,15 +446,10 @@ class Importer:
                 else:
                     conv = converters.get(node.op_type)
                     if conv is None:
-                        body = self._function_body(node, ins) if self._depth < 8 else None
+                        body = self._function_body(node, ins)
                         if body is None:
                             raise Unsupported("")
-                        self._depth += 1
-                        try:
-                            for sub in body:  # the op as ONNX defines it, node by node
-                                self._node(index, sub, converters)
-                        finally:
-                            self._depth -= 1
+                        self._nested(body, index, "")  # the op as ONNX defines it
                         return
                     outs = conv(self, node, ins, attrs)
             except Unsupported as e:
@@ -519,22 +514,27 @@ class Importer:
         return [n for k, n in enumerate(nodes) if k not in drop]
 
     # -- folding ---------------------------------------------------------------
+    def _nested(self, nodes: Sequence[onnx.NodeProto], index: int, why: str) -> None:
+        """Nodes of a function body or a subgraph imported in place, node by
+        node; at most 8 levels deep (else Unsupported(why))."""
+        from mlvm.frontend.onnx.ops import CONVERTERS
+
+        if self._depth >= 8:
+            raise Unsupported(why)
+        self._depth += 1
+        try:
+            for sub in nodes:
+                self._node(index, sub, CONVERTERS)
+        finally:
+            self._depth -= 1
+
     def run_graph(self, graph: onnx.GraphProto, index: int) -> list[Value | None]:
         """The values of a subgraph's outputs, its nodes imported here (an If
         whose branch is known at import): it reads the outer graph's values,
         and its own initializers join them."""
-        from mlvm.frontend.onnx.ops import CONVERTERS
-
         for t in graph.initializer:
             self.values[t.name] = Const(tensor_array(t, self.path, self.max_bytes), t.name)
-        if self._depth >= 8:
-            raise Unsupported("subgraphs nested too deep")
-        self._depth += 1
-        try:
-            for sub in graph.node:
-                self._node(index, sub, CONVERTERS)
-        finally:
-            self._depth -= 1
+        self._nested(graph.node, index, "subgraphs nested too deep")
         return [self.values.get(o.name) for o in graph.output]
 
     def _function_body(self, node: onnx.NodeProto,

@@ -39,6 +39,7 @@ _FUNC = re.compile(
 _DECL = re.compile(
     r"^\s*((?:static\s+)?(?:const\s+|volatile\s+)*(?:unsigned\s+|signed\s+)?"
     r"(?:long\s+long|[A-Za-z_]\w*))\s+(?![=(])([^;]*);\s*$", re.M)
+_BRACE = re.compile(r"[{}]")
 _CALL = re.compile(r"(->|\.)?\b([A-Za-z_]\w*)\s*\(")
 # Room per byte of parameters and locals (copies GCC keeps of them).
 SPILL = 1
@@ -127,10 +128,10 @@ def _declared(body: str, types: dict[str, int]) -> int:
 def _closing(text: str, i: int) -> int:
     """Index of the brace closing the one at text[i]."""
     depth = 0
-    for j in range(i, len(text)):
-        depth += {"{": 1, "}": -1}.get(text[j], 0)
+    for m in _BRACE.finditer(text, i):
+        depth += 1 if m.group() == "{" else -1
         if depth == 0:
-            return j
+            return m.start()
     raise StackUnknown("unbalanced braces")
 
 
@@ -141,18 +142,19 @@ def _scope_bytes(body: str, types: dict[str, int]) -> int:
     own: list[str] = []
     inner = 0
     i = 0
-    while i < len(body):
-        if body[i] != "{":
-            own.append(body[i])
-            i += 1
-            continue
-        j = _closing(body, i)
-        if body[:i].rstrip().endswith("="):
-            own.append(body[i:j + 1])  # an initializer, not a block
+    while (k := body.find("{", i)) >= 0:
+        own.append(body[i:k])
+        j = _closing(body, k)
+        b = k - 1
+        while b >= 0 and body[b].isspace():
+            b -= 1
+        if b >= 0 and body[b] == "=":
+            own.append(body[k:j + 1])  # an initializer, not a block
         else:
-            inner = max(inner, _scope_bytes(body[i + 1:j], types))
+            inner = max(inner, _scope_bytes(body[k + 1:j], types))
             own.append(";\n")
         i = j + 1
+    own.append(body[i:])
     return _declared("".join(own), types) + inner
 
 
@@ -200,12 +202,20 @@ def frame_bound(f: CFunction, saved: int) -> int:
             + 7) // 8 * 8
 
 
-def core_bound(c_text: str, core: str, h_text: str = "") -> int:
+def core_bound(
+    c_text: str, core: str, h_text: str = "", parsed: dict[str, dict[str, CFunction]] | None = None,
+) -> int:
     """The module's stack bound on one core (h_text: its header, for the
-    types it defines)."""
+    types it defines; parsed: the functions already parsed, by type table,
+    shared by cores whose types have the same sizes)."""
     t = table()["cores"][core]
     lib: dict[str, list[int | None]] = t["functions"]
-    funcs = parse_functions(c_text, with_header_types(h_text, t["types"]))
+    types = with_header_types(h_text, t["types"])
+    key = repr(sorted(types.items()))
+    parsed = {} if parsed is None else parsed
+    if key not in parsed:
+        parsed[key] = parse_functions(c_text, types)
+    funcs = parsed[key]
     # generated functions a body names without calling: passed to the runtime
     callbacks = sorted({n for f in funcs.values() for n in f.named if n in funcs})
     memo: dict[str, int] = {}
@@ -242,7 +252,8 @@ def stack_lines(c_text: str, h_text: str, mod: str) -> list[str]:
     (h_text: the header without it)."""
     t = table()
     try:
-        bounds = {core: core_bound(c_text, core, h_text) for core in mcu.CORES}
+        parsed: dict[str, dict[str, CFunction]] = {}
+        bounds = {core: core_bound(c_text, core, h_text, parsed) for core in mcu.CORES}
     except StackUnknown as e:
         return [f"/* {mod}_STACK_BYTES is not stated: the module has {e}. */"]
     lines = [

@@ -42,7 +42,7 @@ demo: $(STAMP)
 	$(BIN)/python samples/mlp/demo.py
 
 test: $(STAMP) $(SYSSTAMP)
-	$(BIN)/python -m pytest -q -n 2 --dist worksteal tests
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup tests
 
 BENCHSTAMP := $(VENV)/.bench-installed
 

@@ -13,7 +13,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from mlvm.codegen.names import c_ident
-from mlvm.codegen.cc import build_shared, cache_dir, cflags, compiler, fingerprint
+from mlvm.codegen.cc import build_lock, build_shared, cache_dir, cflags, compiler, fingerprint
 from mlvm.diagnostics import read_source_bytes, verify_module
 from mlvm.loader import Module
 from mlvm.pipeline import (
@@ -79,20 +79,29 @@ def compile(
     )
     so = cache_dir() / "modules" / f"{key}.so"
     if not so.exists():
-        own: dict[str, np.ndarray] = {}
-        if not isinstance(source, ModuleOp):
-            module, name, own = load_source(source, options, input_shapes)
-        assert module is not None
-        param_arrays = merge_params(own, given, name)
-        so.parent.mkdir(parents=True, exist_ok=True)
-        # Sources go to a private directory so concurrent builds never share files.
-        with tempfile.TemporaryDirectory(dir=so.parent) as tmp:
-            stem = "module" if isinstance(source, ModuleOp) else c_ident(Path(source).stem, "m")
-            c_path = Path(tmp) / f"{stem}.c"
-            lower(module, options, name)
-            asm = write_with_blob(module, c_path, param_arrays, name, options)
-            build_shared(c_path, so, asm=asm, comm=options.comm)
+        with build_lock(so):
+            if not so.exists():
+                _build(source, so, options, given, input_shapes, module, name)
     return Module(so, imports, queue_capacity, max_bytes=options.max_bytes, origin=name)
+
+
+def _build(
+    source: str | Path | ModuleOp, so: Path, options: CompileOptions, given: dict[str, np.ndarray],
+    input_shapes: InputShapes | None, module: ModuleOp | None, name: str,
+) -> None:
+    own: dict[str, np.ndarray] = {}
+    if not isinstance(source, ModuleOp):
+        module, name, own = load_source(source, options, input_shapes)
+    assert module is not None
+    param_arrays = merge_params(own, given, name)
+    so.parent.mkdir(parents=True, exist_ok=True)
+    # Sources go to a private directory so concurrent builds never share files.
+    with tempfile.TemporaryDirectory(dir=so.parent) as tmp:
+        stem = "module" if isinstance(source, ModuleOp) else c_ident(Path(source).stem, "m")
+        c_path = Path(tmp) / f"{stem}.c"
+        lower(module, options, name)
+        asm = write_with_blob(module, c_path, param_arrays, name, options)
+        build_shared(c_path, so, asm=asm, comm=options.comm)
 
 
 def load(

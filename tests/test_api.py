@@ -58,3 +58,40 @@ def test_cache_key_follows_source_and_options(tmp_path: Path) -> None:
     assert d.path != a.path
     x = np.ones(4, np.float32)
     np.testing.assert_allclose(d.main(x), np.sqrt(np.exp(x)), rtol=1e-6)
+
+
+def test_concurrent_compiles_of_one_model_build_it_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two compiles of the same model at once (two threads here, two test
+    workers or two processes in use): the second waits for the first's build
+    and loads it, instead of compiling it again beside it."""
+    import threading
+    import time
+
+    monkeypatch.setenv("MLVM_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "m.mlir").write_text(SRC)
+    real, builds = mlvm.api._build, []
+
+    def slow_build(*args: object, **kw: object) -> None:
+        builds.append(1)
+        time.sleep(0.5)  # both threads are past the cache lookup by now
+        real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(mlvm.api, "_build", slow_build)
+    start = threading.Barrier(2)
+    out: list[mlvm.Module] = []
+
+    def compile_it() -> None:
+        start.wait()
+        out.append(mlvm.compile(tmp_path / "m.mlir"))
+
+    threads = [threading.Thread(target=compile_it) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(out) == 2 and builds == [1]
+    x = np.linspace(-1, 1, 4, dtype=np.float32)
+    for m in out:
+        np.testing.assert_allclose(m.main(x), -np.exp(x), rtol=1e-6)

@@ -9,8 +9,10 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from functools import cache
-from collections.abc import Callable
 from pathlib import Path
 
 from mlvm.diagnostics import MlvmError
@@ -30,6 +32,25 @@ def cache_dir() -> Path:
     p = Path(base)
     p.mkdir(parents=True, exist_ok=True)
     return p
+
+
+@contextmanager
+def build_lock(target: Path) -> Iterator[None]:
+    """Held while `target` is built: a second process building the same
+    cache entry waits for the first and then finds it, instead of
+    compiling it again beside it (POSIX advisory lock on `target.lock`)."""
+    try:
+        import fcntl
+    except ImportError:  # no flock: concurrent builders still agree (atomic rename)
+        yield
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(f"{target}.lock", "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def compiler() -> str:
@@ -99,19 +120,26 @@ def runtime_library(
     lib = cache_dir() / "runtime" / f"libmlvm_rt-{key}.a"
     if lib.exists():
         return lib
+    with build_lock(lib):
+        if not lib.exists():
+            _build_runtime(lib, cc, flags, on_build)
+    return lib
+
+
+def _build_runtime(lib: Path, cc: str, flags: list[str], on_build: Callable[[str], None] | None) -> None:
     if on_build is not None:
         on_build("building the mlvm runtime (once for this compiler and flags)")
     lib.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=lib.parent) as tmp:
-        objs: list[str] = []
-        for i, src in enumerate(runtime_sources()):
-            obj = os.path.join(tmp, f"{i}_{src.stem}.o")
-            run_cc([cc, *flags, "-I", str(INCLUDE_DIR), "-c", str(src), "-o", obj])
-            objs.append(obj)
+        objs = [os.path.join(tmp, f"{i}_{src.stem}.o") for i, src in enumerate(runtime_sources())]
+        cmds = [[cc, *flags, "-I", str(INCLUDE_DIR), "-c", str(src), "-o", obj]
+                for src, obj in zip(runtime_sources(), objs)]
+        # one compiler per core: the files are independent
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            list(pool.map(run_cc, cmds))
         tmp_lib = os.path.join(tmp, lib.name)
         run_cc([os.environ.get("AR") or "ar", "rcs", tmp_lib, *objs])
-        os.replace(tmp_lib, lib)  # atomic: concurrent builders agree
-    return lib
+        os.replace(tmp_lib, lib)  # atomic: readers never see a partial archive
 
 
 def build_shared(

@@ -44,6 +44,7 @@ from mlvm.frontend.onnx.importer import (
     Unsupported,
     Value,
 )
+from mlvm.frontend.onnx.pooling import pool_by_taps
 from mlvm.frontend.onnx.ops import (
     _axis,
     _conv_geometry,
@@ -51,6 +52,7 @@ from mlvm.frontend.onnx.ops import (
     _ints_input,
     _moments,
     _one,
+    _spatial_attrs,
     binary,
     cast,
     compare,
@@ -298,21 +300,24 @@ def _lp_pool(imp: Importer, node: onnx.NodeProto, ins: list[Value | None],
     with a kernel of ones (padding adds zeros, as the operator's does)."""
     x = _float(imp, ins, node.op_type)
     s = imp.shape(x)
-    if len(s) not in (3, 4):
-        raise Unsupported(f"{len(s) - 2}-D spatial input")
     p = _attr(attrs, "p", 2.0)
     kernel = [int(k) for k in attrs.get("kernel_shape", [])]
-    if len(kernel) != len(s) - 2 or p <= 0:
+    if len(s) < 3 or len(kernel) != len(s) - 2 or p <= 0:
         raise NodeError(f"kernel_shape {kernel} / p {p} do not fit {list(s)}")
-    c = s[1]
-    w = Const(np.ones((c, 1, *kernel), ELEMS[imp.elem(x)].dtype))
-    a = dict(attrs, group=c)
-    a.pop("p", None)
-    a.pop("ceil_mode", None)
     powered = (binary(imp, MulOp, x, x) if p == 2.0 else
                binary(imp, PowOp, unary(imp, AbsOp, x), scalar(imp, p, x)))
-    x4, w4, squeeze, props, shape = _conv_geometry(imp, powered, w, a)
-    sums = _emit_conv(imp, x4, w4, None, props, shape, squeeze)
+    ceil = bool(int(attrs.get("ceil_mode", 0)))
+    if len(s) > 4 or ceil:  # (3-D: the sums by slices, as a 3-D average pool's)
+        strides, dilations, pads = _spatial_attrs(attrs, s[2:], kernel)
+        sums = pool_by_taps(imp, powered, "sum", kernel, strides, dilations, pads, ceil, False)
+    else:
+        c = s[1]
+        w = Const(np.ones((c, 1, *kernel), ELEMS[imp.elem(x)].dtype))
+        a = dict(attrs, group=c)
+        a.pop("p", None)
+        a.pop("ceil_mode", None)
+        x4, w4, squeeze, props, shape = _conv_geometry(imp, powered, w, a)
+        sums = _emit_conv(imp, x4, w4, None, props, shape, squeeze)
     if p == 2.0:
         return [unary(imp, SqrtOp, sums)]
     return [binary(imp, PowOp, sums, scalar(imp, 1.0 / p, x))]

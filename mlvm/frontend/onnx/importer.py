@@ -207,6 +207,9 @@ class Importer:
         self._param_names: set[str] = set()
         self.unsupported: dict[str, list[str]] = {}
         self.runtime_inputs: set[str] = set()  # graph inputs needed as constants
+        # the graph inputs each run-time value is computed from: a value a
+        # converter needs as a constant names the inputs to compile in
+        self.sources: dict[SSAValue, frozenset[str]] = {}
         self._inlined = 0  # function bodies expanded so far
         self._depth = 0  # of function bodies inside function bodies
         self.node: onnx.NodeProto | None = None
@@ -346,6 +349,7 @@ class Importer:
             if _VALID_HINT.fullmatch(name):
                 arg.name_hint = name
             self.values[name] = Tensor(arg)
+            self.sources[arg] = frozenset({name})
         for index, node in enumerate(self._fold_batch_norms()):
             self._node(index, node, CONVERTERS)
         if self.unsupported:
@@ -453,15 +457,18 @@ class Importer:
                         return
                     outs = conv(self, node, ins, attrs)
             except Unsupported as e:
-                if isinstance(e, RunTimeInput):
-                    self.runtime_inputs.update(
-                        n for n, v in zip(node.input, ins, strict=False)
-                        if v is e.value and isinstance(v, Tensor) and v.value in self.block.args)
+                if isinstance(e, RunTimeInput) and isinstance(e.value, Tensor):
+                    self.runtime_inputs.update(self.sources.get(e.value.value, ()))
                 why = f" ({e})" if str(e) else ""
                 self.unsupported.setdefault(f"{node.op_type}{why}", []).append(show(label))
                 outs = [Poison() for _ in node.output]
             except NodeError as e:
                 raise self.error(f"node '{show(label)}' ({node.op_type}): {e}") from None
+        deps = frozenset[str]().union(
+            *(self.sources.get(v.value, frozenset()) for v in ins if isinstance(v, Tensor)))
+        for v in outs:
+            if isinstance(v, Tensor) and v.value not in self.sources:
+                self.sources[v.value] = deps
         for name, v in zip(node.output, outs, strict=False):
             if name:
                 self.values[name] = v

@@ -22,7 +22,6 @@ from mlvm.dialect.nn import (
     Conv2dOp,
     GeluOp,
     LayerNormOp,
-    Pool2dOp,
     SliceOp,
     SoftmaxOp,
     TransposeOp,
@@ -88,6 +87,7 @@ from mlvm.dialect.logic import (
 from mlvm.dialect.shapes import broadcast_shapes
 from mlvm.frontend.onnx.importer import (
     ELEM_OF_ONNX,
+    MAX_FOLD_ELEMENTS,
     Const,
     Importer,
     NodeError,
@@ -968,59 +968,12 @@ def _conv(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: d
     b = ins[2] if len(ins) > 2 else None
     if w is None:
         raise NodeError("W is missing")
+    if len(imp.shape(x)) == 5:
+        from mlvm.frontend.onnx.conv3d import conv_3d
+
+        return [conv_3d(imp, x, w, b, attrs)]
     x4, w4, squeeze, props, shape = _conv_geometry(imp, x, w, attrs)
     return [_emit_conv(imp, x4, w4, b, props, shape, squeeze)]
-
-
-@converter("MaxPool", "AveragePool")
-def _pool(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
-    _only_first_output(node, "Indices")
-    x = _one(ins)
-    x4, squeeze = _to_2d(imp, x)
-    kernel = [int(k) for k in attrs.get("kernel_shape", [])]
-    a = dict(attrs)
-    if squeeze:
-        kernel = [1] + kernel
-        for key in ("strides", "dilations"):
-            if key in a:
-                a[key] = [1] + list(a[key])
-        if "pads" in a:
-            p = list(a["pads"])
-            a["pads"] = [0, p[0], 0, p[1]]
-    if len(kernel) != 2:
-        raise NodeError(f"kernel_shape {kernel} must have one size per spatial dim")
-    n, c, h, w = imp.shape(x4)
-    strides, dilations, pads = _spatial_attrs(a, (h, w), kernel)
-    if dilations != [1, 1]:
-        raise Unsupported("dilations")
-    if int(attrs.get("storage_order", 0)):
-        raise Unsupported("storage_order")
-    count_pad = int(attrs.get("count_include_pad", 0))
-    if node.op_type == "AveragePool" and count_pad and any(pads):
-        if int(attrs.get("ceil_mode", 0)):
-            raise Unsupported("count_include_pad with padding and ceil_mode")
-        # the pads counted: zeros padded in first, then a pool without pads
-        x4 = Tensor(imp.emit(PadOp, [imp.t(x4)], (n, c, h + pads[0] + pads[2], w + pads[1] + pads[3]),
-                             imp.elem(x4), pads=[0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]],
-                             mode="constant", value=0.0))
-        h, w = h + pads[0] + pads[2], w + pads[1] + pads[3]
-        pads = [0, 0, 0, 0]
-    out = []
-    for k, (size, kk, s) in enumerate(zip((h, w), kernel, strides, strict=True)):
-        span = size + pads[k] + pads[k + 2] - kk
-        o = (-(-span // s) if int(attrs.get("ceil_mode", 0)) else span // s) + 1
-        if int(attrs.get("ceil_mode", 0)) and (o - 1) * s >= size + pads[k]:
-            o -= 1  # the last window must start inside the input or its begin pad
-        extra = (o - 1) * s + kk - (size + pads[k] + pads[k + 2])
-        if extra > 0:  # ceil mode: windows past the end see padding, which is left out
-            pads[k + 2] += extra
-        out.append(o)
-    kind = "max" if node.op_type == "MaxPool" else "avg"
-    y: Value = Tensor(imp.emit(Pool2dOp, [imp.t(x4)], (n, c, out[0], out[1]), "f32", kind=kind,
-                               window=kernel, strides=strides, padding=pads))
-    if squeeze:
-        y = reshape(imp, y, (n, c, out[1]))
-    return [y]
 
 
 def _moments(imp: Importer, x: Value, axes: list[int], eps: float) -> tuple[Value, Value]:
@@ -1192,11 +1145,26 @@ def _trilu(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: 
 
 @converter("Range")
 def _range(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
-    # constant bounds are folded before any converter: these are not
+    # constant bounds are folded before any converter; bounds of shape [1]
+    # (which onnx's shape inference refuses, and exporters write) come here
+    bounds = []
     for v in ins:
-        if v is not None and not isinstance(v, Const):
+        if v is None or not isinstance(v, Const):
             raise RunTimeInput("Range bounds", v)
-    raise Unsupported("a range not computed at import")
+        if v.array.size != 1:
+            raise NodeError(f"start, limit and delta must be scalars, not of shape {list(v.array.shape)}")
+        bounds.append(v.array.reshape(()))
+    if len(bounds) != 3:
+        raise NodeError(f"takes start, limit and delta, not {len(bounds)} inputs")
+    start, limit, delta = bounds
+    if delta == 0:
+        raise NodeError("delta is 0")
+    with np.errstate(all="ignore"):
+        count = float(np.ceil((np.float64(limit) - np.float64(start)) / np.float64(delta)))
+    if not count <= MAX_FOLD_ELEMENTS:  # NaN too
+        raise NodeError(f"a range of {count:g} elements (at most {MAX_FOLD_ELEMENTS} at import)")
+    n = max(int(count), 0)
+    return [Const(np.asarray(start + np.arange(n).astype(start.dtype) * delta, start.dtype))]
 
 
 # -- quantization ----------------------------------------------------------------------
@@ -1409,4 +1377,5 @@ from mlvm.frontend.onnx import composites as _composite_ops  # noqa: E402,F401
 from mlvm.frontend.onnx import conv_transpose as _conv_transpose_ops  # noqa: E402,F401
 from mlvm.frontend.onnx import einsum as _einsum_ops  # noqa: E402,F401
 from mlvm.frontend.onnx import losses as _loss_ops  # noqa: E402,F401
+from mlvm.frontend.onnx import pooling as _pooling_ops  # noqa: E402,F401
 from mlvm.frontend.onnx import resize as _resize_ops  # noqa: E402,F401

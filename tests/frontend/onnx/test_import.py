@@ -426,6 +426,47 @@ CASES: list[Case] = [
          out_type=TensorProto.FLOAT16),
     Case("pad_minus_inf", [node("Pad", ["x", "p", "v"])], {"x": rand(2, 3)},
          {"p": i64(1, 0, 0, 2), "v": np.asarray(-np.inf, np.float32)}, exact=True),
+    # pools by slices: 3-D, dilations, other types, ceil mode with counted pads
+    Case("maxpool_3d", [node("MaxPool", ["x"], kernel_shape=[2, 3, 2], strides=[1, 2, 2],
+                             pads=[1, 0, 1, 0, 1, 1])], {"x": rand(2, 3, 5, 7, 4)}, exact=True),
+    Case("maxpool_3d_ceil_dilated", [node("MaxPool", ["x"], kernel_shape=[3, 2, 2], strides=[2, 3, 1],
+                                          dilations=[1, 2, 2], ceil_mode=1)],
+         {"x": rand(1, 2, 7, 11, 5)}, exact=True),
+    Case("maxpool_2d_dilated", [node("MaxPool", ["x"], kernel_shape=[3, 3], dilations=[2, 3],
+                                     pads=[2, 2, 2, 1])], {"x": rand(1, 3, 7, 13)}, exact=True),
+    Case("maxpool_1d_dilated", [node("MaxPool", ["x"], kernel_shape=[3], dilations=[2], strides=[2],
+                                     pads=[2, 1])], {"x": rand(2, 1, 13)}, exact=True),
+    Case("maxpool_u8", [node("MaxPool", ["x"], kernel_shape=[2, 3], pads=[1, 1, 0, 1])],
+         {"x": RNG.integers(0, 256, (1, 2, 5, 7)).astype(np.uint8)}, exact=True, out_type=TensorProto.UINT8),
+    Case("maxpool_i8_padded", [node("MaxPool", ["x"], kernel_shape=[3, 3], pads=[1, 1, 1, 1])],
+         {"x": RNG.integers(-128, -100, (1, 1, 3, 5)).astype(np.int8)}, exact=True, out_type=TensorProto.INT8),
+    Case("maxpool_f16_dilated", [node("MaxPool", ["x"], kernel_shape=[2, 2], dilations=[2, 1])],
+         {"x": rand(1, 2, 6, 5).astype(np.float16)}, exact=True, out_type=TensorProto.FLOAT16),
+    Case("avgpool_3d", [node("AveragePool", ["x"], kernel_shape=[3, 2, 3], strides=[2, 1, 2],
+                             pads=[1, 1, 0, 1, 0, 2])], {"x": rand(2, 3, 5, 4, 7)}),
+    Case("avgpool_3d_ceil_count_pad", [node("AveragePool", ["x"], kernel_shape=[2, 3, 3], strides=[2, 2, 2],
+                                            pads=[1, 1, 1, 0, 1, 1], ceil_mode=1, count_include_pad=1)],
+         {"x": rand(1, 2, 6, 7, 5)}),
+    Case("avgpool_2d_ceil_count_pad", [node("AveragePool", ["x"], kernel_shape=[3, 3], strides=[2, 2],
+                                            pads=[1, 1, 1, 1], ceil_mode=1, count_include_pad=1)],
+         {"x": rand(1, 1, 6, 6)}, opset=19),
+    Case("avgpool_2d_dilated", [node("AveragePool", ["x"], kernel_shape=[2, 3], dilations=[3, 2],
+                                     pads=[1, 2, 0, 1])], {"x": rand(1, 2, 11, 9)}, opset=19),
+    Case("avgpool_1d_f16", [node("AveragePool", ["x"], kernel_shape=[3], pads=[1, 1])],
+         {"x": rand(2, 3, 7).astype(np.float16)}, out_type=TensorProto.FLOAT16),
+    Case("conv_3d", [node("Conv", ["x", "w", "b"], pads=[1, 0, 1, 0, 1, 1])], {"x": rand(2, 3, 5, 4, 6)},
+         {"w": rand(4, 3, 3, 2, 3), "b": rand(4)}),
+    Case("conv_3d_strided_dilated_groups", [node("Conv", ["x", "w"], strides=[2, 1, 2], dilations=[2, 2, 1],
+                                                 group=2, pads=[2, 1, 0, 1, 1, 1])],
+         {"x": rand(1, 4, 7, 5, 7)}, {"w": rand(6, 2, 2, 3, 3)}),
+    Case("conv_3d_depthwise_same", [node("Conv", ["x", "w"], group=3, auto_pad="SAME_UPPER")],
+         {"x": rand(1, 3, 3, 5, 4)}, {"w": rand(3, 1, 3, 3, 3)}),
+    Case("conv_3d_f16", [node("Conv", ["x", "w"])], {"x": rand(1, 2, 3, 4, 5).astype(np.float16)},
+         {"w": rand(3, 2, 1, 2, 3).astype(np.float16)}, out_type=TensorProto.FLOAT16),
+    Case("conv_3d_weights_at_run_time", [node("Conv", ["x", "w"], strides=[1, 2, 1])],
+         {"x": rand(1, 2, 4, 5, 3), "w": rand(2, 2, 2, 3, 1)}),
+    Case("lp_pool_3d", [node("LpPool", ["x"], kernel_shape=[2, 2, 3], strides=[1, 2, 1], p=3)],
+         {"x": rand(1, 2, 3, 5, 7)}, opset=18),
 ]
 
 
@@ -528,6 +569,41 @@ def test_every_unsupported_op_is_listed(tmp_path: Path) -> None:
     msg = import_error(save(case, tmp_path / "bad.onnx"))
     assert msg.endswith("unsupported ONNX ops: Pow (integer Pow) (1: p1); Unique (2: e1, e3)")
     # e2, the Relu and the Adds read unsupported results: not blamed on their own
+
+
+def test_range_bounds_of_one_element(tmp_path: Path) -> None:
+    """Bounds of shape [1] (exporters write them; onnx's shape inference and
+    onnxruntime's loader refuse them as initializers): the range numpy makes."""
+    nodes = [node("Range", ["a", "b", "c"], ["r"]), node("Add", ["x", "r"])]
+    bounds = {"a": np.asarray([1.5], np.float32), "b": np.asarray([6.0], np.float32),
+              "c": np.asarray([1.25], np.float32)}
+    m = mlvm.compile(save(Case("r", nodes, {"x": rand(2, 4)}, bounds), tmp_path / "r.onnx"))
+    x = rand(2, 4)
+    np.testing.assert_array_equal(m.main(x), x + np.arange(1.5, 6.0, 1.25, dtype=np.float32))
+    for c, why in ((np.asarray([0.0], np.float32), "delta is 0"),
+                   (np.asarray([1e-30], np.float32), "a range of 4.5e+30 elements")):
+        msg = import_error(save(Case("r", nodes, {"x": rand(2, 4)}, dict(bounds, c=c)), tmp_path / "r.onnx"))
+        assert why in msg and "(Range)" in msg, msg
+
+
+def test_a_constant_computed_from_an_input_names_that_input(tmp_path: Path) -> None:
+    """Pad's pads computed from a graph input (through Concat and Add): the
+    error names the input, which the ONNX backend then compiles in."""
+    from mlvm.frontend.onnx import backend
+    from mlvm.frontend.onnx.importer import UnsupportedModel
+
+    nodes = [node("Concat", ["p", "z"], ["pz"], axis=0), node("Add", ["pz", "one"], ["pads"]),
+             node("Pad", ["x", "pads"])]
+    case = Case("p", nodes, {"x": rand(2, 3), "p": np.asarray([0, 1], np.int64)},
+                {"z": np.asarray([1, 0], np.int64), "one": np.asarray([1, 1, 1, 1], np.int64)})
+    model = case.model()
+    model.graph.output[0].CopyFrom(helper.make_tensor_value_info("y", TensorProto.FLOAT, [5, 6]))
+    with pytest.raises(UnsupportedModel) as e:
+        import_onnx(save(case, tmp_path / "p.onnx"))
+    assert e.value.runtime_inputs == {"p"} and "Pad pads computed at run time" in str(e.value)
+    x = rand(2, 3)
+    (got,) = backend.prepare(model).run([x, np.asarray([0, 1], np.int64)])
+    np.testing.assert_array_equal(got, np.pad(x, [(1, 2), (2, 1)]))
 
 
 def test_unknown_op_and_foreign_domain_are_listed(tmp_path: Path) -> None:

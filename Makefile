@@ -13,7 +13,7 @@ APT_PACKAGES := clang:clang valgrind:valgrind \
                 qemu-system-arm:qemu-system-arm \
                 mpicc:libopenmpi-dev mpirun:openmpi-bin
 
-.PHONY: all demo test bench bench-embedded conformance fuzz venv sysdeps clean
+.PHONY: all demo test bench bench-embedded bench-embedded-peers conformance fuzz venv sysdeps clean
 
 all: test
 
@@ -56,6 +56,11 @@ bench: $(BENCHSTAMP) $(SYSSTAMP)
 # Models on an emulated Cortex-M4: exact instructions per inference, flash, RAM.
 bench-embedded: $(STAMP) $(SYSSTAMP)
 	$(BIN)/python bench/embedded.py
+
+# The same on the M4 next to a peer generator (emx-onnx-cgen, installed
+# from the package index into build/peer-venv).
+bench-embedded-peers: $(BENCHSTAMP) $(SYSSTAMP)
+	$(BIN)/python bench/embedded_peers.py
 
 # The onnx package's backend suite against mlvm: docs/onnx_support.md and the
 # list of passing node cases that `make test` guards.

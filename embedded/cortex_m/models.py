@@ -34,3 +34,27 @@ def cnn28(path: Path) -> None:
         nodes, "cnn28", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 28, 28])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])], inits)
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+
+
+def mlp784(path: Path) -> None:
+    """A 784-256-256-10 MLP with ReLUs as PyTorch exports nn.Linear (Gemm,
+    weights [out, in], transB=1), seeded weights, as an ONNX file."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    g = np.random.default_rng(784)
+    sizes = [784, 256, 256, 10]
+    nodes, inits, x = [], [], "x"
+    for i, (n_in, n_out) in enumerate(zip(sizes, sizes[1:])):
+        w = (g.standard_normal((n_out, n_in)) / np.sqrt(n_in)).astype(np.float32)
+        b = (0.1 * g.standard_normal(n_out)).astype(np.float32)
+        inits += [numpy_helper.from_array(w, f"w{i}"), numpy_helper.from_array(b, f"b{i}")]
+        last = i == len(sizes) - 2
+        nodes.append(helper.make_node("Gemm", [x, f"w{i}", f"b{i}"], ["y" if last else f"g{i}"], transB=1))
+        if not last:
+            nodes.append(helper.make_node("Relu", [f"g{i}"], [f"r{i}"]))
+            x = f"r{i}"
+    graph = helper.make_graph(
+        nodes, "mlp784", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 784])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)

@@ -196,7 +196,8 @@ class FusedOp(MlvmOp):
         a_rs, a_cs, b_rs, b_cs = head.strides()
         p = cg.const_struct("mlvm_matmul_t", f"{m}, {n}, {k}, {a_rs}, {a_cs}, {b_rs}, {b_cs}")
         epilogue = cg.function(lambda name: self._epilogue_function(name, n))
-        self._call_with_epilogue(cg, f"mlvm_matmul_epilogue_f32({p}, in0, in1, out, {epilogue}, ctx);")
+        entry = "mlvm_matmul_row_f32" if m == 1 else "mlvm_matmul_epilogue_f32"
+        self._call_with_epilogue(cg, f"{entry}({p}, in0, in1, out, {epilogue}, ctx);")
 
     def _lower_with_conv(self, cg: Lowering, head: Conv2dOp) -> None:
         if prod(result_shape(self)) == 0:

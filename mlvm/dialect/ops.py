@@ -785,10 +785,14 @@ class MatmulOp(MlvmOp):
         mat_a, mat_b = sa[-1] * sa[-2], sb[-1] * sb[-2]
         bs_a = tuple(s * mat_a for s in broadcast_strides(sa[:-2], batch))
         bs_b = tuple(s * mat_b for s in broadcast_strides(sb[:-2], batch))
-        it = cg.iter(batch if batch else (1,), [bs_a or (0,), bs_b or (0,)])
         p = cg.const_struct(
             "mlvm_matmul_t", f"{m}, {n}, {k}, {a_rs}, {a_cs}, {b_rs}, {b_cs}"
         )
+        if m == 1 and prod(batch) == 1:  # one row: no blocked GEMM linked on cores without vectors
+            cg.stmt(f"mlvm_matmul_row_f32({p}, {cg.ptr(self.lhs)}, {cg.ptr(self.rhs)}, "
+                    f"{cg.ptr(self.result)}, NULL, NULL);")
+            return
+        it = cg.iter(batch if batch else (1,), [bs_a or (0,), bs_b or (0,)])
         cg.stmt(
             f"mlvm_matmul_f32({p}, {it}, {cg.ptr(self.lhs)}, {cg.ptr(self.rhs)}, "
             f"{cg.ptr(self.result)});"

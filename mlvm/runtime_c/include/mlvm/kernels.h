@@ -71,6 +71,12 @@ typedef void (*mlvm_epilogue_fn)(const void *ctx, mlvm_index_t i0, mlvm_index_t 
                                  mlvm_index_t ldo);
 void mlvm_matmul_epilogue_f32(const mlvm_matmul_t *p, const float *a, const float *b,
                               float *out, mlvm_epilogue_fn fn, const void *ctx);
+/* The same for p->m == 1 (known when the module is generated): on cores
+ * without vectors the single-row kernel is called directly, so that a
+ * module whose products are all single rows does not link the blocked
+ * GEMM (its code and its packing buffer). fn may be NULL. */
+void mlvm_matmul_row_f32(const mlvm_matmul_t *p, const float *a, const float *b,
+                         float *out, mlvm_epilogue_fn fn, const void *ctx);
 
 /* Reductions: `it` walks the input (stride 0) and the output (stride 1, 0 on
  * reduced dims). out has out_n elements; count is the reduced size. */

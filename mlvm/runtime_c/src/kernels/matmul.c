@@ -669,27 +669,33 @@ void mlvm_gemm_f32(const mlvm_gemm_t *g)
         gemm_blocked_strided(g);
 }
 
+static void gemm_of(mlvm_gemm_t *g, const mlvm_matmul_t *p, const float *a, const float *b,
+                    float *out, mlvm_epilogue_fn fn, const void *ctx)
+{
+    g->m = p->m;
+    g->n = p->n;
+    g->k = p->k;
+    g->a = a;
+    g->a_rs = p->a_rs;
+    g->a_cs = p->a_cs;
+    g->b = b;
+    g->b_rs = p->b_rs;
+    g->b_cs = p->b_cs;
+    g->b_off = NULL;
+    g->pack = NULL;
+    g->pack_ctx = NULL;
+    g->bias = NULL;
+    g->out = out;
+    g->c_rs = p->n;
+    g->epilogue = fn;
+    g->epilogue_ctx = ctx;
+}
+
 static void matmul_2d(const mlvm_matmul_t *p, const float *a, const float *b, float *out,
                       mlvm_epilogue_fn fn, const void *ctx)
 {
     mlvm_gemm_t g;
-    g.m = p->m;
-    g.n = p->n;
-    g.k = p->k;
-    g.a = a;
-    g.a_rs = p->a_rs;
-    g.a_cs = p->a_cs;
-    g.b = b;
-    g.b_rs = p->b_rs;
-    g.b_cs = p->b_cs;
-    g.b_off = NULL;
-    g.pack = NULL;
-    g.pack_ctx = NULL;
-    g.bias = NULL;
-    g.out = out;
-    g.c_rs = p->n;
-    g.epilogue = fn;
-    g.epilogue_ctx = ctx;
+    gemm_of(&g, p, a, b, out, fn, ctx);
     mlvm_gemm_f32(&g);
 }
 
@@ -697,6 +703,18 @@ void mlvm_matmul_epilogue_f32(const mlvm_matmul_t *p, const float *a, const floa
                               float *out, mlvm_epilogue_fn fn, const void *ctx)
 {
     matmul_2d(p, a, b, out, fn, ctx);
+}
+
+void mlvm_matmul_row_f32(const mlvm_matmul_t *p, const float *a, const float *b,
+                         float *out, mlvm_epilogue_fn fn, const void *ctx)
+{
+#ifdef MLVM_HAVE_ROW
+    mlvm_gemm_t g;
+    gemm_of(&g, p, a, b, out, fn, ctx);
+    row_times_matrix(&g);
+#else
+    matmul_2d(p, a, b, out, fn, ctx);
+#endif
 }
 
 const char *mlvm_kernel_path(void)

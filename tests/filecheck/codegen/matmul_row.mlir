@@ -1,0 +1,33 @@
+// RUN: mlvm-opt %s -t c | filecheck %s
+// RUN: mlvm-opt %s -p mlvm-fuse -t c | filecheck %s --check-prefix=FUSE
+
+// A product of one row (m = 1, no batch) calls the single-row entry, which
+// on cores without vectors does not link the blocked GEMM; more rows, or a
+// batch of rows, keep the general one.
+// CHECK-LABEL: mlvm_status_t module_row({{[^;]*$}}
+// CHECK: mlvm_matmul_row_f32(&{{.*}}, in_x, in_w, {{.*}}, NULL, NULL);
+// CHECK-LABEL: mlvm_status_t module_rows({{[^;]*$}}
+// CHECK: mlvm_matmul_f32(
+// CHECK-LABEL: mlvm_status_t module_batch_of_rows({{[^;]*$}}
+// CHECK: mlvm_matmul_f32(
+
+// Fused with its bias and ReLU, the single row hands its epilogue to the same entry.
+// FUSE-LABEL: mlvm_status_t module_row({{[^;]*$}}
+// FUSE: mlvm_matmul_row_f32(&{{.*}}, in0, in1, out, {{.*}}, ctx);
+// FUSE-LABEL: mlvm_status_t module_rows({{[^;]*$}}
+// FUSE: mlvm_matmul_epilogue_f32(
+func.func @row(%x: tensor<1x16xf32>, %w: tensor<16x8xf32>, %b: tensor<8xf32>) -> tensor<1x8xf32> {
+  %0 = "mlvm.matmul"(%x, %w) : (tensor<1x16xf32>, tensor<16x8xf32>) -> tensor<1x8xf32>
+  %1 = "mlvm.add"(%0, %b) : (tensor<1x8xf32>, tensor<8xf32>) -> tensor<1x8xf32>
+  %2 = "mlvm.relu"(%1) : (tensor<1x8xf32>) -> tensor<1x8xf32>
+  func.return %2 : tensor<1x8xf32>
+}
+func.func @rows(%x: tensor<3x16xf32>, %w: tensor<16x8xf32>, %b: tensor<8xf32>) -> tensor<3x8xf32> {
+  %0 = "mlvm.matmul"(%x, %w) : (tensor<3x16xf32>, tensor<16x8xf32>) -> tensor<3x8xf32>
+  %1 = "mlvm.add"(%0, %b) : (tensor<3x8xf32>, tensor<8xf32>) -> tensor<3x8xf32>
+  func.return %1 : tensor<3x8xf32>
+}
+func.func @batch_of_rows(%x: tensor<2x1x16xf32>, %w: tensor<2x16x8xf32>) -> tensor<2x1x8xf32> {
+  %0 = "mlvm.matmul"(%x, %w) : (tensor<2x1x16xf32>, tensor<2x16x8xf32>) -> tensor<2x1x8xf32>
+  func.return %0 : tensor<2x1x8xf32>
+}

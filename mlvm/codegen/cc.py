@@ -45,8 +45,17 @@ def build_lock(target: Path) -> Iterator[None]:
         yield
         return
     target.parent.mkdir(parents=True, exist_ok=True)
-    with open(f"{target}.lock", "a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
+    try:
+        f = open(f"{target}.lock", "a")
+    except OSError:  # e.g. another user's lock file in a shared cache: build unlocked
+        yield
+        return
+    with f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX)
+        except OSError:  # a file system without flock
+            yield
+            return
         try:
             yield
         finally:

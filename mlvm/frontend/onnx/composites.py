@@ -302,7 +302,7 @@ def _lp_pool(imp: Importer, node: onnx.NodeProto, ins: list[Value | None],
     s = imp.shape(x)
     p = _attr(attrs, "p", 2.0)
     kernel = [int(k) for k in attrs.get("kernel_shape", [])]
-    if len(s) < 3 or len(kernel) != len(s) - 2 or p <= 0:
+    if len(s) < 3 or len(kernel) != len(s) - 2 or min(kernel, default=1) < 1 or p <= 0:
         raise NodeError(f"kernel_shape {kernel} / p {p} do not fit {list(s)}")
     powered = (binary(imp, MulOp, x, x) if p == 2.0 else
                binary(imp, PowOp, unary(imp, AbsOp, x), scalar(imp, p, x)))

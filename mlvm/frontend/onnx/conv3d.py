@@ -16,8 +16,11 @@ from typing import Any
 from mlvm.dialect.index import PadOp
 from mlvm.dialect.nn import TransposeOp
 from mlvm.dialect.ops import AddOp
-from mlvm.frontend.onnx.importer import Const, Importer, NodeError, Tensor, Value
+from mlvm.frontend.onnx.importer import Const, Importer, NodeError, Tensor, Unsupported, Value
 from mlvm.frontend.onnx.ops import _emit_conv, _spatial_attrs, binary, reshape, slice_value
+
+MAX_DEPTH_TAPS = 256
+"""Deepest kernel taken (one mlvm.conv2d per depth tap)."""
 
 
 def conv_3d(imp: Importer, x: Value, w: Value, b: Value | None, attrs: dict[str, Any]) -> Value:
@@ -26,6 +29,10 @@ def conv_3d(imp: Importer, x: Value, w: Value, b: Value | None, attrs: dict[str,
     if len(ws) != 5:
         raise NodeError(f"W of shape {list(ws)} for a 3-D input")
     o, _, kd, kh, kw = ws
+    if min(kd, kh, kw) < 1:
+        raise NodeError(f"W of shape {list(ws)}: an empty kernel")
+    if kd > MAX_DEPTH_TAPS:  # one 2-D convolution each
+        raise Unsupported(f"a kernel {kd} deep")
     strides, dilations, pads = _spatial_attrs(attrs, (d, h, wd), (kd, kh, kw))
     groups = int(attrs.get("group", 1))
     sizes = []

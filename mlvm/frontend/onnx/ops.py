@@ -1159,11 +1159,16 @@ def _range(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: 
     start, limit, delta = bounds
     if delta == 0:
         raise NodeError("delta is 0")
-    with np.errstate(all="ignore"):
-        count = float(np.ceil((np.float64(limit) - np.float64(start)) / np.float64(delta)))
-    if not count <= MAX_FOLD_ELEMENTS:  # NaN too
+    if start.dtype.kind in "iu":  # exact: int64 bounds past 2**53 too
+        count = float(max(0, -(-(int(limit) - int(start)) // int(delta))))
+    else:
+        with np.errstate(all="ignore"):
+            count = float(np.ceil((np.float64(limit) - np.float64(start)) / np.float64(delta)))
+        if math.isnan(count) or count == math.inf:
+            raise NodeError(f"a range from {start} to {limit} by {delta} has no size")
+    if count > MAX_FOLD_ELEMENTS:
         raise NodeError(f"a range of {count:g} elements (at most {MAX_FOLD_ELEMENTS} at import)")
-    n = max(int(count), 0)
+    n = int(count) if count > 0 else 0
     return [Const(np.asarray(start + np.arange(n).astype(start.dtype) * delta, start.dtype))]
 
 

@@ -11,6 +11,7 @@ taps inside the input (or inside input and pads, with count_include_pad).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,7 @@ from mlvm.dialect.elements import ELEMS
 from mlvm.dialect.index import PadOp
 from mlvm.dialect.nn import Pool2dOp
 from mlvm.dialect.ops import AddOp, DivOp, MaxOp
-from mlvm.frontend.onnx.importer import Const, Importer, NodeError, Tensor, Unsupported, Value
+from mlvm.frontend.onnx.importer import MAX_FOLD_ELEMENTS, Const, Importer, NodeError, Tensor, Unsupported, Value
 from mlvm.frontend.onnx.ops import (
     _one,
     _only_first_output,
@@ -53,10 +54,14 @@ def _out_sizes(spatial: tuple[int, ...], kernel: list[int], strides: list[int], 
 
 
 def _counts(size: int, o: int, k: int, s: int, d: int, begin: int, end: int, with_pads: bool) -> np.ndarray:
-    """Taps of each of the o windows along one axis that an average divides by."""
+    """Taps of each of the o windows along one axis that an average divides
+    by: those inside the input (or inside input and pads), counted without
+    listing them (o values, whatever the kernel)."""
     lo, hi = (-begin, size + end) if with_pads else (0, size)
-    idx = np.arange(o)[:, None] * s - begin + np.arange(k)[None, :] * d
-    return ((idx >= lo) & (idx < hi)).sum(axis=1)
+    first = np.arange(o, dtype=np.int64) * s - begin  # the windows' first taps
+    t_lo = np.clip(-((first - lo) // d), 0, k)  # ceil((lo - first) / d)
+    t_hi = np.clip(-((first - hi) // d), 0, k)  # ceil((hi - first) / d)
+    return np.maximum(t_hi - t_lo, 0)
 
 
 def pool_by_taps(imp: Importer, x: Value, kind: str, kernel: list[int], strides: list[int],
@@ -65,13 +70,17 @@ def pool_by_taps(imp: Importer, x: Value, kind: str, kernel: list[int], strides:
     (the window's sum, for LpPool)."""
     s = imp.shape(x)
     spatial, n = tuple(s[2:]), len(s) - 2
+    if len(kernel) != n or min(kernel, default=1) < 1:
+        raise NodeError(f"kernel_shape {kernel} must have one positive size per spatial dim")
     if sum(kernel) > MAX_TAPS:
         raise Unsupported(f"a {'x'.join(map(str, kernel))} window with dilations or in {n}-D")
     out = _out_sizes(spatial, kernel, strides, dilations, pads, ceil)
+    if kind == "avg" and math.prod(out) > MAX_FOLD_ELEMENTS:  # its divisors are a constant
+        raise Unsupported(f"an average pool over {math.prod(out)} output positions")
     elem = imp.elem(x)
-    if kind == "avg" and elem != "f32":
-        if ELEMS[elem].kind != "f":
-            raise NodeError(f"AveragePool of {elem}")
+    if kind != "max" and ELEMS[elem].kind != "f":
+        raise NodeError(f"{'AveragePool' if kind == 'avg' else 'LpPool'} of {elem}")
+    if kind != "max" and elem in ("f16", "bf16"):  # summed in f32, rounded once
         return cast(imp, pool_by_taps(imp, cast(imp, x, "f32"), kind, kernel, strides, dilations,
                                       pads, ceil, count_pad), elem)
     # the extent the windows read, past the end pad in ceil mode
@@ -80,7 +89,7 @@ def pool_by_taps(imp: Importer, x: Value, kind: str, kernel: list[int], strides:
     padded = x
     if any(pads[:n]) or any(ends):
         dt = ELEMS[elem].dtype
-        fill = 0.0 if kind != "max" else float(-np.inf if dt.kind == "f" else np.iinfo(dt).min)
+        fill = 0.0 if kind != "max" else float(-np.inf if ELEMS[elem].kind == "f" else np.iinfo(dt).min)
         shape = [*s[:2], *(size + pads[i] + ends[i] for i, size in enumerate(spatial))]
         padded = Tensor(imp.emit(PadOp, [imp.t(x)], shape, elem, pads=[0, 0, *pads[:n], 0, 0, *ends],
                                  mode="constant", value=fill))
@@ -95,11 +104,10 @@ def pool_by_taps(imp: Importer, x: Value, kind: str, kernel: list[int], strides:
         acc = along
     if kind != "avg":
         return acc
-    count = np.ones((), np.float32)
+    count = np.ones((), np.int64)
     for i, (size, o, k, st, d) in enumerate(zip(spatial, out, kernel, strides, dilations, strict=True)):
-        c = _counts(size, o, k, st, d, pads[i], pads[i + n], count_pad).astype(np.float32)
-        count = np.multiply.outer(count, c)
-    return binary(imp, DivOp, acc, Const(count))
+        count = np.multiply.outer(count, _counts(size, o, k, st, d, pads[i], pads[i + n], count_pad))
+    return binary(imp, DivOp, acc, Const(count.astype(ELEMS[imp.elem(acc)].dtype)))
 
 
 @converter("MaxPool", "AveragePool")

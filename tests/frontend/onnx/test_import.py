@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -83,6 +84,7 @@ def bools(*shape: int) -> np.ndarray:
 
 
 BOOL, I64, F16, F64 = TensorProto.BOOL, TensorProto.INT64, TensorProto.FLOAT16, TensorProto.DOUBLE
+BF16_DTYPE = np.dtype(ml_dtypes.bfloat16)
 
 
 CASES: list[Case] = [
@@ -584,6 +586,60 @@ def test_range_bounds_of_one_element(tmp_path: Path) -> None:
                    (np.asarray([1e-30], np.float32), "a range of 4.5e+30 elements")):
         msg = import_error(save(Case("r", nodes, {"x": rand(2, 4)}, dict(bounds, c=c)), tmp_path / "r.onnx"))
         assert why in msg and "(Range)" in msg, msg
+
+
+def test_range_bounds_at_the_edges(tmp_path: Path) -> None:
+    """int64 bounds past 2**53 count exactly; an infinite float range the
+    wrong way is empty (ONNX: max(ceil((limit - start) / delta), 0))."""
+    big = 2**62
+    nodes = [node("Range", ["a", "b", "c"], ["y"])]
+    case = Case("r", nodes, {}, {"a": np.asarray([big], np.int64), "b": np.asarray([big + 5], np.int64),
+                                 "c": np.asarray([1], np.int64)}, out_type=I64)
+    module, params = import_onnx(save(case, tmp_path / "r.onnx"))
+    assert "tensor<5xi64>" in str(module)
+    empty = Case("e", nodes, {}, {"a": np.asarray([0.0], np.float32), "b": np.asarray([np.inf], np.float32),
+                                  "c": np.asarray([-1.0], np.float32)})
+    assert "tensor<0xf32>" in str(import_onnx(save(empty, tmp_path / "e.onnx"))[0])
+    nan = Case("n", nodes, {}, {"a": np.asarray([0.0], np.float32), "b": np.asarray([np.inf], np.float32),
+                                "c": np.asarray([1.0], np.float32)})
+    assert "has no size" in import_error(save(nan, tmp_path / "n.onnx"))
+
+
+@pytest.mark.parametrize("op,attrs,x_shape,w_shape,why", [
+    ("AveragePool", {"kernel_shape": [1, 1, 1], "pads": [0, 0, 0, 2**40, 2**40, 2**40]}, (1, 1, 1, 1, 1),
+     None, "average pool over"),
+    ("Conv", {}, (1, 1, 3, 3, 3), (1, 1, 0, 1, 1), "an empty kernel"),
+    ("Conv", {"pads": [300, 0, 0, 300, 0, 0]}, (1, 1, 1, 2, 2), (1, 1, 300, 1, 1), "a kernel 300 deep"),
+    ("LpPool", {"kernel_shape": [0, 1, 1]}, (1, 1, 3, 3, 3), None, "kernel_shape [0, 1, 1]"),
+], ids=["avgpool-huge-pads", "conv3d-empty-kernel", "conv3d-deep-kernel", "lppool-empty-kernel"])
+def test_hostile_pool_and_conv_sizes_are_refused_at_once(
+        tmp_path: Path, op: str, attrs: dict[str, object], x_shape: tuple[int, ...],
+        w_shape: tuple[int, ...] | None, why: str) -> None:
+    """Sizes in a model file are checked before anything is built from them."""
+    ins = ["x", "w"] if w_shape is not None else ["x"]
+    inits = {"w": np.ones(w_shape, np.float32)} if w_shape is not None else {}
+    case = Case("h", [node(op, ins, **attrs)], {"x": rand(*x_shape)}, inits, opset=18)
+    assert why in import_error(save(case, tmp_path / "h.onnx"))
+
+
+def test_pools_of_bf16_and_f64(tmp_path: Path) -> None:
+    """A bf16 max pool with pads (the pads are -inf), and an f64 average
+    pool summed in f64, as onnx's reference computes them."""
+    from onnx.reference import ReferenceEvaluator
+
+    x = rand(1, 2, 5, 6)
+    pads = {"kernel_shape": [3, 2], "pads": [1, 1, 1, 0]}
+    bf16 = Case("b", [node("MaxPool", ["x"], **pads)], {"x": x.astype(BF16_DTYPE)}, opset=22,
+                out_type=TensorProto.BFLOAT16)
+    got = mlvm.compile(save(bf16, tmp_path / "b.onnx")).main(x.astype(BF16_DTYPE))
+    want = ReferenceEvaluator(Case("f", bf16.nodes, {"x": x}).model()).run(None, {"x": x})[0]
+    np.testing.assert_array_equal(got.astype(np.float32), want.astype(BF16_DTYPE).astype(np.float32))
+    x64 = 1e3 + rand(1, 2, 5, 6).astype(np.float64)
+    f64 = Case("d", [node("AveragePool", ["x"], dilations=[2, 1], **pads)], {"x": x64}, opset=19,
+               out_type=F64)
+    got = mlvm.compile(save(f64, tmp_path / "d.onnx")).main(x64)
+    want = ReferenceEvaluator(f64.model()).run(None, {"x": x64})[0]
+    np.testing.assert_allclose(got, want, rtol=1e-14)
 
 
 def test_a_constant_computed_from_an_input_names_that_input(tmp_path: Path) -> None:

@@ -155,18 +155,18 @@ def main() -> int:
             inp, out = sess.get_inputs()[0], sess.get_outputs()[0]
             x = np.random.default_rng(7).standard_normal(inp.shape).astype(np.float32)
             want = sess.run(None, {inp.name: x})[0]
-            # mlvm
-            c = d / f"{stem}.c"
-            subprocess.run([sys.executable, "-m", "mlvm", "compile", str(path), "-o", str(c), "-q"], check=True)
-            info = mlvm.compile(path).functions["main"]
-            res = harness.run(c, info, [x], "m4", count=True)
-            assert res.instructions is not None
-            arena = int(re.search(r"_ARENA_BYTES (\d+)u", c.with_suffix(".h").read_text()).group(1))  # type: ignore[union-attr]
-            elf = harness.firmware(c, info, [x], "m4")
-            mcode = code_bytes(elf) - base
-            err = float(np.max(np.abs(res.outputs[0] - want)))
-            rows.append(f"| {name} | mlvm | {res.instructions:,} | {mcode:,} B | {arena:,} B "
-                        f"| {res.stack_call:,} B | {arena + res.stack_call:,} B | {err:.1e} |")
+            for label, extra in (("mlvm", []), ("mlvm --no-workspaces", ["--no-workspaces"])):
+                c = d / f"{stem}{'_nows' if extra else ''}.c"
+                subprocess.run([sys.executable, "-m", "mlvm", "compile", str(path), "-o", str(c), "-q", *extra],
+                               check=True)
+                info = mlvm.compile(path).functions["main"]
+                res = harness.run(c, info, [x], "m4", count=True)
+                assert res.instructions is not None
+                arena = int(re.search(r"_ARENA_BYTES (\d+)u", c.with_suffix(".h").read_text()).group(1))  # type: ignore[union-attr]
+                mcode = code_bytes(harness.firmware(c, info, [x], "m4")) - base
+                err = float(np.max(np.abs(res.outputs[0] - want)))
+                rows.append(f"| {name} | {label} | {res.instructions:,} | {mcode:,} B | {arena:,} B "
+                            f"| {res.stack_call:,} B | {arena + res.stack_call:,} B | {err:.1e} |")
             # the peer
             pc = d / f"{stem}_emx.c"
             subprocess.run([str(tool), "compile", "--large-temp-threshold", "0", "--large-weight-threshold", "0",

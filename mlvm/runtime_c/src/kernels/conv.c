@@ -18,6 +18,7 @@
  * with a contiguous (vectorisable) inner loop for stride 1. */
 #include <string.h>
 
+#include "conv_scalar.h"
 #include "depthwise.h"
 #include "gemm.h"
 #include "window.h"
@@ -542,6 +543,12 @@ void mlvm_conv2d_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                           && p->pt == 0 && p->pl == 0 && p->oh == p->h && p->ow == p->w;
     mlvm_index_t n, g;
     const int regs = mlvm_dw_regs_applies(p);
+#ifdef MLVM_SCALAR_CORE
+    if (mlvm_conv2d_scalar_applies(p)) {
+        mlvm_conv2d_scalar_f32(p, x, w, bias, out);
+        return;
+    }
+#endif
 #ifdef MLVM_DW_FLAT
     mlvm_dw_mask_t mask;
     const int flat = !regs && og < MLVM_CONV_GEMM_ROWS && flat_ok(p);

@@ -343,7 +343,7 @@ def write_with_blob(
     assert out.asm is not None and out.blob is not None
     blob, asm = blob_paths(c_path)
     c_path.parent.mkdir(parents=True, exist_ok=True)
-    c_path.write_text(out.c)
+    out.write_c(c_path)
     c_path.with_suffix(".h").write_text(out.h)
     blob.write_bytes(out.blob)
     asm.write_text(out.asm)
@@ -380,10 +380,10 @@ def write_c(
     if blob:
         write_with_blob(module, c_path, params, name, options, ext)
     else:
-        c_text, h_text = emit(module, c_path, params, name, options, ext)
+        out = _emit(module, c_path, params, name, options, ext, blob=False)
         c_path.parent.mkdir(parents=True, exist_ok=True)
-        c_path.write_text(c_text)
-        h_path.write_text(h_text)
+        out.write_c(c_path)
+        h_path.write_text(out.h)
     stage("C emission")
     if memory_report is not None or memory_plot is not None:
         report = module_report(module)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 
 import jinja2
 import numpy as np
@@ -83,12 +85,25 @@ def exported_functions(module: ModuleOp) -> list[func.FuncOp]:
 BLOB_ALIGN = 64
 
 
+# Stands for a weight's words in the rendered C until it is written out
+# (`EmittedC.write_c`): no C text the emitter writes contains a NUL byte.
+_DATA_MARK = "\0mlvm-data {}\0"
+_DATA_SPLIT = re.compile("\0mlvm-data (\\d+)\0")
+
+
 @dataclass
 class _Data:
     name: str
     n: int
-    words: str  # the C initializer (unused in the blob)
+    raw: bytes = b""  # the words (empty in the blob)
     in_blob: bool = False
+    index: int = 0
+
+    @property
+    def words(self) -> str:
+        """Where the template puts the C initializer: a mark, replaced by the
+        hex words only when the C is written (a ResNet-50's are 300 MB)."""
+        return _DATA_MARK.format(self.index)
 
 
 @dataclass
@@ -359,9 +374,9 @@ class ModuleEmitter:
             words = max(1, len(raw) // 4)
             if self.blob:
                 self._add_blob(name, raw or bytes(4))
-                self.data.append(_Data(name, words, "", in_blob=True))
+                self.data.append(_Data(name, words, in_blob=True, index=len(self.data)))
             else:
-                self.data.append(_Data(name, words, _words(np.frombuffer(raw, dtype="<u4"))))
+                self.data.append(_Data(name, words, raw, index=len(self.data)))
             self._data_by_key[key] = name
         return name
 
@@ -579,12 +594,29 @@ def blob_names(mod: str) -> tuple[str, str]:
 
 @dataclass
 class EmittedC:
-    c: str
+    c_marked: str  # the C source with a mark where each weight's words go
     h: str
     asm: str | None = None     # with blob weights: the assembler source
     blob: bytes | None = None  # and the blob it .incbin's (see `blob_names`)
     # With external parameters: (key, array) of the parameter file's weights.
     params: list[tuple[str, np.ndarray]] | None = None
+    data: list[_Data] = field(default_factory=list)
+
+    def _pieces(self) -> Iterator[str]:
+        parts = _DATA_SPLIT.split(self.c_marked)
+        for k, part in enumerate(parts):
+            yield _words(np.frombuffer(self.data[int(part)].raw, dtype="<u4")) if k % 2 else part
+
+    @property
+    def c(self) -> str:
+        """The C source, weights written out."""
+        return "".join(self._pieces())
+
+    def write_c(self, path: Path) -> None:
+        """The C source into `path`, one weight's text in memory at a time."""
+        with open(path, "w") as f:
+            for piece in self._pieces():
+                f.write(piece)
 
 
 def emit_c(
@@ -612,6 +644,6 @@ def emit_c(
     c_text, h_text = em.render()
     entries = em.params_entries() if external_params else None
     if not blob:
-        return EmittedC(c_text, h_text, params=entries)
+        return EmittedC(c_text, h_text, params=entries, data=em.data)
     asm, data = em.blob_files()
-    return EmittedC(c_text, h_text, asm, data, params=entries)
+    return EmittedC(c_text, h_text, asm, data, params=entries, data=em.data)

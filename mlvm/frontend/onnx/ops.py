@@ -1381,6 +1381,7 @@ def _scatter_elements(imp: Importer, node: onnx.NodeProto, ins: list[Value | Non
 from mlvm.frontend.onnx import composites as _composite_ops  # noqa: E402,F401
 from mlvm.frontend.onnx import conv_transpose as _conv_transpose_ops  # noqa: E402,F401
 from mlvm.frontend.onnx import einsum as _einsum_ops  # noqa: E402,F401
+from mlvm.frontend.onnx import grid_sample as _grid_sample_ops  # noqa: E402,F401
 from mlvm.frontend.onnx import losses as _loss_ops  # noqa: E402,F401
 from mlvm.frontend.onnx import pooling as _pooling_ops  # noqa: E402,F401
 from mlvm.frontend.onnx import resize as _resize_ops  # noqa: E402,F401

@@ -467,6 +467,20 @@ CASES: list[Case] = [
          {"w": rand(3, 2, 1, 2, 3).astype(np.float16)}, out_type=TensorProto.FLOAT16),
     Case("conv_3d_weights_at_run_time", [node("Conv", ["x", "w"], strides=[1, 2, 1])],
          {"x": rand(1, 2, 4, 5, 3), "w": rand(2, 2, 2, 3, 1)}),
+    # GridSample: grids reaching past [-1, 1] (padding), halves (nearest ties)
+    *(Case(f"grid_sample_{mode}_{pad}_{align}", [node("GridSample", ["x", "g"], mode=mode, padding_mode=pad,
+                                                      align_corners=align)],
+           {"x": rand(2, 3, 5, 7), "g": np.concatenate(
+               [RNG.uniform(-1.4, 1.4, (2, 4, 5, 2)), np.full((2, 1, 5, 2), 0.5)], axis=1).astype(np.float32)},
+           opset=20, exact=mode == "nearest")
+      for mode, pad, align in (("linear", "zeros", 0), ("linear", "border", 1), ("linear", "reflection", 0),
+                               ("nearest", "zeros", 1), ("nearest", "reflection", 0), ("nearest", "border", 0),
+                               ("cubic", "zeros", 0), ("cubic", "reflection", 1))),
+    Case("grid_sample_3d_linear", [node("GridSample", ["x", "g"], padding_mode="reflection")],
+         {"x": rand(1, 2, 3, 4, 5), "g": RNG.uniform(-1.3, 1.3, (1, 2, 3, 4, 3)).astype(np.float32)}, opset=20),
+    Case("grid_sample_1x1_input", [node("GridSample", ["x", "g"], mode="linear", align_corners=1,
+                                        padding_mode="reflection")],
+         {"x": rand(1, 2, 1, 1), "g": RNG.uniform(-2, 2, (1, 3, 2, 2)).astype(np.float32)}, opset=20),
     Case("lp_pool_3d", [node("LpPool", ["x"], kernel_shape=[2, 2, 3], strides=[1, 2, 1], p=3)],
          {"x": rand(1, 2, 3, 5, 7)}, opset=18),
 ]
@@ -640,6 +654,32 @@ def test_pools_of_bf16_and_f64(tmp_path: Path) -> None:
     got = mlvm.compile(save(f64, tmp_path / "d.onnx")).main(x64)
     want = ReferenceEvaluator(f64.model()).run(None, {"x": x64})[0]
     np.testing.assert_allclose(got, want, rtol=1e-14)
+
+
+@pytest.mark.parametrize("align", [0, 1])
+def test_grid_sample_cubic_border_follows_the_definition(tmp_path: Path, align: int) -> None:
+    """Cubic sampling with border padding as onnx's reference computes it
+    (onnxruntime 1.2x clamps the cubic taps differently and disagrees with
+    it by up to 0.3 here)."""
+    from onnx.reference import ReferenceEvaluator
+
+    x = rand(2, 3, 5, 7)
+    g = RNG.uniform(-1.4, 1.4, (2, 4, 5, 2)).astype(np.float32)
+    case = Case("c", [node("GridSample", ["x", "g"], mode="cubic", padding_mode="border", align_corners=align)],
+                {"x": x, "g": g}, opset=20)
+    got = mlvm.compile(save(case, tmp_path / "c.onnx")).main(x, g)
+    want = ReferenceEvaluator(case.model()).run(None, {"x": x, "g": g})[0]
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-5 * float(np.abs(want).max()))
+
+
+def test_grid_sample_errors_name_the_node(tmp_path: Path) -> None:
+    bad_grid = Case("g", [node("GridSample", ["x", "g"], name="gs")],
+                    {"x": rand(1, 2, 4, 4), "g": rand(1, 3, 3, 3)}, opset=20)
+    assert "node 'gs' (GridSample): grid of shape [1, 3, 3, 3] does not fit X" in import_error(
+        save(bad_grid, tmp_path / "g.onnx"))
+    bad_mode = Case("m", [node("GridSample", ["x", "g"], name="gs", mode="lanczos")],
+                    {"x": rand(1, 2, 4, 4), "g": rand(1, 3, 3, 2)}, opset=20)
+    assert "mode 'lanczos'" in import_error(save(bad_mode, tmp_path / "m.onnx"))
 
 
 def test_a_constant_computed_from_an_input_names_that_input(tmp_path: Path) -> None:

@@ -481,6 +481,22 @@ CASES: list[Case] = [
     Case("grid_sample_1x1_input", [node("GridSample", ["x", "g"], mode="linear", align_corners=1,
                                         padding_mode="reflection")],
          {"x": rand(1, 2, 1, 1), "g": RNG.uniform(-2, 2, (1, 3, 2, 2)).astype(np.float32)}, opset=20),
+    # Scan, unrolled: a running sum and product (states), reversed and axis-1 scans
+    Case("scan_running_sum", [node("Scan", ["s0", "x"], ["s", "ys"], num_scan_inputs=1, body=helper.make_graph(
+        [helper.make_node("Add", ["si", "xi"], ["so"]), helper.make_node("Mul", ["so", "xi"], ["yo"])], "b",
+        [helper.make_tensor_value_info("si", TensorProto.FLOAT, [3]),
+         helper.make_tensor_value_info("xi", TensorProto.FLOAT, [3])],
+        [helper.make_tensor_value_info("so", TensorProto.FLOAT, [3]),
+         helper.make_tensor_value_info("yo", TensorProto.FLOAT, [3])]))],
+         {"s0": rand(3), "x": rand(5, 3)}, outputs=("s", "ys"), opset=16),
+    Case("scan_reverse_axes", [node("Scan", ["x", "w"], ["ys"], num_scan_inputs=2, scan_input_axes=[1, 0],
+                                    scan_input_directions=[1, 0], scan_output_axes=[1],
+                                    scan_output_directions=[1], body=helper.make_graph(
+        [helper.make_node("MatMul", ["xi", "wi"], ["yo"])], "b",
+        [helper.make_tensor_value_info("xi", TensorProto.FLOAT, [2, 3]),
+         helper.make_tensor_value_info("wi", TensorProto.FLOAT, [3, 4])],
+        [helper.make_tensor_value_info("yo", TensorProto.FLOAT, [2, 4])]))],
+         {"x": rand(2, 4, 3), "w": rand(4, 3, 4)}, outputs=("ys",), opset=16),
     Case("lp_pool_3d", [node("LpPool", ["x"], kernel_shape=[2, 2, 3], strides=[1, 2, 1], p=3)],
          {"x": rand(1, 2, 3, 5, 7)}, opset=18),
 ]
@@ -680,6 +696,22 @@ def test_grid_sample_errors_name_the_node(tmp_path: Path) -> None:
     bad_mode = Case("m", [node("GridSample", ["x", "g"], name="gs", mode="lanczos")],
                     {"x": rand(1, 2, 4, 4), "g": rand(1, 3, 3, 2)}, opset=20)
     assert "mode 'lanczos'" in import_error(save(bad_mode, tmp_path / "m.onnx"))
+
+
+def test_scans_unroll_within_a_budget(tmp_path: Path) -> None:
+    """A Scan is imported once per iteration; a model cannot ask for more
+    than MAX_UNROLLED body nodes that way (checked before unrolling)."""
+    from mlvm.frontend.onnx.scan import MAX_UNROLLED
+
+    body = helper.make_graph([helper.make_node("Neg", ["xi"], ["yo"])] * 1, "b",
+                             [helper.make_tensor_value_info("xi", TensorProto.FLOAT, [])],
+                             [helper.make_tensor_value_info("yo", TensorProto.FLOAT, [])])
+    steps = MAX_UNROLLED + 1
+    case = Case("s", [node("Scan", ["x"], num_scan_inputs=1, body=body)], {"x": rand(steps)}, opset=16)
+    assert f"Scans unrolled to more than {MAX_UNROLLED} nodes" in import_error(save(case, tmp_path / "s.onnx"))
+    bad = Case("b", [node("Scan", ["x", "y"], num_scan_inputs=2, body=body)], {"x": rand(3), "y": rand(4)},
+               opset=16)
+    assert "(Scan)" in import_error(save(bad, tmp_path / "b.onnx"))
 
 
 def test_a_constant_computed_from_an_input_names_that_input(tmp_path: Path) -> None:

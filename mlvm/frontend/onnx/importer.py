@@ -203,7 +203,9 @@ class Importer:
         self.block = Block()
         self.values: dict[str, Value] = {}
         self.params: dict[str, np.ndarray] = {}
-        self._materialized: dict[str, SSAValue] = {}
+        # known tensors made SSA values, by name: with the array they were
+        # made from (an unrolled loop binds one name to a new array each time)
+        self._materialized: dict[str, tuple[np.ndarray, SSAValue]] = {}
         self._param_names: set[str] = set()
         self.unsupported: dict[str, list[str]] = {}
         self.runtime_inputs: set[str] = set()  # graph inputs needed as constants
@@ -253,8 +255,9 @@ class Importer:
         arr = v.array
         elem = self.elem(v)
         key = key or v.name
-        if key is not None and key in self._materialized:
-            return self._materialized[key]
+        done = self._materialized.get(key) if key is not None else None
+        if done is not None and done[0] is arr:
+            return done[1]
         t = tensor_type(arr.shape, elem)
         op: Operation
         flat = arr.reshape(-1)
@@ -271,7 +274,7 @@ class Importer:
             op = ParamOp.create(result_types=[t], properties={"name": StringAttr(name)})
         self.block.add_op(op)
         if key is not None:
-            self._materialized[key] = op.results[0]
+            self._materialized[key] = (arr, op.results[0])
         return op.results[0]
 
     def _param_name(self, base: str) -> str:

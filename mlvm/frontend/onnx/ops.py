@@ -1385,4 +1385,4 @@ from mlvm.frontend.onnx import grid_sample as _grid_sample_ops  # noqa: E402,F40
 from mlvm.frontend.onnx import losses as _loss_ops  # noqa: E402,F401
 from mlvm.frontend.onnx import pooling as _pooling_ops  # noqa: E402,F401
 from mlvm.frontend.onnx import resize as _resize_ops  # noqa: E402,F401
-from mlvm.frontend.onnx import scan as _scan_ops  # noqa: E402,F401
+from mlvm.frontend.onnx import loops as _loop_ops  # noqa: E402,F401

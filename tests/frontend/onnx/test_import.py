@@ -497,6 +497,18 @@ CASES: list[Case] = [
          helper.make_tensor_value_info("wi", TensorProto.FLOAT, [3, 4])],
         [helper.make_tensor_value_info("yo", TensorProto.FLOAT, [2, 4])]))],
          {"x": rand(2, 4, 3), "w": rand(4, 3, 4)}, outputs=("ys",), opset=16),
+    # Loop, unrolled: a known trip count, a state and a scan output
+    Case("loop_trip_count", [node("Loop", ["m", "", "s0"], ["s", "ys"], body=helper.make_graph(
+        [helper.make_node("Identity", ["c"], ["co"]), helper.make_node("Cast", ["i"], ["fi"], to=TensorProto.FLOAT),
+         helper.make_node("Mul", ["si", "fi"], ["t"]), helper.make_node("Add", ["t", "x"], ["so"]),
+         helper.make_node("Identity", ["so"], ["yo"])], "b",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("si", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("co", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("so", TensorProto.FLOAT, [2, 3]),
+         helper.make_tensor_value_info("yo", TensorProto.FLOAT, [2, 3])]))],
+         {"s0": rand(2, 3), "x": rand(2, 3)}, {"m": np.asarray(4, np.int64)}, outputs=("s", "ys"), opset=16),
     Case("lp_pool_3d", [node("LpPool", ["x"], kernel_shape=[2, 2, 3], strides=[1, 2, 1], p=3)],
          {"x": rand(1, 2, 3, 5, 7)}, opset=18),
 ]
@@ -701,17 +713,42 @@ def test_grid_sample_errors_name_the_node(tmp_path: Path) -> None:
 def test_scans_unroll_within_a_budget(tmp_path: Path) -> None:
     """A Scan is imported once per iteration; a model cannot ask for more
     than MAX_UNROLLED body nodes that way (checked before unrolling)."""
-    from mlvm.frontend.onnx.scan import MAX_UNROLLED
+    from mlvm.frontend.onnx.loops import MAX_UNROLLED
 
     body = helper.make_graph([helper.make_node("Neg", ["xi"], ["yo"])] * 1, "b",
                              [helper.make_tensor_value_info("xi", TensorProto.FLOAT, [])],
                              [helper.make_tensor_value_info("yo", TensorProto.FLOAT, [])])
     steps = MAX_UNROLLED + 1
     case = Case("s", [node("Scan", ["x"], num_scan_inputs=1, body=body)], {"x": rand(steps)}, opset=16)
-    assert f"Scans unrolled to more than {MAX_UNROLLED} nodes" in import_error(save(case, tmp_path / "s.onnx"))
+    assert f"Scans and Loops unrolled to more than {MAX_UNROLLED} nodes" in import_error(save(case, tmp_path / "s.onnx"))
     bad = Case("b", [node("Scan", ["x", "y"], num_scan_inputs=2, body=body)], {"x": rand(3), "y": rand(4)},
                opset=16)
     assert "(Scan)" in import_error(save(bad, tmp_path / "b.onnx"))
+
+
+def test_loops_need_their_condition_at_import(tmp_path: Path) -> None:
+    """A Loop whose condition after an iteration depends on data computed at
+    run time cannot be unrolled; one that never stops hits the budget."""
+    from mlvm.frontend.onnx.loops import MAX_UNROLLED
+
+    def body(cond_from: str) -> onnx.GraphProto:
+        return helper.make_graph(
+            [helper.make_node("ReduceSum", ["si"], ["r"], keepdims=0),
+             helper.make_node("Less", ["r", "lim"], ["data_cond"]),
+             helper.make_node("Identity", [cond_from], ["co"]), helper.make_node("Neg", ["si"], ["so"])], "b",
+            [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+             helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+             helper.make_tensor_value_info("si", TensorProto.FLOAT, [3])],
+            [helper.make_tensor_value_info("co", TensorProto.BOOL, []),
+             helper.make_tensor_value_info("so", TensorProto.FLOAT, [3])],
+            [numpy_helper.from_array(np.asarray(1.0, np.float32), "lim")])
+
+    data = Case("d", [node("Loop", ["", "go", "x"], body=body("data_cond"))], {"x": rand(3)},
+                {"go": np.asarray(True)}, opset=16)
+    assert "Loop (the Loop condition computed at run time)" in import_error(save(data, tmp_path / "d.onnx"))
+    forever = Case("f", [node("Loop", ["", "go", "x"], body=body("c"))], {"x": rand(3)},
+                   {"go": np.asarray(True)}, opset=16)
+    assert f"unrolled to more than {MAX_UNROLLED} nodes" in import_error(save(forever, tmp_path / "f.onnx"))
 
 
 def test_a_constant_computed_from_an_input_names_that_input(tmp_path: Path) -> None:

@@ -1,12 +1,14 @@
-"""ONNX Scan (opset 9 and up) unrolled at import.
+"""ONNX Scan (opset 9 and up) and Loop unrolled at import.
 
-The number of iterations is the scan inputs' length along their scan
+Scan: the number of iterations is the scan inputs' length along their scan
 axes, known from their static shapes: the body graph is imported once per
 iteration, its state inputs bound to the previous iteration's states and
 its scan inputs to that iteration's slices (from the end for a reverse
 direction); the scan outputs of all iterations are stacked along their
-axes. A model can ask for at most MAX_UNROLLED nodes this way in all, so a
-file cannot make the import run for long."""
+axes. Loop: the trip count and the condition must be known at import (the
+condition after each iteration too); the body is imported while they say
+to go on. A model can ask for at most MAX_UNROLLED nodes this way in all,
+so a file cannot make the import run for long."""
 
 from __future__ import annotations
 
@@ -16,10 +18,10 @@ import numpy as np
 import onnx
 
 from mlvm.dialect.nn import ConcatOp
-from mlvm.frontend.onnx.importer import Const, Importer, NodeError, Poison, Tensor, Unsupported, Value
+from mlvm.frontend.onnx.importer import Const, Importer, NodeError, Poison, RunTimeInput, Tensor, Unsupported, Value
 from mlvm.frontend.onnx.ops import _axis, converter, reshape, slice_value
 
-MAX_UNROLLED = 1 << 16
+MAX_UNROLLED = 1 << 14
 """Most body nodes imported by unrolling Scans, over a whole model."""
 
 
@@ -44,6 +46,12 @@ def _stack(imp: Importer, parts: list[Value], axis: int) -> Value:
     elem = next((imp.elem(p) for p in parts if isinstance(p, Tensor)), imp.elem(parts[0]))
     out = s[:ax] + [len(parts)] + s[ax:]
     return Tensor(imp.emit(ConcatOp, [imp.t(p) for p in one], out, elem, axis=ax))
+
+
+def _spend(imp: Importer, nodes: int) -> None:
+    imp.unrolled += max(nodes, 1)  # (an empty body still takes a step)
+    if imp.unrolled > MAX_UNROLLED:
+        raise Unsupported(f"Scans and Loops unrolled to more than {MAX_UNROLLED} nodes")
 
 
 def _ints(attrs: dict[str, Any], key: str, n: int) -> list[int]:
@@ -78,9 +86,7 @@ def _scan(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: d
     count = steps.pop()
     if count == 0:
         raise Unsupported("a Scan of no iterations")
-    imp.unrolled += count * len(body.node)
-    if imp.unrolled > MAX_UNROLLED:
-        raise Unsupported(f"Scans unrolled to more than {MAX_UNROLLED} nodes")
+    _spend(imp, count * len(body.node))
     outs: list[list[Value]] = [[] for _ in range(k)]
     for t in range(count):
         for inp, v in zip(body.input[:n], states, strict=True):
@@ -97,3 +103,46 @@ def _scan(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: d
             outs[j].append(out)
     stacked = [_stack(imp, parts[::-1] if out_dirs[j] else parts, out_axes[j]) for j, parts in enumerate(outs)]
     return states + stacked
+
+
+@converter("Loop")
+def _loop(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    body = attrs.get("body")
+    if not isinstance(body, onnx.GraphProto):
+        raise NodeError("the body is missing")
+    trips = ins[0] if ins else None
+    cond = ins[1] if len(ins) > 1 else None
+    states: list[Value] = [v for v in ins[2:] if v is not None]
+    n = len(states)
+    k = len(body.output) - 1 - n
+    if len(ins[2:]) != n or len(body.input) != 2 + n or k < 0:
+        raise NodeError(f"{len(ins)} inputs for a body of {len(body.input)} inputs and "
+                        f"{len(body.output)} outputs")
+    for v, what in ((trips, "the Loop trip count"), (cond, "the Loop condition")):
+        if v is not None and not isinstance(v, Const):
+            raise RunTimeInput(what, v)
+    limit = int(trips.array.reshape(-1)[0]) if isinstance(trips, Const) else None
+    go = bool(cond.array.reshape(-1)[0]) if isinstance(cond, Const) else True
+    outs: list[list[Value]] = [[] for _ in range(k)]
+    i = 0
+    while go and (limit is None or i < limit):
+        _spend(imp, len(body.node))
+        imp.values[body.input[0].name] = Const(np.asarray(i, np.int64))
+        imp.values[body.input[1].name] = Const(np.asarray(go))
+        for inp, v in zip(body.input[2:], states, strict=True):
+            imp.values[inp.name] = v
+        got = [v for v in imp.run_graph(body, 0) if v is not None]
+        if len(got) != 1 + n + k:
+            raise NodeError("the body does not compute all its outputs")
+        if any(isinstance(v, Poison) for v in got):  # a body node was not converted (reported)
+            return [Poison() for _ in node.output]
+        if not isinstance(got[0], Const):
+            raise RunTimeInput("the Loop condition", got[0])
+        go = bool(got[0].array.reshape(-1)[0])
+        states = got[1:1 + n]
+        for j, out in enumerate(got[1 + n:]):
+            outs[j].append(out)
+        i += 1
+    if k and i == 0:
+        raise Unsupported("a Loop of no iterations with scan outputs (their shape is unknown)")
+    return states + [_stack(imp, parts, 0) for parts in outs]

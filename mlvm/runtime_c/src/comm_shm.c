@@ -2,12 +2,13 @@
  *
  * Every collective publishes its buffers in the world, meets the others at
  * a barrier, reads its peers' buffers directly and meets them again before
- * its buffers may change. all_reduce is a reduce-scatter then an
- * all-gather over the participants' own buffers: rank r reduces chunk r of
- * every input into its output, then copies the other chunks from their
- * owners' outputs, so each rank moves about 2n elements whatever the
- * number of ranks, and nothing is copied to a staging buffer. Reductions
- * run in rank order, so every rank gets the same bits. */
+ * its buffers may change. A large all_reduce is one pass over the
+ * participants' own buffers: rank r reduces chunk r of every input and
+ * writes the result into chunk r of every output (only rank r touches
+ * chunk r, so an output may be its rank's input), so each rank reads n and
+ * writes n elements whatever the number of ranks (a memcpy's traffic), and
+ * nothing is copied to a staging buffer. Reductions run in rank order, so
+ * every rank gets the same bits. */
 #include <string.h>
 
 #include "mlvm/comm.h"
@@ -94,13 +95,15 @@ static int32_t reduce_i32(int32_t kind, int32_t a, int32_t b)
     }
 }
 
-/* out[i] = in_0[i] (op) in_1[i] ... for i in [lo, hi), reading every
- * rank's input (ins[r]) at `offset` elements; out may be one of them. */
+/* outs[j][i] = in_0[i] (op) in_1[i] ... for i in [lo, hi) and each of the
+ * nout outputs, reading every rank's input (ins[r]) at `offset` elements;
+ * an output may be one of the inputs (a block is read whole, then written). */
 static void reduce_range(const mlvm_shm_world_t *w, const void *const volatile *ins, int32_t kind,
-                         int32_t dtype, size_t offset, void *out, size_t lo, size_t hi)
+                         int32_t dtype, size_t offset, void *const volatile *outs, int32_t nout,
+                         size_t lo, size_t hi)
 {
     size_t i, k, n;
-    int32_t r;
+    int32_t r, j;
     for (i = lo; i < hi; i += n) {
         n = hi - i < BLOCK ? hi - i : BLOCK;
         if (dtype == MLVM_I32) {
@@ -111,7 +114,8 @@ static void reduce_range(const mlvm_shm_world_t *w, const void *const volatile *
                 for (k = 0; k < n; ++k)
                     acc[k] = reduce_i32(kind, acc[k], x[k]);
             }
-            memcpy((int32_t *)out + i, acc, n * sizeof *acc);
+            for (j = 0; j < nout; ++j)
+                memcpy((int32_t *)outs[j] + i, acc, n * sizeof *acc);
         } else {
             float acc[BLOCK];
             memcpy(acc, (const float *)ins[0] + offset + i, n * sizeof *acc);
@@ -123,7 +127,8 @@ static void reduce_range(const mlvm_shm_world_t *w, const void *const volatile *
             if (kind == MLVM_REDUCE_MEAN)
                 for (k = 0; k < n; ++k)
                     acc[k] = acc[k] / (float)w->size;
-            memcpy((float *)out + i, acc, n * sizeof *acc);
+            for (j = 0; j < nout; ++j)
+                memcpy((float *)outs[j] + i, acc, n * sizeof *acc);
         }
     }
 }
@@ -146,7 +151,7 @@ static mlvm_status_t staged_all_reduce(mlvm_comm_t *c, mlvm_coll_t *p, int32_t k
     WAIT(w, p);
     for (r = 0; r < w->size; ++r)
         ins[r] = w->stage[g][r];
-    reduce_range(w, ins, kind, dtype, 0, out, 0, count);
+    reduce_range(w, ins, kind, dtype, 0, &out, 1, 0, count);
     ++sc->staged;
     p->phase = 0;
     return MLVM_OK;
@@ -158,8 +163,7 @@ static mlvm_status_t shm_all_reduce(mlvm_comm_t *c, mlvm_coll_t *p, int32_t kind
     mlvm_shm_world_t *w = world_of(c);
     if (count * 4 <= MLVM_SHM_STAGE_BYTES)
         return staged_all_reduce(c, p, kind, dtype, in, out, count);
-    const size_t esize = 4;
-    int32_t r, me = c->rank;
+    const int32_t me = c->rank;
     switch (p->phase) {
     case 0:
         w->in[me] = in;
@@ -168,19 +172,9 @@ static mlvm_status_t shm_all_reduce(mlvm_comm_t *c, mlvm_coll_t *p, int32_t kind
         /* fall through */
     case 1:
         WAIT(w, p);
-        reduce_range(w, w->in, kind, dtype, 0, out, chunk(count, me, w->size),
+        reduce_range(w, w->in, kind, dtype, 0, w->out, w->size, chunk(count, me, w->size),
                      chunk(count, me + 1, w->size));
         p->phase = 2;
-        /* fall through */
-    case 2:
-        WAIT(w, p);
-        for (r = 0; r < w->size; ++r) {
-            const size_t lo = chunk(count, r, w->size), hi = chunk(count, r + 1, w->size);
-            if (r != me && hi > lo)
-                memcpy((unsigned char *)out + lo * esize,
-                       (const unsigned char *)w->out[r] + lo * esize, (hi - lo) * esize);
-        }
-        p->phase = 3;
         /* fall through */
     default:
         WAIT(w, p);
@@ -230,9 +224,10 @@ static mlvm_status_t shm_reduce_scatter(mlvm_comm_t *c, mlvm_coll_t *p, int32_t 
         /* fall through */
     case 1:
         WAIT(w, p);
-        for (a = 0; a < outer; ++a)
-            reduce_range(w, w->in, kind, dtype, (a * n + (size_t)c->rank) * count,
-                         (unsigned char *)out + a * count * 4, 0, count);
+        for (a = 0; a < outer; ++a) {
+            void *dst = (unsigned char *)out + a * count * 4;
+            reduce_range(w, w->in, kind, dtype, (a * n + (size_t)c->rank) * count, &dst, 1, 0, count);
+        }
         p->phase = 2;
         /* fall through */
     default:

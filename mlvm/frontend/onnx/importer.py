@@ -539,12 +539,18 @@ class Importer:
         finally:
             self._depth -= 1
 
-    def run_graph(self, graph: onnx.GraphProto, index: int) -> list[Value | None]:
+    def subgraph_initializers(self, graph: onnx.GraphProto) -> dict[str, Const]:
+        return {t.name: Const(tensor_array(t, self.path, self.max_bytes), t.name) for t in graph.initializer}
+
+    def run_graph(self, graph: onnx.GraphProto, index: int,
+                  initializers: Mapping[str, Const] | None = None) -> list[Value | None]:
         """The values of a subgraph's outputs, its nodes imported here (an If
         whose branch is known at import): it reads the outer graph's values,
-        and its own initializers join them."""
-        for t in graph.initializer:
-            self.values[t.name] = Const(tensor_array(t, self.path, self.max_bytes), t.name)
+        and its own initializers join them (read once by the caller that
+        imports the graph again and again: `initializers`)."""
+        for name, c in (initializers if initializers is not None
+                        else self.subgraph_initializers(graph)).items():
+            self.values[name] = c
         self._nested(graph.node, index, "subgraphs nested too deep")
         return [self.values.get(o.name) for o in graph.output]
 

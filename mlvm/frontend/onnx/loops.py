@@ -88,12 +88,13 @@ def _scan(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: d
         raise Unsupported("a Scan of no iterations")
     _spend(imp, count * len(body.node))
     outs: list[list[Value]] = [[] for _ in range(k)]
+    inits = imp.subgraph_initializers(body)  # one array (one param) for every iteration
     for t in range(count):
         for inp, v in zip(body.input[:n], states, strict=True):
             imp.values[inp.name] = v
         for j, (inp, v) in enumerate(zip(body.input[n:], scans, strict=True)):
             imp.values[inp.name] = _take(imp, v, in_axes[j], count - 1 - t if in_dirs[j] else t)
-        got = [v for v in imp.run_graph(body, 0) if v is not None]
+        got = [v for v in imp.run_graph(body, 0, inits) if v is not None]
         if len(got) != n + k:
             raise NodeError("the body does not compute all its outputs")
         if any(isinstance(v, Poison) for v in got):  # a body node was not converted (reported)
@@ -124,6 +125,7 @@ def _loop(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: d
     limit = int(trips.array.reshape(-1)[0]) if isinstance(trips, Const) else None
     go = bool(cond.array.reshape(-1)[0]) if isinstance(cond, Const) else True
     outs: list[list[Value]] = [[] for _ in range(k)]
+    inits = imp.subgraph_initializers(body)
     i = 0
     while go and (limit is None or i < limit):
         _spend(imp, len(body.node))
@@ -131,7 +133,7 @@ def _loop(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: d
         imp.values[body.input[1].name] = Const(np.asarray(go))
         for inp, v in zip(body.input[2:], states, strict=True):
             imp.values[inp.name] = v
-        got = [v for v in imp.run_graph(body, 0) if v is not None]
+        got = [v for v in imp.run_graph(body, 0, inits) if v is not None]
         if len(got) != 1 + n + k:
             raise NodeError("the body does not compute all its outputs")
         if any(isinstance(v, Poison) for v in got):  # a body node was not converted (reported)

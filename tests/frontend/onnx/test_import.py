@@ -726,6 +726,21 @@ def test_scans_unroll_within_a_budget(tmp_path: Path) -> None:
     assert "(Scan)" in import_error(save(bad, tmp_path / "b.onnx"))
 
 
+def test_an_unrolled_body_reads_its_initializers_once(tmp_path: Path) -> None:
+    """Every iteration of a Scan uses the body's weights: one parameter."""
+    w = rand(5, 5)
+    body = helper.make_graph([helper.make_node("MatMul", ["xi", "w"], ["yo"])], "b",
+                             [helper.make_tensor_value_info("xi", TensorProto.FLOAT, [1, 5])],
+                             [helper.make_tensor_value_info("yo", TensorProto.FLOAT, [1, 5])],
+                             [numpy_helper.from_array(w, "w")])
+    case = Case("s", [node("Scan", ["x"], num_scan_inputs=1, body=body)], {"x": rand(4, 1, 5)}, opset=16)
+    path = save(case, tmp_path / "s.onnx")
+    _, params = import_onnx(path)
+    assert len(params) == 1 and np.array_equal(next(iter(params.values())), w)
+    x = rand(4, 1, 5)
+    np.testing.assert_allclose(mlvm.compile(path).main(x), x @ w, rtol=1e-5, atol=1e-6)
+
+
 def test_loops_need_their_condition_at_import(tmp_path: Path) -> None:
     """A Loop whose condition after an iteration depends on data computed at
     run time cannot be unrolled; one that never stops hits the budget."""

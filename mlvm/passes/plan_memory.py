@@ -105,6 +105,11 @@ def validate(offsets: dict[Interval, int]) -> None:
                 )
 
 
+MAX_ARENA_BYTES = 1 << 48
+"""Largest arena a function may need (offsets are i64; tensors are bounded
+by --max-bytes before this pass, a kernel's workspace is not)."""
+
+
 @dataclass(frozen=True)
 class PlanMemoryPass(ModulePass):
     name = "mlvm-plan-memory"
@@ -127,6 +132,11 @@ class PlanMemoryPass(ModulePass):
         fs = analyze(f, self.workspaces)
         offsets = place(fs.intervals, self.alignment)
         validate(offsets)
+        need = peak(offsets)
+        if need > MAX_ARENA_BYTES:  # kernel workspaces are not bounded by --max-bytes
+            raise PassFailedException(
+                f"mlvm-plan-memory: @{f.sym_name.data} needs an arena of {need} bytes "
+                f"(more than {MAX_ARENA_BYTES})")
         by_value = {iv.value: off for iv, off in offsets.items()}
         for o in f.body.block.ops:
             if isinstance(o, MlvmOp) and o.results:

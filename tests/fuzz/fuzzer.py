@@ -14,6 +14,10 @@ Four targets, each run in a forked child under a time limit:
 - `params`: mutated external parameter files (.mlvmp) bound to a module
   built with `--external-params`, and mutated `.safetensors` archives:
   only a one-line ValueError / MlvmError may come back.
+- `onnx`: the onnx package's small test models (pytorch-converted,
+  pytorch-operator, simple), their attributes, input dims, initializers,
+  wiring, op types or bytes mutated, through `mlvm-aot compile
+  model.onnx`: exit 0, or exit 1 with one line.
 
 A finding is a traceback, a message of more than one line, a crash (signal),
 a hang past the limit, or a sanitizer report. Findings are deduplicated and
@@ -230,6 +234,98 @@ def compile_target(src: Path, out_c: Path) -> Callable[[], Outcome]:
                 rc = int(e.code or 0)
         if rc == 0:
             return Outcome("ok", compiled=True)
+        if rc != 1:
+            return Outcome("finding", f"exit code {rc}: {err.getvalue()[:2000]}")
+        bad = one_line(err.getvalue(), "error:")
+        return Outcome("finding", bad) if bad else Outcome("ok")
+    return run
+
+
+def onnx_corpus() -> list[Path]:
+    """The onnx package's model test files that are small graphs
+    (pytorch-converted, pytorch-operator, simple: convolutions, pools,
+    recurrent cells, matmuls, reductions, ...)."""
+    import onnx
+
+    data = Path(onnx.__file__).parent / "backend" / "test" / "data"
+    return sorted(p for kind in ("pytorch-converted", "pytorch-operator", "simple")
+                  for p in (data / kind).glob("*/model.onnx"))
+
+
+_ODD_INTS = [0, 1, -1, 2, 3, 5, 64, 2**15, 2**31 - 1, -(2**31), 2**40, -(2**40), 2**62]
+_ODD_FLOATS = [0.0, -0.0, 1.0, -1.0, 0.5, 1e-30, 1e30, float("inf"), float("-inf"), float("nan")]
+
+
+def mutate_onnx(paths: list[Path], rng: random.Random) -> bytes:
+    """A node test model with one to three mutations (or its bytes damaged)."""
+    import onnx
+
+    data = rng.choice(paths).read_bytes()
+    if rng.random() < 0.1:  # damaged bytes: the parser's and the checks' turn
+        b = bytearray(data)
+        for _ in range(rng.randint(1, 8)):
+            b[rng.randrange(len(b))] = rng.randrange(256)
+        return bytes(b[: rng.randint(len(b) // 2, len(b))] if rng.random() < 0.3 else b)
+    m = onnx.ModelProto.FromString(data)
+    g = m.graph
+    for _ in range(rng.randint(1, 3)):
+        what = rng.random()
+        attrs = [a for n in g.node for a in n.attribute]
+        if what < 0.4 and attrs:
+            a = rng.choice(attrs)
+            if a.type == onnx.AttributeProto.INT:
+                a.i = rng.choice(_ODD_INTS)
+            elif a.type == onnx.AttributeProto.INTS:
+                if a.ints and rng.random() < 0.7:
+                    a.ints[rng.randrange(len(a.ints))] = rng.choice(_ODD_INTS)
+                else:
+                    a.ints.append(rng.choice(_ODD_INTS))
+            elif a.type == onnx.AttributeProto.FLOAT:
+                a.f = rng.choice(_ODD_FLOATS)
+            elif a.type == onnx.AttributeProto.STRING:
+                a.s = rng.choice([b"", b"linear", b"nearest", b"cubic", b"reflect", b"SAME_UPPER", b"x" * 300])
+        elif what < 0.6 and g.input:
+            dims = [d for i in g.input for d in i.type.tensor_type.shape.dim]
+            if dims:
+                d = rng.choice(dims)
+                if rng.random() < 0.2:
+                    d.dim_param = "n"
+                else:
+                    d.dim_value = rng.choice([0, 1, 2, 3, 7, 2**20, 2**31, 2**40])
+        elif what < 0.75 and g.initializer:
+            t = rng.choice(g.initializer)
+            if t.dims and rng.random() < 0.7:
+                t.dims[rng.randrange(len(t.dims))] = rng.choice(_ODD_INTS[:8])
+            else:
+                t.dims.append(rng.choice([0, 1, 2, 2**33]))
+        elif what < 0.9 and g.node:
+            n = rng.choice(g.node)
+            names = [v for x in g.node for v in (*x.input, *x.output)] + [i.name for i in g.input]
+            if n.input and rng.random() < 0.5:
+                n.input[rng.randrange(len(n.input))] = rng.choice(names + [""])
+            else:
+                n.input.append(rng.choice(names))
+        elif g.node:
+            other = onnx.ModelProto.FromString(rng.choice(paths).read_bytes()).graph.node
+            if other:
+                rng.choice(g.node).op_type = rng.choice(other).op_type
+    return m.SerializeToString()
+
+
+def onnx_target(path: Path, out_c: Path) -> Callable[[], Outcome]:
+    def run() -> Outcome:
+        from contextlib import redirect_stderr, redirect_stdout
+
+        from mlvm.cli import aot_main
+
+        err = io.StringIO()
+        with redirect_stderr(err), redirect_stdout(io.StringIO()):
+            try:  # sizes a little past a microcontroller's, so that no input takes long
+                rc = aot_main(["compile", str(path), "-o", str(out_c), "--max-bytes", str(1 << 26)])
+            except SystemExit as e:  # argparse
+                rc = int(e.code or 0)
+        if rc == 0:
+            return Outcome("ok")
         if rc != 1:
             return Outcome("finding", f"exit code {rc}: {err.getvalue()[:2000]}")
         bad = one_line(err.getvalue(), "error:")
@@ -512,6 +608,7 @@ def fuzz(seconds: float, seed: int, out: Path, jobs: int = 1) -> tuple[int, dict
     import mlvm.pipeline  # noqa: F401
     rng = random.Random(seed)
     seeds = corpus()
+    onnx_seeds = onnx_corpus()
     out.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="mlvm-fuzz-"))
     san = Sanitizer(work)
@@ -525,7 +622,7 @@ def fuzz(seconds: float, seed: int, out: Path, jobs: int = 1) -> tuple[int, dict
         tried += 1
         k = rng.random()
         case = work / f"case{tried % 4}"
-        if k < 0.8:
+        if k < 0.7:
             src = case.with_suffix(".mlir")
             text = mutate(rng.choice(seeds), rng, seeds)
             src.write_bytes(text.encode("utf-8", "surrogatepass"))
@@ -534,6 +631,11 @@ def fuzz(seconds: float, seed: int, out: Path, jobs: int = 1) -> tuple[int, dict
             if res.kind == "ok" and res.compiled and rng.random() < 0.25:
                 res = san.run(case.with_suffix(".c"))
                 target, repro = "sanitize", "mlvm-aot compile INPUT -o out.c; build with ASan/UBSan"
+        elif k < 0.8:
+            path = case.with_suffix(".onnx")
+            path.write_bytes(mutate_onnx(onnx_seeds, rng))
+            res = in_child(onnx_target(path, case.with_suffix(".c")))
+            target, data, repro = "onnx", path.read_bytes(), "mlvm-aot compile INPUT -o out.c --max-bytes 67108864"
         elif k < 0.86:
             path = case.with_suffix(".npz")
             path.write_bytes(mutate_npz(rng))

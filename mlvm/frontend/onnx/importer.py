@@ -131,8 +131,11 @@ class Poison:
 Value = Const | Tensor | Poison
 
 
-def show(name: str) -> str:
-    """A user string for a one-line message: non-printables escaped."""
+def show(name: str | bytes) -> str:
+    """A user string for a one-line message: non-printables escaped (a name
+    that is not UTF-8 comes as bytes from the protobuf parser)."""
+    if isinstance(name, bytes):
+        name = name.decode("utf-8", "replace")
     return name.encode("unicode_escape").decode("ascii")
 
 
@@ -432,7 +435,7 @@ class Importer:
             v = self.values.get(name)
             if v is None:
                 raise self.error(
-                    f"node '{show(label)}' ({node.op_type}) reads '{show(name)}' before it "
+                    f"node '{show(label)}' ({show(node.op_type)}) reads '{show(name)}' before it "
                     "is computed (the graph is not in order, has a cycle or lacks an "
                     "initializer)"
                 )
@@ -444,7 +447,7 @@ class Importer:
         else:
             try:
                 if node.domain not in ("", "ai.onnx"):
-                    raise Unsupported(f"domain '{node.domain}'")
+                    raise Unsupported(f"domain '{show(node.domain)}'")
                 known = [v for v in ins if v is not None]
                 folded = None
                 if all(isinstance(v, Const) for v in known) and node.op_type not in NO_FOLD:
@@ -464,10 +467,16 @@ class Importer:
                 if isinstance(e, RunTimeInput) and isinstance(e.value, Tensor):
                     self.runtime_inputs.update(self.sources.get(e.value.value, ()))
                 why = f" ({e})" if str(e) else ""
-                self.unsupported.setdefault(f"{node.op_type}{why}", []).append(show(label))
+                self.unsupported.setdefault(f"{show(node.op_type)}{show(why)}", []).append(show(label))
                 outs = [Poison() for _ in node.output]
             except NodeError as e:
-                raise self.error(f"node '{show(label)}' ({node.op_type}): {e}") from None
+                raise self.error(f"node '{show(label)}' ({show(node.op_type)}): {e}") from None
+            except (IndexError, KeyError, ValueError, TypeError, ZeroDivisionError, OverflowError,
+                    AssertionError, MemoryError) as e:
+                # a model no converter check foresaw: still one line naming the node
+                first = (str(e).strip().splitlines() or [""])[0][:200]
+                raise self.error(f"node '{show(label)}' ({show(node.op_type)}) cannot be imported "
+                                 f"as given ({type(e).__name__}{': ' + show(first) if first else ''})") from None
         deps = frozenset[str]().union(
             *(self.sources.get(v.value, frozenset()) for v in ins if isinstance(v, Tensor)))
         for v in outs:

@@ -58,7 +58,26 @@ def load_model(path: Path, max_bytes: int) -> onnx.ModelProto:
         raise MlvmError(f"{path}: error: not a readable ONNX model ({why})") from None
     if not model.HasField("graph"):
         raise MlvmError(f"{path}: error: not an ONNX model (no graph)")
+    bad = _not_text(model.graph, 0)
+    if bad is not None:
+        raise MlvmError(f"{path}: error: a name in the model is not UTF-8 text ({bad!r:.60})")
     return model
+
+
+def _not_text(g: onnx.GraphProto, depth: int) -> bytes | None:
+    """A name of the graph (or of a graph in its nodes' attributes) that the
+    protobuf parser left as bytes, because it is not UTF-8; None if all are text."""
+    if depth > 32:
+        return None  # the importer refuses graphs nested this deep
+    names = [*(v.name for v in (*g.input, *g.output, *g.value_info)), *(t.name for t in g.initializer)]
+    for n in g.node:
+        names += [*n.input, *n.output, n.name, n.op_type, n.domain]
+        for a in n.attribute:
+            for sub in (*([a.g] if a.HasField("g") else []), *a.graphs):
+                bad = _not_text(sub, depth + 1)
+                if bad is not None:
+                    return bad
+    return next((s for s in names if isinstance(s, bytes)), None)
 
 
 def tensor_array(t: onnx.TensorProto, model_path: Path, max_bytes: int) -> np.ndarray:

@@ -902,8 +902,9 @@ def _spatial_attrs(attrs: dict[str, Any], spatial: Sequence[int], kernel: Sequen
     n = len(spatial)
     strides = [int(s) for s in attrs.get("strides", [1] * n)]
     dilations = [int(d) for d in attrs.get("dilations", [1] * n)]
-    if len(strides) != n or len(dilations) != n or min(strides + dilations, default=1) < 1:
-        raise NodeError(f"strides {strides} / dilations {dilations} must be {n} positive numbers")
+    if (len(strides) != n or len(dilations) != n or min(strides + dilations, default=1) < 1
+            or max(strides + dilations, default=1) > 1 << 20):
+        raise NodeError(f"strides {strides} / dilations {dilations} must be {n} numbers in [1, 2^20]")
     return strides, dilations, _pads(attrs, spatial, kernel, strides, dilations)
 
 

@@ -786,6 +786,23 @@ def test_a_constant_computed_from_an_input_names_that_input(tmp_path: Path) -> N
     np.testing.assert_array_equal(got, np.pad(x, [(1, 2), (2, 1)]))
 
 
+def test_a_node_no_check_foresaw_is_still_one_line(tmp_path: Path) -> None:
+    """Models of the kind a fuzzer makes: a converter's unexpected failure
+    becomes one line naming the node, a name that is not UTF-8 text or a
+    stride of 2^62 are refused up front."""
+    bn = Case("bn", [node("BatchNormalization", ["x", "s", "b", "m", "v"], name="bn1")], {"x": rand(3)},
+              {k: rand(3) for k in "sbmv"})
+    msg = import_error(save(bn, tmp_path / "bn.onnx"))
+    assert "node 'bn1' (BatchNormalization)" in msg, msg
+    model = CASES[0].model()
+    model.graph.node[0].name = "node_name"
+    data = model.SerializeToString().replace(b"node_name", b"node_nam\xff")  # same length, not UTF-8
+    (tmp_path / "u.onnx").write_bytes(data)
+    assert "is not UTF-8 text" in import_error(tmp_path / "u.onnx")
+    conv = Case("c", [node("Conv", ["x", "w"], strides=[1, 2**62])], {"x": rand(1, 3, 4, 5)}, {"w": rand(4, 3, 3, 4)})
+    assert "must be 2 numbers in [1, 2^20]" in import_error(save(conv, tmp_path / "c.onnx"))
+
+
 def test_unknown_op_and_foreign_domain_are_listed(tmp_path: Path) -> None:
     nodes = [helper.make_node("Frobnicate", ["x"], ["a"], name="f"),
              helper.make_node("Relu", ["x"], ["y"], name="r", domain="com.example")]

@@ -791,7 +791,7 @@ def test_a_node_no_check_foresaw_is_still_one_line(tmp_path: Path) -> None:
     becomes one line naming the node, a name that is not UTF-8 text or a
     stride of 2^62 are refused up front."""
     bn = Case("bn", [node("BatchNormalization", ["x", "s", "b", "m", "v"], name="bn1")], {"x": rand(3)},
-              {k: rand(3) for k in "sbmv"})
+              {k: np.abs(rand(3)) + 0.5 for k in "sbmv"})
     msg = import_error(save(bn, tmp_path / "bn.onnx"))
     assert "node 'bn1' (BatchNormalization)" in msg, msg
     model = CASES[0].model()

@@ -515,7 +515,11 @@ int main(void) {
         const mlvm_export_t *x = &m->exports[e];
         void *ins[64], *outs[64];
         unsigned char *raw, *arena;
+        size_t total = x->arena_bytes;
         if (x->call == NULL || x->num_inputs > 64 || x->num_outputs > 64) continue;
+        for (i = 0; i < x->num_inputs; ++i) total += bytes_of(&x->inputs[i]);
+        for (i = 0; i < x->num_outputs; ++i) total += bytes_of(&x->outputs[i]);
+        if (total > ((size_t)1 << 28)) continue; /* a valid program too large to run here */
         for (i = 0; i < x->num_inputs; ++i) {
             size_t n = bytes_of(&x->inputs[i]), k;
             ins[i] = malloc(n ? n : 1);

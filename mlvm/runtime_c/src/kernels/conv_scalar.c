@@ -8,12 +8,6 @@
 #include "depthwise.h"
 #include "window.h"
 
-#if defined(__ARM_FEATURE_FMA)
-#define MLVM_CS_MADD(s, x, y) ((s) = __builtin_fmaf((x), (y), (s))) /* one VFMA */
-#else
-#define MLVM_CS_MADD(s, x, y) ((s) += (x) * (y))
-#endif
-
 int mlvm_conv2d_scalar_applies(const mlvm_conv2d_t *p)
 {
     const int pointwise = p->kh == 1 && p->kw == 1 && p->sh == 1 && p->sw == 1
@@ -52,10 +46,10 @@ static void four_channels(const mlvm_conv2d_t *p, mlvm_index_t cg, const float *
                                 const float v = xr[j * dw], u = xr[sw + j * dw];
                                 const float q0 = q[j], q1 = q[ws + j], q2 = q[2 * ws + j];
                                 const float q3 = q[3 * ws + j];
-                                MLVM_CS_MADD(a0, v, q0), MLVM_CS_MADD(e0, u, q0);
-                                MLVM_CS_MADD(a1, v, q1), MLVM_CS_MADD(e1, u, q1);
-                                MLVM_CS_MADD(a2, v, q2), MLVM_CS_MADD(e2, u, q2);
-                                MLVM_CS_MADD(a3, v, q3), MLVM_CS_MADD(e3, u, q3);
+                                MLVM_MADD(a0, v, q0), MLVM_MADD(e0, u, q0);
+                                MLVM_MADD(a1, v, q1), MLVM_MADD(e1, u, q1);
+                                MLVM_MADD(a2, v, q2), MLVM_MADD(e2, u, q2);
+                                MLVM_MADD(a3, v, q3), MLVM_MADD(e3, u, q3);
                             }
                         }
                     o[ox] = a0, o[plane + ox] = a1, o[2 * plane + ox] = a2, o[3 * plane + ox] = a3;
@@ -70,10 +64,10 @@ static void four_channels(const mlvm_conv2d_t *p, mlvm_index_t cg, const float *
                     const float *q = w + c * taps + i * p->kw;
                     for (j = jlo; j < jhi; ++j) {
                         const float v = xr[j * dw];
-                        MLVM_CS_MADD(a0, v, q[j]);
-                        MLVM_CS_MADD(a1, v, q[ws + j]);
-                        MLVM_CS_MADD(a2, v, q[2 * ws + j]);
-                        MLVM_CS_MADD(a3, v, q[3 * ws + j]);
+                        MLVM_MADD(a0, v, q[j]);
+                        MLVM_MADD(a1, v, q[ws + j]);
+                        MLVM_MADD(a2, v, q[2 * ws + j]);
+                        MLVM_MADD(a3, v, q[3 * ws + j]);
                     }
                 }
             o[ox] = a0, o[plane + ox] = a1, o[2 * plane + ox] = a2, o[3 * plane + ox] = a3;
@@ -99,7 +93,7 @@ static void one_channel(const mlvm_conv2d_t *p, mlvm_index_t cg, const float *x,
                     const float *xr = x + c * in_plane + (iy0 + i * p->dh) * p->w;
                     const float *wr = w + c * taps + i * p->kw;
                     for (j = jlo; j < jhi; ++j)
-                        MLVM_CS_MADD(a, xr[ix0 + j * p->dw], wr[j]);
+                        MLVM_MADD(a, xr[ix0 + j * p->dw], wr[j]);
                 }
             out[oy * p->ow + ox] = a;
         }

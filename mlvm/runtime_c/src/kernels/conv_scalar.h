@@ -2,19 +2,7 @@
 #ifndef MLVM_KERNELS_CONV_SCALAR_H_
 #define MLVM_KERNELS_CONV_SCALAR_H_
 
-#include "mlvm/kernels.h"
-
-/* Cores without vectors: kernels there read their operands in place instead
- * of packing them (no buffers on the stack, no copies in the arena).
- * MLVM_PORTABLE_KERNELS with MLVM_SCALAR_KERNELS selects them on any host
- * (the tests' "scalar" kernel path). The same split as matmul.c's. */
-#if ((defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__)))                          \
-     && !defined(MLVM_PORTABLE_KERNELS))                                                        \
-    || ((defined(__x86_64__) || defined(__aarch64__) || defined(__powerpc64__))                 \
-        && !defined(MLVM_SCALAR_KERNELS))
-#else
-#define MLVM_SCALAR_CORE 1
-#endif
+#include "gemm.h" /* MLVM_SCALAR_CORE */
 
 /* Whether mlvm_conv2d_scalar_f32 takes p: groups of 4 or more output
  * channels that are not a 1x1 stride-1 convolution (that one is a GEMM

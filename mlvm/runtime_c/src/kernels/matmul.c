@@ -47,8 +47,7 @@
 #define MLVM_MM_AVX2 1
 #define MLVM_MM_MR 6
 #define MLVM_MM_NR 16
-#elif (defined(__x86_64__) || defined(__aarch64__) || defined(__powerpc64__)) \
-    && !defined(MLVM_SCALAR_KERNELS)
+#elif !defined(MLVM_SCALAR_CORE)
 #define MLVM_MM_MR 4
 #define MLVM_MM_NR 16
 #else /* cores without vectors (Cortex-M); MLVM_SCALAR_KERNELS tests it anywhere */
@@ -346,11 +345,6 @@ MLVM_INLINE void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int n
  * multiply-adds where the FPU has them (VFMA on a Cortex-M4F). Rows past
  * mr read row 0 again; their sums are never stored. */
 #define MLVM_MM_SCALAR 1
-#if defined(__ARM_FEATURE_FMA)
-#define MLVM_MADD(s, x, y) ((s) = __builtin_fmaf((x), (y), (s))) /* one VFMA */
-#else
-#define MLVM_MADD(s, x, y) ((s) += (x) * (y))
-#endif
 static void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int nr, const float *a,
                   const float *b, float *c, const float *bias)
 {
@@ -472,7 +466,7 @@ static void pack_rows_at(mlvm_index_t kc, int nr, const float *b, const mlvm_ind
     }
 }
 
-#if !defined(MLVM_MM_AVX512) && !defined(MLVM_MM_AVX2) && MLVM_MM_NR == 4
+#ifdef MLVM_SCALAR_CORE
 #define MLVM_HAVE_ROW 1
 /* One row on a core without vectors (Cortex-M): b is read in place,
  * sixteen outputs per pass held in FPU registers while the contraction

@@ -19,7 +19,6 @@ DS-CNN and ResNet-8 quantized to int8 by onnxruntime (bench/int8.py).
 
 from __future__ import annotations
 
-import argparse
 import re
 import subprocess
 import sys
@@ -38,6 +37,7 @@ from embedded.cortex_m.models import cnn28  # noqa: E402
 sys.path.append(str(ROOT / "bench"))
 import int8  # noqa: E402
 import onnx  # noqa: E402
+import embedded_tables  # noqa: E402
 import onnx_models  # noqa: E402
 
 
@@ -70,25 +70,11 @@ def multiply_adds(path: Path) -> int:
     return total
 
 
-README = ROOT / "bench" / "README.md"
-BEGIN, END = "<!-- embedded:begin -->", "<!-- embedded:end -->"
-
-
-def write_readme(table: str) -> None:
-    text = README.read_text()
-    if BEGIN not in text or END not in text:
-        raise SystemExit(f"{README}: no {BEGIN} ... {END} markers")
-    head, rest = text.split(BEGIN, 1)
-    README.write_text(head + BEGIN + "\n" + table + END + rest.split(END, 1)[1])
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--no-readme", action="store_true", help="do not rewrite bench/README.md")
-    args = ap.parse_args()
-    missing = harness.available()
-    if missing is not None:
-        print(f"not measured: {missing} (make sysdeps installs them)")
+    args = embedded_tables.start(__doc__.split("\n\n")[0])
+    if args is None:
         return 1
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -150,8 +136,7 @@ def main() -> int:
         "|---|---|---|---|---|---|---|---|---|", *rows]) + "\n"
     print(table, end="")
     if not args.no_readme:
-        write_readme(table)
-        print(f"wrote the table into {README}")
+        embedded_tables.write_readme("embedded", table)
     return 0
 
 

@@ -24,7 +24,6 @@ embedded-peers markers (--no-readme leaves it alone).
 
 from __future__ import annotations
 
-import argparse
 import re
 import subprocess
 import sys
@@ -40,8 +39,9 @@ import mlvm  # noqa: E402
 from embedded.cortex_m import harness  # noqa: E402
 from embedded.cortex_m.models import cnn28, mlp784  # noqa: E402
 
-README = ROOT / "bench" / "README.md"
-BEGIN, END = "<!-- embedded-peers:begin -->", "<!-- embedded-peers:end -->"
+sys.path.append(str(ROOT / "bench"))
+import embedded_tables  # noqa: E402
+
 PEER = "emx-onnx-cgen==1.4.0"
 PEER_VENV = ROOT / "build" / "peer-venv"
 
@@ -55,16 +55,11 @@ def peer_tool() -> Path:
 
 
 def firmware(sources: list[Path], main_c: Path, out: Path, include: Path) -> Path:
-    _, arch = harness.BOARDS["m4"]
-    cmd = ["arm-none-eabi-gcc", *arch, *harness.CFLAGS, "-Wno-unused-parameter", "-I", str(include),
-           "-I", str(harness.INCLUDE_DIR), "-I", str(harness.HERE), str(main_c), *map(str, sources),
-           str(harness.HERE / "startup.c"), str(harness.HERE / "semihost.c"), "-nostartfiles",
-           "-T", str(harness.HERE / "mps2.ld"), "--specs=nano.specs", "--specs=nosys.specs",
-           "-Wl,--gc-sections", "-lm", "-o", str(out)]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    if res.returncode != 0:
-        raise SystemExit(" ".join(cmd) + "\n" + res.stderr)
-    return out
+    """An M4 firmware of main_c and sources (a peer's code needs no runtime)."""
+    try:
+        return harness.link(sources, main_c, "m4", out, include, ("-Wno-unused-parameter",))
+    except RuntimeError as e:
+        raise SystemExit(str(e)) from None
 
 
 def code_bytes(elf: Path) -> int:
@@ -122,21 +117,9 @@ def run_peer(c_file: Path, decl: str, x: np.ndarray, out_shape: tuple[int, ...],
     return counts[1] - counts[0], code_bytes(elf1) - base, stack - stack_base, y
 
 
-def write_readme(table: str) -> None:
-    text = README.read_text()
-    if BEGIN not in text or END not in text:
-        raise SystemExit(f"{README}: no {BEGIN} ... {END} markers")
-    head, rest = text.split(BEGIN, 1)
-    README.write_text(head + BEGIN + "\n" + table + END + rest.split(END, 1)[1])
-
-
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--no-readme", action="store_true", help="do not rewrite bench/README.md")
-    args = ap.parse_args()
-    missing = harness.available()
-    if missing is not None:
-        print(f"not measured: {missing} (make sysdeps installs them)")
+    args = embedded_tables.start(__doc__.split("\n\n")[0])
+    if args is None:
         return 1
     import onnxruntime as ort
 
@@ -182,8 +165,7 @@ def main() -> int:
         "|---|---|---|---|---|---|---|---|", *rows]) + "\n"
     print(table, end="")
     if not args.no_readme:
-        write_readme(table)
-        print(f"wrote the table into {README}")
+        embedded_tables.write_readme("embedded-peers", table)
     return 0
 
 

@@ -119,10 +119,18 @@ def main_source(header: str, prefix: str, info: Any, inputs: list[np.ndarray], c
 
 def build(c_file: Path, main_c: Path, board: str, out: Path) -> Path:
     """The firmware ELF for `board` from a generated module and its main."""
+    return link([c_file, *RUNTIME_FILES], main_c, board, out, c_file.parent)
+
+
+def link(sources: list[Path], main_c: Path, board: str, out: Path, include: Path,
+         flags: tuple[str, ...] = ()) -> Path:
+    """The firmware ELF for `board` of main_c and `sources` (headers also
+    from `include`), with the harness's startup, semihosting and linker
+    script; `flags` are added to the harness's."""
     _, arch = BOARDS[board]
     cmd = [
-        "arm-none-eabi-gcc", *arch, *CFLAGS, "-I", str(INCLUDE_DIR), "-I", str(c_file.parent),
-        "-I", str(HERE), str(main_c), str(c_file), *(str(f) for f in RUNTIME_FILES),
+        "arm-none-eabi-gcc", *arch, *CFLAGS, *flags, "-I", str(INCLUDE_DIR), "-I", str(include),
+        "-I", str(HERE), str(main_c), *(str(f) for f in sources),
         str(HERE / "startup.c"), str(HERE / "semihost.c"),
         "-nostartfiles", "-T", str(HERE / "mps2.ld"), "--specs=nano.specs", "--specs=nosys.specs",
         "-Wl,--gc-sections", "-Wl,-Map=" + str(out.with_suffix(".map")), "-lm", "-o", str(out),

@@ -217,7 +217,7 @@ class Importer:
         self.sources: dict[SSAValue, frozenset[str]] = {}
         self._inlined = 0  # function bodies expanded so far
         self._depth = 0  # of function bodies inside function bodies
-        self.unrolled = 0  # nodes imported by unrolling loops (Scan), bounded per model
+        self.unrolled = 0  # nodes imported by unrolling Scan and Loop bodies, bounded per model
         self.node: onnx.NodeProto | None = None
         self.node_label = ""
         self.uses = self._count_uses()

@@ -15,8 +15,10 @@
  *
  * Micro-kernels, chosen at compile time:
  *   - AVX-512F: 8 x 32 (16 zmm accumulators), masked loads and stores for
- *     the ragged edge, explicit FMA;
- *   - AVX2 + FMA: 6 x 16 (12 ymm accumulators);
+ *     the ragged edge, explicit FMA; 8 x 16 for a sliver of 16 columns or
+ *     fewer (a small feature map's last columns: no multiply-adds on lanes
+ *     that are all masked);
+ *   - AVX2 + FMA: 6 x 16 (12 ymm accumulators), 6 x 8 for 8 columns or fewer;
  *   - portable C99: MR x NR accumulators in an array, which gcc and clang
  *     vectorise when b is contiguous;
  *   - scalar C99 for cores without vectors (Cortex-M): a 4 x 4 tile in
@@ -93,9 +95,11 @@ typedef struct mm_ctx {
 
 /* off: NULL, or b's row offsets (a constant NULL in the plain instances,
  * so that their loop keeps its simple addressing). */
-MLVM_INLINE void kern_avx512(const mm_ctx_t *x, int mr, const mlvm_index_t *off, const float *a,
-                             const float *b, float *c, const float *bias, __mmask16 m0,
-                             __mmask16 m1)
+/* wide: both vectors of the sliver; otherwise only the first (nr <= 16, a
+ * small map's last columns), so no multiply-add is spent on masked lanes. */
+MLVM_INLINE void kern_avx512(const mm_ctx_t *x, int mr, int wide, const mlvm_index_t *off,
+                             const float *a, const float *b, float *c, const float *bias,
+                             __mmask16 m0, __mmask16 m1)
 {
     __m512 c0[MLVM_MM_MR], c1[MLVM_MM_MR];
     const mlvm_index_t a_rs = x->a_rs, a_cs = x->a_cs, b_rs = x->b_rs;
@@ -108,25 +112,28 @@ MLVM_INLINE void kern_avx512(const mm_ctx_t *x, int mr, const mlvm_index_t *off,
     for (kk = 0; kk < x->kc; ++kk) {
         const float *bk = off != NULL ? b + off[kk] : b + kk * b_rs;
         const __m512 b0 = _mm512_maskz_loadu_ps(m0, bk);
-        const __m512 b1 = _mm512_maskz_loadu_ps(m1, bk + 16);
+        const __m512 b1 = wide ? _mm512_maskz_loadu_ps(m1, bk + 16) : b0;
         const float *ak = a + kk * a_cs;
         for (r = 0; r < mr; ++r) {
             const __m512 av = _mm512_set1_ps(ak[r * a_rs]);
             c0[r] = _mm512_fmadd_ps(av, b0, c0[r]);
-            c1[r] = _mm512_fmadd_ps(av, b1, c1[r]);
+            if (wide)
+                c1[r] = _mm512_fmadd_ps(av, b1, c1[r]);
         }
     }
     for (r = 0; r < mr; ++r) {
         float *cr = c + r * x->c_rs;
         if (x->accumulate) {
             c0[r] = _mm512_add_ps(c0[r], _mm512_maskz_loadu_ps(m0, cr));
-            c1[r] = _mm512_add_ps(c1[r], _mm512_maskz_loadu_ps(m1, cr + 16));
+            if (wide)
+                c1[r] = _mm512_add_ps(c1[r], _mm512_maskz_loadu_ps(m1, cr + 16));
         } else if (bias != NULL) {
             c0[r] = _mm512_add_ps(c0[r], _mm512_set1_ps(bias[r]));
             c1[r] = _mm512_add_ps(c1[r], _mm512_set1_ps(bias[r]));
         }
         _mm512_mask_storeu_ps(cr, m0, c0[r]);
-        _mm512_mask_storeu_ps(cr + 16, m1, c1[r]);
+        if (wide)
+            _mm512_mask_storeu_ps(cr + 16, m1, c1[r]);
     }
 }
 
@@ -212,14 +219,26 @@ MLVM_INLINE void micro_mr(const mm_ctx_t *x, int mr, const mlvm_index_t *off, co
                           const float *b, float *c, const float *bias, __mmask16 m0,
                           __mmask16 m1)
 {
+    if (m1 == 0 && mr > 1) {
+        switch (mr) {
+        case 8: kern_avx512(x, 8, 0, off, a, b, c, bias, m0, m1); break;
+        case 7: kern_avx512(x, 7, 0, off, a, b, c, bias, m0, m1); break;
+        case 6: kern_avx512(x, 6, 0, off, a, b, c, bias, m0, m1); break;
+        case 5: kern_avx512(x, 5, 0, off, a, b, c, bias, m0, m1); break;
+        case 4: kern_avx512(x, 4, 0, off, a, b, c, bias, m0, m1); break;
+        case 3: kern_avx512(x, 3, 0, off, a, b, c, bias, m0, m1); break;
+        default: kern_avx512(x, 2, 0, off, a, b, c, bias, m0, m1); break;
+        }
+        return;
+    }
     switch (mr) {
-    case 8: kern_avx512(x, 8, off, a, b, c, bias, m0, m1); break;
-    case 7: kern_avx512(x, 7, off, a, b, c, bias, m0, m1); break;
-    case 6: kern_avx512(x, 6, off, a, b, c, bias, m0, m1); break;
-    case 5: kern_avx512(x, 5, off, a, b, c, bias, m0, m1); break;
-    case 4: kern_avx512(x, 4, off, a, b, c, bias, m0, m1); break;
-    case 3: kern_avx512(x, 3, off, a, b, c, bias, m0, m1); break;
-    case 2: kern_avx512(x, 2, off, a, b, c, bias, m0, m1); break;
+    case 8: kern_avx512(x, 8, 1, off, a, b, c, bias, m0, m1); break;
+    case 7: kern_avx512(x, 7, 1, off, a, b, c, bias, m0, m1); break;
+    case 6: kern_avx512(x, 6, 1, off, a, b, c, bias, m0, m1); break;
+    case 5: kern_avx512(x, 5, 1, off, a, b, c, bias, m0, m1); break;
+    case 4: kern_avx512(x, 4, 1, off, a, b, c, bias, m0, m1); break;
+    case 3: kern_avx512(x, 3, 1, off, a, b, c, bias, m0, m1); break;
+    case 2: kern_avx512(x, 2, 1, off, a, b, c, bias, m0, m1); break;
     default: kern_row_avx512(x, off, a, b, c, bias, m0, m1); break;
     }
 }
@@ -237,8 +256,9 @@ MLVM_INLINE void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int n
 #define MLVM_INLINE static inline __attribute__((always_inline))
 
 /* full: all 16 columns, plain loads and stores (masked ones cost more on
- * every AVX2 core); the masks are used only on the ragged edge. */
-MLVM_INLINE void kern_avx2(const mm_ctx_t *x, int mr, int full, const mlvm_index_t *off,
+ * every AVX2 core); the masks are used only on the ragged edge. wide: both
+ * vectors of the sliver; otherwise only the first (nr <= 8). */
+MLVM_INLINE void kern_avx2(const mm_ctx_t *x, int mr, int full, int wide, const mlvm_index_t *off,
                            const float *a, const float *b, float *c, const float *bias,
                            __m256i m0, __m256i m1)
 {
@@ -253,19 +273,23 @@ MLVM_INLINE void kern_avx2(const mm_ctx_t *x, int mr, int full, const mlvm_index
     for (kk = 0; kk < x->kc; ++kk) {
         const float *bk = off != NULL ? b + off[kk] : b + kk * b_rs;
         const __m256 b0 = full ? _mm256_loadu_ps(bk) : _mm256_maskload_ps(bk, m0);
-        const __m256 b1 = full ? _mm256_loadu_ps(bk + 8) : _mm256_maskload_ps(bk + 8, m1);
+        const __m256 b1 = !wide ? b0 : full ? _mm256_loadu_ps(bk + 8)
+                                            : _mm256_maskload_ps(bk + 8, m1);
         const float *ak = a + kk * a_cs;
         for (r = 0; r < mr; ++r) {
             const __m256 av = _mm256_broadcast_ss(ak + r * a_rs);
             c0[r] = _mm256_fmadd_ps(av, b0, c0[r]);
-            c1[r] = _mm256_fmadd_ps(av, b1, c1[r]);
+            if (wide)
+                c1[r] = _mm256_fmadd_ps(av, b1, c1[r]);
         }
     }
     for (r = 0; r < mr; ++r) {
         float *cr = c + r * x->c_rs;
         if (x->accumulate) {
             c0[r] = _mm256_add_ps(c0[r], full ? _mm256_loadu_ps(cr) : _mm256_maskload_ps(cr, m0));
-            c1[r] = _mm256_add_ps(c1[r], full ? _mm256_loadu_ps(cr + 8) : _mm256_maskload_ps(cr + 8, m1));
+            if (wide)
+                c1[r] = _mm256_add_ps(c1[r], full ? _mm256_loadu_ps(cr + 8)
+                                                  : _mm256_maskload_ps(cr + 8, m1));
         } else if (bias != NULL) {
             c0[r] = _mm256_add_ps(c0[r], _mm256_set1_ps(bias[r]));
             c1[r] = _mm256_add_ps(c1[r], _mm256_set1_ps(bias[r]));
@@ -275,7 +299,8 @@ MLVM_INLINE void kern_avx2(const mm_ctx_t *x, int mr, int full, const mlvm_index
             _mm256_storeu_ps(cr + 8, c1[r]);
         } else {
             _mm256_maskstore_ps(cr, m0, c0[r]);
-            _mm256_maskstore_ps(cr + 8, m1, c1[r]);
+            if (wide)
+                _mm256_maskstore_ps(cr + 8, m1, c1[r]);
         }
     }
 }
@@ -317,16 +342,27 @@ MLVM_INLINE void micro_mr(const mm_ctx_t *x, int mr, int nr, const mlvm_index_t 
 {
     const __m256i m0 = lane_mask(nr), m1 = lane_mask(nr - 8);
     if (nr == MLVM_MM_NR && mr == MLVM_MM_MR) {
-        kern_avx2(x, MLVM_MM_MR, 1, off, a, b, c, bias, m0, m1);
+        kern_avx2(x, MLVM_MM_MR, 1, 1, off, a, b, c, bias, m0, m1);
+        return;
+    }
+    if (nr <= 8) {
+        switch (mr) {
+        case 6: kern_avx2(x, 6, 0, 0, off, a, b, c, bias, m0, m1); break;
+        case 5: kern_avx2(x, 5, 0, 0, off, a, b, c, bias, m0, m1); break;
+        case 4: kern_avx2(x, 4, 0, 0, off, a, b, c, bias, m0, m1); break;
+        case 3: kern_avx2(x, 3, 0, 0, off, a, b, c, bias, m0, m1); break;
+        case 2: kern_avx2(x, 2, 0, 0, off, a, b, c, bias, m0, m1); break;
+        default: kern_avx2(x, 1, 0, 0, off, a, b, c, bias, m0, m1); break;
+        }
         return;
     }
     switch (mr) {
-    case 6: kern_avx2(x, 6, 0, off, a, b, c, bias, m0, m1); break;
-    case 5: kern_avx2(x, 5, 0, off, a, b, c, bias, m0, m1); break;
-    case 4: kern_avx2(x, 4, 0, off, a, b, c, bias, m0, m1); break;
-    case 3: kern_avx2(x, 3, 0, off, a, b, c, bias, m0, m1); break;
-    case 2: kern_avx2(x, 2, 0, off, a, b, c, bias, m0, m1); break;
-    default: kern_avx2(x, 1, 0, off, a, b, c, bias, m0, m1); break;
+    case 6: kern_avx2(x, 6, 0, 1, off, a, b, c, bias, m0, m1); break;
+    case 5: kern_avx2(x, 5, 0, 1, off, a, b, c, bias, m0, m1); break;
+    case 4: kern_avx2(x, 4, 0, 1, off, a, b, c, bias, m0, m1); break;
+    case 3: kern_avx2(x, 3, 0, 1, off, a, b, c, bias, m0, m1); break;
+    case 2: kern_avx2(x, 2, 0, 1, off, a, b, c, bias, m0, m1); break;
+    default: kern_avx2(x, 1, 0, 1, off, a, b, c, bias, m0, m1); break;
     }
 }
 

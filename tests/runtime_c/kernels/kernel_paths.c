@@ -197,6 +197,29 @@ static void check_depthwise_stride2(void)
     check_conv_sw(1, 2, 1, 1, 2, 1, 1, 2, 1, 2, none, 1, 2, 1);
 }
 
+/* Depthwise with the channels in the lanes (AVX2 / AVX-512, strided maps):
+ * channel counts of one vector, more, and a ragged last vector; strides 2
+ * and 3, unequal strides, dilation, 5x5 and 1x7 kernels, pads on every side
+ * and none, maps from 1x1 to several bands, flat positions across rows,
+ * no bias, two images. */
+static void check_depthwise_lanes(void)
+{
+    static const mlvm_index_t same3[4] = {1, 1, 1, 1}, same5[4] = {2, 2, 2, 2},
+                              odd[4] = {2, 0, 1, 3}, none[4] = {0, 0, 0, 0},
+                              row7[4] = {0, 3, 0, 3};
+    check_conv_sw(1, 16, 12, 12, 16, 3, 3, 2, 1, 16, same3, 1, 2, 1);
+    check_conv_sw(2, 24, 7, 5, 24, 3, 3, 2, 1, 24, same3, 1, 2, 1);
+    check_conv_sw(1, 33, 13, 11, 33, 5, 5, 2, 1, 33, same5, 0, 2, 1);
+    check_conv_sw(1, 17, 6, 6, 17, 3, 3, 2, 1, 17, odd, 1, 2, 1);
+    check_conv_sw(1, 8, 11, 10, 8, 3, 3, 3, 2, 8, same3, 1, 1, 1);
+    check_conv_sw(1, 40, 9, 14, 40, 3, 3, 2, 2, 40, same3, 1, 3, 2);
+    check_conv_sw(1, 16, 1, 1, 16, 3, 3, 2, 1, 16, same3, 1, 2, 1);
+    check_conv_sw(1, 16, 2, 2, 16, 1, 1, 2, 1, 16, none, 1, 2, 1);
+    check_conv_sw(1, 19, 9, 30, 19, 1, 7, 2, 1, 19, row7, 1, 2, 1);
+    check_conv_sw(1, 16, 130, 97, 16, 3, 3, 2, 1, 16, same3, 1, 2, 1);
+    check_conv_sw(1, 32, 5, 700, 32, 3, 3, 2, 1, 32, same3, 1, 2, 1);
+}
+
 int main(void)
 {
     static const mlvm_index_t sizes[] = {1, 2, 5, 7, 17, 33, 64, 131};
@@ -229,6 +252,7 @@ int main(void)
     }
     check_depthwise_same();
     check_depthwise_stride2();
+    check_depthwise_lanes();
     printf("kernel_paths[%s]: %ld cases, %ld failures\n", mlvm_kernel_path(), cases, failures);
     return failures != 0;
 }

@@ -524,7 +524,7 @@ void mlvm_conv2d_epilogue_f32(const mlvm_conv2d_t *p, const float *x, const floa
 {
     /* depthwise.c's kernels need no copy; the workspace stays what every
      * build plans (mlvm_conv2d_workspace does not depend on the path) */
-    if (ws != NULL && direct_applies(p) && !mlvm_dw_regs_applies(p)) {
+    if (ws != NULL && direct_applies(p) && !mlvm_dw_lanes_applies(p) && !mlvm_dw_regs_applies(p)) {
         direct_all(p, x, w, bias, out, ws, fn, ctx);
         return;
     }
@@ -555,6 +555,11 @@ void mlvm_conv2d_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
     if (flat)
         flat_mask(p, mask);
 #endif
+    if (mlvm_dw_lanes_applies(p)) {
+        for (n = 0; n < p->n; ++n)
+            mlvm_dw_lanes_f32(p, x + n * p->c * in_plane, w, bias, out + n * p->o * plane);
+        return;
+    }
     for (n = 0; n < p->n; ++n) {
         if (regs) {
             mlvm_dw_regs_f32(p, x + n * p->c * in_plane, w, bias, out + n * p->o * plane);

@@ -10,8 +10,9 @@
  * the plane, or in a row it wraps into, is masked: not loaded (a masked
  * load neither reads nor faults there) and not added, so a NaN or inf
  * beyond the border cannot leak in. Bias first, then the taps in (i, j)
- * order, a product then a sum each (no fused multiply-add): the same sums
- * as the row path (conv.c's conv_rows). */
+ * order, each one fused multiply-add (one rounding per tap: the row path,
+ * conv.c's conv_rows, rounds the product too, so the two differ in the last
+ * bits, within the bound the tests check). */
 #include "depthwise.h"
 
 #if defined(MLVM_DW_REGS)
@@ -32,7 +33,7 @@ static inline __attribute__((always_inline)) dw_vec_t dw_madd(dw_vec_t acc, dw_v
                                                               const float *p, unsigned bits)
 {
     const __mmask16 k = (__mmask16)bits;
-    return _mm512_mask_add_ps(acc, k, acc, _mm512_mul_ps(w, _mm512_maskz_loadu_ps(k, p)));
+    return _mm512_mask3_fmadd_ps(w, _mm512_maskz_loadu_ps(k, p), acc, k);
 }
 
 static inline __attribute__((always_inline)) void dw_store(float *p, dw_vec_t v, unsigned bits)
@@ -50,7 +51,7 @@ static inline __attribute__((always_inline)) dw_vec_t dw_madd_even(dw_vec_t acc,
                                            28, 30);
     const __m512 x = _mm512_permutex2var_ps(_mm512_maskz_loadu_ps((__mmask16)lo, p), even,
                                             _mm512_maskz_loadu_ps((__mmask16)hi, p + 16));
-    return _mm512_mask_add_ps(acc, (__mmask16)add, acc, _mm512_mul_ps(w, x));
+    return _mm512_mask3_fmadd_ps(w, x, acc, (__mmask16)add);
 }
 #else /* AVX2 */
 #define MLVM_DW_LANES 8
@@ -67,7 +68,7 @@ static inline __attribute__((always_inline)) dw_vec_t dw_madd(dw_vec_t acc, dw_v
                                                               const float *p, unsigned bits)
 {
     const __m256i m = dw_lanes(bits);
-    const __m256 t = _mm256_add_ps(acc, _mm256_mul_ps(w, _mm256_maskload_ps(p, m)));
+    const __m256 t = _mm256_fmadd_ps(w, _mm256_maskload_ps(p, m), acc);
     return _mm256_blendv_ps(acc, t, _mm256_castsi256_ps(m));
 }
 
@@ -85,7 +86,7 @@ static inline __attribute__((always_inline)) dw_vec_t dw_madd_even(dw_vec_t acc,
     const __m256 x = _mm256_castpd_ps(
         _mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0x88)), 0xD8));
     const __m256i m = dw_lanes(add);
-    const __m256 t = _mm256_add_ps(acc, _mm256_mul_ps(w, x));
+    const __m256 t = _mm256_fmadd_ps(w, x, acc);
     return _mm256_blendv_ps(acc, t, _mm256_castsi256_ps(m));
 }
 #endif
@@ -186,8 +187,11 @@ static void dw_channels(const mlvm_conv2d_t *p, const dw_chunk_t *ch, int nv, co
 static void dw_flat(const mlvm_conv2d_t *p, const float *x, const float *w, const float *bias,
                     float *out)
 {
-    /* rows per chunk, lanes a chunk of that many rows holds */
-    const mlvm_index_t rows = mlvm_imin(p->oh, MLVM_DW_REGS_CHUNK / p->ow), lanes = rows * p->ow;
+    /* rows per chunk (the chunks as even as they can be: 12 rows of 12 are
+     * two chunks of 6, not 10 and 2), lanes a chunk of that many rows holds */
+    const mlvm_index_t most = mlvm_imin(p->oh, MLVM_DW_REGS_CHUNK / p->ow);
+    const mlvm_index_t chunks = (p->oh + most - 1) / most;
+    const mlvm_index_t rows = (p->oh + chunks - 1) / chunks, lanes = rows * p->ow;
     const int nv = (int)((lanes + MLVM_DW_LANES - 1) / MLVM_DW_LANES);
     unsigned short cols[MLVM_DW_TAPS][MLVM_DW_VECS];
     dw_chunk_t ch;
@@ -222,7 +226,9 @@ static void dw_flat(const mlvm_conv2d_t *p, const float *x, const float *w, cons
         }
         for (v = 0; v < nv; ++v)
             ch.out[v] = (unsigned short)dw_span(0, n * p->ow, v * MLVM_DW_LANES);
-        dw_channels(p, &ch, nv, x, w, bias, out);
+        /* a shorter last chunk: only the vectors its rows fill */
+        dw_channels(p, &ch, (int)((n * p->ow + MLVM_DW_LANES - 1) / MLVM_DW_LANES), x, w, bias,
+                    out);
     }
 }
 

@@ -1,5 +1,6 @@
 /* Internal: conv2d's depthwise-like groups with the sums in vector
- * registers (depthwise.c), for the builds with AVX2 or AVX-512. */
+ * registers (depthwise.c, depthwise_lanes.c), for the builds with AVX2 or
+ * AVX-512. */
 #ifndef MLVM_KERNELS_DEPTHWISE_H_
 #define MLVM_KERNELS_DEPTHWISE_H_
 
@@ -24,9 +25,18 @@ int mlvm_dw_regs_applies(const mlvm_conv2d_t *p);
  * NULL, out o planes. */
 void mlvm_dw_regs_f32(const mlvm_conv2d_t *p, const float *x, const float *w, const float *bias,
                       float *out);
+/* Whether mlvm_dw_lanes_f32 (depthwise_lanes.c) covers p: one input channel
+ * and one output per group, at least one vector of channels, kernels up to
+ * 64 taps, the padded input rows of one output row within its band. */
+int mlvm_dw_lanes_applies(const mlvm_conv2d_t *p);
+/* Every channel of one image, channels in the lanes (arguments as above). */
+void mlvm_dw_lanes_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                       const float *bias, float *out);
 #else
 #define mlvm_dw_regs_applies(p) ((void)(p), 0)
 #define mlvm_dw_regs_f32(p, x, w, bias, out) ((void)0)
+#define mlvm_dw_lanes_applies(p) ((void)(p), 0)
+#define mlvm_dw_lanes_f32(p, x, w, bias, out) ((void)0)
 #endif
 
 #endif /* MLVM_KERNELS_DEPTHWISE_H_ */

@@ -79,7 +79,7 @@ class CompileOptions:
         if self.canonicalize:
             out.append(CanonicalizePass())
         if self.pack_weights:
-            out.append(PackWeightsPass())
+            out.append(PackWeightsPass(workspaces=self.workspaces))
         if self.fuse:
             out.append(FusePass())
         if self.inplace:

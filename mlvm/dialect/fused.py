@@ -207,8 +207,9 @@ class FusedOp(MlvmOp):
         epilogue = cg.function(lambda name: self._epilogue_function(name, d["oh"] * d["ow"]))
         bias = "in2" if head.bias is not None else "NULL"
         ws = cg.workspace(self) or "NULL"
+        entry = "mlvm_conv2d_ihwo_f32" if head.ihwo() else "mlvm_conv2d_epilogue_f32"
         self._call_with_epilogue(
-            cg, f"mlvm_conv2d_epilogue_f32({p}, in0, in1, {bias}, out, {ws}, {epilogue}, ctx);")
+            cg, f"{entry}({p}, in0, in1, {bias}, out, {ws}, {epilogue}, ctx);")
 
     def _call_with_epilogue(self, cg: Lowering, call: str) -> None:
         """A block naming every operand (in0, ...) and the output, with the

@@ -560,8 +560,17 @@ def conv2d_dims(self: MlvmOp, xv: SSAValue, wv: SSAValue, bias: SSAValue | None)
     if len(sw) != 4:
         raise VerifyException(f"{self.name}: w {tw} must be rank 4 (OIHW)")
     n, c, h, w = sx
-    o, cg, kh, kw = sw
     groups = _int(self, "groups", 1)
+    layout = _str(self, "w_layout", "oihw")
+    if layout not in ("oihw", "ihwo"):
+        raise VerifyException(f"{self.name}: w_layout {layout!r} is not 'oihw' or 'ihwo'")
+    if layout == "ihwo":
+        # constant weights the compiler stores [I][H][W][O] (PackWeightsPass)
+        if groups != 1:
+            raise VerifyException(f"{self.name}: w_layout ihwo needs groups 1, not {groups}")
+        cg, kh, kw, o = sw
+    else:
+        o, cg, kh, kw = sw
     strides = _ints(self, "strides", (1, 1))
     padding = _ints(self, "padding", (0, 0, 0, 0))
     dil = _ints(self, "dilations", (1, 1))
@@ -603,6 +612,12 @@ def align64(n: int) -> int:
     return (n + 63) // 64 * 64
 
 
+def conv2d_pointwise(d: Mapping[str, int]) -> bool:
+    """A 1x1 convolution with stride 1 and no padding, which reads x in place."""
+    return (d["kh"], d["kw"], d["sh"], d["sw"], d["pt"], d["pl"]) == (1, 1, 1, 1, 0, 0) \
+        and (d["oh"], d["ow"]) == (d["h"], d["w"])
+
+
 def conv2d_workspace_bytes(d: Mapping[str, int]) -> int:
     """mlvm_conv2d_workspace (conv.c) for conv2d_dims `d`: the padded,
     stride-phased copy of one group's input (of the whole image's, for
@@ -611,8 +626,7 @@ def conv2d_workspace_bytes(d: Mapping[str, int]) -> int:
     0 where the kernel takes a path without workspace."""
     g = d["groups"]
     cg, og = d["c"] // g, d["o"] // g
-    pointwise = (d["kh"], d["kw"], d["sh"], d["sw"], d["pt"], d["pl"]) == (1, 1, 1, 1, 0, 0) \
-        and (d["oh"], d["ow"]) == (d["h"], d["w"])
+    pointwise = conv2d_pointwise(d)
     # conv.c's flat_ok: depthwise, stride 1, "same" width, kernels <= 5 wide
     flat = og < 4 and d["c"] == g and (d["sh"], d["sw"]) == (1, 1) and d["ow"] == d["w"] \
         and d["kw"] <= 5 and d["ow"] <= 256
@@ -628,6 +642,37 @@ def conv2d_workspace_bytes(d: Mapping[str, int]) -> int:
     phases = align64((chans * d["sh"] * d["sw"] * hq * wq + 64) * 4)  # + MLVM_WS_SLACK
     rows = 0 if wq == d["ow"] else align64(og * n * 4)
     return taps + phases + rows
+
+
+def _round_up(v: int, m: int) -> int:
+    return -(-v // m) * m
+
+
+def conv2d_prefers_ihwo(d: Mapping[str, int]) -> bool:
+    """Whether the channels-in-lanes kernel (mlvm_conv2d_ihwo_f32) beats the
+    NCHW one for conv2d_dims `d`, given a workspace (or a 1x1 stride-1
+    convolution, which needs none). A lane-use model fitted to side-by-side
+    timings of both kernels (AVX-512, conv_cvec.c): NCHW vectorises the
+    output positions at the input copy's row pitch (and copies the rows out
+    when the pitch is wider: 10 % off), the other slivers of 32 output
+    channels. It needs at least one sliver of channels, every tap of a
+    sliver's weights in cache (no contraction slices), and 5 % fuller
+    lanes (its transposed stores cost a little). Measured 0.5x-0.9x on 3x3 to
+    56x56 maps; 1.1x-1.2x where it would lose (full NCHW lanes, 16 channels,
+    512 x 3 x 3 contractions), which this keeps out."""
+    if d["groups"] != 1 or d["o"] < 32 or d["oh"] * d["ow"] == 0:
+        return False
+    if d["c"] * d["kh"] * d["kw"] > 1024:
+        return False
+    plane = d["oh"] * d["ow"]
+    if conv2d_pointwise(d):
+        nchw = plane / _round_up(plane, 16)
+    else:
+        wp = (d["ow"] - 1) * d["sw"] + (d["kw"] - 1) * d["dw"] + 1
+        wq = -(-wp // d["sw"])
+        nchw = plane / _round_up((d["oh"] - 1) * wq + d["ow"], 16) \
+            * (0.9 if wq != d["ow"] else 1.0)
+    return d["o"] / _round_up(d["o"], 32) >= 1.05 * nchw
 
 
 class ConvWindowOp(MlvmOp):
@@ -649,6 +694,9 @@ class Conv2dOp(ConvWindowOp):
     w = operand_def(TensorType)
     bias = opt_operand_def(TensorType)
     result = result_def(TensorType)
+    # "ihwo": w is stored [C][KH][KW][O] (set by mlvm-pack-weights on
+    # constant weights; see conv2d_prefers_ihwo)
+    w_layout = opt_prop_def(StringAttr)
     traits = traits_def(Pure())
     OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("x", "w", "bias")
 
@@ -669,6 +717,8 @@ class Conv2dOp(ConvWindowOp):
     ) -> list[np.ndarray]:
         d = self.dims()
         x, w = inputs[0], inputs[1]
+        if self.ihwo():
+            w = np.transpose(w, (3, 0, 1, 2))
         padding = _ints(self, "padding", (0, 0, 0, 0))
         xp = np.pad(x, ((0, 0), (0, 0), (padding[0], padding[2]), (padding[1], padding[3])))
         g = d["groups"]
@@ -690,6 +740,10 @@ class Conv2dOp(ConvWindowOp):
     def workspace_bytes(self) -> int:
         return conv2d_workspace_bytes(self.dims())
 
+    def ihwo(self) -> bool:
+        """Whether w is stored [C][KH][KW][O] (mlvm_conv2d_ihwo_f32)."""
+        return _str(self, "w_layout", "oihw") == "ihwo"
+
     def descriptor(self, cg: Lowering) -> str:
         """A static mlvm_conv2d_t of the op's sizes."""
         d = self.dims()
@@ -704,7 +758,9 @@ class Conv2dOp(ConvWindowOp):
         bias = cg.ptr(self.bias) if self.bias is not None else "NULL"
         args = f"{p}, {cg.ptr(self.x)}, {cg.ptr(self.w)}, {bias}, {cg.ptr(self.result)}"
         ws = cg.workspace(self)
-        if ws is None:
+        if self.ihwo():
+            cg.stmt(f"mlvm_conv2d_ihwo_f32({args}, {ws or 'NULL'}, NULL, NULL);")
+        elif ws is None:
             cg.stmt(f"mlvm_conv2d_f32({args});")
         else:
             cg.stmt(f"mlvm_conv2d_ws_f32({args}, {ws});")

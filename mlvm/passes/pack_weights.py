@@ -5,22 +5,31 @@ A parameter that is only ever read as a transposed matmul operand
 transB=1` weights are, or `transpose_lhs` on the lhs) is emitted transposed
 once, at compile time: the `mlvm.param` gets a `perm` swapping its last two
 dims and the matmuls read it untransposed, so no call repacks a constant.
+
+A parameter only ever read as the weights of conv2d ops that run faster with
+the output channels in the vector lanes (`conv2d_prefers_ihwo`: small maps,
+given the workspace the memory plan gives them) is stored [C][KH][KW][O]
+(`perm` [1, 2, 3, 0]) and those convolutions get `w_layout = "ihwo"`.
+
 Every use must agree, or the weight would be stored twice.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, TensorType, i64
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, StringAttr, TensorType, i64
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
+from mlvm.dialect.nn import Conv2dOp, conv2d_pointwise, conv2d_prefers_ihwo
 from mlvm.dialect.ops import MatmulOp, ParamOp
 
 _FLAG = ("transpose_lhs", "transpose_rhs")
+_IHWO = (1, 2, 3, 0)
 
 
 def _is_transposed_read(use_op: Operation, index: int) -> bool:
@@ -30,7 +39,15 @@ def _is_transposed_read(use_op: Operation, index: int) -> bool:
     return isinstance(attr, IntegerAttr) and bool(attr.value.data)
 
 
-def _swap_last_two(seq: list[int]) -> list[int]:
+def _clear_transpose(op: Operation, index: int) -> None:
+    op.properties[_FLAG[index]] = IntegerAttr.from_bool(False)
+
+
+def _set_ihwo(op: Operation, index: int) -> None:
+    op.properties["w_layout"] = StringAttr("ihwo")
+
+
+def _swap_last_two(seq: Sequence[int]) -> list[int]:
     out = list(seq)
     out[-2], out[-1] = out[-1], out[-2]
     return out
@@ -40,11 +57,21 @@ def _swap_last_two(seq: list[int]) -> list[int]:
 class PackWeightsPass(ModulePass):
     name = "mlvm-pack-weights"
 
+    # whether the memory plan gives conv2d its workspace (the IHWO layout
+    # pays only with one, except for 1x1 stride-1 convolutions)
+    workspaces: bool = True
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for f in op.walk():
             if isinstance(f, func.FuncOp) and not f.is_declaration:
                 for p in [o for o in f.body.block.ops if isinstance(o, ParamOp)]:
                     self._pack(p)
+
+    def _conv_wants_ihwo(self, use_op: Operation, index: int) -> bool:
+        if not isinstance(use_op, Conv2dOp) or index != 1 or use_op.ihwo():
+            return False
+        d = use_op.dims()
+        return conv2d_prefers_ihwo(d) and (self.workspaces or conv2d_pointwise(d))
 
     def _pack(self, p: ParamOp) -> None:
         t = p.result.type
@@ -53,18 +80,28 @@ class PackWeightsPass(ModulePass):
         uses = list(p.result.uses)
         if len(shape) < 2 or not uses:
             return
-        if not all(_is_transposed_read(u.operation, u.index) for u in uses):
-            return
-        perm = _swap_last_two(list(p.permutation() or range(len(shape))))
+        base = list(p.permutation() or range(len(shape)))
+        if all(_is_transposed_read(u.operation, u.index) for u in uses):
+            self._replace(p, _swap_last_two(base), _swap_last_two(shape), _clear_transpose)
+        elif len(shape) == 4 and all(self._conv_wants_ihwo(u.operation, u.index) for u in uses):
+            self._replace(p, [base[i] for i in _IHWO], [shape[i] for i in _IHWO], _set_ihwo)
+
+    @staticmethod
+    def _replace(p: ParamOp, perm: list[int], shape: list[int],
+                 mark: Callable[[Operation, int], None]) -> None:
+        """p as a param stored permuted by perm, its readers marked."""
+        t = p.result.type
+        assert isinstance(t, TensorType)
         props: dict[str, object] = {"name": p.param_name,
                                     "perm": DenseArrayBase.from_list(i64, perm)}
-        packed = ParamOp.create(result_types=[TensorType(t.element_type, _swap_last_two(shape))],
+        packed = ParamOp.create(result_types=[TensorType(t.element_type, shape)],
                                 properties=props)  # type: ignore[arg-type]
         packed.result.name_hint = p.result.name_hint
         p.parent_block().insert_op_before(packed, p)  # type: ignore[union-attr]
-        for u in uses:
-            mm = u.operation
-            mm.operands[u.index] = packed.result
-            mm.properties[_FLAG[u.index]] = IntegerAttr.from_bool(False)
+        for u in list(p.result.uses):
+            user = u.operation
+            user.operands[u.index] = packed.result
+            mark(user, u.index)
         p.detach()
         p.erase()
+

@@ -88,3 +88,69 @@ def test_param_perm_errors(tmp_path: Path, perm: str, archive: tuple[int, int], 
     assert "\n" not in msg and f"{path}:2:" in msg, msg
     for w in words:
         assert w in msg, msg
+
+
+CONV = """func.func @main(%x: tensor<{n}x{c}x{h}x{w}xf32>) -> tensor<{n}x{o}x{oh}x{ow}xf32> {{
+  %w = "mlvm.param"() <{{name = "w"}}> : () -> tensor<{o}x{c}x{k}x{k}xf32>
+  %b = "mlvm.param"() <{{name = "b"}}> : () -> tensor<{o}xf32>
+  %0 = "mlvm.conv2d"(%x, %w, %b) <{{strides = array<i64: {s}, {s}>, padding = array<i64: {p}, {p}, {p}, {p}>}}> : (tensor<{n}x{c}x{h}x{w}xf32>, tensor<{o}x{c}x{k}x{k}xf32>, tensor<{o}xf32>) -> tensor<{n}x{o}x{oh}x{ow}xf32>
+  %1 = "mlvm.relu"(%0) : (tensor<{n}x{o}x{oh}x{ow}xf32>) -> tensor<{n}x{o}x{oh}x{ow}xf32>
+  func.return %1 : tensor<{n}x{o}x{oh}x{ow}xf32>
+}}
+"""
+
+
+def _conv_f64(x: np.ndarray, w: np.ndarray, s: int, p: int) -> tuple[np.ndarray, np.ndarray]:
+    """The convolution and the sum of its terms' magnitudes, in float64."""
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (p, p), (p, p)))
+    k = w.shape[2]
+    oh, ow = (xp.shape[2] - k) // s + 1, (xp.shape[3] - k) // s + 1
+    win = np.lib.stride_tricks.sliding_window_view(xp, (k, k), axis=(2, 3))[:, :, ::s, ::s]
+    win = win[:, :, :oh, :ow]
+    out = np.einsum("nchwij,ocij->nohw", win, w.astype(np.float64))
+    bound = np.einsum("nchwij,ocij->nohw", np.abs(win), np.abs(w.astype(np.float64)))
+    return out, bound
+
+
+# (n, c, h, w, o, k, stride, pad, workspaces): small maps whose weights the
+# pass stores [I][H][W][O] (a ragged sliver of channels, a 1x1 without a
+# workspace, a stride), each with its bias and fused relu
+@pytest.mark.parametrize("n,c,h,w,o,k,s,p,ws", [
+    (1, 64, 8, 8, 64, 3, 1, 1, True),
+    (2, 16, 3, 4, 37, 3, 2, 1, True),
+    (3, 40, 3, 3, 96, 1, 1, 0, False),
+    (1, 1, 13, 10, 32, 4, 2, 1, True),
+])
+def test_small_map_conv_same_results_packed_or_not(tmp_path: Path, n: int, c: int, h: int,
+                                                   w: int, o: int, k: int, s: int, p: int,
+                                                   ws: bool) -> None:
+    g = np.random.default_rng(n + c + o)
+    oh, ow = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
+    path = tmp_path / "conv.mlir"
+    path.write_text(CONV.format(n=n, c=c, h=h, w=w, o=o, k=k, s=s, p=p, oh=oh, ow=ow))
+    params = {"w": g.standard_normal((o, c, k, k)).astype(np.float32),
+              "b": g.standard_normal(o).astype(np.float32)}
+    x = g.standard_normal((n, c, h, w)).astype(np.float32)
+    packed_c, _ = compile_to_c(*parse_file(path)[:1], tmp_path / "a.c", params, str(path),
+                               CompileOptions(workspaces=ws))
+    assert "mlvm_conv2d_ihwo_f32(" in packed_c
+    packed = mlvm.compile(path, params=params, options=CompileOptions(workspaces=ws)).main(x)
+    plain = mlvm.compile(path, params=params,
+                         options=CompileOptions(workspaces=ws, pack_weights=False)).main(x)
+    conv, bound = _conv_f64(x, params["w"], s, p)
+    want = np.maximum(conv + params["b"].reshape(1, -1, 1, 1), 0)
+    for got in (packed, plain):
+        assert np.all(np.abs(got - want) <= 1e-5 * (bound + np.abs(params["b"]).reshape(1, -1, 1, 1)))
+
+
+def test_conv_without_workspace_keeps_oihw(tmp_path: Path) -> None:
+    """Without a workspace only a 1x1 stride-1 convolution reads x in place:
+    others keep the NCHW kernel (and OIHW weights)."""
+    path = tmp_path / "conv.mlir"
+    path.write_text(CONV.format(n=1, c=64, h=8, w=8, o=64, k=3, s=1, p=1, oh=8, ow=8))
+    params = {"w": np.zeros((64, 64, 3, 3), np.float32), "b": np.zeros(64, np.float32)}
+    with_ws, _ = compile_to_c(*parse_file(path)[:1], tmp_path / "a.c", params, str(path))
+    without, _ = compile_to_c(*parse_file(path)[:1], tmp_path / "b.c", params, str(path),
+                              CompileOptions(workspaces=False))
+    assert "mlvm_conv2d_ihwo_f32(" in with_ws
+    assert "mlvm_conv2d_ihwo_f32(" not in without

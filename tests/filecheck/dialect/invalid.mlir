@@ -185,3 +185,24 @@ func.func @f(%x: tensor<2x8x9x9xf32>, %w: tensor<8x8x3x3xf32>, %c: tensor<1x8x1x
   func.return %0 : tensor<2x8x9x9xf32>
 }
 // CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.fused: operand 2 cannot be read by a conv2d epilogue (per-channel over several images)
+
+// -----
+func.func @f(%x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x4xf32>) -> tensor<1x4x5x5xf32> {
+  %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "hwio"}> : (tensor<1x4x5x5xf32>, tensor<4x3x3x4xf32>) -> tensor<1x4x5x5xf32>
+  func.return %0 : tensor<1x4x5x5xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.conv2d: w_layout 'hwio' is not 'oihw' or 'ihwo'
+
+// -----
+func.func @f(%x: tensor<1x4x5x5xf32>, %w: tensor<2x3x3x4xf32>) -> tensor<1x4x5x5xf32> {
+  %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>, groups = 2 : i64, w_layout = "ihwo"}> : (tensor<1x4x5x5xf32>, tensor<2x3x3x4xf32>) -> tensor<1x4x5x5xf32>
+  func.return %0 : tensor<1x4x5x5xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.conv2d: w_layout ihwo needs groups 1, not 2
+
+// -----
+func.func @f(%x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x4xf32>) -> tensor<1x6x5x5xf32> {
+  %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "ihwo"}> : (tensor<1x4x5x5xf32>, tensor<4x3x3x4xf32>) -> tensor<1x6x5x5xf32>
+  func.return %0 : tensor<1x6x5x5xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.conv2d: result type tensor<1x6x5x5xf32> does not match the expected tensor<1x4x5x5xf32>

@@ -45,3 +45,46 @@ func.func @must_not(%x: tensor<5x5xf32>) -> (tensor<5x5xf32>, tensor<5x5xf32>, t
   %2 = "mlvm.matmul"(%x, %x) <{transpose_rhs = true}> : (tensor<5x5xf32>, tensor<5x5xf32>) -> tensor<5x5xf32>
   func.return %0, %1, %2 : tensor<5x5xf32>, tensor<5x5xf32>, tensor<5x5xf32>
 }
+
+// -----
+// A convolution over a small map (8x8: NCHW lanes a quarter idle, rows
+// copied out of the padded pitch) reads its constant weights [I][H][W][O],
+// the output channels in the lanes; a 1x1 over a 3x3 map likewise.
+// CHECK-LABEL: func.func @small_map
+// CHECK: %w = "mlvm.param"() <{name = "w", perm = array<i64: 1, 2, 3, 0>}> : () -> tensor<64x3x3x64xf32>
+// CHECK: %b = "mlvm.param"() <{name = "b"}> : () -> tensor<64xf32>
+// CHECK: "mlvm.conv2d"(%x, %w, %b) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "ihwo"}> : (tensor<1x64x8x8xf32>, tensor<64x3x3x64xf32>, tensor<64xf32>)
+// CHECK: %p = "mlvm.param"() <{name = "p", perm = array<i64: 1, 2, 3, 0>}> : () -> tensor<64x1x1x32xf32>
+// CHECK: "mlvm.conv2d"(%y, %p) <{w_layout = "ihwo"}>
+func.func @small_map(%x: tensor<1x64x8x8xf32>, %y: tensor<2x64x3x3xf32>) -> (tensor<1x64x8x8xf32>, tensor<2x32x3x3xf32>) {
+  %w = "mlvm.param"() <{name = "w"}> : () -> tensor<64x64x3x3xf32>
+  %b = "mlvm.param"() <{name = "b"}> : () -> tensor<64xf32>
+  %0 = "mlvm.conv2d"(%x, %w, %b) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x64x8x8xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>) -> tensor<1x64x8x8xf32>
+  %p = "mlvm.param"() <{name = "p"}> : () -> tensor<32x64x1x1xf32>
+  %1 = "mlvm.conv2d"(%y, %p) : (tensor<2x64x3x3xf32>, tensor<32x64x1x1xf32>) -> tensor<2x32x3x3xf32>
+  func.return %0, %1 : tensor<1x64x8x8xf32>, tensor<2x32x3x3xf32>
+}
+
+// -----
+// Must not: a large map (its NCHW lanes are full), groups, a weight also
+// read by a conv that keeps OIHW, fewer than 32 output channels, a
+// contraction too long for a sliver of weights in cache (512 x 3 x 3),
+// weights that are inputs.
+// CHECK-LABEL: func.func @conv_must_not
+// CHECK-NOT: perm
+// CHECK-NOT: ihwo
+func.func @conv_must_not(%x: tensor<1x16x32x32xf32>, %g: tensor<1x32x6x6xf32>, %s: tensor<1x16x6x6xf32>, %d: tensor<1x512x7x7xf32>, %wi: tensor<32x16x1x1xf32>) -> (tensor<1x32x32x32xf32>, tensor<1x32x6x6xf32>, tensor<1x32x6x6xf32>, tensor<1x32x32x32xf32>, tensor<1x16x6x6xf32>, tensor<1x32x7x7xf32>, tensor<1x32x6x6xf32>) {
+  %w = "mlvm.param"() <{name = "w"}> : () -> tensor<32x16x1x1xf32>
+  %0 = "mlvm.conv2d"(%x, %w) : (tensor<1x16x32x32xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x32x32xf32>
+  %wg = "mlvm.param"() <{name = "wg"}> : () -> tensor<32x16x3x3xf32>
+  %1 = "mlvm.conv2d"(%g, %wg) <{padding = array<i64: 1, 1, 1, 1>, groups = 2 : i64}> : (tensor<1x32x6x6xf32>, tensor<32x16x3x3xf32>) -> tensor<1x32x6x6xf32>
+  %ws = "mlvm.param"() <{name = "ws"}> : () -> tensor<32x16x1x1xf32>
+  %2 = "mlvm.conv2d"(%s, %ws) : (tensor<1x16x6x6xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x6x6xf32>
+  %3 = "mlvm.conv2d"(%x, %ws) : (tensor<1x16x32x32xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x32x32xf32>
+  %w16 = "mlvm.param"() <{name = "w16"}> : () -> tensor<16x16x3x3xf32>
+  %4 = "mlvm.conv2d"(%s, %w16) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x16x6x6xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x6x6xf32>
+  %wd = "mlvm.param"() <{name = "wd"}> : () -> tensor<32x512x3x3xf32>
+  %5 = "mlvm.conv2d"(%d, %wd) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x512x7x7xf32>, tensor<32x512x3x3xf32>) -> tensor<1x32x7x7xf32>
+  %6 = "mlvm.conv2d"(%s, %wi) : (tensor<1x16x6x6xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x6x6xf32>
+  func.return %0, %1, %2, %3, %4, %5, %6 : tensor<1x32x32x32xf32>, tensor<1x32x6x6xf32>, tensor<1x32x6x6xf32>, tensor<1x32x32x32xf32>, tensor<1x16x6x6xf32>, tensor<1x32x7x7xf32>, tensor<1x32x6x6xf32>
+}

@@ -132,6 +132,29 @@ static void check_conv_sw(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_i
         mlvm_conv2d_ws_f32(&p, x, wt, bias ? bv : NULL, out, ws);
         strncat(what, ws_bytes > 0 ? " [direct]" : " [ws 0]", sizeof what - strlen(what) - 1);
         compare(what, (size_t)size, out, want, bound);
+        if (groups == 1) {
+            /* the weights as the compiler stores them for the channels-in-
+             * lanes kernel ([c][kh][kw][o]), with the workspace and without */
+            const mlvm_index_t taps = c * kh * kw;
+            float *wi = (float *)malloc((size_t)(o * taps) * sizeof *wi);
+            mlvm_index_t t;
+            for (oc = 0; oc < o; ++oc)
+                for (t = 0; t < taps; ++t)
+                    wi[t * o + oc] = wt[oc * taps + t];
+            for (q = 0; q < ws_bytes / sizeof *ws; ++q)
+                ws[q] = NAN;
+            for (q = 0; q < (size_t)size; ++q)
+                out[q] = NAN;
+            mlvm_conv2d_ihwo_f32(&p, x, wi, bias ? bv : NULL, out, ws, NULL, NULL);
+            strncat(what, " [ihwo]", sizeof what - strlen(what) - 1);
+            compare(what, (size_t)size, out, want, bound);
+            for (q = 0; q < (size_t)size; ++q)
+                out[q] = NAN;
+            mlvm_conv2d_ihwo_f32(&p, x, wi, bias ? bv : NULL, out, NULL, NULL, NULL);
+            strncat(what, " [no ws]", sizeof what - strlen(what) - 1);
+            compare(what, (size_t)size, out, want, bound);
+            free(wi);
+        }
         free(ws);
     }
     free(x), free(wt), free(bv), free(out), free(want), free(bound);
@@ -220,6 +243,26 @@ static void check_depthwise_lanes(void)
     check_conv_sw(1, 32, 5, 700, 32, 3, 3, 2, 1, 32, same3, 1, 2, 1);
 }
 
+/* Convolutions the compiler gives IHWO weights (small maps, output
+ * channels in the lanes): channel counts below, at and past a sliver (16,
+ * 32) with ragged ends, maps of 1 to 9 positions per row, positions tiles
+ * crossing rows, strides, dilation, 1x1 with and without stride, the
+ * keyword spotter's 10x4 stem, two images. */
+static void check_ihwo(void)
+{
+    static const mlvm_index_t same3[4] = {1, 1, 1, 1}, none[4] = {0, 0, 0, 0},
+                              stem[4] = {4, 1, 5, 1}, odd[4] = {2, 0, 1, 3};
+    check_conv_sw(2, 64, 8, 8, 64, 3, 3, 1, 1, 1, same3, 1, 1, 1);
+    check_conv_sw(1, 128, 6, 6, 128, 1, 1, 1, 1, 1, none, 1, 1, 1);
+    check_conv_sw(1, 40, 3, 3, 37, 1, 1, 1, 1, 1, none, 0, 1, 1);
+    check_conv_sw(1, 7, 5, 3, 17, 3, 3, 1, 1, 1, same3, 1, 1, 1);
+    check_conv_sw(2, 1, 49, 10, 64, 10, 4, 2, 1, 1, stem, 1, 2, 1);
+    check_conv_sw(1, 32, 16, 16, 64, 3, 3, 2, 1, 1, same3, 1, 2, 1);
+    check_conv_sw(1, 9, 11, 9, 33, 3, 3, 1, 2, 1, odd, 1, 2, 2);
+    check_conv_sw(1, 16, 1, 1, 5, 1, 1, 1, 1, 1, none, 1, 1, 1);
+    check_conv_sw(1, 3, 9, 13, 4, 3, 3, 3, 1, 1, same3, 1, 1, 1);
+}
+
 int main(void)
 {
     static const mlvm_index_t sizes[] = {1, 2, 5, 7, 17, 33, 64, 131};
@@ -253,6 +296,7 @@ int main(void)
     check_depthwise_same();
     check_depthwise_stride2();
     check_depthwise_lanes();
+    check_ihwo();
     printf("kernel_paths[%s]: %ld cases, %ld failures\n", mlvm_kernel_path(), cases, failures);
     return failures != 0;
 }

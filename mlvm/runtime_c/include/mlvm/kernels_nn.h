@@ -91,6 +91,14 @@ void mlvm_conv2d_ws_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
 void mlvm_conv2d_epilogue_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                               const float *bias, float *out, void *ws, mlvm_epilogue_fn fn,
                               const void *ctx);
+/* conv2d with the weights stored [c][kh][kw][o] ("IHWO", the compiler's
+ * layout for constant weights where it pays; groups must be 1): the
+ * output channels in the vector lanes, so small maps fill them. ws: a
+ * workspace of mlvm_conv2d_workspace(p) bytes, or NULL (then only a 1x1
+ * stride-1 convolution without padding is fast); fn as above, or NULL. */
+void mlvm_conv2d_ihwo_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                          const float *bias, float *out, void *ws, mlvm_epilogue_fn fn,
+                          const void *ctx);
 
 /* Pooling over planes of [planes, h, w]; padded positions are left out (of
  * the max, and of the average's count). */

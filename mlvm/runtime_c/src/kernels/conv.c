@@ -18,6 +18,7 @@
  * with a contiguous (vectorisable) inner loop for stride 1. */
 #include <string.h>
 
+#include "conv_cvec.h"
 #include "conv_scalar.h"
 #include "depthwise.h"
 #include "gemm.h"
@@ -602,5 +603,77 @@ void mlvm_conv2d_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
             gm.epilogue_ctx = NULL;
             mlvm_gemm_f32(&gm);
         }
+    }
+}
+
+/* IHWO weights without a workspace (not what the compiler plans): the sums
+ * directly, in the taps' order. */
+static void ihwo_loops(const mlvm_conv2d_t *p, const float *x, const float *w, const float *bias,
+                       float *out)
+{
+    mlvm_index_t n, o, oy, ox, c, i, j;
+    for (n = 0; n < p->n; ++n)
+        for (o = 0; o < p->o; ++o)
+            for (oy = 0; oy < p->oh; ++oy)
+                for (ox = 0; ox < p->ow; ++ox) {
+                    float s = 0.0f;
+                    for (c = 0; c < p->c; ++c)
+                        for (i = 0; i < p->kh; ++i)
+                            for (j = 0; j < p->kw; ++j) {
+                                const mlvm_index_t iy = oy * p->sh + i * p->dh - p->pt;
+                                const mlvm_index_t ix = ox * p->sw + j * p->dw - p->pl;
+                                if (iy >= 0 && iy < p->h && ix >= 0 && ix < p->w)
+                                    MLVM_MADD(s, x[((n * p->c + c) * p->h + iy) * p->w + ix],
+                                              w[((c * p->kh + i) * p->kw + j) * p->o + o]);
+                            }
+                    out[((n * p->o + o) * p->oh + oy) * p->ow + ox] = s + (bias != NULL ? bias[o] : 0.0f);
+                }
+}
+
+void mlvm_conv2d_ihwo_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                          const float *bias, float *out, void *ws, mlvm_epilogue_fn fn,
+                          const void *ctx)
+{
+    const mlvm_index_t in_plane = p->h * p->w, plane = p->oh * p->ow;
+    const int pointwise = p->kh == 1 && p->kw == 1 && p->sh == 1 && p->sw == 1
+                          && p->pt == 0 && p->pl == 0 && p->oh == p->h && p->ow == p->w;
+    direct_geom_t dg;
+    mlvm_cvec_t g;
+    float *xs = NULL;
+    mlvm_index_t n;
+    if (p->n * p->o == 0 || plane == 0)
+        return;
+    g.m = plane;
+    g.ow = p->ow;
+    g.n = p->o;
+    g.k = p->c * p->kh * p->kw;
+    g.w = w;
+    g.bias = bias;
+    if (pointwise) { /* tap c of position q at x[c * plane + q] */
+        g.wq = p->ow;
+        g.off = NULL;
+        g.t_stride = in_plane;
+    } else if (ws != NULL && direct_applies(p)) { /* taps at offsets in the phase planes */
+        direct_geom(p, &dg);
+        mlvm_tap_offsets(&dg.win, &dg.ph, g.k, (mlvm_index_t *)ws);
+        xs = (float *)(void *)((unsigned char *)ws + dg.off_bytes);
+        g.wq = dg.ph.wq;
+        g.off = (const mlvm_index_t *)ws;
+        g.t_stride = 0;
+    } else {
+        ihwo_loops(p, x, w, bias, out);
+        if (fn != NULL)
+            fn(ctx, 0, p->n * p->o, 0, plane, out, plane);
+        return;
+    }
+    for (n = 0; n < p->n; ++n) {
+        const float *xn = x + n * p->c * in_plane;
+        if (xs != NULL)
+            pad_phases(p, &dg, p->c, xn, xs);
+        g.x = xs != NULL ? xs : xn;
+        g.out = out + n * p->o * plane;
+        mlvm_cvec_f32(&g);
+        if (fn != NULL)
+            fn(ctx, n * p->o, p->o, 0, plane, g.out, plane);
     }
 }

@@ -1,0 +1,342 @@
+/* Convolution products with the output channels in the vector lanes (see
+ * conv_cvec.h).
+ *
+ * A tile is MR output positions by an NR-wide sliver of output channels:
+ * per tap, the sliver's row of weights is loaded once and each position's
+ * input broadcast against it. Slivers run outermost, so a sliver's weights
+ * stay in cache while the positions stream past; all taps are summed in
+ * registers (no contraction slices), the bias added, and the tile stored
+ * transposed into the output planes. Micro-kernels, chosen at compile time:
+ *   - AVX-512F: 8 positions x 32 channels (8 x 16 for 16 channels or fewer);
+ *   - AVX2 + FMA: 6 x 16 (6 x 8);
+ *   - portable C99: 4 x 16 sums in an array, which compilers vectorise;
+ *   - cores without vectors (Cortex-M): 4 x 4 in sixteen named sums.
+ * Each output sums its taps in order, with fused multiply-adds where the
+ * kernel has them. */
+#include "conv_cvec.h"
+#include "gemm.h"
+
+#if defined(__AVX512F__) && !defined(MLVM_PORTABLE_KERNELS)
+#include <immintrin.h>
+#define MLVM_CV_AVX512 1
+#define MLVM_CV_MR 8
+#define MLVM_CV_NR 32
+#elif defined(__AVX2__) && defined(__FMA__) && !defined(MLVM_PORTABLE_KERNELS)
+#include <immintrin.h>
+#define MLVM_CV_AVX2 1
+#define MLVM_CV_MR 6
+#define MLVM_CV_NR 16
+#elif !defined(MLVM_SCALAR_CORE)
+#define MLVM_CV_MR 4
+#define MLVM_CV_NR 16
+#else
+#define MLVM_CV_MR 4
+#define MLVM_CV_NR 4
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define MLVM_CV_INLINE static inline __attribute__((always_inline))
+#define MLVM_CV_NOINLINE __attribute__((noinline))
+#else
+#define MLVM_CV_INLINE static
+#define MLVM_CV_NOINLINE
+#endif
+
+typedef float cv_tile_t[MLVM_CV_MR][MLVM_CV_NR];
+
+/* The input of tap 0 for positions q0 .. q0 + mr; rows past mr repeat the
+ * last one (read, never stored). */
+static void tile_rows(const mlvm_cvec_t *g, mlvm_index_t q0, int mr, const float **rp)
+{
+    mlvm_index_t oy = q0 / g->ow, ox = q0 % g->ow;
+    int r;
+    for (r = 0; r < MLVM_CV_MR; ++r) {
+        rp[r] = g->x + oy * g->wq + ox;
+        if (r + 1 < mr && ++ox == g->ow) {
+            ox = 0;
+            ++oy;
+        }
+    }
+}
+
+/* t[r][j] (+ bias[j0 + j]) to out[(j0 + j) * m + q0 + r]: the transpose back
+ * into the planes, mr contiguous outputs per channel. */
+static void store_tile(const mlvm_cvec_t *g, mlvm_index_t q0, int mr, mlvm_index_t j0, int nr,
+                       cv_tile_t t)
+{
+    int r, j;
+    for (j = 0; j < nr; ++j) {
+        float *o = g->out + (j0 + j) * g->m + q0;
+        const float b = g->bias != NULL ? g->bias[j0 + j] : 0.0f;
+        for (r = 0; r < mr; ++r)
+            o[r] = t[r][j] + b;
+    }
+}
+
+#define MLVM_CV_OFF(g, by_off, kk) ((by_off) ? (g)->off[kk] : (kk) * (g)->t_stride)
+
+#if defined(MLVM_CV_AVX512)
+
+MLVM_CV_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide, const float **rp,
+                         const float *w, int nr, cv_tile_t t)
+{
+    __m512 c0[MLVM_CV_MR], c1[MLVM_CV_MR];
+    const __mmask16 m0 = (__mmask16)(nr >= 16 ? 0xFFFFu : (1u << nr) - 1u);
+    const __mmask16 m1 = (__mmask16)(nr >= 32 ? 0xFFFFu : nr <= 16 ? 0u : (1u << (nr - 16)) - 1u);
+    const mlvm_index_t n = g->n, k = g->k;
+    mlvm_index_t kk;
+    int r;
+    for (r = 0; r < mr; ++r) {
+        c0[r] = _mm512_setzero_ps();
+        c1[r] = _mm512_setzero_ps();
+    }
+    for (kk = 0; kk < k; ++kk) {
+        const mlvm_index_t o = MLVM_CV_OFF(g, by_off, kk);
+        const __m512 b0 = _mm512_maskz_loadu_ps(m0, w + kk * n);
+        const __m512 b1 = wide ? _mm512_maskz_loadu_ps(m1, w + kk * n + 16) : b0;
+        for (r = 0; r < mr; ++r) {
+            const __m512 a = _mm512_set1_ps(rp[r][o]);
+            c0[r] = _mm512_fmadd_ps(a, b0, c0[r]);
+            if (wide)
+                c1[r] = _mm512_fmadd_ps(a, b1, c1[r]);
+        }
+    }
+    for (r = 0; r < mr; ++r) {
+        _mm512_storeu_ps(t[r], c0[r]);
+        if (wide)
+            _mm512_storeu_ps(t[r] + 16, c1[r]);
+    }
+}
+
+/* Eight rows of 16 channels (plus bias) to 16 output channels of eight
+ * positions each: pairs of rows interleaved, pairs of pairs, then the 128-bit
+ * lanes of rows 0-3 and 4-7 paired, two channels per vector. */
+MLVM_CV_INLINE void store_rows8(const float *t0, const float *bias, int nr, float *out,
+                                mlvm_index_t ld)
+{
+    const __m512i lo = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+    const __m512i hi = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29,
+                                         30, 31);
+    const __mmask16 mb = (__mmask16)(nr >= 16 ? 0xFFFFu : (1u << nr) - 1u);
+    const __m512 b = bias != NULL ? _mm512_maskz_loadu_ps(mb, bias) : _mm512_setzero_ps();
+    __m512 r[8], t[8], s[8];
+    int i, k;
+    for (i = 0; i < 8; ++i)
+        r[i] = _mm512_add_ps(_mm512_loadu_ps(t0 + i * MLVM_CV_NR), b);
+    for (i = 0; i < 4; ++i) {
+        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (i = 0; i < 2; ++i) {
+        const __m512d a = _mm512_castps_pd(t[4 * i]), c = _mm512_castps_pd(t[4 * i + 2]);
+        const __m512d d = _mm512_castps_pd(t[4 * i + 1]), e = _mm512_castps_pd(t[4 * i + 3]);
+        s[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+        s[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+        s[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(d, e));
+        s[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(d, e));
+    }
+    /* s[4g + k], 128-bit lane l: positions 4g .. 4g+3 of channel 4l + k */
+    for (k = 0; k < 4; ++k) {
+        const __m512 u = _mm512_permutex2var_ps(s[k], lo, s[4 + k]); /* channels k, 4+k */
+        const __m512 v = _mm512_permutex2var_ps(s[k], hi, s[4 + k]); /* channels 8+k, 12+k */
+        const int ch[4] = {k, 4 + k, 8 + k, 12 + k};
+        const __m512 src[2] = {u, v};
+        for (i = 0; i < 4; ++i) {
+            const __m512 x = src[i / 2];
+            if (ch[i] >= nr)
+                continue;
+            if (i % 2 == 0)
+                _mm256_storeu_ps(out + ch[i] * ld, _mm512_castps512_ps256(x));
+            else
+                _mm256_storeu_ps(out + ch[i] * ld,
+                                 _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1)));
+        }
+    }
+}
+
+#define MLVM_CV_WIDE(nr) ((nr) > 16)
+#define MLVM_CV_STORE8 1
+
+#elif defined(MLVM_CV_AVX2)
+
+MLVM_CV_INLINE __m256i cv_mask(int n)
+{
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+MLVM_CV_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide, const float **rp,
+                         const float *w, int nr, cv_tile_t t)
+{
+    __m256 c0[MLVM_CV_MR], c1[MLVM_CV_MR];
+    const __m256i m0 = cv_mask(nr), m1 = cv_mask(nr - 8);
+    const int full = nr == MLVM_CV_NR;
+    const mlvm_index_t n = g->n, k = g->k;
+    mlvm_index_t kk;
+    int r;
+    for (r = 0; r < mr; ++r) {
+        c0[r] = _mm256_setzero_ps();
+        c1[r] = _mm256_setzero_ps();
+    }
+    for (kk = 0; kk < k; ++kk) {
+        const mlvm_index_t o = MLVM_CV_OFF(g, by_off, kk);
+        const float *wk = w + kk * n;
+        const __m256 b0 = full ? _mm256_loadu_ps(wk) : _mm256_maskload_ps(wk, m0);
+        const __m256 b1 = !wide ? b0 : full ? _mm256_loadu_ps(wk + 8)
+                                            : _mm256_maskload_ps(wk + 8, m1);
+        for (r = 0; r < mr; ++r) {
+            const __m256 a = _mm256_broadcast_ss(rp[r] + o);
+            c0[r] = _mm256_fmadd_ps(a, b0, c0[r]);
+            if (wide)
+                c1[r] = _mm256_fmadd_ps(a, b1, c1[r]);
+        }
+    }
+    for (r = 0; r < mr; ++r) {
+        _mm256_storeu_ps(t[r], c0[r]);
+        if (wide)
+            _mm256_storeu_ps(t[r] + 8, c1[r]);
+    }
+}
+
+#define MLVM_CV_WIDE(nr) ((nr) > 8)
+
+#elif MLVM_CV_NR == 4 /* cores without vectors */
+
+/* Sixteen named sums (an array of them would live in memory); a ragged
+ * sliver reads its last column again, never stored. */
+MLVM_CV_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide, const float **rp,
+                         const float *w, int nr, cv_tile_t t)
+{
+    const mlvm_index_t n = g->n, k = g->k;
+    const int j1 = nr > 1 ? 1 : 0, j2 = nr > 2 ? 2 : j1, j3 = nr > 3 ? 3 : j2;
+    float c00 = 0.0f, c01 = 0.0f, c02 = 0.0f, c03 = 0.0f, c10 = 0.0f, c11 = 0.0f, c12 = 0.0f;
+    float c13 = 0.0f, c20 = 0.0f, c21 = 0.0f, c22 = 0.0f, c23 = 0.0f, c30 = 0.0f, c31 = 0.0f;
+    float c32 = 0.0f, c33 = 0.0f;
+    mlvm_index_t kk;
+    (void)mr, (void)wide;
+    for (kk = 0; kk < k; ++kk) {
+        const mlvm_index_t o = MLVM_CV_OFF(g, by_off, kk);
+        const float *wk = w + kk * n;
+        const float b0 = wk[0], b1 = wk[j1], b2 = wk[j2], b3 = wk[j3];
+        const float x0 = rp[0][o], x1 = rp[1][o], x2 = rp[2][o], x3 = rp[3][o];
+        MLVM_MADD(c00, x0, b0), MLVM_MADD(c01, x0, b1), MLVM_MADD(c02, x0, b2);
+        MLVM_MADD(c03, x0, b3), MLVM_MADD(c10, x1, b0), MLVM_MADD(c11, x1, b1);
+        MLVM_MADD(c12, x1, b2), MLVM_MADD(c13, x1, b3), MLVM_MADD(c20, x2, b0);
+        MLVM_MADD(c21, x2, b1), MLVM_MADD(c22, x2, b2), MLVM_MADD(c23, x2, b3);
+        MLVM_MADD(c30, x3, b0), MLVM_MADD(c31, x3, b1), MLVM_MADD(c32, x3, b2);
+        MLVM_MADD(c33, x3, b3);
+    }
+    t[0][0] = c00, t[0][1] = c01, t[0][2] = c02, t[0][3] = c03;
+    t[1][0] = c10, t[1][1] = c11, t[1][2] = c12, t[1][3] = c13;
+    t[2][0] = c20, t[2][1] = c21, t[2][2] = c22, t[2][3] = c23;
+    t[3][0] = c30, t[3][1] = c31, t[3][2] = c32, t[3][3] = c33;
+}
+
+#define MLVM_CV_WIDE(nr) 1
+
+#else /* portable C99 */
+
+MLVM_CV_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide, const float **rp,
+                         const float *w, int nr, cv_tile_t t)
+{
+    const mlvm_index_t n = g->n, k = g->k;
+    mlvm_index_t kk;
+    int r, j;
+    (void)wide;
+    for (r = 0; r < mr; ++r)
+        for (j = 0; j < MLVM_CV_NR; ++j)
+            t[r][j] = 0.0f;
+    for (kk = 0; kk < k; ++kk) {
+        const mlvm_index_t o = MLVM_CV_OFF(g, by_off, kk);
+        const float *wk = w + kk * n;
+        for (r = 0; r < mr; ++r) {
+            const float a = rp[r][o];
+            for (j = 0; j < nr; ++j)
+                t[r][j] += a * wk[j];
+        }
+    }
+}
+
+#define MLVM_CV_WIDE(nr) 1
+
+#endif
+
+/* The last tile of fewer positions: one instance per row count (a 3x3 map
+ * is a tile of 8 and one of 1, not two of 8). */
+MLVM_CV_INLINE void ragged(const mlvm_cvec_t *g, int by_off, int mr, int wide, const float **rp,
+                           const float *w, int nr, cv_tile_t t)
+{
+#if MLVM_CV_NR == 4 /* the scalar kernel's rows cost the same either way: one instance */
+    (void)mr;
+    kern(g, by_off, MLVM_CV_MR, wide, rp, w, nr, t);
+#else
+    switch (mr * 2 + (wide != 0)) {
+#if MLVM_CV_MR == 8
+    case 14: kern(g, by_off, 7, 0, rp, w, nr, t); break;
+    case 15: kern(g, by_off, 7, 1, rp, w, nr, t); break;
+    case 12: kern(g, by_off, 6, 0, rp, w, nr, t); break;
+    case 13: kern(g, by_off, 6, 1, rp, w, nr, t); break;
+#endif
+#if MLVM_CV_MR >= 6
+    case 10: kern(g, by_off, 5, 0, rp, w, nr, t); break;
+    case 11: kern(g, by_off, 5, 1, rp, w, nr, t); break;
+    case 8: kern(g, by_off, 4, 0, rp, w, nr, t); break;
+    case 9: kern(g, by_off, 4, 1, rp, w, nr, t); break;
+#endif
+    case 6: kern(g, by_off, 3, 0, rp, w, nr, t); break;
+    case 7: kern(g, by_off, 3, 1, rp, w, nr, t); break;
+    case 4: kern(g, by_off, 2, 0, rp, w, nr, t); break;
+    case 5: kern(g, by_off, 2, 1, rp, w, nr, t); break;
+    case 2: kern(g, by_off, 1, 0, rp, w, nr, t); break;
+    default: kern(g, by_off, 1, 1, rp, w, nr, t); break;
+    }
+#endif
+}
+
+/* Every tile; the row count and width constants in each kernel instance,
+ * so that its sums stay in registers. */
+MLVM_CV_INLINE void cvec_all(const mlvm_cvec_t *g, const int by_off)
+{
+    const float *rp[MLVM_CV_MR];
+    cv_tile_t t;
+    mlvm_index_t j0, q0;
+    for (j0 = 0; j0 < g->n; j0 += MLVM_CV_NR) {
+        const int nr = (int)(g->n - j0 < MLVM_CV_NR ? g->n - j0 : MLVM_CV_NR);
+        const int wide = MLVM_CV_WIDE(nr);
+        for (q0 = 0; q0 < g->m; q0 += MLVM_CV_MR) {
+            const int mr = (int)(g->m - q0 < MLVM_CV_MR ? g->m - q0 : MLVM_CV_MR);
+            tile_rows(g, q0, mr, rp);
+            if (mr == MLVM_CV_MR) {
+                if (wide)
+                    kern(g, by_off, MLVM_CV_MR, 1, rp, g->w + j0, nr, t);
+                else
+                    kern(g, by_off, MLVM_CV_MR, 0, rp, g->w + j0, nr, t);
+            } else {
+                ragged(g, by_off, mr, wide, rp, g->w + j0, nr, t);
+            }
+#ifdef MLVM_CV_STORE8
+            if (mr == 8) {
+                float *o = g->out + j0 * g->m + q0;
+                const float *b = g->bias != NULL ? g->bias + j0 : NULL;
+                store_rows8(t[0], b, nr, o, g->m);
+                if (nr > 16)
+                    store_rows8(t[0] + 16, b != NULL ? b + 16 : NULL, nr - 16, o + 16 * g->m, g->m);
+                continue;
+            }
+#endif
+            store_tile(g, q0, mr, j0, nr, t);
+        }
+    }
+}
+
+MLVM_CV_NOINLINE static void cvec_at(const mlvm_cvec_t *g) { cvec_all(g, 1); }
+MLVM_CV_NOINLINE static void cvec_strided(const mlvm_cvec_t *g) { cvec_all(g, 0); }
+
+void mlvm_cvec_f32(const mlvm_cvec_t *g)
+{
+    if (g->m <= 0 || g->n <= 0)
+        return;
+    if (g->off != NULL)
+        cvec_at(g);
+    else
+        cvec_strided(g);
+}

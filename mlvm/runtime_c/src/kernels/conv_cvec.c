@@ -15,6 +15,7 @@
  * kernel has them. */
 #include "conv_cvec.h"
 #include "gemm.h"
+#include "transpose.h"
 
 #if defined(__AVX512F__) && !defined(MLVM_PORTABLE_KERNELS)
 #include <immintrin.h>
@@ -34,13 +35,7 @@
 #define MLVM_CV_NR 4
 #endif
 
-#if defined(__GNUC__) || defined(__clang__)
-#define MLVM_CV_INLINE static inline __attribute__((always_inline))
-#define MLVM_CV_NOINLINE __attribute__((noinline))
-#else
-#define MLVM_CV_INLINE static
-#define MLVM_CV_NOINLINE
-#endif
+#define MLVM_CV_INLINE MLVM_ALWAYS_INLINE
 
 typedef float cv_tile_t[MLVM_CV_MR][MLVM_CV_NR];
 
@@ -109,8 +104,8 @@ MLVM_CV_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide, con
 }
 
 /* Eight rows of 16 channels (plus bias) to 16 output channels of eight
- * positions each: pairs of rows interleaved, pairs of pairs, then the 128-bit
- * lanes of rows 0-3 and 4-7 paired, two channels per vector. */
+ * positions each: rows 0-3 and 4-7 as groups of four (transpose.h), then
+ * their 128-bit lanes paired, two channels per vector. */
 MLVM_CV_INLINE void store_rows8(const float *t0, const float *bias, int nr, float *out,
                                 mlvm_index_t ld)
 {
@@ -119,22 +114,12 @@ MLVM_CV_INLINE void store_rows8(const float *t0, const float *bias, int nr, floa
                                          30, 31);
     const __mmask16 mb = (__mmask16)(nr >= 16 ? 0xFFFFu : (1u << nr) - 1u);
     const __m512 b = bias != NULL ? _mm512_maskz_loadu_ps(mb, bias) : _mm512_setzero_ps();
-    __m512 r[8], t[8], s[8];
+    __m512 r[8], s[8];
     int i, k;
     for (i = 0; i < 8; ++i)
         r[i] = _mm512_add_ps(_mm512_loadu_ps(t0 + i * MLVM_CV_NR), b);
-    for (i = 0; i < 4; ++i) {
-        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-    }
-    for (i = 0; i < 2; ++i) {
-        const __m512d a = _mm512_castps_pd(t[4 * i]), c = _mm512_castps_pd(t[4 * i + 2]);
-        const __m512d d = _mm512_castps_pd(t[4 * i + 1]), e = _mm512_castps_pd(t[4 * i + 3]);
-        s[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
-        s[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
-        s[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(d, e));
-        s[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(d, e));
-    }
+    mlvm_transpose4_512(r, s);
+    mlvm_transpose4_512(r + 4, s + 4);
     /* s[4g + k], 128-bit lane l: positions 4g .. 4g+3 of channel 4l + k */
     for (k = 0; k < 4; ++k) {
         const __m512 u = _mm512_permutex2var_ps(s[k], lo, s[4 + k]); /* channels k, 4+k */
@@ -328,8 +313,8 @@ MLVM_CV_INLINE void cvec_all(const mlvm_cvec_t *g, const int by_off)
     }
 }
 
-MLVM_CV_NOINLINE static void cvec_at(const mlvm_cvec_t *g) { cvec_all(g, 1); }
-MLVM_CV_NOINLINE static void cvec_strided(const mlvm_cvec_t *g) { cvec_all(g, 0); }
+MLVM_NOINLINE static void cvec_at(const mlvm_cvec_t *g) { cvec_all(g, 1); }
+MLVM_NOINLINE static void cvec_strided(const mlvm_cvec_t *g) { cvec_all(g, 0); }
 
 void mlvm_cvec_f32(const mlvm_cvec_t *g)
 {

@@ -21,6 +21,7 @@
 #if defined(MLVM_DW_REGS)
 #include <immintrin.h>
 
+#include "transpose.h"
 #include "window.h"
 
 #define MLVM_DWL_BAND 8192 /* floats of padded input rows (32 KiB, in L1) */
@@ -45,24 +46,14 @@ MLVM_DWL_INLINE void dwl_store_n(float *p, dwl_vec_t v, int n)
     _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1u), v);
 }
 
-/* r[i][j] -> r[j][i]: pairs of rows interleaved, then pairs of pairs (the
- * four columns of each 128-bit lane gathered), then the lanes. */
+/* r[i][j] -> r[j][i]: four groups of four rows (transpose.h), then the
+ * 128-bit lanes of the groups gathered. */
 MLVM_DWL_INLINE void dwl_transpose(dwl_vec_t r[16])
 {
-    __m512 t[16], s[16];
+    __m512 s[16];
     int i;
-    for (i = 0; i < 8; ++i) {
-        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-    }
-    for (i = 0; i < 4; ++i) {
-        const __m512d a = _mm512_castps_pd(t[4 * i]), b = _mm512_castps_pd(t[4 * i + 2]);
-        const __m512d c = _mm512_castps_pd(t[4 * i + 1]), d = _mm512_castps_pd(t[4 * i + 3]);
-        s[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, b));
-        s[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, b));
-        s[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(c, d));
-        s[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(c, d));
-    }
+    for (i = 0; i < 4; ++i)
+        mlvm_transpose4_512(r + 4 * i, s + 4 * i);
     for (i = 0; i < 4; ++i) {
         const __m512 u0 = _mm512_shuffle_f32x4(s[i], s[4 + i], 0x44);
         const __m512 u1 = _mm512_shuffle_f32x4(s[i], s[4 + i], 0xEE);
@@ -99,20 +90,10 @@ MLVM_DWL_INLINE void dwl_store_n(float *p, dwl_vec_t v, int n)
 
 MLVM_DWL_INLINE void dwl_transpose(dwl_vec_t r[8])
 {
-    __m256 t[8], s[8];
+    __m256 s[8];
     int i;
-    for (i = 0; i < 4; ++i) {
-        t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-    }
-    for (i = 0; i < 2; ++i) {
-        const __m256d a = _mm256_castps_pd(t[4 * i]), b = _mm256_castps_pd(t[4 * i + 2]);
-        const __m256d c = _mm256_castps_pd(t[4 * i + 1]), d = _mm256_castps_pd(t[4 * i + 3]);
-        s[4 * i] = _mm256_castpd_ps(_mm256_unpacklo_pd(a, b));
-        s[4 * i + 1] = _mm256_castpd_ps(_mm256_unpackhi_pd(a, b));
-        s[4 * i + 2] = _mm256_castpd_ps(_mm256_unpacklo_pd(c, d));
-        s[4 * i + 3] = _mm256_castpd_ps(_mm256_unpackhi_pd(c, d));
-    }
+    mlvm_transpose4_256(r, s);
+    mlvm_transpose4_256(r + 4, s + 4);
     for (i = 0; i < 4; ++i) {
         r[i] = _mm256_permute2f128_ps(s[i], s[4 + i], 0x20);
         r[4 + i] = _mm256_permute2f128_ps(s[i], s[4 + i], 0x31);

@@ -34,6 +34,17 @@
 #define MLVM_MADD(s, x, y) ((s) += (x) * (y))
 #endif
 
+/* A kernel instance per constant (tile rows, widths) needs its function
+ * inlined, and the instances' callers kept apart (gcc keeps accumulators in
+ * registers only when one instance is inlined into one function). */
+#if defined(__GNUC__) || defined(__clang__)
+#define MLVM_NOINLINE __attribute__((noinline))
+#define MLVM_ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define MLVM_NOINLINE
+#define MLVM_ALWAYS_INLINE static
+#endif
+
 typedef void (*mlvm_gemm_pack_fn)(const void *ctx, mlvm_index_t k0, mlvm_index_t kc,
                                   mlvm_index_t j0, int nr, float *buf, int ld);
 

@@ -579,13 +579,6 @@ static void row_times_matrix(const mlvm_gemm_t *g)
  * instance reads b's rows at offsets (by_off), one as the strides say:
  * gcc keeps the kernel's accumulators in registers only when one kernel
  * instance is inlined into one function. */
-#if defined(__GNUC__) || defined(__clang__)
-#define MLVM_NOINLINE __attribute__((noinline))
-#define MLVM_ALWAYS_INLINE static inline __attribute__((always_inline))
-#else
-#define MLVM_NOINLINE
-#define MLVM_ALWAYS_INLINE static
-#endif
 MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
 {
     float buf[MLVM_MM_KC * MLVM_MM_NR];

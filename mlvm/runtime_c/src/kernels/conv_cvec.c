@@ -193,9 +193,7 @@ MLVM_CV_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide, con
 {
     const mlvm_index_t n = g->n, k = g->k;
     const int j1 = nr > 1 ? 1 : 0, j2 = nr > 2 ? 2 : j1, j3 = nr > 3 ? 3 : j2;
-    float c00 = 0.0f, c01 = 0.0f, c02 = 0.0f, c03 = 0.0f, c10 = 0.0f, c11 = 0.0f, c12 = 0.0f;
-    float c13 = 0.0f, c20 = 0.0f, c21 = 0.0f, c22 = 0.0f, c23 = 0.0f, c30 = 0.0f, c31 = 0.0f;
-    float c32 = 0.0f, c33 = 0.0f;
+    MLVM_SUMS_4X4;
     mlvm_index_t kk;
     (void)mr, (void)wide;
     for (kk = 0; kk < k; ++kk) {
@@ -203,12 +201,7 @@ MLVM_CV_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide, con
         const float *wk = w + kk * n;
         const float b0 = wk[0], b1 = wk[j1], b2 = wk[j2], b3 = wk[j3];
         const float x0 = rp[0][o], x1 = rp[1][o], x2 = rp[2][o], x3 = rp[3][o];
-        MLVM_MADD(c00, x0, b0), MLVM_MADD(c01, x0, b1), MLVM_MADD(c02, x0, b2);
-        MLVM_MADD(c03, x0, b3), MLVM_MADD(c10, x1, b0), MLVM_MADD(c11, x1, b1);
-        MLVM_MADD(c12, x1, b2), MLVM_MADD(c13, x1, b3), MLVM_MADD(c20, x2, b0);
-        MLVM_MADD(c21, x2, b1), MLVM_MADD(c22, x2, b2), MLVM_MADD(c23, x2, b3);
-        MLVM_MADD(c30, x3, b0), MLVM_MADD(c31, x3, b1), MLVM_MADD(c32, x3, b2);
-        MLVM_MADD(c33, x3, b3);
+        MLVM_MADD_4X4(x0, x1, x2, x3, b0, b1, b2, b3);
     }
     t[0][0] = c00, t[0][1] = c01, t[0][2] = c02, t[0][3] = c03;
     t[1][0] = c10, t[1][1] = c11, t[1][2] = c12, t[1][3] = c13;

@@ -34,6 +34,22 @@
 #define MLVM_MADD(s, x, y) ((s) += (x) * (y))
 #endif
 
+/* The step of the scalar 4 x 4 kernels (matmul.c, conv_cvec.c): sixteen
+ * named sums cRJ (declared by MLVM_SUMS_4X4) += xR * bJ. Named scalars,
+ * not an array: compilers keep them in floating-point registers (an array
+ * they keep in memory: three times the instructions on a Cortex-M4). */
+#define MLVM_SUMS_4X4                                                                             \
+    float c00 = 0.0f, c01 = 0.0f, c02 = 0.0f, c03 = 0.0f, c10 = 0.0f, c11 = 0.0f, c12 = 0.0f;    \
+    float c13 = 0.0f, c20 = 0.0f, c21 = 0.0f, c22 = 0.0f, c23 = 0.0f, c30 = 0.0f, c31 = 0.0f;    \
+    float c32 = 0.0f, c33 = 0.0f
+#define MLVM_MADD_4X4(x0, x1, x2, x3, b0, b1, b2, b3)                                             \
+    (MLVM_MADD(c00, x0, b0), MLVM_MADD(c01, x0, b1), MLVM_MADD(c02, x0, b2),                      \
+     MLVM_MADD(c03, x0, b3), MLVM_MADD(c10, x1, b0), MLVM_MADD(c11, x1, b1),                      \
+     MLVM_MADD(c12, x1, b2), MLVM_MADD(c13, x1, b3), MLVM_MADD(c20, x2, b0),                      \
+     MLVM_MADD(c21, x2, b1), MLVM_MADD(c22, x2, b2), MLVM_MADD(c23, x2, b3),                      \
+     MLVM_MADD(c30, x3, b0), MLVM_MADD(c31, x3, b1), MLVM_MADD(c32, x3, b2),                      \
+     MLVM_MADD(c33, x3, b3))
+
 /* A kernel instance per constant (tile rows, widths) needs its function
  * inlined, and the instances' callers kept apart (gcc keeps accumulators in
  * registers only when one instance is inlined into one function). */

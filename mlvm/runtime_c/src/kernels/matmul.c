@@ -387,9 +387,7 @@ static void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int nr, co
     const mlvm_index_t a_cs = x->a_cs, b_rs = x->b_rs, kc = x->kc;
     const float *a0 = a, *a1 = mr > 1 ? a + x->a_rs : a, *a2 = mr > 2 ? a + 2 * x->a_rs : a;
     const float *a3 = mr > 3 ? a + 3 * x->a_rs : a;
-    float c00 = 0.0f, c01 = 0.0f, c02 = 0.0f, c03 = 0.0f, c10 = 0.0f, c11 = 0.0f, c12 = 0.0f;
-    float c13 = 0.0f, c20 = 0.0f, c21 = 0.0f, c22 = 0.0f, c23 = 0.0f, c30 = 0.0f, c31 = 0.0f;
-    float c32 = 0.0f, c33 = 0.0f;
+    MLVM_SUMS_4X4;
     mlvm_index_t kk;
     int r, j;
     for (kk = 0; kk < kc; ++kk) {
@@ -397,12 +395,7 @@ static void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int nr, co
         const float b0 = bk[0], b1 = bk[1], b2 = bk[2], b3 = bk[3];
         const float x0 = a0[kk * a_cs], x1 = a1[kk * a_cs], x2 = a2[kk * a_cs];
         const float x3 = a3[kk * a_cs];
-        MLVM_MADD(c00, x0, b0), MLVM_MADD(c01, x0, b1), MLVM_MADD(c02, x0, b2);
-        MLVM_MADD(c03, x0, b3), MLVM_MADD(c10, x1, b0), MLVM_MADD(c11, x1, b1);
-        MLVM_MADD(c12, x1, b2), MLVM_MADD(c13, x1, b3), MLVM_MADD(c20, x2, b0);
-        MLVM_MADD(c21, x2, b1), MLVM_MADD(c22, x2, b2), MLVM_MADD(c23, x2, b3);
-        MLVM_MADD(c30, x3, b0), MLVM_MADD(c31, x3, b1), MLVM_MADD(c32, x3, b2);
-        MLVM_MADD(c33, x3, b3);
+        MLVM_MADD_4X4(x0, x1, x2, x3, b0, b1, b2, b3);
     }
     {
         const float t[4][4] = {{c00, c01, c02, c03}, {c10, c11, c12, c13},

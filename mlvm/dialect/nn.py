@@ -657,12 +657,17 @@ def conv2d_prefers_ihwo(d: Mapping[str, int]) -> bool:
     when the pitch is wider: 10 % off), the other slivers of 32 output
     channels. It needs at least one sliver of channels, every tap of a
     sliver's weights in cache (no contraction slices), and 5 % fuller
-    lanes (its transposed stores cost a little). Measured 0.5x-0.9x on 3x3 to
-    56x56 maps; 1.1x-1.2x where it would lose (full NCHW lanes, 16 channels,
-    512 x 3 x 3 contractions), which this keeps out."""
+    lanes (its transposed stores cost a little). Its slivers each read all of
+    the input again, so past 64 output channels the input must stay in
+    cache (64 KiB). Measured 0.5x-0.9x on 3x3 to 56x56 maps; 1.1x-1.6x where
+    it would lose (full NCHW lanes, 16 channels, 512 x 3 x 3 contractions,
+    ResNet-50's 1x1 convolutions to 1024 and 2048 channels), which this
+    keeps out."""
     if d["groups"] != 1 or d["o"] < 32 or d["oh"] * d["ow"] == 0:
         return False
     if d["c"] * d["kh"] * d["kw"] > 1024:
+        return False
+    if d["o"] > 64 and d["c"] * d["h"] * d["w"] * 4 > 64 * 1024:
         return False
     plane = d["oh"] * d["ow"]
     if conv2d_pointwise(d):

@@ -69,11 +69,11 @@ func.func @small_map(%x: tensor<1x64x8x8xf32>, %y: tensor<2x64x3x3xf32>) -> (ten
 // Must not: a large map (its NCHW lanes are full), groups, a weight also
 // read by a conv that keeps OIHW, fewer than 32 output channels, a
 // contraction too long for a sliver of weights in cache (512 x 3 x 3),
-// weights that are inputs.
+// weights that are inputs, 128 output channels of a 72 KiB input.
 // CHECK-LABEL: func.func @conv_must_not
 // CHECK-NOT: perm
 // CHECK-NOT: ihwo
-func.func @conv_must_not(%x: tensor<1x16x32x32xf32>, %g: tensor<1x32x6x6xf32>, %s: tensor<1x16x6x6xf32>, %d: tensor<1x512x7x7xf32>, %wi: tensor<32x16x1x1xf32>) -> (tensor<1x32x32x32xf32>, tensor<1x32x6x6xf32>, tensor<1x32x6x6xf32>, tensor<1x32x32x32xf32>, tensor<1x16x6x6xf32>, tensor<1x32x7x7xf32>, tensor<1x32x6x6xf32>) {
+func.func @conv_must_not(%x: tensor<1x16x32x32xf32>, %g: tensor<1x32x6x6xf32>, %s: tensor<1x16x6x6xf32>, %d: tensor<1x512x7x7xf32>, %wi: tensor<32x16x1x1xf32>, %e: tensor<1x512x6x6xf32>) -> (tensor<1x32x32x32xf32>, tensor<1x32x6x6xf32>, tensor<1x32x6x6xf32>, tensor<1x32x32x32xf32>, tensor<1x16x6x6xf32>, tensor<1x32x7x7xf32>, tensor<1x32x6x6xf32>, tensor<1x128x6x6xf32>) {
   %w = "mlvm.param"() <{name = "w"}> : () -> tensor<32x16x1x1xf32>
   %0 = "mlvm.conv2d"(%x, %w) : (tensor<1x16x32x32xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x32x32xf32>
   %wg = "mlvm.param"() <{name = "wg"}> : () -> tensor<32x16x3x3xf32>
@@ -86,5 +86,7 @@ func.func @conv_must_not(%x: tensor<1x16x32x32xf32>, %g: tensor<1x32x6x6xf32>, %
   %wd = "mlvm.param"() <{name = "wd"}> : () -> tensor<32x512x3x3xf32>
   %5 = "mlvm.conv2d"(%d, %wd) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x512x7x7xf32>, tensor<32x512x3x3xf32>) -> tensor<1x32x7x7xf32>
   %6 = "mlvm.conv2d"(%s, %wi) : (tensor<1x16x6x6xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x6x6xf32>
-  func.return %0, %1, %2, %3, %4, %5, %6 : tensor<1x32x32x32xf32>, tensor<1x32x6x6xf32>, tensor<1x32x6x6xf32>, tensor<1x32x32x32xf32>, tensor<1x16x6x6xf32>, tensor<1x32x7x7xf32>, tensor<1x32x6x6xf32>
+  %wb = "mlvm.param"() <{name = "wb"}> : () -> tensor<128x512x1x1xf32>
+  %7 = "mlvm.conv2d"(%e, %wb) : (tensor<1x512x6x6xf32>, tensor<128x512x1x1xf32>) -> tensor<1x128x6x6xf32>
+  func.return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<1x32x32x32xf32>, tensor<1x32x6x6xf32>, tensor<1x32x6x6xf32>, tensor<1x32x32x32xf32>, tensor<1x16x6x6xf32>, tensor<1x32x7x7xf32>, tensor<1x32x6x6xf32>, tensor<1x128x6x6xf32>
 }

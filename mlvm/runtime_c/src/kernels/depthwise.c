@@ -131,44 +131,81 @@ typedef struct dw_chunk {
     unsigned short out[MLVM_DW_VECS];
 } dw_chunk_t;
 
-/* One output channel over a chunk: x its input plane, w its kh x kw taps,
- * out its output plane; nv vectors, a constant where this is inlined. */
+/* nc output channels (1 or 2, a constant where this is inlined) over a
+ * chunk: x[k] their input planes, w[k] their kh x kw taps, out[k] their
+ * output planes; nv vectors, a constant too. Two channels share each
+ * lane mask and tap offset (the same for every channel), and give the
+ * multiply-adds twice the independent sums. */
 static inline __attribute__((always_inline)) void dw_channel(const mlvm_conv2d_t *p,
-                                                             const dw_chunk_t *ch, int nv,
-                                                             const float *x, const float *w,
-                                                             float b, float *out)
+                                                             const dw_chunk_t *ch, int nv, int nc,
+                                                             const float *const *x,
+                                                             const float *const *w,
+                                                             const float *b, float *const *out)
 {
-    dw_vec_t acc[MLVM_DW_VECS];
+    dw_vec_t acc[2][MLVM_DW_VECS];
     mlvm_index_t i, j;
-    int v;
-    for (v = 0; v < nv; ++v)
-        acc[v] = dw_set1(b);
+    int v, k;
+    for (k = 0; k < nc; ++k)
+        for (v = 0; v < nv; ++v)
+            acc[k][v] = dw_set1(b[k]);
     for (i = ch->i0; i < ch->i1; ++i)
         for (j = 0; j < p->kw; ++j) {
-            const dw_vec_t wv = dw_set1(w[i * p->kw + j]);
-            const float *src = x + (ch->r0 + i * p->dh - p->pt) * p->w + j * p->dw - p->pl;
-            for (v = 0; v < nv; ++v)
-                acc[v] = dw_madd(acc[v], wv, src + v * MLVM_DW_LANES, ch->bits[i][j][v]);
+            const mlvm_index_t off = (ch->r0 + i * p->dh - p->pt) * p->w + j * p->dw - p->pl;
+            dw_vec_t wv[2];
+            for (k = 0; k < nc; ++k)
+                wv[k] = dw_set1(w[k][i * p->kw + j]);
+            for (v = 0; v < nv; ++v) {
+                const unsigned bits = ch->bits[i][j][v];
+                for (k = 0; k < nc; ++k)
+                    acc[k][v] = dw_madd(acc[k][v], wv[k], x[k] + off + v * MLVM_DW_LANES, bits);
+            }
         }
-    out += ch->r0 * p->ow;
-    for (v = 0; v < nv; ++v)
-        dw_store(out + v * MLVM_DW_LANES, acc[v], ch->out[v]);
+    for (k = 0; k < nc; ++k)
+        for (v = 0; v < nv; ++v)
+            dw_store(out[k] + ch->r0 * p->ow + v * MLVM_DW_LANES, acc[k][v], ch->out[v]);
 }
+
+/* Channels in pairs where the registers hold both channels' sums (32
+ * with AVX-512; 16 with AVX2: up to four vectors each). */
+#if MLVM_DW_LANES == 16
+#define MLVM_DW_PAIRS(nv) 1
+#else
+#define MLVM_DW_PAIRS(nv) ((nv) <= 4)
+#endif
 
 /* Every channel over one chunk, the vector count a constant in each case
  * (accumulators in registers, loops unrolled). */
 #define MLVM_DW_CASE(nv)                                                                          \
     case nv:                                                                                      \
-        for (c = 0; c < p->o; ++c)                                                                \
-            dw_channel(p, ch, nv, x + c / og * in_plane, w + c * taps,                           \
-                       bias != NULL ? bias[c] : 0.0f, out + c * plane);                          \
+        for (c = 0; MLVM_DW_PAIRS(nv) && c + 1 < p->o; c += 2) {                                 \
+            const float *xs[2], *ws[2];                                                           \
+            float bs[2], *os[2];                                                                  \
+            channel_args(p, c, x, w, bias, xs, ws, bs, os, out);                                  \
+            channel_args(p, c + 1, x, w, bias, xs + 1, ws + 1, bs + 1, os + 1, out);              \
+            dw_channel(p, ch, nv, 2, xs, ws, bs, os);                                             \
+        }                                                                                         \
+        for (; c < p->o; ++c) {                                                                   \
+            const float *xs[1], *ws[1];                                                           \
+            float bs[1], *os[1];                                                                  \
+            channel_args(p, c, x, w, bias, xs, ws, bs, os, out);                                  \
+            dw_channel(p, ch, nv, 1, xs, ws, bs, os);                                             \
+        }                                                                                         \
         break;
+
+/* Output channel c's input plane, taps, bias and output plane. */
+static inline void channel_args(const mlvm_conv2d_t *p, mlvm_index_t c, const float *x,
+                                const float *w, const float *bias, const float **xc,
+                                const float **wc, float *bc, float **oc, float *out)
+{
+    *xc = x + c / (p->o / p->groups) * p->h * p->w;
+    *wc = w + c * p->kh * p->kw;
+    *bc = bias != NULL ? bias[c] : 0.0f;
+    *oc = out + c * p->oh * p->ow;
+}
 
 static void dw_channels(const mlvm_conv2d_t *p, const dw_chunk_t *ch, int nv, const float *x,
                         const float *w, const float *bias, float *out)
 {
-    const mlvm_index_t og = p->o / p->groups, taps = p->kh * p->kw;
-    const mlvm_index_t in_plane = p->h * p->w, plane = p->oh * p->ow;
     mlvm_index_t c;
     switch (nv) {
         MLVM_DW_CASE(1)

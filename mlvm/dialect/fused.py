@@ -241,6 +241,7 @@ class FusedOp(MlvmOp):
         pad = "            "
         names: dict[SSAValue, str] = {head.results[0]: "h"}
         loads = []
+        flat = True  # every operand's index linear in the flat index i * n + j
         for kk, a in enumerate(args):
             if any(u.operation is not head for u in a.uses):
                 if isinstance(head, Conv2dOp):
@@ -251,12 +252,24 @@ class FusedOp(MlvmOp):
                     st = broadcast_strides(value_shape(a), (m, n))
                 lines.append(f"    const {elem_ctype(a)} *in{kk} = (const {elem_ctype(a)} *)in[{kk}];")
                 names[a] = f"a{kk}"
+                flat = flat and st[0] == n * st[1]
                 loads.append(
                     f"{pad}const {elem_ctype(a)} a{kk} = in{kk}[(i0 + i) * {st[0]} + (j0 + j) * {st[1]}];"
                 )
         lines += [
             "    mlvm_index_t i, j;",
             "    (void)in; (void)i0; (void)j0;",
+        ]
+        if flat:
+            # whole rows (a conv2d's planes, a product as wide as its tile) as
+            # one run: it vectorises without a scalar remainder per row
+            lines += [
+                "    if (ldo == cols && rows > 1) {",
+                "        cols *= rows;",
+                "        rows = 1;",
+                "    }",
+            ]
+        lines += [
             "    for (i = 0; i < rows; ++i) {",
             "        float *restrict row = tile + i * ldo;",
             "        for (j = 0; j < cols; ++j) {",

@@ -246,8 +246,8 @@ static void check_depthwise_lanes(void)
 /* Convolutions the compiler gives IHWO weights (small maps, output
  * channels in the lanes): channel counts below, at and past a sliver (16,
  * 32) with ragged ends, maps of 1 to 9 positions per row, positions tiles
- * crossing rows, strides, dilation, 1x1 with and without stride, the
- * keyword spotter's 10x4 stem, two images. */
+ * crossing rows (and images, for 1x1), strides, dilation, 1x1 with and
+ * without stride, the keyword spotter's 10x4 stem, two images. */
 static void check_ihwo(void)
 {
     static const mlvm_index_t same3[4] = {1, 1, 1, 1}, none[4] = {0, 0, 0, 0},
@@ -255,6 +255,8 @@ static void check_ihwo(void)
     check_conv_sw(2, 64, 8, 8, 64, 3, 3, 1, 1, 1, same3, 1, 1, 1);
     check_conv_sw(1, 128, 6, 6, 128, 1, 1, 1, 1, 1, none, 1, 1, 1);
     check_conv_sw(1, 40, 3, 3, 37, 1, 1, 1, 1, 1, none, 0, 1, 1);
+    check_conv_sw(3, 24, 3, 3, 40, 1, 1, 1, 1, 1, none, 1, 1, 1); /* tiles across images */
+    check_conv_sw(5, 8, 5, 1, 33, 1, 1, 1, 1, 1, none, 1, 1, 1);
     check_conv_sw(1, 7, 5, 3, 17, 3, 3, 1, 1, 1, same3, 1, 1, 1);
     check_conv_sw(2, 1, 49, 10, 64, 10, 4, 2, 1, 1, stem, 1, 2, 1);
     check_conv_sw(1, 32, 16, 16, 64, 3, 3, 2, 1, 1, same3, 1, 2, 1);

@@ -639,7 +639,7 @@ void mlvm_conv2d_ihwo_f32(const mlvm_conv2d_t *p, const float *x, const float *w
                           && p->pt == 0 && p->pl == 0 && p->oh == p->h && p->ow == p->w;
     direct_geom_t dg;
     mlvm_cvec_t g;
-    float *xs = NULL;
+    float *xs;
     mlvm_index_t n;
     if (p->n * p->o == 0 || plane == 0)
         return;
@@ -649,28 +649,37 @@ void mlvm_conv2d_ihwo_f32(const mlvm_conv2d_t *p, const float *x, const float *w
     g.k = p->c * p->kh * p->kw;
     g.w = w;
     g.bias = bias;
-    if (pointwise) { /* tap c of position q at x[c * plane + q] */
+    g.images = 1;
+    g.x_image = p->c * in_plane;
+    g.out_image = p->o * plane;
+    if (pointwise) { /* tap c of position q at x[c * plane + q]; tiles across images */
         g.wq = p->ow;
         g.off = NULL;
         g.t_stride = in_plane;
-    } else if (ws != NULL && direct_applies(p)) { /* taps at offsets in the phase planes */
-        direct_geom(p, &dg);
-        mlvm_tap_offsets(&dg.win, &dg.ph, g.k, (mlvm_index_t *)ws);
-        xs = (float *)(void *)((unsigned char *)ws + dg.off_bytes);
-        g.wq = dg.ph.wq;
-        g.off = (const mlvm_index_t *)ws;
-        g.t_stride = 0;
-    } else {
+        g.images = p->n;
+        g.x = x;
+        g.out = out;
+        mlvm_cvec_f32(&g);
+        if (fn != NULL)
+            fn(ctx, 0, p->n * p->o, 0, plane, out, plane);
+        return;
+    }
+    if (ws == NULL || !direct_applies(p)) {
         ihwo_loops(p, x, w, bias, out);
         if (fn != NULL)
             fn(ctx, 0, p->n * p->o, 0, plane, out, plane);
         return;
     }
-    for (n = 0; n < p->n; ++n) {
-        const float *xn = x + n * p->c * in_plane;
-        if (xs != NULL)
-            pad_phases(p, &dg, p->c, xn, xs);
-        g.x = xs != NULL ? xs : xn;
+    /* taps at offsets in the phase planes */
+    direct_geom(p, &dg);
+    mlvm_tap_offsets(&dg.win, &dg.ph, g.k, (mlvm_index_t *)ws);
+    xs = (float *)(void *)((unsigned char *)ws + dg.off_bytes);
+    g.wq = dg.ph.wq;
+    g.off = (const mlvm_index_t *)ws;
+    g.t_stride = 0;
+    for (n = 0; n < p->n; ++n) { /* the workspace holds one image's copy */
+        pad_phases(p, &dg, p->c, x + n * p->c * in_plane, xs);
+        g.x = xs;
         g.out = out + n * p->o * plane;
         mlvm_cvec_f32(&g);
         if (fn != NULL)

@@ -39,32 +39,41 @@
 
 typedef float cv_tile_t[MLVM_CV_MR][MLVM_CV_NR];
 
-/* The input of tap 0 for positions q0 .. q0 + mr; rows past mr repeat the
- * last one (read, never stored). */
-static void tile_rows(const mlvm_cvec_t *g, mlvm_index_t q0, int mr, const float **rp)
+/* For positions q0 .. q0 + mr of the images' run (q = image * m + p): the
+ * input of tap 0 (rp) and the output of channel 0 (op). Rows past mr repeat
+ * the last one (read, never stored). */
+static void tile_rows(const mlvm_cvec_t *g, mlvm_index_t q0, int mr, const float **rp,
+                      float **op)
 {
-    mlvm_index_t oy = q0 / g->ow, ox = q0 % g->ow;
+    mlvm_index_t img = q0 / g->m, q = q0 % g->m, oy = q / g->ow, ox = q % g->ow;
     int r;
     for (r = 0; r < MLVM_CV_MR; ++r) {
-        rp[r] = g->x + oy * g->wq + ox;
-        if (r + 1 < mr && ++ox == g->ow) {
+        rp[r] = g->x + img * g->x_image + oy * g->wq + ox;
+        op[r] = g->out + img * g->out_image + q;
+        if (r + 1 >= mr)
+            continue;
+        ++q;
+        if (++ox == g->ow) {
             ox = 0;
             ++oy;
+        }
+        if (q == g->m) {
+            q = oy = ox = 0;
+            ++img;
         }
     }
 }
 
-/* t[r][j] (+ bias[j0 + j]) to out[(j0 + j) * m + q0 + r]: the transpose back
- * into the planes, mr contiguous outputs per channel. */
-static void store_tile(const mlvm_cvec_t *g, mlvm_index_t q0, int mr, mlvm_index_t j0, int nr,
+/* t[r][j] (+ bias[j0 + j]) to op[r][(j0 + j) * m]: the transpose back into
+ * the planes. */
+static void store_tile(const mlvm_cvec_t *g, float *const *op, int mr, mlvm_index_t j0, int nr,
                        cv_tile_t t)
 {
     int r, j;
     for (j = 0; j < nr; ++j) {
-        float *o = g->out + (j0 + j) * g->m + q0;
         const float b = g->bias != NULL ? g->bias[j0 + j] : 0.0f;
         for (r = 0; r < mr; ++r)
-            o[r] = t[r][j] + b;
+            op[r][(j0 + j) * g->m] = t[r][j] + b;
     }
 }
 
@@ -275,14 +284,16 @@ MLVM_CV_INLINE void ragged(const mlvm_cvec_t *g, int by_off, int mr, int wide, c
 MLVM_CV_INLINE void cvec_all(const mlvm_cvec_t *g, const int by_off)
 {
     const float *rp[MLVM_CV_MR];
+    float *op[MLVM_CV_MR];
+    const mlvm_index_t total = g->images * g->m;
     cv_tile_t t;
     mlvm_index_t j0, q0;
     for (j0 = 0; j0 < g->n; j0 += MLVM_CV_NR) {
         const int nr = (int)(g->n - j0 < MLVM_CV_NR ? g->n - j0 : MLVM_CV_NR);
         const int wide = MLVM_CV_WIDE(nr);
-        for (q0 = 0; q0 < g->m; q0 += MLVM_CV_MR) {
-            const int mr = (int)(g->m - q0 < MLVM_CV_MR ? g->m - q0 : MLVM_CV_MR);
-            tile_rows(g, q0, mr, rp);
+        for (q0 = 0; q0 < total; q0 += MLVM_CV_MR) {
+            const int mr = (int)(total - q0 < MLVM_CV_MR ? total - q0 : MLVM_CV_MR);
+            tile_rows(g, q0, mr, rp, op);
             if (mr == MLVM_CV_MR) {
                 if (wide)
                     kern(g, by_off, MLVM_CV_MR, 1, rp, g->w + j0, nr, t);
@@ -292,8 +303,8 @@ MLVM_CV_INLINE void cvec_all(const mlvm_cvec_t *g, const int by_off)
                 ragged(g, by_off, mr, wide, rp, g->w + j0, nr, t);
             }
 #ifdef MLVM_CV_STORE8
-            if (mr == 8) {
-                float *o = g->out + j0 * g->m + q0;
+            if (mr == 8 && op[7] == op[0] + 7) { /* eight outputs in one plane */
+                float *o = op[0] + j0 * g->m;
                 const float *b = g->bias != NULL ? g->bias + j0 : NULL;
                 store_rows8(t[0], b, nr, o, g->m);
                 if (nr > 16)
@@ -301,7 +312,7 @@ MLVM_CV_INLINE void cvec_all(const mlvm_cvec_t *g, const int by_off)
                 continue;
             }
 #endif
-            store_tile(g, q0, mr, j0, nr, t);
+            store_tile(g, op, mr, j0, nr, t);
         }
     }
 }
@@ -311,7 +322,7 @@ MLVM_NOINLINE static void cvec_strided(const mlvm_cvec_t *g) { cvec_all(g, 0); }
 
 void mlvm_cvec_f32(const mlvm_cvec_t *g)
 {
-    if (g->m <= 0 || g->n <= 0)
+    if (g->m <= 0 || g->n <= 0 || g->images <= 0)
         return;
     if (g->off != NULL)
         cvec_at(g);

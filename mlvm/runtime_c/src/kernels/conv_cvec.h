@@ -2,7 +2,8 @@
  * vector lanes (conv_cvec.c), for weights stored [taps][o] ("IHWO").
  *
  * out[j * m + q] = bias[j] + sum_t x[off(t) + at(q)] * w[t * n + j] for
- * output channel j < n and output position q < m, where at(q) = (q / ow) *
+ * output channel j < n and output position q < m of each image (x and out
+ * advanced by x_image and out_image per image), where at(q) = (q / ow) *
  * wq + q % ow (a position's flat index in an input copy of row pitch wq)
  * and off(t) = off[t], or t * t_stride when off is NULL. Each tile is a few
  * positions times a sliver of channels, every position's inputs broadcast
@@ -16,6 +17,8 @@
 
 typedef struct mlvm_cvec {
     mlvm_index_t m, ow, wq;  /* positions, their row width, the input's row pitch */
+    mlvm_index_t images;     /* images, x_image and out_image floats apart: tiles */
+    mlvm_index_t x_image, out_image; /* run across them (small maps fill them) */
     mlvm_index_t n, k;       /* output channels, taps */
     const float *x;
     const mlvm_index_t *off; /* or NULL: off(t) = t * t_stride */

@@ -320,6 +320,49 @@ static void zeros(float *d, mlvm_index_t n)
         d[q] = 0.0f;
 }
 
+/* d[q] = s[2 q] for q < n: a stride-2 phase's row. With AVX-512 / AVX2,
+ * the even elements of two loads (the second masked so that nothing past
+ * s[2 n - 2] is read). */
+#if defined(__AVX512F__) && !defined(MLVM_PORTABLE_KERNELS)
+#include <immintrin.h>
+static void copy_even(float *d, const float *s, mlvm_index_t n)
+{
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
+                                           28, 30);
+    mlvm_index_t q = 0;
+    for (; q + 16 <= n; q += 16) {
+        const __m512 a = _mm512_loadu_ps(s + 2 * q);
+        const __m512 b = _mm512_maskz_loadu_ps((__mmask16)0x7FFF, s + 2 * q + 16);
+        _mm512_storeu_ps(d + q, _mm512_permutex2var_ps(a, even, b));
+    }
+    for (; q < n; ++q)
+        d[q] = s[2 * q];
+}
+#elif defined(__AVX2__) && !defined(MLVM_PORTABLE_KERNELS)
+#include <immintrin.h>
+static void copy_even(float *d, const float *s, mlvm_index_t n)
+{
+    const __m256i seven = _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, -1, 0);
+    mlvm_index_t q = 0;
+    for (; q + 8 <= n; q += 8) {
+        const __m256 a = _mm256_loadu_ps(s + 2 * q);
+        const __m256 b = _mm256_maskload_ps(s + 2 * q + 8, seven);
+        /* a0 a2 b0 b2 a4 a6 b4 b6, then its 64-bit quarters in order 0 2 1 3 */
+        _mm256_storeu_ps(d + q, _mm256_castpd_ps(_mm256_permute4x64_pd(
+                                    _mm256_castps_pd(_mm256_shuffle_ps(a, b, 0x88)), 0xD8)));
+    }
+    for (; q < n; ++q)
+        d[q] = s[2 * q];
+}
+#else
+static void copy_even(float *d, const float *s, mlvm_index_t n)
+{
+    mlvm_index_t q;
+    for (q = 0; q < n; ++q)
+        d[q] = s[2 * q];
+}
+#endif
+
 /* Phase planes of cg channels of x (channel c at xs + c * phases * hq * wq);
  * planes no tap reads are left unwritten. In a plane, the rows that lie in
  * x are [r0, r1) and their columns that do [lo, hi): the zeros between two
@@ -346,8 +389,7 @@ static void pad_phases(const mlvm_conv2d_t *p, const direct_geom_t *g, mlvm_inde
                     if (p->sw == 1)
                         copy_row(d + lo, xr, hi - lo);
                     else if (p->sw == 2)
-                        for (q = lo; q < hi; ++q)
-                            d[q] = xr[2 * (q - lo)];
+                        copy_even(d + lo, xr, hi - lo);
                     else
                         for (q = lo; q < hi; ++q)
                             d[q] = xr[(q - lo) * p->sw];

@@ -250,6 +250,12 @@ nan_x = f32_data(g, (1, 2, 4, 4))
 nan_x[0, 0, 1, 2] = np.nan
 nan_x[0, 1, 3, 3] = -np.inf
 add_pool(g, "max", nan_x.shape, (2, 2), (2, 2), x=nan_x, tag="-nan")
+# rows wider than the max kernel's column chunk (1024 floats; 64 on cores
+# without vectors), stride 2 and 3, padded, a NaN in the second chunk
+wide_x = f32_data(g, (1, 2, 3, 2101))
+wide_x[0, 1, 2, 1500] = np.nan
+add_pool(g, "max", wide_x.shape, (3, 3), (1, 2), (1, 1, 1, 1), x=wide_x, tag="-wide")
+add_pool(g, "max", (1, 1, 4, 700), (2, 5), (2, 3), (1, 2, 0, 4))
 
 
 @pytest.mark.parametrize("case,variant", SUITE.params_list())

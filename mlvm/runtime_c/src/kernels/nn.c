@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "gemm.h" /* MLVM_SCALAR_CORE */
 #include "iter.h"
 
 #define MLVM_LN_LANES 16
@@ -225,8 +226,81 @@ static void pool2d(const mlvm_pool2d_t *p, const float *x, float *out, int is_ma
     }
 }
 
+/* Max pooling in two passes per output row and chunk of output columns:
+ * the maximum over the window's rows of each padded input column the chunk
+ * reads (-inf for the padding; contiguous loops, which compilers
+ * vectorise), then over each window's columns of those (loops over the
+ * outputs, strides 1 and 2 constant so that they vectorise too). A 3x3
+ * window costs about 3 + 3 operations per output instead of 9, a fraction
+ * of that in vectors. The maximum is exact in any order; NaN wins. */
+#ifdef MLVM_SCALAR_CORE
+#define MLVM_POOL_COLS 64 /* floats of column maxima on the stack */
+#else
+#define MLVM_POOL_COLS 1024
+#endif
+
+/* o[t] = max over j < kw of cm[t * s + j], t < n */
+static void window_max(const float *cm, mlvm_index_t n, mlvm_index_t s, mlvm_index_t kw, float *o)
+{
+    mlvm_index_t t, j;
+    if (s == 1) {
+        for (t = 0; t < n; ++t)
+            o[t] = cm[t];
+        for (j = 1; j < kw; ++j)
+            for (t = 0; t < n; ++t)
+                o[t] = max_nan(o[t], cm[t + j]);
+    } else if (s == 2) {
+        for (t = 0; t < n; ++t)
+            o[t] = cm[2 * t];
+        for (j = 1; j < kw; ++j)
+            for (t = 0; t < n; ++t)
+                o[t] = max_nan(o[t], cm[2 * t + j]);
+    } else {
+        for (t = 0; t < n; ++t)
+            o[t] = cm[t * s];
+        for (j = 1; j < kw; ++j)
+            for (t = 0; t < n; ++t)
+                o[t] = max_nan(o[t], cm[t * s + j]);
+    }
+}
+
+static void maxpool_columns(const mlvm_pool2d_t *p, const float *x, float *out)
+{
+    float cm[MLVM_POOL_COLS];
+    const mlvm_index_t per = (MLVM_POOL_COLS - p->kw) / p->sw + 1; /* outputs per chunk */
+    mlvm_index_t pl, oh, c0, n, a, b, lo, hi, i, t;
+    for (pl = 0; pl < p->planes; ++pl) {
+        const float *xp = x + pl * p->h * p->w;
+        float *op = out + pl * p->oh * p->ow;
+        for (oh = 0; oh < p->oh; ++oh) {
+            const mlvm_index_t h0 = imax(oh * p->sh - p->pt, 0);
+            const mlvm_index_t h1 = imin(oh * p->sh - p->pt + p->kh, p->h);
+            for (c0 = 0; c0 < p->ow; c0 += n) {
+                n = imin(p->ow - c0, per);
+                /* padded columns [a, b); those inside x: [lo, hi) */
+                a = c0 * p->sw - p->pl;
+                b = a + (n - 1) * p->sw + p->kw;
+                lo = imax(a, 0);
+                hi = imax(lo, imin(b, p->w));
+                for (t = 0; t < b - a; ++t)
+                    cm[t] = -HUGE_VALF;
+                for (i = h0; i < h1; ++i) {
+                    const float *xr = xp + i * p->w;
+                    for (t = lo; t < hi; ++t)
+                        cm[t - a] = max_nan(cm[t - a], xr[t]);
+                }
+                window_max(cm, n, p->sw, p->kw, op + oh * p->ow + c0);
+            }
+        }
+    }
+}
+
 void mlvm_maxpool2d_f32(const mlvm_pool2d_t *p, const float *x, float *out)
 {
+    if (p->kw <= MLVM_POOL_COLS) {
+        maxpool_columns(p, x, out);
+        return;
+    }
     pool2d(p, x, out, 1);
 }
 

@@ -625,20 +625,23 @@ void mlvm_conv2d_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
 #endif
 #ifdef MLVM_DW_FLAT
     mlvm_dw_mask_t mask;
-    const int flat = !regs && og < MLVM_CONV_GEMM_ROWS && flat_ok(p);
-    if (flat)
-        flat_mask(p, mask);
+    int flat;
 #endif
     if (mlvm_dw_lanes_applies(p)) {
         for (n = 0; n < p->n; ++n)
             mlvm_dw_lanes_f32(p, x + n * p->c * in_plane, w, bias, out + n * p->o * plane);
         return;
     }
+    if (regs) {
+        mlvm_dw_regs_f32(p, x, w, bias, out);
+        return;
+    }
+#ifdef MLVM_DW_FLAT
+    flat = og < MLVM_CONV_GEMM_ROWS && flat_ok(p);
+    if (flat)
+        flat_mask(p, mask);
+#endif
     for (n = 0; n < p->n; ++n) {
-        if (regs) {
-            mlvm_dw_regs_f32(p, x + n * p->c * in_plane, w, bias, out + n * p->o * plane);
-            continue;
-        }
         for (g = 0; g < p->groups; ++g) {
             const float *xg = x + (n * p->c + g * cg) * in_plane;
             const float *bg = bias != NULL ? bias + g * og : NULL;

@@ -232,7 +232,7 @@ static void dw_flat(const mlvm_conv2d_t *p, const float *x, const float *w, cons
     const int nv = (int)((lanes + MLVM_DW_LANES - 1) / MLVM_DW_LANES);
     unsigned short cols[MLVM_DW_TAPS][MLVM_DW_VECS];
     dw_chunk_t ch;
-    mlvm_index_t i, j, r, lo, hi, n;
+    mlvm_index_t i, j, r, lo, hi, n, b;
     int v;
     /* per kernel column, the lanes whose input column lies in the row */
     for (j = 0; j < p->kw; ++j) {
@@ -263,9 +263,11 @@ static void dw_flat(const mlvm_conv2d_t *p, const float *x, const float *w, cons
         }
         for (v = 0; v < nv; ++v)
             ch.out[v] = (unsigned short)dw_span(0, n * p->ow, v * MLVM_DW_LANES);
-        /* a shorter last chunk: only the vectors its rows fill */
-        dw_channels(p, &ch, (int)((n * p->ow + MLVM_DW_LANES - 1) / MLVM_DW_LANES), x, w, bias,
-                    out);
+        /* every image with the chunk's masks (built once per call); a
+         * shorter last chunk: only the vectors its rows fill */
+        for (b = 0; b < p->n; ++b)
+            dw_channels(p, &ch, (int)((n * p->ow + MLVM_DW_LANES - 1) / MLVM_DW_LANES),
+                        x + b * p->c * p->h * p->w, w, bias, out + b * p->o * p->oh * p->ow);
     }
 }
 
@@ -354,7 +356,7 @@ static void dw_stride2(const mlvm_conv2d_t *p, const float *x, const float *w,
 {
     const int nv = (int)((p->ow + MLVM_DW_LANES - 1) / MLVM_DW_LANES);
     dw2_geom_t g;
-    mlvm_index_t j, lo, hi;
+    mlvm_index_t j, lo, hi, b;
     int v;
     for (j = 0; j < p->kw; ++j) {
         const mlvm_index_t c0 = j * p->dw - p->pl; /* input column of output 0 */
@@ -368,7 +370,9 @@ static void dw_stride2(const mlvm_conv2d_t *p, const float *x, const float *w,
     }
     for (v = 0; v < nv; ++v)
         g.out[v] = (unsigned short)dw_span(0, p->ow, MLVM_DW_LANES * (mlvm_index_t)v);
-    dw2_channels(p, &g, nv, x, w, bias, out);
+    for (b = 0; b < p->n; ++b)
+        dw2_channels(p, &g, nv, x + b * p->c * p->h * p->w, w, bias,
+                     out + b * p->o * p->oh * p->ow);
 }
 
 void mlvm_dw_regs_f32(const mlvm_conv2d_t *p, const float *x, const float *w, const float *bias,

@@ -21,15 +21,17 @@
  * than MLVM_CONV_GEMM_ROWS outputs, stride 1, rows as wide as the input's
  * (up to one chunk), kernels up to MLVM_DW_TAPS wide and 16 tall. */
 int mlvm_dw_regs_applies(const mlvm_conv2d_t *p);
-/* Every channel of one image: x c planes, w o x kh x kw, bias o values or
- * NULL, out o planes. */
+/* Every image and channel (the lane masks built once per call): x p->n
+ * images of c planes, w o x kh x kw, bias o values or NULL, out p->n
+ * images of o planes. */
 void mlvm_dw_regs_f32(const mlvm_conv2d_t *p, const float *x, const float *w, const float *bias,
                       float *out);
 /* Whether mlvm_dw_lanes_f32 (depthwise_lanes.c) covers p: one input channel
  * and one output per group, at least one vector of channels, kernels up to
  * 64 taps, the padded input rows of one output row within its band. */
 int mlvm_dw_lanes_applies(const mlvm_conv2d_t *p);
-/* Every channel of one image, channels in the lanes (arguments as above). */
+/* Every channel of one image, channels in the lanes (x c planes, w, bias
+ * and out o planes as above). */
 void mlvm_dw_lanes_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                        const float *bias, float *out);
 #else

@@ -214,31 +214,31 @@ static void gemv(mlvm_index_t n128, mlvm_index_t k, const float *a, mlvm_index_t
     }
 }
 
+/* One instance per row count 2 .. 8, with one vector or both (the one-row
+ * kernel for a single row) */
+#define MLVM_MM_ROWS(wide)                                                                        \
+    case 8: kern_avx512(x, 8, wide, off, a, b, c, bias, m0, m1); break;                          \
+    case 7: kern_avx512(x, 7, wide, off, a, b, c, bias, m0, m1); break;                          \
+    case 6: kern_avx512(x, 6, wide, off, a, b, c, bias, m0, m1); break;                          \
+    case 5: kern_avx512(x, 5, wide, off, a, b, c, bias, m0, m1); break;                          \
+    case 4: kern_avx512(x, 4, wide, off, a, b, c, bias, m0, m1); break;                          \
+    case 3: kern_avx512(x, 3, wide, off, a, b, c, bias, m0, m1); break;                          \
+    case 2: kern_avx512(x, 2, wide, off, a, b, c, bias, m0, m1); break;
+
 /* The tile kernel for mr rows, with b's rows at off (or NULL: b_rs apart). */
 MLVM_INLINE void micro_mr(const mm_ctx_t *x, int mr, const mlvm_index_t *off, const float *a,
                           const float *b, float *c, const float *bias, __mmask16 m0,
                           __mmask16 m1)
 {
-    if (m1 == 0 && mr > 1) {
+    if (m1 == 0) {
         switch (mr) {
-        case 8: kern_avx512(x, 8, 0, off, a, b, c, bias, m0, m1); break;
-        case 7: kern_avx512(x, 7, 0, off, a, b, c, bias, m0, m1); break;
-        case 6: kern_avx512(x, 6, 0, off, a, b, c, bias, m0, m1); break;
-        case 5: kern_avx512(x, 5, 0, off, a, b, c, bias, m0, m1); break;
-        case 4: kern_avx512(x, 4, 0, off, a, b, c, bias, m0, m1); break;
-        case 3: kern_avx512(x, 3, 0, off, a, b, c, bias, m0, m1); break;
-        default: kern_avx512(x, 2, 0, off, a, b, c, bias, m0, m1); break;
+            MLVM_MM_ROWS(0)
+        default: kern_row_avx512(x, off, a, b, c, bias, m0, m1); break;
         }
         return;
     }
     switch (mr) {
-    case 8: kern_avx512(x, 8, 1, off, a, b, c, bias, m0, m1); break;
-    case 7: kern_avx512(x, 7, 1, off, a, b, c, bias, m0, m1); break;
-    case 6: kern_avx512(x, 6, 1, off, a, b, c, bias, m0, m1); break;
-    case 5: kern_avx512(x, 5, 1, off, a, b, c, bias, m0, m1); break;
-    case 4: kern_avx512(x, 4, 1, off, a, b, c, bias, m0, m1); break;
-    case 3: kern_avx512(x, 3, 1, off, a, b, c, bias, m0, m1); break;
-    case 2: kern_avx512(x, 2, 1, off, a, b, c, bias, m0, m1); break;
+        MLVM_MM_ROWS(1)
     default: kern_row_avx512(x, off, a, b, c, bias, m0, m1); break;
     }
 }

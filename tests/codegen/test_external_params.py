@@ -284,3 +284,29 @@ def test_safetensors_are_a_parameter_source(tmp_path: Path) -> None:
     (tmp_path / "bad.safetensors").write_bytes(b"\xff" * 16)
     with pytest.raises(mlvm.MlvmError, match=r"bad.safetensors: error: not a readable .safetensors"):
         mlvm.compile(MLP, params=tmp_path / "bad.safetensors")
+
+
+def test_conv_weights_stored_for_their_kernel(tmp_path: Path) -> None:
+    """A small-map convolution's weights go into the file in the layout its
+    kernel reads ([I][H][W][O], `w@perm=1,2,3,0`), and the module run with
+    that file equals the reference on the archive's OIHW weights."""
+    src = tmp_path / "conv.mlir"
+    src.write_text(
+        'func.func @main(%x: tensor<1x32x6x6xf32>) -> tensor<1x48x6x6xf32> {\n'
+        '  %w = "mlvm.param"() <{name = "w"}> : () -> tensor<48x32x3x3xf32>\n'
+        '  %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>}> : '
+        "(tensor<1x32x6x6xf32>, tensor<48x32x3x3xf32>) -> tensor<1x48x6x6xf32>\n"
+        "  func.return %0 : tensor<1x48x6x6xf32>\n}\n"
+    )
+    g = np.random.default_rng(7)
+    w = g.standard_normal((48, 32, 3, 3)).astype(np.float32)
+    np.savez(tmp_path / "w.npz", w=w)
+    so, pfile = tmp_path / "conv.so", tmp_path / "conv.mlvmp"
+    assert aot_main(["build", str(src), "-o", str(so), "-q", "--params", str(tmp_path / "w.npz"),
+                     "--external-params", str(pfile)]) == 0
+    assert b"w@perm=1,2,3,0" in pfile.read_bytes()
+    x = g.standard_normal((1, 32, 6, 6)).astype(np.float32)
+    module, _ = parse_file(src)
+    want = reference.run(module, "main", [x], {"w": w})[0]
+    got = mlvm.load(so, params=pfile).main(x)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)

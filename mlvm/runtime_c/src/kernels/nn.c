@@ -226,21 +226,31 @@ static void pool2d(const mlvm_pool2d_t *p, const float *x, float *out, int is_ma
     }
 }
 
-/* Max pooling in two passes per output row and chunk of output columns:
- * the maximum over the window's rows of each padded input column the chunk
- * reads (-inf for the padding; contiguous loops, which compilers
- * vectorise), then over each window's columns of those (loops over the
- * outputs, strides 1 and 2 constant so that they vectorise too). A 3x3
- * window costs about 3 + 3 operations per output instead of 9, a fraction
- * of that in vectors. The maximum is exact in any order; NaN wins. */
+/* Pooling in two passes per output row and chunk of output columns: the
+ * maximum (or sum) over the window's rows of each padded input column the
+ * chunk reads (-inf, or 0, for the padding; contiguous loops, which
+ * compilers vectorise), then over each window's columns of those (loops
+ * over the outputs, strides 1 and 2 constant so that they vectorise too).
+ * A 3x3 window costs about 3 + 3 operations per output instead of 9, a
+ * fraction of that in vectors. The maximum is exact in any order (NaN
+ * wins); the average divides by the window's elements inside x, summed
+ * rows first (a different order than one window at a time: within the
+ * sum's bound). */
 #ifdef MLVM_SCALAR_CORE
-#define MLVM_POOL_COLS 64 /* floats of column maxima on the stack */
+#define MLVM_POOL_COLS 64 /* floats of column maxima / sums on the stack */
 #else
 #define MLVM_POOL_COLS 1024
 #endif
 
-/* o[t] = max over j < kw of cm[t * s + j], t < n */
-static void window_max(const float *cm, mlvm_index_t n, mlvm_index_t s, mlvm_index_t kw, float *o)
+static inline __attribute__((always_inline)) float pool_join(float acc, float v, int is_max)
+{
+    return is_max ? max_nan(acc, v) : acc + v;
+}
+
+/* o[t] = max (or sum) over j < kw of cm[t * s + j], t < n */
+static inline __attribute__((always_inline)) void window_join(const float *cm, mlvm_index_t n,
+                                                              mlvm_index_t s, mlvm_index_t kw,
+                                                              float *o, int is_max)
 {
     mlvm_index_t t, j;
     if (s == 1) {
@@ -248,23 +258,25 @@ static void window_max(const float *cm, mlvm_index_t n, mlvm_index_t s, mlvm_ind
             o[t] = cm[t];
         for (j = 1; j < kw; ++j)
             for (t = 0; t < n; ++t)
-                o[t] = max_nan(o[t], cm[t + j]);
+                o[t] = pool_join(o[t], cm[t + j], is_max);
     } else if (s == 2) {
         for (t = 0; t < n; ++t)
             o[t] = cm[2 * t];
         for (j = 1; j < kw; ++j)
             for (t = 0; t < n; ++t)
-                o[t] = max_nan(o[t], cm[2 * t + j]);
+                o[t] = pool_join(o[t], cm[2 * t + j], is_max);
     } else {
         for (t = 0; t < n; ++t)
             o[t] = cm[t * s];
         for (j = 1; j < kw; ++j)
             for (t = 0; t < n; ++t)
-                o[t] = max_nan(o[t], cm[t * s + j]);
+                o[t] = pool_join(o[t], cm[t * s + j], is_max);
     }
 }
 
-static void maxpool_columns(const mlvm_pool2d_t *p, const float *x, float *out)
+static inline __attribute__((always_inline)) void pool_columns(const mlvm_pool2d_t *p,
+                                                               const float *x, float *out,
+                                                               int is_max)
 {
     float cm[MLVM_POOL_COLS];
     const mlvm_index_t per = (MLVM_POOL_COLS - p->kw) / p->sw + 1; /* outputs per chunk */
@@ -276,6 +288,7 @@ static void maxpool_columns(const mlvm_pool2d_t *p, const float *x, float *out)
             const mlvm_index_t h0 = imax(oh * p->sh - p->pt, 0);
             const mlvm_index_t h1 = imin(oh * p->sh - p->pt + p->kh, p->h);
             for (c0 = 0; c0 < p->ow; c0 += n) {
+                float *o = op + oh * p->ow + c0;
                 n = imin(p->ow - c0, per);
                 /* padded columns [a, b); those inside x: [lo, hi) */
                 a = c0 * p->sw - p->pl;
@@ -283,16 +296,33 @@ static void maxpool_columns(const mlvm_pool2d_t *p, const float *x, float *out)
                 lo = imax(a, 0);
                 hi = imax(lo, imin(b, p->w));
                 for (t = 0; t < b - a; ++t)
-                    cm[t] = -HUGE_VALF;
+                    cm[t] = is_max ? -HUGE_VALF : 0.0f;
                 for (i = h0; i < h1; ++i) {
                     const float *xr = xp + i * p->w;
                     for (t = lo; t < hi; ++t)
-                        cm[t - a] = max_nan(cm[t - a], xr[t]);
+                        cm[t - a] = pool_join(cm[t - a], xr[t], is_max);
                 }
-                window_max(cm, n, p->sw, p->kw, op + oh * p->ow + c0);
+                window_join(cm, n, p->sw, p->kw, o, is_max);
+                if (is_max)
+                    continue;
+                for (t = 0; t < n; ++t) { /* the window's elements inside x */
+                    const mlvm_index_t w0 = imax(a + t * p->sw, 0);
+                    const mlvm_index_t w1 = imin(a + t * p->sw + p->kw, p->w);
+                    o[t] /= (float)((h1 - h0) * (w1 - w0));
+                }
             }
         }
     }
+}
+
+static void maxpool_columns(const mlvm_pool2d_t *p, const float *x, float *out)
+{
+    pool_columns(p, x, out, 1);
+}
+
+static void avgpool_columns(const mlvm_pool2d_t *p, const float *x, float *out)
+{
+    pool_columns(p, x, out, 0);
 }
 
 void mlvm_maxpool2d_f32(const mlvm_pool2d_t *p, const float *x, float *out)
@@ -306,5 +336,9 @@ void mlvm_maxpool2d_f32(const mlvm_pool2d_t *p, const float *x, float *out)
 
 void mlvm_avgpool2d_f32(const mlvm_pool2d_t *p, const float *x, float *out)
 {
+    if (p->kw <= MLVM_POOL_COLS) {
+        avgpool_columns(p, x, out);
+        return;
+    }
     pool2d(p, x, out, 0);
 }

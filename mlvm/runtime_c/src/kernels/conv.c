@@ -394,6 +394,40 @@ static void copy_even(float *d, const float *s, mlvm_index_t n)
 }
 #endif
 
+/* Both column phases of a stride-2 row in one pass (AVX-512): d0[q] =
+ * s[2 q] for q < n0 and d1[q] = s[2 q + 1] for q < n1 (n1 = n0 or n0 - 1),
+ * the even and odd elements of the same two loads. Elsewhere each phase on
+ * its own (copy_even). */
+#if defined(__AVX512F__) && !defined(MLVM_PORTABLE_KERNELS)
+#define MLVM_PHASE_PAIRS 1
+static void copy_even_odd(float *d0, float *d1, const float *s, mlvm_index_t n0, mlvm_index_t n1)
+{
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
+                                           28, 30);
+    const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27,
+                                          29, 31);
+    const mlvm_index_t len = n0 + n1; /* the row's elements: s[0 .. len) */
+    mlvm_index_t q = 0;
+    for (; 2 * q + 32 <= len; q += 16) {
+        const __m512 a = _mm512_loadu_ps(s + 2 * q), b = _mm512_loadu_ps(s + 2 * q + 16);
+        _mm512_storeu_ps(d0 + q, _mm512_permutex2var_ps(a, even, b));
+        _mm512_storeu_ps(d1 + q, _mm512_permutex2var_ps(a, odd, b));
+    }
+    if (2 * q < len) {
+        const mlvm_index_t left = len - 2 * q; /* 1 .. 31 elements */
+        const __mmask16 ma = (__mmask16)(left >= 16 ? 0xFFFFu : (1u << left) - 1u);
+        const __mmask16 mb = (__mmask16)(left <= 16 ? 0u : (1u << (left - 16)) - 1u);
+        const __m512 a = _mm512_maskz_loadu_ps(ma, s + 2 * q);
+        const __m512 b = _mm512_maskz_loadu_ps(mb, s + 2 * q + 16);
+        _mm512_mask_storeu_ps(d0 + q, (__mmask16)((1u << (n0 - q)) - 1u),
+                              _mm512_permutex2var_ps(a, even, b));
+        if (n1 > q)
+            _mm512_mask_storeu_ps(d1 + q, (__mmask16)((1u << (n1 - q)) - 1u),
+                                  _mm512_permutex2var_ps(a, odd, b));
+    }
+}
+#endif
+
 /* Phase planes of cg channels of x (channel c at xs + c * phases * hq * wq);
  * planes no tap reads are left unwritten. In a plane, the rows that lie in
  * x are [r0, r1) and their columns that do [lo, hi): the zeros between two
@@ -403,7 +437,23 @@ static void pad_phases(const mlvm_conv2d_t *p, const direct_geom_t *g, mlvm_inde
 {
     const mlvm_index_t plane = g->ph.plane, wq = g->ph.wq;
     mlvm_index_t c, a, b, r, r0, r1, lo, hi, q;
-    for (a = 0; a < p->sh; ++a)
+    for (a = 0; a < p->sh; ++a) {
+        /* stride 2 with both column phases read: rows that alternate
+         * between them column by column go to both in one pass (pair) */
+#ifdef MLVM_PHASE_PAIRS
+        int pair = 0;
+        mlvm_index_t lo2[2] = {0, 0}, hi2[2] = {0, 0}, first = 0;
+        if (p->sw == 2 && mlvm_phase_read(&g->win, a, 0) && mlvm_phase_read(&g->win, a, 1)) {
+            mlvm_valid_span(-p->pl, 2, p->w, wq, &lo2[0], &hi2[0]);
+            mlvm_valid_span(1 - p->pl, 2, p->w, wq, &lo2[1], &hi2[1]);
+            /* the phase of the first column x has: its column 2 lo + b - pl */
+            first = 2 * lo2[0] - p->pl < 2 * lo2[1] + 1 - p->pl ? 0 : 1;
+            pair = 2 * lo2[1 - first] + (1 - first) == 2 * lo2[first] + first + 1
+                   && hi2[first] - lo2[first] - (hi2[1 - first] - lo2[1 - first]) >= 0
+                   && hi2[first] - lo2[first] - (hi2[1 - first] - lo2[1 - first]) <= 1
+                   && hi2[1 - first] > lo2[1 - first];
+        }
+#endif
         for (b = 0; b < p->sw; ++b) {
             if (!mlvm_phase_read(&g->win, a, b))
                 continue;
@@ -419,6 +469,14 @@ static void pad_phases(const mlvm_conv2d_t *p, const direct_geom_t *g, mlvm_inde
                                       + lo * p->sw + b - p->pl;
                     if (p->sw == 1)
                         copy_row(d + lo, xr, hi - lo);
+#ifdef MLVM_PHASE_PAIRS
+                    else if (pair && b == first) /* this phase's row and the other's */
+                        copy_even_odd(d + lo, dst + (1 - 2 * first) * plane + r * wq
+                                                  + lo2[1 - first],
+                                      xr, hi - lo, hi2[1 - first] - lo2[1 - first]);
+                    else if (pair) /* written with the first phase's row */
+                        (void)0;
+#endif
                     else if (p->sw == 2)
                         copy_even(d + lo, xr, hi - lo);
                     else
@@ -430,6 +488,7 @@ static void pad_phases(const mlvm_conv2d_t *p, const direct_geom_t *g, mlvm_inde
                                                                       : plane - r0 * wq - lo);
             }
         }
+    }
 }
 
 /* Rows of out (m x n, row stride c_rs) as one GEMM whose b rows are read

@@ -104,4 +104,3 @@ class PackWeightsPass(ModulePass):
             mark(user, u.index)
         p.detach()
         p.erase()
-

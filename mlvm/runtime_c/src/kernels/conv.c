@@ -259,13 +259,20 @@ typedef struct direct_geom {
 
 static size_t ws_align(size_t n) { return (n + MLVM_WS_ALIGN - 1) / MLVM_WS_ALIGN * MLVM_WS_ALIGN; }
 
+/* A 1x1 convolution with stride 1 and no padding: x is its GEMM's b (or,
+ * with IHWO weights, its broadcast operand) in place. */
+MLVM_ALWAYS_INLINE int is_pointwise(const mlvm_conv2d_t *p)
+{
+    return p->kh == 1 && p->kw == 1 && p->sh == 1 && p->sw == 1 && p->pt == 0 && p->pl == 0
+           && p->oh == p->h && p->ow == p->w;
+}
+
 /* Not for a 1x1 convolution that reads x in place anyway, nor for
  * depthwise ones the flat path covers without copying (on small maps the
  * copy costs more than the taps). */
 static int direct_applies(const mlvm_conv2d_t *p)
 {
-    const int pointwise = p->kh == 1 && p->kw == 1 && p->sh == 1 && p->sw == 1
-                          && p->pt == 0 && p->pl == 0 && p->oh == p->h && p->ow == p->w;
+    const int pointwise = is_pointwise(p);
     const int flat = p->o / p->groups < MLVM_CONV_GEMM_ROWS && flat_ok(p);
     return !pointwise && !flat && p->oh > 0 && p->ow > 0;
 }
@@ -355,7 +362,6 @@ static void zeros(float *d, mlvm_index_t n)
  * the even elements of two loads (the second masked so that nothing past
  * s[2 n - 2] is read). */
 #if defined(__AVX512F__) && !defined(MLVM_PORTABLE_KERNELS)
-#include <immintrin.h>
 static void copy_even(float *d, const float *s, mlvm_index_t n)
 {
     const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
@@ -370,7 +376,6 @@ static void copy_even(float *d, const float *s, mlvm_index_t n)
         d[q] = s[2 * q];
 }
 #elif defined(__AVX2__) && !defined(MLVM_PORTABLE_KERNELS)
-#include <immintrin.h>
 static void copy_even(float *d, const float *s, mlvm_index_t n)
 {
     const __m256i seven = _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, -1, 0);
@@ -444,14 +449,17 @@ static void pad_phases(const mlvm_conv2d_t *p, const direct_geom_t *g, mlvm_inde
         int pair = 0;
         mlvm_index_t lo2[2] = {0, 0}, hi2[2] = {0, 0}, first = 0;
         if (p->sw == 2 && mlvm_phase_read(&g->win, a, 0) && mlvm_phase_read(&g->win, a, 1)) {
+            mlvm_index_t nfirst, nother;
             mlvm_valid_span(-p->pl, 2, p->w, wq, &lo2[0], &hi2[0]);
             mlvm_valid_span(1 - p->pl, 2, p->w, wq, &lo2[1], &hi2[1]);
-            /* the phase of the first column x has: its column 2 lo + b - pl */
-            first = 2 * lo2[0] - p->pl < 2 * lo2[1] + 1 - p->pl ? 0 : 1;
+            /* phase b's first column in x is 2 lo + b - pl; `first` starts
+             * the row, the other must take the very next column and have as
+             * many columns or one fewer */
+            first = 2 * lo2[0] < 2 * lo2[1] + 1 ? 0 : 1;
+            nfirst = hi2[first] - lo2[first];
+            nother = hi2[1 - first] - lo2[1 - first];
             pair = 2 * lo2[1 - first] + (1 - first) == 2 * lo2[first] + first + 1
-                   && hi2[first] - lo2[first] - (hi2[1 - first] - lo2[1 - first]) >= 0
-                   && hi2[first] - lo2[first] - (hi2[1 - first] - lo2[1 - first]) <= 1
-                   && hi2[1 - first] > lo2[1 - first];
+                   && nother > 0 && (nfirst == nother || nfirst == nother + 1);
         }
 #endif
         for (b = 0; b < p->sw; ++b) {
@@ -470,12 +478,12 @@ static void pad_phases(const mlvm_conv2d_t *p, const direct_geom_t *g, mlvm_inde
                     if (p->sw == 1)
                         copy_row(d + lo, xr, hi - lo);
 #ifdef MLVM_PHASE_PAIRS
-                    else if (pair && b == first) /* this phase's row and the other's */
-                        copy_even_odd(d + lo, dst + (1 - 2 * first) * plane + r * wq
-                                                  + lo2[1 - first],
-                                      xr, hi - lo, hi2[1 - first] - lo2[1 - first]);
-                    else if (pair) /* written with the first phase's row */
-                        (void)0;
+                    else if (pair) { /* both phases' rows in the first one's pass */
+                        if (b == first)
+                            copy_even_odd(d + lo, dst + (1 - 2 * first) * plane + r * wq
+                                                      + lo2[1 - first],
+                                          xr, hi - lo, hi2[1 - first] - lo2[1 - first]);
+                    }
 #endif
                     else if (p->sw == 2)
                         copy_even(d + lo, xr, hi - lo);
@@ -672,8 +680,7 @@ void mlvm_conv2d_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
     const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups;
     const mlvm_index_t plane = p->oh * p->ow, in_plane = p->h * p->w;
     const mlvm_index_t k = cg * p->kh * p->kw;
-    const int pointwise = p->kh == 1 && p->kw == 1 && p->sh == 1 && p->sw == 1
-                          && p->pt == 0 && p->pl == 0 && p->oh == p->h && p->ow == p->w;
+    const int pointwise = is_pointwise(p);
     mlvm_index_t n, g;
     const int regs = mlvm_dw_regs_applies(p);
 #ifdef MLVM_SCALAR_CORE
@@ -761,7 +768,8 @@ static void ihwo_loops(const mlvm_conv2d_t *p, const float *x, const float *w, c
                                     MLVM_MADD(s, x[((n * p->c + c) * p->h + iy) * p->w + ix],
                                               w[((c * p->kh + i) * p->kw + j) * p->o + o]);
                             }
-                    out[((n * p->o + o) * p->oh + oy) * p->ow + ox] = s + (bias != NULL ? bias[o] : 0.0f);
+                    out[((n * p->o + o) * p->oh + oy) * p->ow + ox] =
+                        s + (bias != NULL ? bias[o] : 0.0f);
                 }
 }
 
@@ -770,8 +778,7 @@ void mlvm_conv2d_ihwo_f32(const mlvm_conv2d_t *p, const float *x, const float *w
                           const void *ctx)
 {
     const mlvm_index_t in_plane = p->h * p->w, plane = p->oh * p->ow;
-    const int pointwise = p->kh == 1 && p->kw == 1 && p->sh == 1 && p->sw == 1
-                          && p->pt == 0 && p->pl == 0 && p->oh == p->h && p->ow == p->w;
+    const int pointwise = is_pointwise(p);
     direct_geom_t dg;
     mlvm_cvec_t g;
     float *xs;

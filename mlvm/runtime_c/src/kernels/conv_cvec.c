@@ -35,8 +35,6 @@
 #define MLVM_CV_NR 4
 #endif
 
-#define MLVM_CV_INLINE MLVM_ALWAYS_INLINE
-
 typedef float cv_tile_t[MLVM_CV_MR][MLVM_CV_NR];
 
 /* For positions q0 .. q0 + mr of the images' run (q = image * m + p): the
@@ -81,8 +79,8 @@ static void store_tile(const mlvm_cvec_t *g, float *const *op, int mr, mlvm_inde
 
 #if defined(MLVM_CV_AVX512)
 
-MLVM_CV_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide, const float **rp,
-                         const float *w, int nr, cv_tile_t t)
+MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
+                             const float **rp, const float *w, int nr, cv_tile_t t)
 {
     __m512 c0[MLVM_CV_MR], c1[MLVM_CV_MR];
     const __mmask16 m0 = (__mmask16)(nr >= 16 ? 0xFFFFu : (1u << nr) - 1u);
@@ -115,8 +113,8 @@ MLVM_CV_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide, con
 /* Eight rows of 16 channels (plus bias) to 16 output channels of eight
  * positions each: rows 0-3 and 4-7 as groups of four (transpose.h), then
  * their 128-bit lanes paired, two channels per vector. */
-MLVM_CV_INLINE void store_rows8(const float *t0, const float *bias, int nr, float *out,
-                                mlvm_index_t ld)
+MLVM_ALWAYS_INLINE void store_rows8(const float *t0, const float *bias, int nr, float *out,
+                                    mlvm_index_t ld)
 {
     const __m512i lo = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
     const __m512i hi = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29,
@@ -153,13 +151,13 @@ MLVM_CV_INLINE void store_rows8(const float *t0, const float *bias, int nr, floa
 
 #elif defined(MLVM_CV_AVX2)
 
-MLVM_CV_INLINE __m256i cv_mask(int n)
+MLVM_ALWAYS_INLINE __m256i cv_mask(int n)
 {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
-MLVM_CV_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide, const float **rp,
-                         const float *w, int nr, cv_tile_t t)
+MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
+                             const float **rp, const float *w, int nr, cv_tile_t t)
 {
     __m256 c0[MLVM_CV_MR], c1[MLVM_CV_MR];
     const __m256i m0 = cv_mask(nr), m1 = cv_mask(nr - 8);
@@ -197,8 +195,8 @@ MLVM_CV_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide, con
 
 /* Sixteen named sums (an array of them would live in memory); a ragged
  * sliver reads its last column again, never stored. */
-MLVM_CV_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide, const float **rp,
-                         const float *w, int nr, cv_tile_t t)
+MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
+                             const float **rp, const float *w, int nr, cv_tile_t t)
 {
     const mlvm_index_t n = g->n, k = g->k;
     const int j1 = nr > 1 ? 1 : 0, j2 = nr > 2 ? 2 : j1, j3 = nr > 3 ? 3 : j2;
@@ -222,8 +220,8 @@ MLVM_CV_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide, con
 
 #else /* portable C99 */
 
-MLVM_CV_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide, const float **rp,
-                         const float *w, int nr, cv_tile_t t)
+MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
+                             const float **rp, const float *w, int nr, cv_tile_t t)
 {
     const mlvm_index_t n = g->n, k = g->k;
     mlvm_index_t kk;
@@ -249,8 +247,8 @@ MLVM_CV_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide, con
 
 /* The last tile of fewer positions: one instance per row count (a 3x3 map
  * is a tile of 8 and one of 1, not two of 8). */
-MLVM_CV_INLINE void ragged(const mlvm_cvec_t *g, int by_off, int mr, int wide, const float **rp,
-                           const float *w, int nr, cv_tile_t t)
+MLVM_ALWAYS_INLINE void ragged(const mlvm_cvec_t *g, int by_off, int mr, int wide,
+                               const float **rp, const float *w, int nr, cv_tile_t t)
 {
 #if MLVM_CV_NR == 4 /* the scalar kernel's rows cost the same either way: one instance */
     (void)mr;
@@ -281,7 +279,7 @@ MLVM_CV_INLINE void ragged(const mlvm_cvec_t *g, int by_off, int mr, int wide, c
 
 /* Every tile; the row count and width constants in each kernel instance,
  * so that its sums stay in registers. */
-MLVM_CV_INLINE void cvec_all(const mlvm_cvec_t *g, const int by_off)
+MLVM_ALWAYS_INLINE void cvec_all(const mlvm_cvec_t *g, const int by_off)
 {
     const float *rp[MLVM_CV_MR];
     float *op[MLVM_CV_MR];

@@ -126,6 +126,18 @@ int mlvm_dw_lanes_applies(const mlvm_conv2d_t *p)
            && (p->sh != 1 || p->sw != 1 || !mlvm_dw_regs_applies(p));
 }
 
+/* Columns 0 .. cnt of nc rows (row c at src + c * stride) as cnt vectors
+ * v[k] = (row 0 col k, row 1 col k, ...), zero past row nc. */
+static void columns_of(dwl_vec_t v[L], const float *src, mlvm_index_t stride, int nc, int cnt)
+{
+    int c;
+    for (c = 0; c < nc; ++c)
+        v[c] = dwl_load_n(src + c * stride, cnt);
+    for (; c < L; ++c)
+        v[c] = dwl_zero();
+    dwl_transpose(v);
+}
+
 /* Padded rows py0 .. py0 + nrows of channels c0 .. c0 + nc (nc <= L) into
  * band, position-major (wp positions per row, L floats per position). */
 static void fill_band(const mlvm_conv2d_t *p, const float *x, mlvm_index_t c0, int nc,
@@ -134,7 +146,7 @@ static void fill_band(const mlvm_conv2d_t *p, const float *x, mlvm_index_t c0, i
     const mlvm_index_t plane = p->h * p->w;
     mlvm_index_t r, q, e, e1, y, xc, lo, hi, y0, y1;
     dwl_vec_t v[L];
-    int c, k, cnt;
+    int k, cnt;
     /* the band's rows [lo, hi) are input rows [y0, y1) */
     mlvm_valid_span(py0 - p->pt, 1, p->h, nrows, &lo, &hi);
     y0 = py0 - p->pt + lo;
@@ -159,11 +171,7 @@ static void fill_band(const mlvm_conv2d_t *p, const float *x, mlvm_index_t c0, i
     e1 = y1 * p->w;
     for (e = y0 * p->w; e < e1; e += L) {
         cnt = (int)mlvm_imin(L, e1 - e);
-        for (c = 0; c < nc; ++c)
-            v[c] = dwl_load_n(x + (c0 + c) * plane + e, cnt);
-        for (; c < L; ++c)
-            v[c] = dwl_zero();
-        dwl_transpose(v);
+        columns_of(v, x + c0 * plane + e, plane, nc, cnt);
         y = e / p->w;
         xc = e % p->w;
         for (k = 0; k < cnt; ++k) {
@@ -214,14 +222,10 @@ static void weights_of(const float *w, mlvm_index_t taps, mlvm_index_t c0, int n
 {
     dwl_vec_t v[L];
     mlvm_index_t t0;
-    int c, k, cnt;
+    int k, cnt;
     for (t0 = 0; t0 < taps; t0 += L) {
         cnt = (int)mlvm_imin(L, taps - t0);
-        for (c = 0; c < nc; ++c)
-            v[c] = dwl_load_n(w + (c0 + c) * taps + t0, cnt);
-        for (; c < L; ++c)
-            v[c] = dwl_zero();
-        dwl_transpose(v);
+        columns_of(v, w + c0 * taps + t0, taps, nc, cnt);
         for (k = 0; k < cnt; ++k)
             dwl_store(wt + (t0 + k) * L, v[k]);
     }

@@ -336,6 +336,15 @@ static __m256i lane_mask(int n)
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), idx);
 }
 
+/* One masked instance per row count 1 .. 6, with one vector or both */
+#define MLVM_MM_ROWS(wide)                                                                        \
+    case 6: kern_avx2(x, 6, 0, wide, off, a, b, c, bias, m0, m1); break;                         \
+    case 5: kern_avx2(x, 5, 0, wide, off, a, b, c, bias, m0, m1); break;                         \
+    case 4: kern_avx2(x, 4, 0, wide, off, a, b, c, bias, m0, m1); break;                         \
+    case 3: kern_avx2(x, 3, 0, wide, off, a, b, c, bias, m0, m1); break;                         \
+    case 2: kern_avx2(x, 2, 0, wide, off, a, b, c, bias, m0, m1); break;                         \
+    default: kern_avx2(x, 1, 0, wide, off, a, b, c, bias, m0, m1); break;
+
 /* The tile kernel for mr rows, with b's rows at off (or NULL: b_rs apart). */
 MLVM_INLINE void micro_mr(const mm_ctx_t *x, int mr, int nr, const mlvm_index_t *off,
                           const float *a, const float *b, float *c, const float *bias)
@@ -347,22 +356,12 @@ MLVM_INLINE void micro_mr(const mm_ctx_t *x, int mr, int nr, const mlvm_index_t 
     }
     if (nr <= 8) {
         switch (mr) {
-        case 6: kern_avx2(x, 6, 0, 0, off, a, b, c, bias, m0, m1); break;
-        case 5: kern_avx2(x, 5, 0, 0, off, a, b, c, bias, m0, m1); break;
-        case 4: kern_avx2(x, 4, 0, 0, off, a, b, c, bias, m0, m1); break;
-        case 3: kern_avx2(x, 3, 0, 0, off, a, b, c, bias, m0, m1); break;
-        case 2: kern_avx2(x, 2, 0, 0, off, a, b, c, bias, m0, m1); break;
-        default: kern_avx2(x, 1, 0, 0, off, a, b, c, bias, m0, m1); break;
+            MLVM_MM_ROWS(0)
         }
         return;
     }
     switch (mr) {
-    case 6: kern_avx2(x, 6, 0, 1, off, a, b, c, bias, m0, m1); break;
-    case 5: kern_avx2(x, 5, 0, 1, off, a, b, c, bias, m0, m1); break;
-    case 4: kern_avx2(x, 4, 0, 1, off, a, b, c, bias, m0, m1); break;
-    case 3: kern_avx2(x, 3, 0, 1, off, a, b, c, bias, m0, m1); break;
-    case 2: kern_avx2(x, 2, 0, 1, off, a, b, c, bias, m0, m1); break;
-    default: kern_avx2(x, 1, 0, 1, off, a, b, c, bias, m0, m1); break;
+        MLVM_MM_ROWS(1)
     }
 }
 

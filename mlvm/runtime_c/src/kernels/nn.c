@@ -2,7 +2,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "gemm.h" /* MLVM_SCALAR_CORE */
+#include "gemm.h" /* MLVM_SCALAR_CORE, MLVM_ALWAYS_INLINE */
 #include "iter.h"
 
 #define MLVM_LN_LANES 16
@@ -242,15 +242,14 @@ static void pool2d(const mlvm_pool2d_t *p, const float *x, float *out, int is_ma
 #define MLVM_POOL_COLS 1024
 #endif
 
-static inline __attribute__((always_inline)) float pool_join(float acc, float v, int is_max)
+MLVM_ALWAYS_INLINE float pool_join(float acc, float v, int is_max)
 {
     return is_max ? max_nan(acc, v) : acc + v;
 }
 
 /* o[t] = max (or sum) over j < kw of cm[t * s + j], t < n */
-static inline __attribute__((always_inline)) void window_join(const float *cm, mlvm_index_t n,
-                                                              mlvm_index_t s, mlvm_index_t kw,
-                                                              float *o, int is_max)
+MLVM_ALWAYS_INLINE void window_join(const float *cm, mlvm_index_t n, mlvm_index_t s,
+                                    mlvm_index_t kw, float *o, int is_max)
 {
     mlvm_index_t t, j;
     if (s == 1) {
@@ -274,9 +273,8 @@ static inline __attribute__((always_inline)) void window_join(const float *cm, m
     }
 }
 
-static inline __attribute__((always_inline)) void pool_columns(const mlvm_pool2d_t *p,
-                                                               const float *x, float *out,
-                                                               int is_max)
+MLVM_ALWAYS_INLINE void pool_columns(const mlvm_pool2d_t *p, const float *x, float *out,
+                                     int is_max)
 {
     float cm[MLVM_POOL_COLS];
     const mlvm_index_t per = (MLVM_POOL_COLS - p->kw) / p->sw + 1; /* outputs per chunk */

@@ -323,6 +323,8 @@ class ModuleEmitter:
             declared = type_str(op.result.type)
             if perm is not None:
                 declared += f" transposed by perm {list(perm)}"
+            if op.panels() is not None:
+                declared += f" in panels {list(op.panels() or ())}"
             raise op_error(
                 op,
                 f"parameter '{pname}' has shape {tuple(arr.shape)} in the archive but "
@@ -336,11 +338,11 @@ class ModuleEmitter:
                 f"declares {elem} ({NP_DTYPES[elem]})",
                 self.source,
             )
-        return arr if perm is None else np.ascontiguousarray(np.transpose(arr, perm))
+        return op.stored(arr)
 
     def _data_name(self, op: MlvmOp) -> str:
         if isinstance(op, ParamOp):
-            key: object = ("param", op.param_name.data, op.permutation())
+            key: object = ("param", op.param_name.data, op.permutation(), op.panels())
             get = lambda: self._param_array(op)  # noqa: E731
         else:
             key = op
@@ -349,7 +351,7 @@ class ModuleEmitter:
 
     def _ext_slot(self, op: ParamOp) -> int:
         """The slot of a weight read from the parameter file."""
-        key = param_key(op.param_name.data, op.permutation())
+        key = param_key(op.param_name.data, op.permutation(), op.panels())
         entry = self.ext_params.get(key)
         if entry is None:
             k = len(self.ext_params)

@@ -24,10 +24,11 @@ MAX_RANK = 8
 DTYPE_CODES = {np.dtype(np.float32): 1, np.dtype(np.int32): 2}
 
 
-def param_key(name: str, perm: Sequence[int] | None) -> str:
+def param_key(name: str, perm: Sequence[int] | None, panel: Sequence[int] | None = None) -> str:
     """A weight's name in the file: the archive's name, plus the permutation
-    the compiler stored it in (see mlvm-pack-weights)."""
-    return name if perm is None else f"{name}@perm={','.join(str(p) for p in perm)}"
+    and the panels the compiler stored it in (see mlvm-pack-weights)."""
+    key = name if perm is None else f"{name}@perm={','.join(str(p) for p in perm)}"
+    return key if panel is None else f"{key}@panel={','.join(str(p) for p in panel)}"
 
 
 def _align(n: int) -> int:

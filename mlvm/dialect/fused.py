@@ -192,9 +192,7 @@ class FusedOp(MlvmOp):
             self._lower_with_conv(cg, head)
             return
         m, n = result_shape(self)
-        _, _, _, k = head.dims()
-        a_rs, a_cs, b_rs, b_cs = head.strides()
-        p = cg.const_struct("mlvm_matmul_t", f"{m}, {n}, {k}, {a_rs}, {a_cs}, {b_rs}, {b_cs}")
+        p = head.descriptor(cg)
         epilogue = cg.function(lambda name: self._epilogue_function(name, n))
         entry = "mlvm_matmul_row_f32" if m == 1 else "mlvm_matmul_epilogue_f32"
         self._call_with_epilogue(cg, f"{entry}({p}, in0, in1, out, {epilogue}, ctx);")

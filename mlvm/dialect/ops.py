@@ -160,22 +160,51 @@ class ParamOp(MlvmOp):
     With `perm`, the value is the archive's array transposed by perm (result
     dim i is the archive's dim perm[i]): the compiler stores weights in the
     layout their kernel reads (see the mlvm-pack-weights pass), while the
-    archive keeps the layout the model was written with.
+    archive keeps the layout the model was written with. With `panel` =
+    [width, columns] as well, that (transposed) [K, N] matrix is stored in
+    panels: [ceil(N / width), K, width], column j of row k at [j / width, k,
+    j % width], zero past column N (a matmul's `rhs_panel` reads it so).
     """
 
     name = "mlvm.param"
     param_name = prop_def(StringAttr, prop_name="name")
     perm = opt_prop_def(DenseArrayBase.constr(i64))
+    panel = opt_prop_def(DenseArrayBase.constr(i64))
     result = result_def(TensorType)
     traits = traits_def(Pure())
     IS_DATA: ClassVar[bool] = True
+
+    def panels(self) -> tuple[int, int] | None:
+        """The verified (width, columns) of a weight stored in panels, or None."""
+        if self.panel is None:
+            return None
+        vals = _array_prop(self, "panel")
+        shape = self.shape_of(self.result, "result")
+        ok = len(vals) == 2 and len(shape) == 3 and vals[0] >= PANEL_MULTIPLE
+        if ok:
+            width, cols = vals
+            ok = width % PANEL_MULTIPLE == 0 and cols > 0 and shape[2] == width
+            ok = ok and shape[0] == -(-cols // width)
+        if not ok:
+            raise VerifyException(
+                f"{self.name}: panel [{', '.join(map(str, vals))}] does not describe "
+                f"{type_str(self.result.type)}: [width, columns] with width a multiple of "
+                f"{PANEL_MULTIPLE} stores a [K, columns] matrix as [ceil(columns / width), K, width]"
+            )
+        return vals[0], vals[1]
+
+    def logical_shape(self) -> tuple[int, ...]:
+        """The shape before panels: the archive's, transposed by perm."""
+        shape = tuple(self.shape_of(self.result, "result"))
+        pan = self.panels()
+        return shape if pan is None else (shape[1], pan[1])
 
     def permutation(self) -> tuple[int, ...] | None:
         """The verified perm, or None for the archive's own layout."""
         if self.perm is None:
             return None
         perm = _array_prop(self, "perm")
-        rank = len(self.shape_of(self.result, "result"))
+        rank = len(self.logical_shape())
         if sorted(perm) != list(range(rank)):
             raise VerifyException(
                 f"{self.name}: perm [{', '.join(map(str, perm))}] is not a permutation of the {rank} dims "
@@ -185,25 +214,62 @@ class ParamOp(MlvmOp):
 
     def archive_shape(self) -> tuple[int, ...]:
         """The shape the parameter has in the archive."""
-        shape = self.shape_of(self.result, "result")
+        shape = self.logical_shape()
         perm = self.permutation()
         if perm is None:
-            return tuple(shape)
+            return shape
         out = [0] * len(shape)
         for i, p in enumerate(perm):
             out[p] = shape[i]
         return tuple(out)
 
+    def stored(self, arr: np.ndarray) -> np.ndarray:
+        """The archive's array `arr` in the layout this op gives it."""
+        perm = self.permutation()
+        out = arr if perm is None else np.ascontiguousarray(np.transpose(arr, perm))
+        pan = self.panels()
+        return out if pan is None else to_panels(out, pan[0])
+
     def verify_(self) -> None:
         self.tensor(self.result, "result")
+        self.panels()
         self.permutation()
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
     ) -> list[np.ndarray]:
-        arr = params[self.param_name.data]
-        perm = self.permutation()
-        return [arr if perm is None else np.ascontiguousarray(np.transpose(arr, perm))]
+        return [self.stored(params[self.param_name.data])]
+
+
+# Panel widths are multiples of the widest sliver of any matmul kernel.
+PANEL_MULTIPLE = 32
+# Weights of at least this many elements are stored in panels: from there
+# the kernels pack a strided b on every call (MLVM_MM_PACK_ABOVE), or read
+# it across a page per row; below, panels measured no faster.
+PANEL_MIN_ELEMENTS = 512 * 512
+
+
+def matmul_prefers_panels(k: int, n: int) -> bool:
+    """Whether a constant [k, n] rhs is read faster stored in panels:
+    a large one, padded by at most 1/16 (a 1024 x 1024 weight 5-30 %
+    faster, from one row to 512, on both AVX-512 and AVX2)."""
+    padded = -(-n // PANEL_MULTIPLE) * PANEL_MULTIPLE
+    return k * n >= PANEL_MIN_ELEMENTS and 16 * (padded - n) <= n
+
+
+def to_panels(b: np.ndarray, width: int) -> np.ndarray:
+    """A [K, N] matrix as [ceil(N / width), K, width] panels, zero-padded."""
+    k, n = b.shape
+    np_ = -(-n // width)
+    padded = np.zeros((k, np_ * width), dtype=b.dtype)
+    padded[:, :n] = b
+    return np.ascontiguousarray(padded.reshape(k, np_, width).transpose(1, 0, 2))
+
+
+def from_panels(p: np.ndarray, cols: int) -> np.ndarray:
+    """The [K, cols] matrix that `to_panels` stored as p."""
+    np_, k, width = p.shape
+    return np.ascontiguousarray(p.transpose(1, 0, 2).reshape(k, np_ * width)[:, :cols])
 
 
 @irdl_op_definition
@@ -721,6 +787,9 @@ class MatmulOp(MlvmOp):
     """`lhs @ rhs` with optional transposes of the last two dims.
 
     Rank 2, or rank >= 3 on both sides with numpy-broadcast batch dims.
+    With `rhs_panel` = width, a rank-2 product reads a constant rhs stored in
+    panels (see `mlvm.param`'s `panel`): rhs [ceil(n / width), k, width], n
+    from the result.
     """
 
     name = "mlvm.matmul"
@@ -729,8 +798,13 @@ class MatmulOp(MlvmOp):
     result = result_def(TensorType)
     transpose_lhs = opt_prop_def(BoolAttr, IntegerAttr.from_bool(False))
     transpose_rhs = opt_prop_def(BoolAttr, IntegerAttr.from_bool(False))
+    rhs_panel = opt_prop_def(IntegerAttr.constr(type=i64))
     traits = traits_def(Pure())
     OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("lhs", "rhs")
+
+    def panel_width(self) -> int:
+        """The width of the rhs's panels, or 0 for a rhs with strides."""
+        return 0 if self.rhs_panel is None else _int_prop(self, "rhs_panel")
 
     def dims(self) -> tuple[Shape, int, int, int]:
         """(batch shape, m, n, k), verifying the operand shapes."""
@@ -739,6 +813,8 @@ class MatmulOp(MlvmOp):
         sa, sb = self.shape_of(self.lhs, "lhs"), self.shape_of(self.rhs, "rhs")
         ta, tb = _bool_prop(self, "transpose_lhs"), _bool_prop(self, "transpose_rhs")
         desc = f"lhs {type_str(self.lhs.type)} and rhs {type_str(self.rhs.type)}"
+        if self.rhs_panel is not None:
+            return self._panel_dims(sa, sb, desc)
         if len(sa) < 2 or len(sb) < 2 or (len(sa) == 2) != (len(sb) == 2):
             raise VerifyException(
                 f"{self.name}: {desc} must both be rank 2, or both rank >= 3 "
@@ -756,6 +832,21 @@ class MatmulOp(MlvmOp):
             raise VerifyException(f"{self.name}: batch dims of {desc} do not broadcast")
         return batch, m, n, ka
 
+    def _panel_dims(self, sa: Shape, sb: Shape, desc: str) -> tuple[Shape, int, int, int]:
+        width = self.panel_width()
+        sr = self.shape_of(self.result, "result")
+        if len(sa) != 2 or len(sr) != 2 or _bool_prop(self, "transpose_rhs"):
+            raise VerifyException(
+                f"{self.name}: rhs_panel needs a rank-2 product without transpose_rhs ({desc})")
+        m, k = (sa[1], sa[0]) if _bool_prop(self, "transpose_lhs") else (sa[0], sa[1])
+        n = sr[1]
+        if width < PANEL_MULTIPLE or width % PANEL_MULTIPLE or tuple(sb) != (-(-n // width), k, width):
+            raise VerifyException(
+                f"{self.name}: rhs_panel {width} needs rhs [{-(-n // max(width, 1))}, {k}, {width}] "
+                f"(a [{k}, {n}] matrix in panels, width a multiple of {PANEL_MULTIPLE}); {desc}"
+            )
+        return (), m, n, k
+
     def verify_(self) -> None:
         batch, m, n, _ = self.dims()
         self.expect_result(0, (*batch, m, n), "f32")
@@ -768,26 +859,36 @@ class MatmulOp(MlvmOp):
             a = np.swapaxes(a, -1, -2)
         if _bool_prop(self, "transpose_rhs"):
             b = np.swapaxes(b, -1, -2)
+        if self.rhs_panel is not None:
+            b = from_panels(b, self.dims()[2])
         return [np.matmul(a, b).astype(np.float32)]
 
     def strides(self) -> tuple[int, int, int, int]:
-        """Element strides (a_rs, a_cs, b_rs, b_cs) of a(i, k) and b(k, j)."""
+        """Element strides (a_rs, a_cs, b_rs, b_cs) of a(i, k) and b(k, j)
+        (within a panel for a rhs in panels)."""
         _, m, n, k = self.dims()
         ta, tb = _bool_prop(self, "transpose_lhs"), _bool_prop(self, "transpose_rhs")
         a_rs, a_cs = (1, m) if ta else (k, 1)
         b_rs, b_cs = (1, k) if tb else (n, 1)
+        if self.rhs_panel is not None:
+            b_rs, b_cs = self.panel_width(), 1
         return a_rs, a_cs, b_rs, b_cs
+
+    def descriptor(self, cg: Lowering) -> str:
+        """The `mlvm_matmul_t` of one product (of a batch's)."""
+        _, m, n, k = self.dims()
+        a_rs, a_cs, b_rs, b_cs = self.strides()
+        return cg.const_struct(
+            "mlvm_matmul_t", f"{m}, {n}, {k}, {a_rs}, {a_cs}, {b_rs}, {b_cs}, {self.panel_width()}"
+        )
 
     def lower(self, cg: Lowering) -> None:
         batch, m, n, k = self.dims()
         sa, sb = self.shape_of(self.lhs, "lhs"), self.shape_of(self.rhs, "rhs")
-        a_rs, a_cs, b_rs, b_cs = self.strides()
         mat_a, mat_b = sa[-1] * sa[-2], sb[-1] * sb[-2]
         bs_a = tuple(s * mat_a for s in broadcast_strides(sa[:-2], batch))
-        bs_b = tuple(s * mat_b for s in broadcast_strides(sb[:-2], batch))
-        p = cg.const_struct(
-            "mlvm_matmul_t", f"{m}, {n}, {k}, {a_rs}, {a_cs}, {b_rs}, {b_cs}"
-        )
+        bs_b = tuple(s * mat_b for s in broadcast_strides(sb[:-2], batch)) if batch else ()
+        p = self.descriptor(cg)
         if m == 1 and prod(batch) == 1:  # one row: no blocked GEMM linked on cores without vectors
             cg.stmt(f"mlvm_matmul_row_f32({p}, {cg.ptr(self.lhs)}, {cg.ptr(self.rhs)}, "
                     f"{cg.ptr(self.result)}, NULL, NULL);")

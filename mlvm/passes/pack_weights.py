@@ -6,6 +6,12 @@ transB=1` weights are, or `transpose_lhs` on the lhs) is emitted transposed
 once, at compile time: the `mlvm.param` gets a `perm` swapping its last two
 dims and the matmuls read it untransposed, so no call repacks a constant.
 
+A large parameter only ever read as the rhs of rank-2 matmuls (after that
+transposition) is stored in panels 32 columns wide (`panel` on the param,
+`rhs_panel` on the matmuls; `matmul_prefers_panels`): the GEMM's slivers,
+contiguous and zero-padded, read in place where the kernel would otherwise
+pack them on every call.
+
 A parameter only ever read as the weights of conv2d ops that run faster with
 the output channels in the vector lanes (`conv2d_prefers_ihwo`: small maps,
 given the workspace the memory plan gives them) is stored [C][KH][KW][O]
@@ -22,11 +28,11 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, StringAttr, TensorType, i64
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 
 from mlvm.dialect.nn import Conv2dOp, conv2d_pointwise, conv2d_prefers_ihwo
-from mlvm.dialect.ops import MatmulOp, ParamOp
+from mlvm.dialect.ops import PANEL_MULTIPLE, MatmulOp, ParamOp, matmul_prefers_panels
 
 _FLAG = ("transpose_lhs", "transpose_rhs")
 _IHWO = (1, 2, 3, 0)
@@ -39,6 +45,13 @@ def _is_transposed_read(use_op: Operation, index: int) -> bool:
     return isinstance(attr, IntegerAttr) and bool(attr.value.data)
 
 
+def _is_plain_rhs(use_op: Operation, index: int) -> bool:
+    """A rank-2 matmul's untransposed rhs, not yet in panels."""
+    return (isinstance(use_op, MatmulOp) and index == 1 and use_op.rhs_panel is None
+            and not _is_transposed_read(use_op, 1)
+            and len(use_op.shape_of(use_op.lhs, "lhs")) == 2)
+
+
 def _clear_transpose(op: Operation, index: int) -> None:
     op.properties[_FLAG[index]] = IntegerAttr.from_bool(False)
 
@@ -47,10 +60,18 @@ def _set_ihwo(op: Operation, index: int) -> None:
     op.properties["w_layout"] = StringAttr("ihwo")
 
 
+def _set_panel(op: Operation, index: int) -> None:
+    op.properties["rhs_panel"] = IntegerAttr(PANEL_MULTIPLE, i64)
+
+
 def _swap_last_two(seq: Sequence[int]) -> list[int]:
     out = list(seq)
     out[-2], out[-1] = out[-1], out[-2]
     return out
+
+
+def _ints(values: Sequence[int]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, list(values))
 
 
 @dataclass(frozen=True)
@@ -78,24 +99,37 @@ class PackWeightsPass(ModulePass):
         assert isinstance(t, TensorType)
         shape = list(t.get_shape())
         uses = list(p.result.uses)
-        if len(shape) < 2 or not uses:
+        if len(shape) < 2 or not uses or p.panel is not None:
             return
         base = list(p.permutation() or range(len(shape)))
         if all(_is_transposed_read(u.operation, u.index) for u in uses):
-            self._replace(p, _swap_last_two(base), _swap_last_two(shape), _clear_transpose)
+            p = self._replace(p, {"perm": _ints(_swap_last_two(base))}, _swap_last_two(shape),
+                              _clear_transpose)
+            shape = _swap_last_two(shape)
         elif len(shape) == 4 and all(self._conv_wants_ihwo(u.operation, u.index) for u in uses):
-            self._replace(p, [base[i] for i in _IHWO], [shape[i] for i in _IHWO], _set_ihwo)
+            self._replace(p, {"perm": _ints([base[i] for i in _IHWO])},
+                          [shape[i] for i in _IHWO], _set_ihwo)
+            return
+        if len(shape) != 2 or not all(_is_plain_rhs(u.operation, u.index) for u in uses):
+            return
+        k, n = shape
+        if not matmul_prefers_panels(k, n):
+            return
+        props: dict[str, Attribute] = {"panel": _ints([PANEL_MULTIPLE, n])}
+        if p.perm is not None:
+            props["perm"] = p.perm
+        self._replace(p, props, [-(-n // PANEL_MULTIPLE), k, PANEL_MULTIPLE], _set_panel)
 
     @staticmethod
-    def _replace(p: ParamOp, perm: list[int], shape: list[int],
-                 mark: Callable[[Operation, int], None]) -> None:
-        """p as a param stored permuted by perm, its readers marked."""
+    def _replace(p: ParamOp, layout: dict[str, Attribute], shape: list[int],
+                 mark: Callable[[Operation, int], None]) -> ParamOp:
+        """p as a param stored in `layout` (perm, panel) with `shape`, its
+        readers marked."""
         t = p.result.type
         assert isinstance(t, TensorType)
-        props: dict[str, object] = {"name": p.param_name,
-                                    "perm": DenseArrayBase.from_list(i64, perm)}
+        props: dict[str, Attribute] = {"name": p.param_name, **layout}
         packed = ParamOp.create(result_types=[TensorType(t.element_type, shape)],
-                                properties=props)  # type: ignore[arg-type]
+                                properties=props)
         packed.result.name_hint = p.result.name_hint
         p.parent_block().insert_op_before(packed, p)  # type: ignore[union-attr]
         for u in list(p.result.uses):
@@ -104,3 +138,4 @@ class PackWeightsPass(ModulePass):
             mark(user, u.index)
         p.detach()
         p.erase()
+        return packed

@@ -316,3 +316,28 @@ def test_conv_weights_stored_for_their_kernel(tmp_path: Path) -> None:
     want = reference.run(module, "main", [x], {"w": w})[0]
     got = mlvm.load(so, params=pfile).main(x)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+
+
+def test_matmul_weights_in_panels_in_the_file(tmp_path: Path) -> None:
+    """A large PyTorch-layout weight goes into the file transposed and in
+    panels (`w@perm=1,0@panel=32,520`, padded to 544 columns), and the module
+    run with that file equals the reference on the archive's [out, in]."""
+    src = tmp_path / "linear.mlir"
+    src.write_text(
+        'func.func @main(%x: tensor<3x600xf32>) -> tensor<3x520xf32> {\n'
+        '  %w = "mlvm.param"() <{name = "w"}> : () -> tensor<520x600xf32>\n'
+        '  %0 = "mlvm.matmul"(%x, %w) <{transpose_rhs = true}> : '
+        "(tensor<3x600xf32>, tensor<520x600xf32>) -> tensor<3x520xf32>\n"
+        "  func.return %0 : tensor<3x520xf32>\n}\n"
+    )
+    g = np.random.default_rng(8)
+    w = g.standard_normal((520, 600)).astype(np.float32)
+    np.savez(tmp_path / "w.npz", w=w)
+    so, pfile = tmp_path / "linear.so", tmp_path / "linear.mlvmp"
+    assert aot_main(["build", str(src), "-o", str(so), "-q", "--params", str(tmp_path / "w.npz"),
+                     "--external-params", str(pfile)]) == 0
+    assert b"w@perm=1,0@panel=32,520" in pfile.read_bytes()
+    assert pfile.stat().st_size >= 17 * 600 * 32 * 4
+    x = g.standard_normal((3, 600)).astype(np.float32)
+    got = mlvm.load(so, params=pfile).main(x)
+    np.testing.assert_allclose(got, x @ w.T, rtol=1e-5, atol=1e-4)

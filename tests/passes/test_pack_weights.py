@@ -8,6 +8,7 @@ what the pass rewrites and what it must leave alone)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -43,6 +44,62 @@ def test_linear_layer_same_results_packed_or_not(tmp_path: Path, m: int, n: int,
         assert np.all(np.abs(got - want) <= 1e-5 * bound)
 
 
+PLAIN = """func.func @main(%x: tensor<{m}x{k}xf32>) -> tensor<{m}x{n}xf32> {{
+  %w = "mlvm.param"() <{{name = "w"}}> : () -> tensor<{k}x{n}xf32>
+  %0 = "mlvm.matmul"(%x, %w) : (tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  func.return %0 : tensor<{m}x{n}xf32>
+}}
+"""
+
+
+# (layout, m, n, k): large weights stored in panels, PyTorch layout (fused
+# with bias and relu) or not, one row (each row path) to several row blocks,
+# a ragged last panel
+@pytest.mark.parametrize("text,m,n,k", [
+    (LINEAR, 1, 1000, 300), (LINEAR, 8, 512, 1024), (LINEAR, 65, 520, 520),
+    (PLAIN, 1, 520, 521), (PLAIN, 3, 1000, 300), (PLAIN, 200, 512, 515),
+], ids=["linear-1", "linear-8", "linear-65", "plain-1", "plain-3", "plain-200"])
+def test_weights_in_panels_same_results(tmp_path: Path, text: str, m: int, n: int, k: int) -> None:
+    g = np.random.default_rng(m + n + k)
+    path = tmp_path / "mm.mlir"
+    path.write_text(text.format(m=m, n=n, k=k))
+    linear = text is LINEAR
+    w = g.standard_normal((n, k) if linear else (k, n)).astype(np.float32)
+    params = {"w": w, "b": g.standard_normal(n).astype(np.float32)} if linear else {"w": w}
+    x = g.standard_normal((m, k)).astype(np.float32)
+    source, _ = compile_to_c(*parse_file(path)[:1], tmp_path / "a.c", params, str(path))
+    assert re.search(rf"mlvm_matmul_t \w+ = \{{{m}, {n}, {k}, {k}, 1, 32, 1, 32\}};", source)
+    packed = mlvm.compile(path, params=params).main(x)
+    plain = mlvm.compile(path, params=params, options=CompileOptions(pack_weights=False)).main(x)
+    wt = (w.T if linear else w).astype(np.float64)
+    bias = params["b"].astype(np.float64) if linear else np.zeros(n)
+    want, bound = x.astype(np.float64) @ wt + bias, np.abs(x.astype(np.float64)) @ np.abs(wt) + np.abs(bias)
+    if linear:
+        want = np.maximum(want, 0)
+    for got in (packed, plain):
+        assert np.all(np.abs(got - want) <= 1e-5 * bound)
+
+
+def test_panel_param_archive_shape_error(tmp_path: Path) -> None:
+    path = tmp_path / "p.mlir"
+    path.write_text(
+        'func.func @main() -> tensor<2x8x32xf32> {\n'
+        '  %0 = "mlvm.param"() <{name = "w", panel = array<i64: 32, 40>, perm = array<i64: 1, 0>}>'
+        ' : () -> tensor<2x8x32xf32>\n'
+        '  func.return %0 : tensor<2x8x32xf32>\n}\n')
+    with pytest.raises(mlvm.MlvmError) as info:
+        mlvm.compile(path, params={"w": np.zeros((8, 40), np.float32)})
+    msg = str(info.value).strip()
+    assert "\n" not in msg and f"{path}:2:" in msg, msg
+    assert "(8, 40)" in msg and "transposed by perm [1, 0] in panels [32, 40]" in msg, msg
+    # the archive's [40, 8] read back: a param in panels is the padded, tiled matrix
+    w = np.arange(320, dtype=np.float32).reshape(40, 8)
+    got = mlvm.compile(path, params={"w": w}).main()
+    want = np.zeros((8, 64), np.float32)
+    want[:, :40] = w.T
+    assert np.array_equal(got, want.reshape(8, 2, 32).transpose(1, 0, 2))
+
+
 def test_emitted_matmul_reads_the_weight_untransposed(tmp_path: Path) -> None:
     path = tmp_path / "linear.mlir"
     path.write_text(LINEAR.format(m=4, n=6, k=5))
@@ -50,9 +107,9 @@ def test_emitted_matmul_reads_the_weight_untransposed(tmp_path: Path) -> None:
     packed, _ = compile_to_c(*parse_file(path)[:1], tmp_path / "a.c", params, str(path))
     plain, _ = compile_to_c(*parse_file(path)[:1], tmp_path / "b.c", params, str(path),
                             CompileOptions(pack_weights=False))
-    # mlvm_matmul_t {m, n, k, a_rs, a_cs, b_rs, b_cs} of the fused matmul
-    assert "{4, 6, 5, 5, 1, 6, 1}" in packed, packed
-    assert "{4, 6, 5, 5, 1, 1, 5}" in plain, plain
+    # mlvm_matmul_t {m, n, k, a_rs, a_cs, b_rs, b_cs, b_panel} of the fused matmul
+    assert "{4, 6, 5, 5, 1, 6, 1, 0}" in packed, packed
+    assert "{4, 6, 5, 5, 1, 1, 5, 0}" in plain, plain
 
 
 PERM = """func.func @main() -> tensor<{t}xf32> {{

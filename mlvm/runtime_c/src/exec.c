@@ -358,6 +358,7 @@ static mlvm_status_t exec_matmul(mlvm_vm_t *vm, mlvm_op_t op,
     p.a_cs = ta ? p.m : 1;
     p.b_rs = tb ? 1 : p.n;
     p.b_cs = tb ? p.k : 1;
+    p.b_panel = 0;
     mat_a = (mlvm_index_t)(da[ra - 1] * da[ra - 2]);
     mat_b = (mlvm_index_t)(db[rb - 1] * db[rb - 2]);
     broadcast_strides(ra - 2, da, br, sa);

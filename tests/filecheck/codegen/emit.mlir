@@ -6,7 +6,7 @@
 // CHECK: static const union { uint32_t u[1]; float f[1]; int32_t i[1]; uint64_t align8_; } [[ONE:module__d[0-9]+]] = {{[{][{]}}
 // CHECK-NEXT: 0x3f800000u
 // CHECK-DAG: static const mlvm_iter_t [[BIAS:module__s[0-9]+]] = {2, {4, 8}, {{[{][{]}}8, 1}, {0, 1}}};
-// CHECK-DAG: static const mlvm_matmul_t [[MM:module__s[0-9]+]] = {4, 8, 16, 16, 1, 1, 16};
+// CHECK-DAG: static const mlvm_matmul_t [[MM:module__s[0-9]+]] = {4, 8, 16, 16, 1, 1, 16, 0};
 // CHECK-LABEL: mlvm_status_t module_dense(void *arena_, const float *in_x, const float *in_w, const float *in_b, float *out0){{$}}
 // CHECK: mlvm_matmul_f32(&[[MM]], &{{.*}}, in_x, in_w, ((float *)(arena + 0)));
 // CHECK-NEXT: mlvm_add_f32(&[[BIAS]], ((float *)(arena + 0)), in_b, ((float *)(arena + 128)));

@@ -206,3 +206,31 @@ func.func @f(%x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x4xf32>) -> tensor<1x6x5x5
   func.return %0 : tensor<1x6x5x5xf32>
 }
 // CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.conv2d: result type tensor<1x6x5x5xf32> does not match the expected tensor<1x4x5x5xf32>
+
+// -----
+func.func @f() -> tensor<2x8x32xf32> {
+  %0 = "mlvm.param"() <{name = "w", panel = array<i64: 32, 70>}> : () -> tensor<2x8x32xf32>
+  func.return %0 : tensor<2x8x32xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.param: panel [32, 70] does not describe tensor<2x8x32xf32>: [width, columns] with width a multiple of 32 stores a [K, columns] matrix as [ceil(columns / width), K, width]
+
+// -----
+func.func @f() -> tensor<1x8x16xf32> {
+  %0 = "mlvm.param"() <{name = "w", panel = array<i64: 16, 10>}> : () -> tensor<1x8x16xf32>
+  func.return %0 : tensor<1x8x16xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.param: panel [16, 10] does not describe tensor<1x8x16xf32>
+
+// -----
+func.func @f(%x: tensor<4x8xf32>, %w: tensor<2x8x32xf32>) -> tensor<4x70xf32> {
+  %0 = "mlvm.matmul"(%x, %w) <{rhs_panel = 32 : i64}> : (tensor<4x8xf32>, tensor<2x8x32xf32>) -> tensor<4x70xf32>
+  func.return %0 : tensor<4x70xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.matmul: rhs_panel 32 needs rhs [3, 8, 32] (a [8, 70] matrix in panels, width a multiple of 32); lhs tensor<4x8xf32> and rhs tensor<2x8x32xf32>
+
+// -----
+func.func @f(%x: tensor<4x8xf32>, %w: tensor<2x8x32xf32>) -> tensor<4x60xf32> {
+  %0 = "mlvm.matmul"(%x, %w) <{rhs_panel = 32 : i64, transpose_rhs = true}> : (tensor<4x8xf32>, tensor<2x8x32xf32>) -> tensor<4x60xf32>
+  func.return %0 : tensor<4x60xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.matmul: rhs_panel needs a rank-2 product without transpose_rhs (lhs tensor<4x8xf32> and rhs tensor<2x8x32xf32>)

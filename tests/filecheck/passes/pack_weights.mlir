@@ -90,3 +90,39 @@ func.func @conv_must_not(%x: tensor<1x16x32x32xf32>, %g: tensor<1x32x6x6xf32>, %
   %7 = "mlvm.conv2d"(%e, %wb) : (tensor<1x512x6x6xf32>, tensor<128x512x1x1xf32>) -> tensor<1x128x6x6xf32>
   func.return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<1x32x32x32xf32>, tensor<1x32x6x6xf32>, tensor<1x32x6x6xf32>, tensor<1x32x32x32xf32>, tensor<1x16x6x6xf32>, tensor<1x32x7x7xf32>, tensor<1x32x6x6xf32>, tensor<1x128x6x6xf32>
 }
+
+// -----
+// A large weight read only as a rank-2 matmul's rhs is stored in panels 32
+// columns wide (after its transposition, for a PyTorch-layout one); a ragged
+// 1000 columns pad to 1024. Fused or not, the matmuls read the panels.
+// CHECK-LABEL: func.func @panels
+// CHECK: %w = "mlvm.param"() <{name = "w", panel = array<i64: 32, 1000>, perm = array<i64: 1, 0>}> : () -> tensor<32x1024x32xf32>
+// CHECK: "mlvm.matmul"(%x, %w) <{transpose_rhs = false, rhs_panel = 32 : i64}> : (tensor<8x1024xf32>, tensor<32x1024x32xf32>) -> tensor<8x1000xf32>
+// CHECK: %v = "mlvm.param"() <{name = "v", panel = array<i64: 32, 512>}> : () -> tensor<16x1000x32xf32>
+// CHECK: "mlvm.matmul"(%0, %v) <{rhs_panel = 32 : i64}> : (tensor<8x1000xf32>, tensor<16x1000x32xf32>) -> tensor<8x512xf32>
+func.func @panels(%x: tensor<8x1024xf32>) -> tensor<8x512xf32> {
+  %w = "mlvm.param"() <{name = "w"}> : () -> tensor<1000x1024xf32>
+  %0 = "mlvm.matmul"(%x, %w) <{transpose_rhs = true}> : (tensor<8x1024xf32>, tensor<1000x1024xf32>) -> tensor<8x1000xf32>
+  %v = "mlvm.param"() <{name = "v"}> : () -> tensor<1000x512xf32>
+  %1 = "mlvm.matmul"(%0, %v) : (tensor<8x1000xf32>, tensor<1000x512xf32>) -> tensor<8x512xf32>
+  func.return %1 : tensor<8x512xf32>
+}
+
+// -----
+// No panels: a small weight (below 512 x 512 elements: no faster), one
+// padded by more than 1/16 (300 columns stored as 320), one also read as an
+// lhs, and a batched product's weight.
+// CHECK-LABEL: func.func @no_panels
+// CHECK-NOT: panel
+// CHECK: func.return
+func.func @no_panels(%x: tensor<4x256xf32>, %y: tensor<4x1000xf32>, %z: tensor<2x4x512xf32>) -> (tensor<4x256xf32>, tensor<4x300xf32>, tensor<512x512xf32>, tensor<2x4x512xf32>) {
+  %s = "mlvm.param"() <{name = "s"}> : () -> tensor<256x256xf32>
+  %0 = "mlvm.matmul"(%x, %s) : (tensor<4x256xf32>, tensor<256x256xf32>) -> tensor<4x256xf32>
+  %r = "mlvm.param"() <{name = "r"}> : () -> tensor<1000x300xf32>
+  %1 = "mlvm.matmul"(%y, %r) : (tensor<4x1000xf32>, tensor<1000x300xf32>) -> tensor<4x300xf32>
+  %l = "mlvm.param"() <{name = "l"}> : () -> tensor<512x512xf32>
+  %2 = "mlvm.matmul"(%l, %l) : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
+  %b = "mlvm.param"() <{name = "b"}> : () -> tensor<2x512x512xf32>
+  %3 = "mlvm.matmul"(%z, %b) : (tensor<2x4x512xf32>, tensor<2x512x512xf32>) -> tensor<2x4x512xf32>
+  func.return %0, %1, %2, %3 : tensor<4x256xf32>, tensor<4x300xf32>, tensor<512x512xf32>, tensor<2x4x512xf32>
+}

@@ -43,7 +43,22 @@ static void compare(const char *what, size_t n, const float *got, const double *
         }
 }
 
-static void check_matmul(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, int ta, int tb)
+/* b copied into panels `panel` columns wide (kernels.h), zero-padded. */
+static float *panels_of(const float *b, const mlvm_matmul_t *p, mlvm_index_t panel)
+{
+    const mlvm_index_t np = (p->n + panel - 1) / panel;
+    float *out = (float *)calloc((size_t)(np * panel * p->k) + 1, sizeof *out);
+    mlvm_index_t j, kk;
+    for (j = 0; j < p->n; ++j)
+        for (kk = 0; kk < p->k; ++kk)
+            out[(j / panel) * p->k * panel + kk * panel + j % panel] = b[kk * p->b_rs + j * p->b_cs];
+    return out;
+}
+
+/* panel: 0, or b stored in panels that wide (the compiler's layout of
+ * large constant weights). */
+static void check_matmul_as(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, int ta, int tb,
+                            mlvm_index_t panel)
 {
     mlvm_matmul_t p;
     mlvm_iter_t one = {1, {1}, {{0}, {0}}};
@@ -63,10 +78,22 @@ static void check_matmul(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, int ta,
                 want[i * n + j] += t;
                 bound[i * n + j] += fabs(t);
             }
+    if (panel != 0) {
+        float *packed = panels_of(b, &p, panel);
+        free(b);
+        b = packed;
+    }
+    p.b_panel = panel;
     mlvm_matmul_f32(&p, &one, a, b, out);
-    snprintf(what, sizeof what, "matmul m=%td n=%td k=%td ta=%d tb=%d", m, n, k, ta, tb);
+    snprintf(what, sizeof what, "matmul m=%td n=%td k=%td ta=%d tb=%d panel=%td", m, n, k, ta,
+             tb, panel);
     compare(what, (size_t)(m * n), out, want, bound);
     free(a), free(b), free(out), free(want), free(bound);
+}
+
+static void check_matmul(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, int ta, int tb)
+{
+    check_matmul_as(m, n, k, ta, tb, 0);
 }
 
 static void check_conv_sw(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_index_t w,
@@ -282,6 +309,15 @@ int main(void)
     check_matmul(1, 129, 40, 1, 1);
     check_matmul(520, 530, 64, 0, 0);
     check_matmul(9, 520, 520, 0, 1);
+    /* b in panels: one row (every row path), ragged last panel, several
+     * contraction slices and row blocks, panels wider than a sliver */
+    for (i = 0; i < ns; ++i)
+        for (j = 0; j < ns; ++j)
+            check_matmul_as(sizes[i], sizes[j], sizes[(i + j) % ns], (int)(i % 2), 0, 32);
+    check_matmul_as(1, 300, 513, 0, 0, 32);
+    check_matmul_as(1, 1000, 37, 0, 0, 64);
+    check_matmul_as(200, 70, 600, 0, 0, 32);
+    check_matmul_as(520, 530, 300, 1, 0, 64);
     for (t = 0; t < 3; ++t) {
         const mlvm_index_t *pad = pads[t];
         check_conv(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, pads[0], t);

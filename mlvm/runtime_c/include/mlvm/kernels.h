@@ -20,10 +20,15 @@ typedef struct mlvm_iter {
 } mlvm_iter_t;
 
 /* One matrix product out[m][n] = sum_k a(i, k) * b(k, j) with
- * a(i, k) = a[i * a_rs + k * a_cs] and b(k, j) = b[k * b_rs + j * b_cs]. */
+ * a(i, k) = a[i * a_rs + k * a_cs] and b(k, j) = b[k * b_rs + j * b_cs].
+ * With b_panel = P > 0, b is stored in panels of P columns instead (a
+ * constant weight the compiler laid out for the kernel): b(k, j) =
+ * b[(j / P) * k_total * P + k * P + j % P], zero past column n, and b_rs /
+ * b_cs are ignored. P is a multiple of 32 (the widest sliver of any kernel). */
 typedef struct mlvm_matmul {
     mlvm_index_t m, n, k;
     mlvm_index_t a_rs, a_cs, b_rs, b_cs;
+    mlvm_index_t b_panel;
 } mlvm_matmul_t;
 
 /* Elementwise binary ops; `it` strides address a (0) and b (1); out is

@@ -515,6 +515,7 @@ static void direct_gemm(const direct_geom_t *g, mlvm_index_t m, mlvm_index_t k,
     gm.b = xs;
     gm.b_rs = 0;
     gm.b_cs = 1;
+    gm.b_panel = 0;
     gm.b_off = off;
     gm.pack = NULL;
     gm.pack_ctx = NULL;
@@ -735,6 +736,7 @@ void mlvm_conv2d_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
             gm.b = pointwise ? xg : NULL;
             gm.b_rs = plane;
             gm.b_cs = 1;
+            gm.b_panel = 0;
             gm.b_off = NULL;
             gm.pack = pointwise ? NULL : pack_window;
             gm.pack_ctx = &ctx;

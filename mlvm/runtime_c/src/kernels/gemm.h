@@ -70,6 +70,7 @@ typedef struct mlvm_gemm {
     mlvm_index_t a_rs, a_cs;
     const float *b;            /* when pack is NULL */
     mlvm_index_t b_rs, b_cs;
+    mlvm_index_t b_panel;      /* or 0: b in panels of this many columns (kernels.h) */
     const mlvm_index_t *b_off; /* or NULL: row offsets of b (b_cs must be 1) */
     mlvm_gemm_pack_fn pack;    /* or NULL */
     const void *pack_ctx;

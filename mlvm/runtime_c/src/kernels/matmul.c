@@ -9,7 +9,10 @@
  * is small; a transposed b, or one of MLVM_MM_PACK_ABOVE elements or more,
  * is packed sliver by sliver into a buffer on the stack (MLVM_MM_KC * NR
  * floats: 32 KiB with AVX-512, 1 KiB on a Cortex-M; no allocation, no static
- * state), which spares the TLB and the L1 sets. a is read in place,
+ * state), which spares the TLB and the L1 sets. A constant b the compiler
+ * stored in panels (b_panel: the slivers side by side, each contiguous and
+ * zero-padded) is read in place whatever its size: no call packs it. a is
+ * read in place,
  * row-major or transposed: the kernel broadcasts one element per row and
  * step. The signature is unchanged: every caller gets the blocking.
  *
@@ -416,8 +419,8 @@ static void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int nr, co
 
 #else /* portable C99 */
 
-/* b is always a packed, zero-padded sliver here (b_rs == MLVM_MM_NR; off
- * is NULL). */
+/* b is always a packed or panel-stored, zero-padded sliver here (b_rs ==
+ * MLVM_MM_NR or the panel width; off is NULL). */
 static void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int nr, const float *a,
                   const float *b, float *c, const float *bias)
 {
@@ -427,7 +430,7 @@ static void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int nr, co
     (void)off;
     memset(t, 0, sizeof t);
     for (kk = 0; kk < x->kc; ++kk) {
-        const float *bk = b + kk * MLVM_MM_NR;
+        const float *bk = b + kk * x->b_rs;
         const float *ak = a + kk * x->a_cs;
         for (r = 0; r < MLVM_MM_MR; ++r) {
             const float av = r < mr ? ak[r * x->a_rs] : 0.0f;
@@ -478,6 +481,13 @@ static void pack_sliver(mlvm_index_t kc, int nr, const float *b, mlvm_index_t b_
     }
 }
 
+/* Where column j of b starts (row 0), whether b has strides or panels. */
+static const float *column_at(const mlvm_gemm_t *g, mlvm_index_t j)
+{
+    const mlvm_index_t w = g->b_panel;
+    return w != 0 ? g->b + (j / w) * g->k * w + j % w : g->b + j * g->b_cs;
+}
+
 /* Rows of b at offsets: the portable kernel reads packed slivers only. */
 static void pack_rows_at(mlvm_index_t kc, int nr, const float *b, const mlvm_index_t *off,
                          float *buf)
@@ -503,13 +513,14 @@ static void pack_rows_at(mlvm_index_t kc, int nr, const float *b, const mlvm_ind
  * terms in order, as the tiled kernel does. */
 static void row_times_matrix(const mlvm_gemm_t *g)
 {
-    const mlvm_index_t n = g->n, k = g->k, a_cs = g->a_cs, b_rs = g->b_rs, b_cs = g->b_cs;
+    const mlvm_index_t n = g->n, k = g->k, a_cs = g->a_cs;
+    const mlvm_index_t b_rs = g->b_panel != 0 ? g->b_panel : g->b_rs;
     const float *a = g->a;
     float *out = g->out;
     mlvm_index_t j = 0, p;
-    if (b_cs == 1) {
+    if (g->b_cs == 1 || g->b_panel != 0) { /* blocks of 16, 8, 4: never across a panel */
         for (; j + 16 <= n; j += 16) {
-            const float *b = g->b + j;
+            const float *b = column_at(g, j);
             float t0 = 0.0f, t1 = 0.0f, t2 = 0.0f, t3 = 0.0f, t4 = 0.0f, t5 = 0.0f, t6 = 0.0f;
             float t7 = 0.0f, t8 = 0.0f, t9 = 0.0f, ta = 0.0f, tb = 0.0f, tc = 0.0f, td = 0.0f;
             float te = 0.0f, tf = 0.0f;
@@ -528,7 +539,7 @@ static void row_times_matrix(const mlvm_gemm_t *g)
             out[j + 14] = te, out[j + 15] = tf;
         }
         for (; j + 8 <= n; j += 8) {
-            const float *b = g->b + j;
+            const float *b = column_at(g, j);
             float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
             float s4 = 0.0f, s5 = 0.0f, s6 = 0.0f, s7 = 0.0f;
             for (p = 0; p < k; ++p, b += b_rs) {
@@ -541,7 +552,7 @@ static void row_times_matrix(const mlvm_gemm_t *g)
             out[j + 4] = s4, out[j + 5] = s5, out[j + 6] = s6, out[j + 7] = s7;
         }
         for (; j + 4 <= n; j += 4) {
-            const float *b = g->b + j;
+            const float *b = column_at(g, j);
             float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
             for (p = 0; p < k; ++p, b += b_rs) {
                 const float x = a[p * a_cs];
@@ -555,7 +566,7 @@ static void row_times_matrix(const mlvm_gemm_t *g)
         }
     }
     for (; j < n; ++j) {
-        const float *b = g->b + j * b_cs;
+        const float *b = column_at(g, j);
         float s = 0.0f;
         for (p = 0; p < k; ++p)
             MLVM_MADD(s, a[p * a_cs], b[p * b_rs]);
@@ -600,7 +611,7 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
     }
 #ifdef MLVM_HAVE_GEMV
     if (m == 1 && g->pack == NULL && g->b_off == NULL && g->bias == NULL && g->b_cs == 1
-        && n >= 128) {
+        && g->b_panel == 0 && n >= 128) {
         j_first = n - n % 128;
         gemv(j_first, k, g->a, g->a_cs, g->b, g->b_rs, g->out);
         if (g->epilogue != NULL)
@@ -617,8 +628,10 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
      * order (a tall sliver would touch one page per row). A convolution's b
      * (rows at offsets in its padded input, or windows its packer gathers)
      * is small and in cache; both of its paths slice alike, so that they
-     * sum in the same order. */
-    kc_step = m <= 4 * MLVM_MM_MR && !by_off && g->pack == NULL ? MLVM_MM_KC_SMALL_M : MLVM_MM_KC;
+     * sum in the same order. Panels are contiguous slivers: full slices. */
+    kc_step = m <= 4 * MLVM_MM_MR && !by_off && g->pack == NULL && g->b_panel == 0
+                  ? MLVM_MM_KC_SMALL_M
+                  : MLVM_MM_KC;
     for (pc = 0; pc < k; pc += kc_step) {
         const int last = pc + kc_step >= k;
         x.kc = k - pc < kc_step ? k - pc : kc_step;
@@ -646,6 +659,9 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
                     g->pack(g->pack_ctx, pc, x.kc, jr, nr, buf, MLVM_MM_NR);
                     bs = buf;
                     x.b_rs = MLVM_MM_NR;
+                } else if (g->b_panel != 0) { /* in place: contiguous, zero-padded */
+                    bs = column_at(g, jr) + pc * g->b_panel;
+                    x.b_rs = g->b_panel;
                 } else if (pack) {
                     pack_sliver(x.kc, nr, bs, g->b_rs, g->b_cs, buf);
                     bs = buf;
@@ -696,6 +712,7 @@ static void gemm_of(mlvm_gemm_t *g, const mlvm_matmul_t *p, const float *a, cons
     g->b = b;
     g->b_rs = p->b_rs;
     g->b_cs = p->b_cs;
+    g->b_panel = p->b_panel;
     g->b_off = NULL;
     g->pack = NULL;
     g->pack_ctx = NULL;

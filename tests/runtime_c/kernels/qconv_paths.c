@@ -149,7 +149,9 @@ static void random_case(int extreme)
     mlvm_qconv2d_t p;
     const int depthwise = rnd(0, 3) == 0;
     mlvm_index_t pb, pr;
-    p.groups = depthwise ? rnd(1, 12) : rnd(1, 3) == 1 ? 2 : 1;
+    /* depthwise: up to 40 channels, past the lanes of the channels-in-lanes
+     * kernel (8 or 16) and off them */
+    p.groups = depthwise ? (rnd(0, 1) ? rnd(1, 12) : rnd(13, 40)) : rnd(1, 3) == 1 ? 2 : 1;
     p.c = p.groups * (depthwise ? 1 : rnd(1, 11));
     p.o = p.groups * (depthwise ? rnd(1, 2) : rnd(1, 3) == 1 ? rnd(1, 3) : rnd(4, 21));
     p.n = rnd(1, 2);
@@ -185,14 +187,17 @@ static int workspace_sizes(void)
 
 int main(int argc, char **argv)
 {
-    /* a ResNet stage, a pointwise conv, a stem with stride 2, a depthwise
-     * conv, a keyword spotter's one-channel stem (lanes of four taps) */
+    /* a keyword spotter's one-channel stem (lanes of four taps), a ResNet
+     * stage, a pointwise conv, a stem with stride 2, depthwise convs (its
+     * 25x5 maps, MobileNet's stride 2 with 24 channels, 5x5 dilated) */
     static const mlvm_qconv2d_t fixed[] = {
         {1, 1, 49, 10, 64, 10, 4, 25, 5, 2, 2, 4, 1, 1, 1, 1, 0, 1, 1},
         {1, 16, 32, 32, 16, 3, 3, 32, 32, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1},
         {2, 64, 5, 25, 64, 1, 1, 5, 25, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0},
         {1, 3, 33, 31, 8, 3, 3, 17, 16, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1},
         {1, 64, 25, 5, 64, 3, 3, 25, 5, 1, 1, 1, 1, 1, 1, 64, 0, 1, 1},
+        {2, 24, 13, 12, 24, 3, 3, 7, 6, 2, 2, 1, 1, 1, 1, 24, 1, 1, 0},
+        {1, 17, 13, 30, 17, 5, 5, 5, 24, 1, 1, 0, 2, 2, 2, 17, 1, 0, 1},
     };
     size_t i;
     int t;

@@ -1,6 +1,6 @@
-/* Internal: conv2d's depthwise-like groups with the sums in vector
- * registers (depthwise.c, depthwise_lanes.c), for the builds with AVX2 or
- * AVX-512. */
+/* Internal: conv2d's and qconv2d's depthwise-like groups with the sums in
+ * vector registers (depthwise.c, depthwise_lanes.c, qdepthwise_lanes.c),
+ * for the builds with AVX2 or AVX-512. */
 #ifndef MLVM_KERNELS_DEPTHWISE_H_
 #define MLVM_KERNELS_DEPTHWISE_H_
 
@@ -39,6 +39,26 @@ void mlvm_dw_lanes_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
 #define mlvm_dw_regs_f32(p, x, w, bias, out) ((void)0)
 #define mlvm_dw_lanes_applies(p) ((void)(p), 0)
 #define mlvm_dw_lanes_f32(p, x, w, bias, out) ((void)0)
+#endif
+
+#if defined(__AVX2__) && !defined(MLVM_PORTABLE_KERNELS)
+#define MLVM_QDW_LANES 1
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+#define MLVM_QDW_LANES_512 1 /* 16 channels per vector, else 8 */
+#endif
+/* Whether mlvm_qdw_lanes_8 (qdepthwise_lanes.c) covers p: one input channel
+ * and one output per group, at least one vector of channels, kernels up to
+ * 64 taps, the padded input rows of one output row within its band. */
+int mlvm_qdw_lanes_applies(const mlvm_qconv2d_t *p);
+/* mlvm_qconv2d_ws_8 (rq NULL: int32 sums in out) or mlvm_qconv2d_requant_8
+ * (bias, mult, zy as there; bytes in out) for such a p, every image, with
+ * no workspace. */
+void mlvm_qdw_lanes_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const void *x,
+                      const void *w, const void *zx, const void *zw, const int32_t *bias,
+                      const float *mult, const void *zy, void *out);
+#else
+#define mlvm_qdw_lanes_applies(p) ((void)(p), 0)
+#define mlvm_qdw_lanes_8(p, rq, x, w, zx, zw, bias, mult, zy, out) ((void)0)
 #endif
 
 #endif /* MLVM_KERNELS_DEPTHWISE_H_ */

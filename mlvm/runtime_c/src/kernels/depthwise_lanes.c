@@ -46,25 +46,7 @@ MLVM_DWL_INLINE void dwl_store_n(float *p, dwl_vec_t v, int n)
     _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1u), v);
 }
 
-/* r[i][j] -> r[j][i]: four groups of four rows (transpose.h), then the
- * 128-bit lanes of the groups gathered. */
-MLVM_DWL_INLINE void dwl_transpose(dwl_vec_t r[16])
-{
-    __m512 s[16];
-    int i;
-    for (i = 0; i < 4; ++i)
-        mlvm_transpose4_512(r + 4 * i, s + 4 * i);
-    for (i = 0; i < 4; ++i) {
-        const __m512 u0 = _mm512_shuffle_f32x4(s[i], s[4 + i], 0x44);
-        const __m512 u1 = _mm512_shuffle_f32x4(s[i], s[4 + i], 0xEE);
-        const __m512 u2 = _mm512_shuffle_f32x4(s[8 + i], s[12 + i], 0x44);
-        const __m512 u3 = _mm512_shuffle_f32x4(s[8 + i], s[12 + i], 0xEE);
-        r[i] = _mm512_shuffle_f32x4(u0, u2, 0x88);
-        r[4 + i] = _mm512_shuffle_f32x4(u0, u2, 0xDD);
-        r[8 + i] = _mm512_shuffle_f32x4(u1, u3, 0x88);
-        r[12 + i] = _mm512_shuffle_f32x4(u1, u3, 0xDD);
-    }
-}
+#define dwl_transpose mlvm_transpose16_512
 #else /* AVX2 + FMA */
 #define MLVM_DWL_LANES 8
 typedef __m256 dwl_vec_t;
@@ -88,17 +70,7 @@ MLVM_DWL_INLINE void dwl_store_n(float *p, dwl_vec_t v, int n)
     _mm256_maskstore_ps(p, dwl_mask(n), v);
 }
 
-MLVM_DWL_INLINE void dwl_transpose(dwl_vec_t r[8])
-{
-    __m256 s[8];
-    int i;
-    mlvm_transpose4_256(r, s);
-    mlvm_transpose4_256(r + 4, s + 4);
-    for (i = 0; i < 4; ++i) {
-        r[i] = _mm256_permute2f128_ps(s[i], s[4 + i], 0x20);
-        r[4 + i] = _mm256_permute2f128_ps(s[i], s[4 + i], 0x31);
-    }
-}
+#define dwl_transpose mlvm_transpose8_256
 #endif
 
 #define L MLVM_DWL_LANES

@@ -1,9 +1,9 @@
-/* Internal: the first stages of the in-register transposes of
- * depthwise_lanes.c (LANES x LANES blocks) and conv_cvec.c (tiles of 8
- * positions): four rows r[0..3] to s[0..3], where 128-bit lane l of s[k]
- * holds column 4 l + k of the four rows (row i in element i). Pairs of rows
- * interleaved, then pairs of pairs; the callers' last stage gathers the
- * 128-bit lanes of several such groups. */
+/* Internal: in-register transposes of 32-bit elements, for
+ * depthwise_lanes.c and qdepthwise_lanes.c (LANES x LANES blocks) and
+ * conv_cvec.c (tiles of 8 positions). The first stages: four rows r[0..3]
+ * to s[0..3], where 128-bit lane l of s[k] holds column 4 l + k of the four
+ * rows (row i in element i). Pairs of rows interleaved, then pairs of
+ * pairs; the last stage gathers the 128-bit lanes of several such groups. */
 #ifndef MLVM_KERNELS_TRANSPOSE_H_
 #define MLVM_KERNELS_TRANSPOSE_H_
 
@@ -34,6 +34,41 @@ static inline __attribute__((always_inline)) void mlvm_transpose4_256(const __m2
     s[1] = _mm256_castpd_ps(_mm256_unpackhi_pd(a, b));
     s[2] = _mm256_castpd_ps(_mm256_unpacklo_pd(c, d));
     s[3] = _mm256_castpd_ps(_mm256_unpackhi_pd(c, d));
+}
+
+#if defined(__AVX512F__)
+/* r[i][j] -> r[j][i] for 16 x 16: four groups of four rows, then the
+ * 128-bit lanes of the groups gathered. */
+static inline __attribute__((always_inline)) void mlvm_transpose16_512(__m512 r[16])
+{
+    __m512 s[16];
+    int i;
+    for (i = 0; i < 4; ++i)
+        mlvm_transpose4_512(r + 4 * i, s + 4 * i);
+    for (i = 0; i < 4; ++i) {
+        const __m512 u0 = _mm512_shuffle_f32x4(s[i], s[4 + i], 0x44);
+        const __m512 u1 = _mm512_shuffle_f32x4(s[i], s[4 + i], 0xEE);
+        const __m512 u2 = _mm512_shuffle_f32x4(s[8 + i], s[12 + i], 0x44);
+        const __m512 u3 = _mm512_shuffle_f32x4(s[8 + i], s[12 + i], 0xEE);
+        r[i] = _mm512_shuffle_f32x4(u0, u2, 0x88);
+        r[4 + i] = _mm512_shuffle_f32x4(u0, u2, 0xDD);
+        r[8 + i] = _mm512_shuffle_f32x4(u1, u3, 0x88);
+        r[12 + i] = _mm512_shuffle_f32x4(u1, u3, 0xDD);
+    }
+}
+#endif
+
+/* r[i][j] -> r[j][i] for 8 x 8. */
+static inline __attribute__((always_inline)) void mlvm_transpose8_256(__m256 r[8])
+{
+    __m256 s[8];
+    int i;
+    mlvm_transpose4_256(r, s);
+    mlvm_transpose4_256(r + 4, s + 4);
+    for (i = 0; i < 4; ++i) {
+        r[i] = _mm256_permute2f128_ps(s[i], s[4 + i], 0x20);
+        r[4 + i] = _mm256_permute2f128_ps(s[i], s[4 + i], 0x31);
+    }
 }
 #endif
 

@@ -358,25 +358,38 @@ typedef struct qtile {
 
 #if defined(MLVM_Q_ZMM)
 
-static void q_finish_zmm(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, __m512i v, __mmask16 m)
+/* Channel o's results v[0 .. nv) (16 positions each, from q; masks m),
+ * with the channel's constants broadcast once. */
+static inline __attribute__((always_inline)) void
+q_finish_zmm(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, __m512i *v, const __mmask16 *m,
+             int nv)
 {
-    __m512 f;
-    const __m512 zy = _mm512_set1_ps(s->zy);
-    v = _mm512_sub_epi32(v, _mm512_set1_epi32((int32_t)s->share[o]));
-    if (s->zwp != NULL)
-        v = _mm512_sub_epi32(v, _mm512_mullo_epi32(_mm512_set1_epi32(s->zwp[o]),
-                                                   _mm512_maskz_loadu_epi32(m, s->colx + q)));
-    if (!s->requant) {
-        _mm512_mask_storeu_epi32((int32_t *)s->out + o * s->ld + (q - s->q0), m, v);
-        return;
+    const __m512i share = _mm512_set1_epi32((int32_t)s->share[o]);
+    const __m512 zy = _mm512_set1_ps(s->zy), lo = _mm512_set1_ps(s->lo), hi = _mm512_set1_ps(s->hi);
+    __m512i bias = _mm512_setzero_si512();
+    __m512 mult = zy;
+    int i;
+    if (s->requant) {
+        bias = _mm512_set1_epi32(s->bias != NULL ? s->bias[o] : 0);
+        mult = _mm512_set1_ps(s->mult[s->mult_per_o ? o : 0]);
     }
-    if (s->bias != NULL)
-        v = _mm512_add_epi32(v, _mm512_set1_epi32(s->bias[o]));
-    f = _mm512_mul_ps(_mm512_cvtepi32_ps(v), _mm512_set1_ps(s->mult[s->mult_per_o ? o : 0]));
-    f = _mm512_add_ps(_mm512_roundscale_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zy);
-    f = _mm512_mask_mov_ps(f, _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q), zy);
-    f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps(s->lo)), _mm512_set1_ps(s->hi));
-    _mm512_mask_cvtepi32_storeu_epi8((uint8_t *)s->out + o * s->ld + (q - s->q0), m, _mm512_cvtps_epi32(f));
+    for (i = 0; i < nv; ++i) {
+        __m512i r = _mm512_sub_epi32(v[i], share);
+        __m512 f;
+        if (s->zwp != NULL)
+            r = _mm512_sub_epi32(r, _mm512_mullo_epi32(_mm512_set1_epi32(s->zwp[o]),
+                                                       _mm512_maskz_loadu_epi32(m[i], s->colx + q + 16 * i)));
+        if (!s->requant) {
+            _mm512_mask_storeu_epi32((int32_t *)s->out + o * s->ld + (q + 16 * i - s->q0), m[i], r);
+            continue;
+        }
+        f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(r, bias)), mult);
+        f = _mm512_add_ps(_mm512_roundscale_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zy);
+        f = _mm512_mask_mov_ps(f, _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q), zy);
+        f = _mm512_min_ps(_mm512_max_ps(f, lo), hi);
+        _mm512_mask_cvtepi32_storeu_epi8((uint8_t *)s->out + o * s->ld + (q + 16 * i - s->q0), m[i],
+                                         _mm512_cvtps_epi32(f));
+    }
 }
 
 static void q_finish_run(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, const uint32_t *v,
@@ -385,7 +398,8 @@ static void q_finish_run(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, const
     mlvm_index_t j;
     for (j = 0; j < n; j += 16) {
         const __mmask16 m = (__mmask16)(n - j >= 16 ? 0xFFFF : (1u << (n - j)) - 1u);
-        q_finish_zmm(s, o, q + j, _mm512_maskz_loadu_epi32(m, v + j), m);
+        __m512i x = _mm512_maskz_loadu_epi32(m, v + j);
+        q_finish_zmm(s, o, q + j, &x, &m, 1);
     }
 }
 
@@ -414,9 +428,10 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
         }
     }
     for (r = 0; r < mr; ++r) {
-        q_finish_zmm(s, o + r, q0, c0[r], m0);
-        if (m1)
-            q_finish_zmm(s, o + r, q0 + 16, c1[r], m1);
+        __m512i v[2];
+        const __mmask16 m[2] = {m0, m1};
+        v[0] = c0[r], v[1] = c1[r];
+        q_finish_zmm(s, o + r, q0, v, m, m1 ? 2 : 1);
     }
 }
 

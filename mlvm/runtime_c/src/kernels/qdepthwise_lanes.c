@@ -207,9 +207,11 @@ static void fill_band(const qdwl_t *q, const uint8_t *x, mlvm_index_t c0, int nc
     /* zeros (x = zx): rows outside x, and each inside row's pad columns */
     for (r = 0; r < nrows; ++r) {
         int32_t *row = band + r * wp * L;
-        for (k0 = 0; k0 < wp; ++k0)
-            if (r < lo || r >= hi || k0 < p->pl || k0 >= p->pl + p->w)
-                qv_store(row + k0 * L, qv_zero());
+        const int inside = r >= lo && r < hi;
+        for (k0 = 0; k0 < (inside ? mlvm_imin(p->pl, wp) : wp); ++k0)
+            qv_store(row + k0 * L, qv_zero());
+        for (k0 = p->pl + p->w; inside && k0 < wp; ++k0)
+            qv_store(row + k0 * L, qv_zero());
     }
     if (y0 >= y1)
         return;
@@ -233,9 +235,10 @@ static void fill_band(const qdwl_t *q, const uint8_t *x, mlvm_index_t c0, int nc
 }
 
 /* Output positions q0 .. q0 + cnt (flat, in the band's rows from oy0) of
- * channels c0 .. c0 + nc: L accumulators, the taps outer, finished with the
- * channels in the lanes, then transposed into the output planes of image
- * out. */
+ * channels c0 .. c0 + nc: four positions at a time over every tap (four
+ * sums, each tap's weights loaded once for them; the band read by the
+ * multiply-adds themselves), finished with the channels in the lanes, then
+ * transposed into the output planes of image out. */
 static void band_chunk(const qdwl_t *q, const int32_t *band, mlvm_index_t oy0, mlvm_index_t q0,
                        int cnt, const int32_t *wt, qv_t bias, qf_t mult, mlvm_index_t c0, int nc,
                        void *out)
@@ -248,17 +251,30 @@ static void band_chunk(const qdwl_t *q, const int32_t *band, mlvm_index_t oy0, m
     int k, c;
     for (k = 0; k < L; ++k) {
         at[k] = band + ((oy - oy0) * p->sh * q->wp + ox * p->sw) * L;
-        acc[k] = qv_zero();
         if (k + 1 < cnt && ++ox == p->ow) {
             ox = 0;
             ++oy;
         }
     }
-    for (t = 0; t < taps; ++t) {
-        const qv_t wv = qv_load(wt + t * L);
-        const mlvm_index_t off = q->toff[t];
-        for (k = 0; k < L; ++k)
-            acc[k] = qv_madd(acc[k], qv_load(at[k] + off), wv);
+    for (k = 0; k < L; k += 8) {
+        const int32_t *a0 = at[k], *a1 = at[k + 1], *a2 = at[k + 2], *a3 = at[k + 3];
+        const int32_t *a4 = at[k + 4], *a5 = at[k + 5], *a6 = at[k + 6], *a7 = at[k + 7];
+        qv_t s0 = qv_zero(), s1 = qv_zero(), s2 = qv_zero(), s3 = qv_zero();
+        qv_t s4 = qv_zero(), s5 = qv_zero(), s6 = qv_zero(), s7 = qv_zero();
+        for (t = 0; t < taps; ++t) {
+            const qv_t wv = qv_load(wt + t * L);
+            const mlvm_index_t off = q->toff[t];
+            s0 = qv_madd(s0, qv_load(a0 + off), wv);
+            s1 = qv_madd(s1, qv_load(a1 + off), wv);
+            s2 = qv_madd(s2, qv_load(a2 + off), wv);
+            s3 = qv_madd(s3, qv_load(a3 + off), wv);
+            s4 = qv_madd(s4, qv_load(a4 + off), wv);
+            s5 = qv_madd(s5, qv_load(a5 + off), wv);
+            s6 = qv_madd(s6, qv_load(a6 + off), wv);
+            s7 = qv_madd(s7, qv_load(a7 + off), wv);
+        }
+        acc[k] = s0, acc[k + 1] = s1, acc[k + 2] = s2, acc[k + 3] = s3;
+        acc[k + 4] = s4, acc[k + 5] = s5, acc[k + 6] = s6, acc[k + 7] = s7;
     }
     if (q->rq == NULL) {
         qv_transpose(acc);

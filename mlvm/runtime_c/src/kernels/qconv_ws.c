@@ -403,35 +403,53 @@ static void q_finish_run(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, const
     }
 }
 
+/* Row r's sums of both halves, and its step. Named variables, not arrays:
+ * in arrays gcc kept a second copy of each sum in the loop and spilled one. */
+#define MLVM_Q_SUMS(r)                                                                            \
+    __m512i a##r = _mm512_setzero_si512(), b##r = _mm512_setzero_si512();                        \
+    const int32_t *w##r = t->w4 + (r < mr ? r : 0) * t->k
+#define MLVM_Q_ROW_STEP(r)                                                                        \
+    do {                                                                                          \
+        const __m512i wv = _mm512_set1_epi32(w##r[kk]);                                           \
+        a##r = _mm512_dpbusd_epi32(a##r, x0, wv);                                                 \
+        b##r = _mm512_dpbusd_epi32(b##r, x1, wv);                                                 \
+    } while (0)
+
 static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_index_t q0, int mr,
                    int np)
 {
-    const int32_t *w[MLVM_Q_MR];
-    __m512i c0[MLVM_Q_MR], c1[MLVM_Q_MR];
-    const __mmask16 m0 = (__mmask16)(np >= 16 ? 0xFFFF : (1u << np) - 1u);
-    const __mmask16 m1 = (__mmask16)(np >= 32 ? 0xFFFF : np <= 16 ? 0 : (1u << (np - 16)) - 1u);
+    const __mmask16 m[2] = {(__mmask16)(np >= 16 ? 0xFFFF : (1u << np) - 1u),
+                            (__mmask16)(np >= 32 ? 0xFFFF : np <= 16 ? 0 : (1u << (np - 16)) - 1u)};
     mlvm_index_t kk;
     int r;
-    for (r = 0; r < MLVM_Q_MR; ++r) {
-        w[r] = t->w4 + (r < mr ? r : 0) * t->k;
-        c0[r] = _mm512_setzero_si512();
-        c1[r] = _mm512_setzero_si512();
-    }
+    MLVM_Q_SUMS(0);
+    MLVM_Q_SUMS(1);
+    MLVM_Q_SUMS(2);
+    MLVM_Q_SUMS(3);
+    MLVM_Q_SUMS(4);
+    MLVM_Q_SUMS(5);
+    MLVM_Q_SUMS(6);
+    MLVM_Q_SUMS(7);
     for (kk = 0; kk < t->k; ++kk) {
         const int32_t *bk = (const int32_t *)(const void *)(t->xs) + t->off[kk] + q0;
-        const __m512i b0 = _mm512_loadu_si512((const void *)bk);
-        const __m512i b1 = _mm512_loadu_si512((const void *)(bk + 16));
-        for (r = 0; r < MLVM_Q_MR; ++r) {
-            const __m512i wv = _mm512_set1_epi32(w[r][kk]);
-            c0[r] = _mm512_dpbusd_epi32(c0[r], b0, wv);
-            c1[r] = _mm512_dpbusd_epi32(c1[r], b1, wv);
-        }
+        const __m512i x0 = _mm512_loadu_si512((const void *)bk);
+        const __m512i x1 = _mm512_loadu_si512((const void *)(bk + 16));
+        MLVM_Q_ROW_STEP(0);
+        MLVM_Q_ROW_STEP(1);
+        MLVM_Q_ROW_STEP(2);
+        MLVM_Q_ROW_STEP(3);
+        MLVM_Q_ROW_STEP(4);
+        MLVM_Q_ROW_STEP(5);
+        MLVM_Q_ROW_STEP(6);
+        MLVM_Q_ROW_STEP(7);
     }
-    for (r = 0; r < mr; ++r) {
-        __m512i v[2];
-        const __mmask16 m[2] = {m0, m1};
-        v[0] = c0[r], v[1] = c1[r];
-        q_finish_zmm(s, o + r, q0, v, m, m1 ? 2 : 1);
+    {
+        __m512i v[2 * MLVM_Q_MR];
+        v[0] = a0, v[1] = b0, v[2] = a1, v[3] = b1, v[4] = a2, v[5] = b2, v[6] = a3, v[7] = b3;
+        v[8] = a4, v[9] = b4, v[10] = a5, v[11] = b5, v[12] = a6, v[13] = b6, v[14] = a7;
+        v[15] = b7;
+        for (r = 0; r < mr; ++r)
+            q_finish_zmm(s, o + r, q0, v + 2 * r, m, m[1] ? 2 : 1);
     }
 }
 

@@ -124,32 +124,57 @@ size_t mlvm_qconv2d_workspace(const mlvm_qconv2d_t *p)
     return g.off_bytes + g.in_bytes + g.w_bytes + g.out_bytes;
 }
 
+#if defined(__SSE2__) && !defined(MLVM_PORTABLE_KERNELS)
+#define MLVM_Q_LANES_SSE2 1
+/* 16 elements of a row from p, element j at j * s (s 1 or 2). */
+static inline __m128i q_row16(const uint8_t *p, mlvm_index_t s)
+{
+    const __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)p);
+    const __m128i even = _mm_set1_epi16(0xFF);
+    if (s == 1)
+        return lo;
+    return _mm_packus_epi16(_mm_and_si128(lo, even),
+                            _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(p + 16)), even));
+}
+
+/* Lanes of the first `half` * 8 (8 or 16) elements of four rows' vectors. */
+static inline void q_lanes16(uint8_t *d, __m128i a, __m128i b, __m128i c, __m128i e, __m128i f,
+                             int half)
+{
+    const __m128i ab0 = _mm_unpacklo_epi8(a, b), ce0 = _mm_unpacklo_epi8(c, e);
+    __m128i *o = (__m128i *)(void *)d;
+    _mm_storeu_si128(o, _mm_xor_si128(_mm_unpacklo_epi16(ab0, ce0), f));
+    _mm_storeu_si128(o + 1, _mm_xor_si128(_mm_unpackhi_epi16(ab0, ce0), f));
+    if (half == 2) {
+        const __m128i ab1 = _mm_unpackhi_epi8(a, b), ce1 = _mm_unpackhi_epi8(c, e);
+        _mm_storeu_si128(o + 2, _mm_xor_si128(_mm_unpacklo_epi16(ab1, ce1), f));
+        _mm_storeu_si128(o + 3, _mm_xor_si128(_mm_unpackhi_epi16(ab1, ce1), f));
+    }
+}
+#endif
+
 /* n lanes of four bytes from four rows (element j at j * s): lane j =
  * r0[j] | r1[j] << 8 | r2[j] << 16 | r3[j] << 24, xor flip4 (the copies of
- * inputs and weights). For s = 1, 16 lanes at a time from the rows'
- * interleaved bytes (SSE2: the compiler does not vectorise the loop, d may
- * alias the rows). */
+ * inputs and weights). For s = 1 or 2, 16 lanes at a time from the rows'
+ * interleaved bytes (SSE2; the compiler leaves the loop scalar: d may alias
+ * the rows), then 8 (s = 1); the loads stay within the elements read. */
 static void q_lanes(uint8_t *d, const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
                     const uint8_t *r3, mlvm_index_t n, mlvm_index_t s, uint32_t flip4)
 {
     mlvm_index_t j = 0;
-    if (s == 1) {
-#if defined(__SSE2__) && !defined(MLVM_PORTABLE_KERNELS)
-        const __m128i f = _mm_set1_epi32((int)flip4);
-        for (; j + 16 <= n; j += 16) {
-            const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(r0 + j));
-            const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(r1 + j));
-            const __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(r2 + j));
-            const __m128i e = _mm_loadu_si128((const __m128i *)(const void *)(r3 + j));
-            const __m128i ab0 = _mm_unpacklo_epi8(a, b), ab1 = _mm_unpackhi_epi8(a, b);
-            const __m128i ce0 = _mm_unpacklo_epi8(c, e), ce1 = _mm_unpackhi_epi8(c, e);
-            __m128i *o = (__m128i *)(void *)(d + 4 * j);
-            _mm_storeu_si128(o, _mm_xor_si128(_mm_unpacklo_epi16(ab0, ce0), f));
-            _mm_storeu_si128(o + 1, _mm_xor_si128(_mm_unpackhi_epi16(ab0, ce0), f));
-            _mm_storeu_si128(o + 2, _mm_xor_si128(_mm_unpacklo_epi16(ab1, ce1), f));
-            _mm_storeu_si128(o + 3, _mm_xor_si128(_mm_unpackhi_epi16(ab1, ce1), f));
-        }
+#if defined(MLVM_Q_LANES_SSE2)
+    const __m128i f = _mm_set1_epi32((int)flip4);
+    /* the last byte a step loads: 16 s - 1 past its first element */
+    for (; (s == 1 || s == 2) && (j + 16) * s <= (n - 1) * s + 1; j += 16)
+        q_lanes16(d + 4 * j, q_row16(r0 + j * s, s), q_row16(r1 + j * s, s),
+                  q_row16(r2 + j * s, s), q_row16(r3 + j * s, s), f, 2);
+    for (; s == 1 && j + 8 <= n; j += 8)
+        q_lanes16(d + 4 * j, _mm_loadl_epi64((const __m128i *)(const void *)(r0 + j)),
+                  _mm_loadl_epi64((const __m128i *)(const void *)(r1 + j)),
+                  _mm_loadl_epi64((const __m128i *)(const void *)(r2 + j)),
+                  _mm_loadl_epi64((const __m128i *)(const void *)(r3 + j)), f, 1);
 #endif
+    if (s == 1) {
         for (; j < n; ++j) {
             const uint32_t v = ((uint32_t)r0[j] | (uint32_t)r1[j] << 8 | (uint32_t)r2[j] << 16
                                 | (uint32_t)r3[j] << 24) ^ flip4;
@@ -157,7 +182,7 @@ static void q_lanes(uint8_t *d, const uint8_t *r0, const uint8_t *r1, const uint
         }
         return;
     }
-    for (j = 0; j < n; ++j) {
+    for (; j < n; ++j) {
         const uint32_t v = ((uint32_t)r0[j * s] | (uint32_t)r1[j * s] << 8
                             | (uint32_t)r2[j * s] << 16 | (uint32_t)r3[j * s] << 24) ^ flip4;
         memcpy(d + 4 * j, &v, 4);

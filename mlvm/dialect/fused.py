@@ -18,13 +18,14 @@ output seen as the matrix [n * o, oh * ow] and handed over group by group
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from math import prod
 from typing import TYPE_CHECKING
 
 import numpy as np
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -40,7 +41,7 @@ from xdsl.utils.exceptions import VerifyException
 from mlvm.codegen.lowering import elem, elementwise_loop, output_shared, value_shape
 from mlvm.dialect.base import MlvmOp, result_shape
 from mlvm.dialect.nn import Conv2dOp
-from mlvm.dialect.ops import MatmulOp
+from mlvm.dialect.ops import ConstantOp, MatmulOp, MaxOp, MinOp, ReluOp
 from mlvm.dialect.shapes import broadcast_strides
 
 if TYPE_CHECKING:
@@ -185,6 +186,53 @@ class FusedOp(MlvmOp):
         stmts, value = self._chain(names, ops)
         return [pad + s for s in stmts] + [f"{pad}{target} = {value};"]
 
+    def _scalar_constant(self, v: SSAValue) -> float | None:
+        """The value of block argument v when its operand is a one-element
+        f32 constant."""
+        if not isinstance(v, BlockArgument) or v.block is not self.body.block:
+            return None
+        owner = self.inputs[v.index].owner
+        if not isinstance(owner, ConstantOp) or elem(owner.result).name != "f32":
+            return None
+        data = owner.data()
+        return float(data.reshape(-1)[0]) if data.size == 1 else None
+
+    def clamp(self) -> tuple[float, float, bool] | None:
+        """(lo, hi, relu) when the head's epilogue is an activation alone:
+        relu, or max with a constant then min with one (Clip; either may be
+        absent), which mlvm_epilogue_clamp_f32 computes (and the vector GEMM
+        kernels in their registers)."""
+        head = self.head()
+        ops = self.body_ops()[1:]
+        if head is None or not ops or elem(self.result).name != "f32":
+            return None
+        v = head.results[0]
+        if len(ops) == 1 and isinstance(ops[0], ReluOp) and ops[0].operands[0] is v:
+            return 0.0, 0.0, True
+        lo, hi = -math.inf, math.inf
+        for i, op in enumerate(ops):
+            c = self._scalar_constant(op.operands[1]) if len(op.operands) == 2 else None
+            if c is None or op.operands[0] is not v or len(list(v.uses)) != 1:
+                return None
+            if isinstance(op, MaxOp) and i == 0:
+                lo = c
+            elif isinstance(op, MinOp) and i == len(ops) - 1:
+                hi = c
+            else:
+                return None
+            v = op.results[0]
+        return lo, hi, False
+
+    def _epilogue_of(self, cg: Lowering, n: int) -> tuple[str, str]:
+        """The epilogue function and its ctx: the runtime's clamp with its
+        bounds, or a generated function with the operands."""
+        c = self.clamp()
+        if c is not None:
+            lo, hi, relu = c
+            return "mlvm_epilogue_clamp_f32", cg.const_struct(
+                "mlvm_clamp_t", f"{cg.flt(lo)}, {cg.flt(hi)}, {int(relu)}")
+        return cg.function(lambda name: self._epilogue_function(name, n)), "ctx"
+
     def _lower_with_head(self, cg: Lowering) -> None:
         head = self.head()
         assert head is not None
@@ -193,31 +241,36 @@ class FusedOp(MlvmOp):
             return
         m, n = result_shape(self)
         p = head.descriptor(cg)
-        epilogue = cg.function(lambda name: self._epilogue_function(name, n))
+        epilogue, ctx = self._epilogue_of(cg, n)
         entry = "mlvm_matmul_row_f32" if m == 1 else "mlvm_matmul_epilogue_f32"
-        self._call_with_epilogue(cg, f"{entry}({p}, in0, in1, out, {epilogue}, ctx);")
+        self._call_with_epilogue(cg, f"{entry}({p}, in0, in1, out, {epilogue}, {ctx});",
+                                 ctx == "ctx")
 
     def _lower_with_conv(self, cg: Lowering, head: Conv2dOp) -> None:
         if prod(result_shape(self)) == 0:
             return
         d = head.dims()
         p = head.descriptor(cg)
-        epilogue = cg.function(lambda name: self._epilogue_function(name, d["oh"] * d["ow"]))
+        epilogue, ctx = self._epilogue_of(cg, d["oh"] * d["ow"])
         bias = "in2" if head.bias is not None else "NULL"
         ws = cg.workspace(self) or "NULL"
         entry = "mlvm_conv2d_ihwo_f32" if head.ihwo() else "mlvm_conv2d_epilogue_f32"
         self._call_with_epilogue(
-            cg, f"{entry}({p}, in0, in1, {bias}, out, {ws}, {epilogue}, ctx);")
+            cg, f"{entry}({p}, in0, in1, {bias}, out, {ws}, {epilogue}, {ctx});", ctx == "ctx")
 
-    def _call_with_epilogue(self, cg: Lowering, call: str) -> None:
-        """A block naming every operand (in0, ...) and the output, with the
-        operands in ctx for the epilogue function, around the kernel call."""
+    def _call_with_epilogue(self, cg: Lowering, call: str, with_ctx: bool) -> None:
+        """A block naming the head's operands (in0, ...; every operand with
+        ctx) and the output, with the operands in ctx for a generated
+        epilogue function, around the kernel call."""
         n = len(self.body.block.args)
+        head = self.head()
+        assert head is not None
+        named = range(n) if with_ctx else range(len(head.operands))
         lines = [
             "{",
-            *self._pointers(cg, range(n)),
-            f"    const void *ctx[{n}];",
-            *(f"    ctx[{kk}] = in{kk};" for kk in range(n)),
+            *self._pointers(cg, named),
+            *([f"    const void *ctx[{n}];", *(f"    ctx[{kk}] = in{kk};" for kk in range(n))]
+              if with_ctx else []),
             f"    {call}",
             "}",
         ]

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mlvm/kernels.h"
 
@@ -94,6 +95,33 @@ static void check_matmul_as(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, int 
 static void check_matmul(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, int ta, int tb)
 {
     check_matmul_as(m, n, k, ta, tb, 0);
+}
+
+/* The activation epilogue (applied in the kernels' registers where they
+ * know it) against the plain product with mlvm_epilogue_clamp_f32 applied
+ * after: bit for bit, NaN and infinities planted in a. */
+static void check_clamp(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, const mlvm_clamp_t *c)
+{
+    mlvm_matmul_t p;
+    mlvm_iter_t one = {1, {1}, {{0}, {0}}};
+    float *a = random_array((size_t)(m * k)), *b = random_array((size_t)(k * n));
+    float *want = random_array((size_t)(m * n)), *got = random_array((size_t)(m * n));
+    mlvm_index_t i;
+    ++cases;
+    for (i = 0; i < m * k; i += 7)
+        a[i] = i % 3 == 0 ? NAN : i % 3 == 1 ? INFINITY : -INFINITY;
+    p.m = m, p.n = n, p.k = k, p.a_rs = k, p.a_cs = 1, p.b_rs = n, p.b_cs = 1, p.b_panel = 0;
+    mlvm_matmul_f32(&p, &one, a, b, want);
+    mlvm_epilogue_clamp_f32(c, 0, m, 0, n, want, n);
+    mlvm_matmul_epilogue_f32(&p, a, b, got, mlvm_epilogue_clamp_f32, c);
+    for (i = 0; i < m * n; ++i)
+        if (memcmp(&got[i], &want[i], sizeof *got) != 0) {
+            ++failures;
+            fprintf(stderr, "clamp m=%td n=%td k=%td relu=%d: element %td is %.9g, want %.9g\n", m,
+                    n, k, (int)c->relu, i, got[i], want[i]);
+            break;
+        }
+    free(a), free(b), free(want), free(got);
 }
 
 static void check_conv_sw(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_index_t w,
@@ -309,6 +337,17 @@ int main(void)
     check_matmul(1, 129, 40, 1, 1);
     check_matmul(520, 530, 64, 0, 0);
     check_matmul(9, 520, 520, 0, 1);
+    {
+        static const mlvm_clamp_t relu = {0.0f, 0.0f, 1}, clip = {0.0f, 6.0f, 0};
+        static const mlvm_clamp_t low = {-0.5f, HUGE_VALF, 0};
+        for (i = 0; i < ns; ++i) {
+            check_clamp(sizes[i], sizes[(i + 3) % ns], sizes[(i + 5) % ns], &relu);
+            check_clamp(sizes[(i + 1) % ns], sizes[i], sizes[(i + 2) % ns], &clip);
+            check_clamp(sizes[(i + 4) % ns], sizes[(i + 6) % ns], sizes[i], &low);
+        }
+        check_clamp(1, 300, 40, &clip); /* the single-row kernel, a gemv */
+        check_clamp(70, 90, 600, &relu); /* several contraction slices */
+    }
     /* b in panels: one row (every row path), ragged last panel, several
      * contraction slices and row blocks, panels wider than a sliver */
     for (i = 0; i < ns; ++i)

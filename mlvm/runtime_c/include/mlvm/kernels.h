@@ -74,6 +74,17 @@ void mlvm_matmul_f32(const mlvm_matmul_t *p, const mlvm_iter_t *batch,
 typedef void (*mlvm_epilogue_fn)(const void *ctx, mlvm_index_t i0, mlvm_index_t rows,
                                  mlvm_index_t j0, mlvm_index_t cols, float *tile,
                                  mlvm_index_t ldo);
+/* The epilogue of an activation alone, with ctx a const mlvm_clamp_t *:
+ * relu (h < 0 ? 0 : h), or the dialect's max with lo then min with hi
+ * (ties give the bound, NaN stays; lo = -inf / hi = inf when absent). The
+ * vector GEMM kernels recognise it and apply it to their registers before
+ * the store, so no pass over the tile is left. */
+typedef struct mlvm_clamp {
+    float lo, hi;
+    int32_t relu;
+} mlvm_clamp_t;
+void mlvm_epilogue_clamp_f32(const void *ctx, mlvm_index_t i0, mlvm_index_t rows, mlvm_index_t j0,
+                             mlvm_index_t cols, float *tile, mlvm_index_t ldo);
 void mlvm_matmul_epilogue_f32(const mlvm_matmul_t *p, const float *a, const float *b,
                               float *out, mlvm_epilogue_fn fn, const void *ctx);
 /* The same for p->m == 1 (known when the module is generated): on cores

@@ -137,3 +137,28 @@ void mlvm_copy(size_t nbytes, const void *src, void *dst)
         memmove(dst, src, nbytes);
 }
 
+
+void mlvm_epilogue_clamp_f32(const void *ctx, mlvm_index_t i0, mlvm_index_t rows, mlvm_index_t j0,
+                             mlvm_index_t cols, float *tile, mlvm_index_t ldo)
+{
+    const mlvm_clamp_t *c = (const mlvm_clamp_t *)ctx;
+    const float lo = c->lo, hi = c->hi;
+    mlvm_index_t i, j;
+    (void)i0, (void)j0;
+    if (ldo == cols && rows > 1) { /* contiguous rows (planes of a conv): one run */
+        cols *= rows;
+        rows = 1;
+    }
+    for (i = 0; i < rows; ++i) {
+        float *restrict row = tile + i * ldo;
+        if (c->relu) {
+            for (j = 0; j < cols; ++j)
+                row[j] = row[j] < 0.0f ? 0.0f : row[j];
+            continue;
+        }
+        for (j = 0; j < cols; ++j) {
+            const float h = row[j], m = (h > lo || h != h) ? h : lo;
+            row[j] = (m < hi || m != m) ? m : hi;
+        }
+    }
+}

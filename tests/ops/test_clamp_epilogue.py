@@ -1,0 +1,91 @@
+"""An activation alone after a matmul or conv2d (relu; Clip as max with a
+constant then min with one) runs as mlvm_epilogue_clamp_f32, in the vector
+GEMM kernels' registers: bit for bit the reference's rules (relu keeps
+NaN; max / min give the bound on ties, NaN stays; +-inf clamp).
+Integer-valued data, so every sum is exact whatever the order, with NaN
+and inf planted in the input (the lit test
+tests/filecheck/codegen/clamp_epilogue.mlir shows the call)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mlvm
+from mlvm import reference
+from mlvm.pipeline import CompileOptions, parse_file
+
+
+def _activation(kind: str, t: str) -> tuple[str, str]:
+    """Constants and the ops after %0, the last result %2."""
+    if kind == "relu":
+        return "", f'  %2 = "mlvm.relu"(%0) : ({t}) -> {t}\n'
+    lo, hi = {"clip": ("0.0", "6.0"), "max": ("-2.0", None), "min": (None, "3.0")}[kind]
+    consts, ops, v = "", "", "%0"
+    if lo is not None:
+        consts += f'  %lo = "mlvm.constant"() <{{value = dense<{lo}> : tensor<f32>}}> : () -> tensor<f32>\n'
+        ops += f'  %1 = "mlvm.max"({v}, %lo) : ({t}, tensor<f32>) -> {t}\n'
+        v = "%1"
+    if hi is not None:
+        consts += f'  %hi = "mlvm.constant"() <{{value = dense<{hi}> : tensor<f32>}}> : () -> tensor<f32>\n'
+        ops += f'  %2 = "mlvm.min"({v}, %hi) : ({t}, tensor<f32>) -> {t}\n'
+        v = "%2"
+    if v == "%1":
+        ops = ops.replace("%1 =", "%2 =")
+    return consts, ops
+
+
+def _ints(g: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    return g.integers(-4, 5, size=shape).astype(np.float32)
+
+
+def _check(tmp_path: Path, text: str, inputs: list[np.ndarray]) -> None:
+    path = tmp_path / "m.mlir"
+    path.write_text(text)
+    with np.errstate(invalid="ignore"):  # inf * 0 in the reference's product
+        want = reference.run(parse_file(path)[0], "main", inputs)[0]
+    for opts in (CompileOptions(), CompileOptions(workspaces=False)):
+        got = mlvm.compile(path, options=opts).main(*inputs)
+        assert got.tobytes() == want.tobytes(), np.argwhere(got.view(np.uint32) != want.view(np.uint32))
+
+
+def _plant(x: np.ndarray) -> np.ndarray:
+    """NaN, +inf and -inf in three rows (whole rows of results), and sums
+    that land exactly on 0, 6, -2 and 3 elsewhere in the integer data."""
+    x = x.copy()
+    flat = x.reshape(x.shape[0], -1)
+    if flat.shape[0] >= 4:
+        flat[1, 0], flat[2, -1], flat[3, 1] = np.nan, np.inf, -np.inf
+    return x
+
+
+@pytest.mark.parametrize("kind", ["relu", "clip", "max", "min"])
+@pytest.mark.parametrize("m,k,n", [(9, 7, 40), (1, 5, 130), (4, 3, 17)])
+def test_matmul_activation(tmp_path: Path, kind: str, m: int, k: int, n: int) -> None:
+    g = np.random.default_rng(m * 100 + n)
+    ta, tb, tr = f"tensor<{m}x{k}xf32>", f"tensor<{k}x{n}xf32>", f"tensor<{m}x{n}xf32>"
+    consts, ops = _activation(kind, tr)
+    text = (f"func.func @main(%x: {ta}, %w: {tb}) -> {tr} {{\n{consts}"
+            f'  %0 = "mlvm.matmul"(%x, %w) : ({ta}, {tb}) -> {tr}\n{ops}'
+            f"  func.return %2 : {tr}\n}}\n")
+    w = _ints(g, (k, n))
+    w[:, 0] = 0  # inf * 0: NaN in the inf rows' first column
+    _check(tmp_path, text, [_plant(_ints(g, (m, k))), w])
+
+
+@pytest.mark.parametrize("kind", ["relu", "clip"])
+@pytest.mark.parametrize("o,stride", [(8, 1), (12, 2), (3, 1)])
+def test_conv_activation(tmp_path: Path, kind: str, o: int, stride: int) -> None:
+    g = np.random.default_rng(o + stride)
+    oh = (7 + 2 - 3) // stride + 1
+    tx, tw, tr = "tensor<2x5x7x7xf32>", f"tensor<{o}x5x3x3xf32>", f"tensor<2x{o}x{oh}x{oh}xf32>"
+    consts, ops = _activation(kind, tr)
+    text = (f"func.func @main(%x: {tx}, %w: {tw}) -> {tr} {{\n{consts}"
+            f'  %0 = "mlvm.conv2d"(%x, %w) <{{strides = array<i64: {stride}, {stride}>, '
+            f"padding = array<i64: 1, 1, 1, 1>}}> : ({tx}, {tw}) -> {tr}\n{ops}"
+            f"  func.return %2 : {tr}\n}}\n")
+    x = _ints(g, (2, 5, 7, 7))
+    x[0, 1, 3, 3], x[1, 2, 0, 6] = np.nan, np.inf
+    _check(tmp_path, text, [x, _ints(g, (o, 5, 3, 3))])

@@ -259,18 +259,19 @@ class FusedOp(MlvmOp):
             cg, f"{entry}({p}, in0, in1, {bias}, out, {ws}, {epilogue}, {ctx});", ctx == "ctx")
 
     def _call_with_epilogue(self, cg: Lowering, call: str, with_ctx: bool) -> None:
-        """A block naming the head's operands (in0, ...; every operand with
-        ctx) and the output, with the operands in ctx for a generated
-        epilogue function, around the kernel call."""
+        """A block naming every operand (in0, ...) and the output, with the
+        operands in ctx for a generated epilogue function (or, for the
+        runtime's clamp, the operands it does not read marked unused: their
+        constants stay referenced), around the kernel call."""
         n = len(self.body.block.args)
         head = self.head()
         assert head is not None
-        named = range(n) if with_ctx else range(len(head.operands))
+        unread = range(len(head.operands), n)  # the clamp's bounds: in its struct
         lines = [
             "{",
-            *self._pointers(cg, named),
+            *self._pointers(cg, range(n)),
             *([f"    const void *ctx[{n}];", *(f"    ctx[{kk}] = in{kk};" for kk in range(n))]
-              if with_ctx else []),
+              if with_ctx else [f"    (void)in{kk};" for kk in unread]),
             f"    {call}",
             "}",
         ]

@@ -182,6 +182,9 @@ def test_emitted_objects_call_only_string_and_math(tmp_path: Path) -> None:
     undefined = subprocess.run(["nm", "-g", "--undefined-only", *objs],
                                capture_output=True, text=True, check=True).stdout
     have = set(re.findall(r"\b[TDRBC] (\w+)$", defined, re.M))
+    # the linker's own table, where position-independent code takes a
+    # function's address (the kernels compare epilogues with one)
+    have.add("_GLOBAL_OFFSET_TABLE_")
     need = set(re.findall(r"\bU (\w+)$", undefined, re.M)) - have
     assert need, "the kernels call memmove and libm"
     assert all(STRING_OR_MATH.match(name) for name in need), sorted(need)

@@ -124,6 +124,35 @@ static void check_clamp(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, const ml
     free(a), free(b), free(want), free(got);
 }
 
+/* conv2d with the activation epilogue (in the GEMM's and the depthwise
+ * kernels' registers where they run) against the same path without it and
+ * mlvm_epilogue_clamp_f32 applied after: bit for bit, a NaN planted in x;
+ * relu and a clip whose bounds both bite, case by case. */
+static void check_conv_clamp(const mlvm_conv2d_t *p, const float *x, const float *w,
+                             const float *bias, void *ws, const char *what)
+{
+    static const mlvm_clamp_t relu = {0.0f, 0.0f, 1}, clip = {-0.25f, 0.5f, 0};
+    const mlvm_clamp_t *c = cases % 2 ? &relu : &clip;
+    const size_t in = (size_t)(p->n * p->c * p->h * p->w), size = (size_t)(p->n * p->o * p->oh * p->ow);
+    float *xn = (float *)malloc(in * sizeof *xn), *want = random_array(size), *got = random_array(size);
+    size_t q;
+    ++cases;
+    memcpy(xn, x, in * sizeof *xn);
+    xn[in / 2] = NAN;
+    mlvm_conv2d_ws_f32(p, xn, w, bias, want, ws);
+    if (size > 0)
+        mlvm_epilogue_clamp_f32(c, 0, p->n * p->o, 0, p->oh * p->ow, want, p->oh * p->ow);
+    mlvm_conv2d_epilogue_f32(p, xn, w, bias, got, ws, mlvm_epilogue_clamp_f32, c);
+    for (q = 0; q < size; ++q)
+        if (memcmp(&got[q], &want[q], sizeof *got) != 0) {
+            ++failures;
+            fprintf(stderr, "%s [clamp relu=%d]: element %zu is %.9g, want %.9g\n", what,
+                    (int)c->relu, q, got[q], want[q]);
+            break;
+        }
+    free(xn), free(want), free(got);
+}
+
 static void check_conv_sw(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_index_t w,
                           mlvm_index_t o, mlvm_index_t kh, mlvm_index_t kw, mlvm_index_t s,
                           mlvm_index_t d, mlvm_index_t groups, const mlvm_index_t pad[4], int bias,
@@ -187,6 +216,7 @@ static void check_conv_sw(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_i
         mlvm_conv2d_ws_f32(&p, x, wt, bias ? bv : NULL, out, ws);
         strncat(what, ws_bytes > 0 ? " [direct]" : " [ws 0]", sizeof what - strlen(what) - 1);
         compare(what, (size_t)size, out, want, bound);
+        check_conv_clamp(&p, x, wt, bias ? bv : NULL, ws, what);
         if (groups == 1) {
             /* the weights as the compiler stores them for the channels-in-
              * lanes kernel ([c][kh][kw][o]), with the workspace and without */

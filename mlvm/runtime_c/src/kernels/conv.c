@@ -659,6 +659,26 @@ static void direct_all(const mlvm_conv2d_t *p, const float *x, const float *w, c
     }
 }
 
+/* depthwise.c's and depthwise_lanes.c's kernels where they apply (then 1),
+ * with act (or NULL) applied to their sums. */
+static int depthwise_regs(const mlvm_conv2d_t *p, const float *x, const float *w,
+                          const float *bias, float *out, const mlvm_clamp_t *act)
+{
+    mlvm_index_t n;
+    if (mlvm_dw_lanes_applies(p)) {
+        for (n = 0; n < p->n; ++n)
+            mlvm_dw_lanes_f32(p, x + n * p->c * p->h * p->w, w, bias,
+                              out + n * p->o * p->oh * p->ow, act);
+        return 1;
+    }
+    if (mlvm_dw_regs_applies(p)) {
+        mlvm_dw_regs_f32(p, x, w, bias, out, act);
+        return 1;
+    }
+    (void)x, (void)w, (void)bias, (void)out, (void)act;
+    return 0;
+}
+
 void mlvm_conv2d_ws_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                         const float *bias, float *out, void *ws)
 {
@@ -675,6 +695,9 @@ void mlvm_conv2d_epilogue_f32(const mlvm_conv2d_t *p, const float *x, const floa
         direct_all(p, x, w, bias, out, ws, fn, ctx);
         return;
     }
+    /* an activation alone: in depthwise.c's registers where they run */
+    if (fn == mlvm_epilogue_clamp_f32 && depthwise_regs(p, x, w, bias, out, ctx))
+        return;
     mlvm_conv2d_f32(p, x, w, bias, out);
     if (fn != NULL && p->n * p->o > 0 && p->oh * p->ow > 0)
         fn(ctx, 0, p->n * p->o, 0, p->oh * p->ow, out, p->oh * p->ow);
@@ -688,7 +711,6 @@ void mlvm_conv2d_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
     const mlvm_index_t k = cg * p->kh * p->kw;
     const int pointwise = is_pointwise(p);
     mlvm_index_t n, g;
-    const int regs = mlvm_dw_regs_applies(p);
 #ifdef MLVM_SCALAR_CORE
     if (mlvm_conv2d_scalar_applies(p)) {
         mlvm_conv2d_scalar_f32(p, x, w, bias, out);
@@ -699,15 +721,8 @@ void mlvm_conv2d_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
     mlvm_dw_mask_t mask;
     int flat;
 #endif
-    if (mlvm_dw_lanes_applies(p)) {
-        for (n = 0; n < p->n; ++n)
-            mlvm_dw_lanes_f32(p, x + n * p->c * in_plane, w, bias, out + n * p->o * plane);
+    if (depthwise_regs(p, x, w, bias, out, NULL))
         return;
-    }
-    if (regs) {
-        mlvm_dw_regs_f32(p, x, w, bias, out);
-        return;
-    }
 #ifdef MLVM_DW_FLAT
     flat = og < MLVM_CONV_GEMM_ROWS && flat_ok(p);
     if (flat)

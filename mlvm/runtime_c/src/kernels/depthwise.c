@@ -18,6 +18,7 @@
 #if defined(MLVM_DW_REGS)
 #include <immintrin.h>
 
+#include "clamp.h"
 #include "window.h"
 
 #define MLVM_DW_VECS 8
@@ -27,6 +28,7 @@
 #define MLVM_DW_LANES 16
 typedef __m512 dw_vec_t;
 #define dw_set1 _mm512_set1_ps
+#define dw_clamp mlvm_clamp512
 
 /* acc + w * p[lane] in the lanes of bits, acc elsewhere */
 static inline __attribute__((always_inline)) dw_vec_t dw_madd(dw_vec_t acc, dw_vec_t w,
@@ -57,6 +59,7 @@ static inline __attribute__((always_inline)) dw_vec_t dw_madd_even(dw_vec_t acc,
 #define MLVM_DW_LANES 8
 typedef __m256 dw_vec_t;
 #define dw_set1 _mm256_set1_ps
+#define dw_clamp mlvm_clamp256
 
 static inline __attribute__((always_inline)) __m256i dw_lanes(unsigned bits)
 {
@@ -125,6 +128,7 @@ int mlvm_dw_regs_applies(const mlvm_conv2d_t *p)
  * and inside its row), which lanes are outputs, and the tap rows any lane
  * reads. The same for every channel. */
 typedef struct dw_chunk {
+    const mlvm_clamp_t *act; /* or NULL */
     mlvm_index_t r0;
     mlvm_index_t i0, i1;
     unsigned short bits[MLVM_DW_ROWS][MLVM_DW_TAPS][MLVM_DW_VECS];
@@ -160,6 +164,10 @@ static inline __attribute__((always_inline)) void dw_channel(const mlvm_conv2d_t
                     acc[k][v] = dw_madd(acc[k][v], wv[k], x[k] + off + v * MLVM_DW_LANES, bits);
             }
         }
+    if (ch->act != NULL)
+        for (k = 0; k < nc; ++k)
+            for (v = 0; v < nv; ++v)
+                acc[k][v] = dw_clamp(ch->act, acc[k][v]);
     for (k = 0; k < nc; ++k)
         for (v = 0; v < nv; ++v)
             dw_store(out[k] + ch->r0 * p->ow + v * MLVM_DW_LANES, acc[k][v], ch->out[v]);
@@ -222,7 +230,7 @@ static void dw_channels(const mlvm_conv2d_t *p, const dw_chunk_t *ch, int nv, co
 }
 
 static void dw_flat(const mlvm_conv2d_t *p, const float *x, const float *w, const float *bias,
-                    float *out)
+                    float *out, const mlvm_clamp_t *act)
 {
     /* rows per chunk (the chunks as even as they can be: 12 rows of 12 are
      * two chunks of 6, not 10 and 2), lanes a chunk of that many rows holds */
@@ -234,6 +242,7 @@ static void dw_flat(const mlvm_conv2d_t *p, const float *x, const float *w, cons
     dw_chunk_t ch;
     mlvm_index_t i, j, r, lo, hi, n, b;
     int v;
+    ch.act = act;
     /* per kernel column, the lanes whose input column lies in the row */
     for (j = 0; j < p->kw; ++j) {
         mlvm_valid_span(j * p->dw - p->pl, 1, p->w, p->ow, &lo, &hi);
@@ -278,6 +287,7 @@ static void dw_flat(const mlvm_conv2d_t *p, const float *x, const float *w, cons
  * exist and read inside it. A kernel row whose input row lies outside the
  * plane is skipped for that output row. */
 typedef struct dw2_geom {
+    const mlvm_clamp_t *act; /* or NULL */
     unsigned short lo[MLVM_DW_TAPS][MLVM_DW_VECS], hi[MLVM_DW_TAPS][MLVM_DW_VECS];
     unsigned short add[MLVM_DW_TAPS][MLVM_DW_VECS], out[MLVM_DW_VECS];
 } dw2_geom_t;
@@ -317,6 +327,9 @@ static inline __attribute__((always_inline)) void dw2_chunk(const mlvm_conv2d_t 
             }
         }
     }
+    if (g->act != NULL)
+        for (v = 0; v < rows * nv; ++v)
+            acc[v] = dw_clamp(g->act, acc[v]);
     for (r = 0; r < rows && r0 + r < p->oh; ++r)
         for (v = 0; v < nv; ++v)
             dw_store(out + (r0 + r) * p->ow + MLVM_DW_LANES * v, acc[r * nv + v], g->out[v]);
@@ -352,12 +365,13 @@ static void dw2_channels(const mlvm_conv2d_t *p, const dw2_geom_t *g, int nv, co
 }
 
 static void dw_stride2(const mlvm_conv2d_t *p, const float *x, const float *w,
-                       const float *bias, float *out)
+                       const float *bias, float *out, const mlvm_clamp_t *act)
 {
     const int nv = (int)((p->ow + MLVM_DW_LANES - 1) / MLVM_DW_LANES);
     dw2_geom_t g;
     mlvm_index_t j, lo, hi, b;
     int v;
+    g.act = act;
     for (j = 0; j < p->kw; ++j) {
         const mlvm_index_t c0 = j * p->dw - p->pl; /* input column of output 0 */
         mlvm_valid_span(c0, 2, p->w, p->ow, &lo, &hi);
@@ -376,12 +390,12 @@ static void dw_stride2(const mlvm_conv2d_t *p, const float *x, const float *w,
 }
 
 void mlvm_dw_regs_f32(const mlvm_conv2d_t *p, const float *x, const float *w, const float *bias,
-                      float *out)
+                      float *out, const mlvm_clamp_t *act)
 {
     if (flat_applies(p))
-        dw_flat(p, x, w, bias, out);
+        dw_flat(p, x, w, bias, out, act);
     else
-        dw_stride2(p, x, w, bias, out);
+        dw_stride2(p, x, w, bias, out, act);
 }
 #else
 typedef int mlvm_dw_regs_not_built; /* ISO C: a translation unit is never empty */

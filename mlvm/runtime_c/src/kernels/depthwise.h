@@ -23,22 +23,23 @@
 int mlvm_dw_regs_applies(const mlvm_conv2d_t *p);
 /* Every image and channel (the lane masks built once per call): x p->n
  * images of c planes, w o x kh x kw, bias o values or NULL, out p->n
- * images of o planes. */
+ * images of o planes; act (or NULL) an activation applied to the sums in
+ * registers (mlvm_epilogue_clamp_f32's). */
 void mlvm_dw_regs_f32(const mlvm_conv2d_t *p, const float *x, const float *w, const float *bias,
-                      float *out);
+                      float *out, const mlvm_clamp_t *act);
 /* Whether mlvm_dw_lanes_f32 (depthwise_lanes.c) covers p: one input channel
  * and one output per group, at least one vector of channels, kernels up to
  * 64 taps, the padded input rows of one output row within its band. */
 int mlvm_dw_lanes_applies(const mlvm_conv2d_t *p);
 /* Every channel of one image, channels in the lanes (x c planes, w, bias
- * and out o planes as above). */
+ * and out o planes, act as above). */
 void mlvm_dw_lanes_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
-                       const float *bias, float *out);
+                       const float *bias, float *out, const mlvm_clamp_t *act);
 #else
 #define mlvm_dw_regs_applies(p) ((void)(p), 0)
-#define mlvm_dw_regs_f32(p, x, w, bias, out) ((void)0)
+#define mlvm_dw_regs_f32(p, x, w, bias, out, act) ((void)0)
 #define mlvm_dw_lanes_applies(p) ((void)(p), 0)
-#define mlvm_dw_lanes_f32(p, x, w, bias, out) ((void)0)
+#define mlvm_dw_lanes_f32(p, x, w, bias, out, act) ((void)0)
 #endif
 
 #if defined(__AVX2__) && !defined(MLVM_PORTABLE_KERNELS)

@@ -21,6 +21,7 @@
 #if defined(MLVM_DW_REGS)
 #include <immintrin.h>
 
+#include "clamp.h"
 #include "transpose.h"
 #include "window.h"
 
@@ -47,6 +48,7 @@ MLVM_DWL_INLINE void dwl_store_n(float *p, dwl_vec_t v, int n)
 }
 
 #define dwl_transpose mlvm_transpose16_512
+#define dwl_clamp mlvm_clamp512
 #else /* AVX2 + FMA */
 #define MLVM_DWL_LANES 8
 typedef __m256 dwl_vec_t;
@@ -71,6 +73,7 @@ MLVM_DWL_INLINE void dwl_store_n(float *p, dwl_vec_t v, int n)
 }
 
 #define dwl_transpose mlvm_transpose8_256
+#define dwl_clamp mlvm_clamp256
 #endif
 
 #define L MLVM_DWL_LANES
@@ -162,7 +165,7 @@ static void fill_band(const mlvm_conv2d_t *p, const float *x, mlvm_index_t c0, i
 static void band_chunk(const mlvm_conv2d_t *p, const float *band, mlvm_index_t wp,
                        mlvm_index_t oy0, mlvm_index_t q0, int cnt, mlvm_index_t taps,
                        const mlvm_index_t *toff, const float *wt, dwl_vec_t bias,
-                       mlvm_index_t c0, int nc, float *out)
+                       mlvm_index_t c0, int nc, float *out, const mlvm_clamp_t *act)
 {
     const mlvm_index_t plane = p->oh * p->ow;
     const float *at[L];
@@ -183,6 +186,9 @@ static void band_chunk(const mlvm_conv2d_t *p, const float *band, mlvm_index_t w
         for (k = 0; k < L; ++k)
             acc[k] = dwl_fmadd(wv, dwl_load(at[k] + off), acc[k]);
     }
+    if (act != NULL)
+        for (k = 0; k < L; ++k)
+            acc[k] = dwl_clamp(act, acc[k]);
     dwl_transpose(acc);
     for (c = 0; c < nc; ++c)
         dwl_store_n(out + (c0 + c) * plane + q0, acc[c], cnt);
@@ -204,7 +210,7 @@ static void weights_of(const float *w, mlvm_index_t taps, mlvm_index_t c0, int n
 }
 
 void mlvm_dw_lanes_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
-                       const float *bias, float *out)
+                       const float *bias, float *out, const mlvm_clamp_t *act)
 {
     float band[MLVM_DWL_BAND], wt[MLVM_DWL_TAPS * L], bv[L];
     mlvm_index_t toff[MLVM_DWL_TAPS];
@@ -227,7 +233,7 @@ void mlvm_dw_lanes_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
             q1 = oy1 * p->ow;
             for (q = oy0 * p->ow; q < q1; q += L)
                 band_chunk(p, band, wp, oy0, q, (int)mlvm_imin(L, q1 - q), taps, toff, wt,
-                           dwl_load(bv), c0, nc, out);
+                           dwl_load(bv), c0, nc, out, act);
         }
     }
 }

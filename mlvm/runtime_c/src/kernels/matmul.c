@@ -39,6 +39,7 @@
  * masked loads and stores only on a tile's ragged edge. */
 #include <string.h>
 
+#include "clamp.h"
 #include "gemm.h"
 #include "iter.h"
 
@@ -97,17 +98,6 @@ typedef struct mm_ctx {
 
 #define MLVM_INLINE static inline __attribute__((always_inline))
 
-/* mlvm_epilogue_clamp_f32 on a vector: relu keeps h on ties and NaN
- * (max's second operand); max / min give the bound on ties, NaN stays. */
-MLVM_INLINE __m512 clamp512(const mlvm_clamp_t *c, __m512 h)
-{
-    __m512 m;
-    if (c->relu)
-        return _mm512_max_ps(_mm512_setzero_ps(), h);
-    m = _mm512_min_ps(_mm512_max_ps(h, _mm512_set1_ps(c->lo)), _mm512_set1_ps(c->hi));
-    return _mm512_mask_mov_ps(m, _mm512_cmp_ps_mask(h, h, _CMP_UNORD_Q), h);
-}
-
 /* The activation over a tile just stored (still in L1), in a function of
  * its own: in the kernel's registers it made gcc spill the tile's sums in
  * the contraction loop. */
@@ -117,9 +107,9 @@ MLVM_NOINLINE static void clamp_stored512(const mlvm_clamp_t *c, float *t, mlvm_
     int r;
     for (r = 0; r < mr; ++r) {
         float *tr = t + r * ld;
-        _mm512_mask_storeu_ps(tr, m0, clamp512(c, _mm512_maskz_loadu_ps(m0, tr)));
+        _mm512_mask_storeu_ps(tr, m0, mlvm_clamp512(c, _mm512_maskz_loadu_ps(m0, tr)));
         if (m1 != 0)
-            _mm512_mask_storeu_ps(tr + 16, m1, clamp512(c, _mm512_maskz_loadu_ps(m1, tr + 16)));
+            _mm512_mask_storeu_ps(tr + 16, m1, mlvm_clamp512(c, _mm512_maskz_loadu_ps(m1, tr + 16)));
     }
 }
 
@@ -205,8 +195,8 @@ static void kern_row_avx512(const mm_ctx_t *x, const mlvm_index_t *off, const fl
         s1[0] = _mm512_add_ps(s1[0], _mm512_set1_ps(bias[0]));
     }
     if (x->clamp != NULL) {
-        s0[0] = clamp512(x->clamp, s0[0]);
-        s1[0] = clamp512(x->clamp, s1[0]);
+        s0[0] = mlvm_clamp512(x->clamp, s0[0]);
+        s1[0] = mlvm_clamp512(x->clamp, s1[0]);
     }
     _mm512_mask_storeu_ps(c, m0, s0[0]);
     _mm512_mask_storeu_ps(c + 16, m1, s1[0]);
@@ -291,16 +281,6 @@ MLVM_INLINE void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int n
 
 #define MLVM_INLINE static inline __attribute__((always_inline))
 
-/* mlvm_epilogue_clamp_f32 on a vector (as clamp512). */
-MLVM_INLINE __m256 clamp256(const mlvm_clamp_t *c, __m256 h)
-{
-    __m256 m;
-    if (c->relu)
-        return _mm256_max_ps(_mm256_setzero_ps(), h);
-    m = _mm256_min_ps(_mm256_max_ps(h, _mm256_set1_ps(c->lo)), _mm256_set1_ps(c->hi));
-    return _mm256_blendv_ps(m, h, _mm256_cmp_ps(h, h, _CMP_UNORD_Q));
-}
-
 /* The activation over a tile just stored (as clamp_stored512). */
 MLVM_NOINLINE static void clamp_stored256(const mlvm_clamp_t *c, float *t, mlvm_index_t ld,
                                           int mr, int full, __m256i m0, __m256i m1)
@@ -309,12 +289,12 @@ MLVM_NOINLINE static void clamp_stored256(const mlvm_clamp_t *c, float *t, mlvm_
     for (r = 0; r < mr; ++r) {
         float *tr = t + r * ld;
         if (full) {
-            _mm256_storeu_ps(tr, clamp256(c, _mm256_loadu_ps(tr)));
-            _mm256_storeu_ps(tr + 8, clamp256(c, _mm256_loadu_ps(tr + 8)));
+            _mm256_storeu_ps(tr, mlvm_clamp256(c, _mm256_loadu_ps(tr)));
+            _mm256_storeu_ps(tr + 8, mlvm_clamp256(c, _mm256_loadu_ps(tr + 8)));
             continue;
         }
-        _mm256_maskstore_ps(tr, m0, clamp256(c, _mm256_maskload_ps(tr, m0)));
-        _mm256_maskstore_ps(tr + 8, m1, clamp256(c, _mm256_maskload_ps(tr + 8, m1)));
+        _mm256_maskstore_ps(tr, m0, mlvm_clamp256(c, _mm256_maskload_ps(tr, m0)));
+        _mm256_maskstore_ps(tr + 8, m1, mlvm_clamp256(c, _mm256_maskload_ps(tr + 8, m1)));
     }
 }
 

@@ -440,7 +440,7 @@ static void copy_even_odd(float *d0, float *d1, const float *s, mlvm_index_t n0,
 static void pad_phases(const mlvm_conv2d_t *p, const direct_geom_t *g, mlvm_index_t cg,
                        const float *x, float *xs)
 {
-    const mlvm_index_t plane = g->ph.plane, wq = g->ph.wq;
+    const mlvm_index_t plane = g->ph.plane, wq = g->ph.wq, x_step = p->sh * p->w;
     mlvm_index_t c, a, b, r, r0, r1, lo, hi, q;
     for (a = 0; a < p->sh; ++a) {
         /* stride 2 with both column phases read: rows that alternate
@@ -468,13 +468,12 @@ static void pad_phases(const mlvm_conv2d_t *p, const direct_geom_t *g, mlvm_inde
             mlvm_valid_span(a - p->pt, p->sh, p->h, g->ph.hq, &r0, &r1);
             mlvm_valid_span(b - p->pl, p->sw, p->w, wq, &lo, &hi);
             for (c = 0; c < cg; ++c) {
-                float *dst = xs + (c * g->ph.phases + a * p->sw + b) * plane;
+                float *dst = xs + (c * g->ph.phases + a * p->sw + b) * plane, *d = dst + r0 * wq;
+                /* row r * sh + a - pt of x, from column lo * sw + b - pl */
+                const float *xr = x + (c * p->h + r0 * p->sh + a - p->pt) * p->w + lo * p->sw
+                                  + b - p->pl;
                 zeros(dst, r0 * wq + lo);
-                for (r = r0; r < r1; ++r) {
-                    float *d = dst + r * wq;
-                    /* row r * sh + a - pt of x, from column lo * sw + b - pl */
-                    const float *xr = x + (c * p->h + r * p->sh + a - p->pt) * p->w
-                                      + lo * p->sw + b - p->pl;
+                for (r = r0; r < r1; ++r, d += wq, xr += x_step) {
                     if (p->sw == 1)
                         copy_row(d + lo, xr, hi - lo);
 #ifdef MLVM_PHASE_PAIRS

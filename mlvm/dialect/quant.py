@@ -107,7 +107,10 @@ class DequantizeOp(ElementwiseOp):
         self.expect_result(0, self.broadcast_operands(), "f32")
 
     def scalar_expr(self, args: Sequence[str]) -> str:
-        return f"((float)((int64_t){args[0]} - (int64_t){args[2]}) * {args[1]})"
+        # 8- and 16-bit differences fit in int32 (which vectorises better);
+        # an i32 one needs int64
+        wide = "int64_t" if self.elem_of(self.q, "q") == ACC else "int32_t"
+        return f"((float)(({wide}){args[0]} - ({wide}){args[2]}) * {args[1]})"
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]

@@ -212,7 +212,9 @@ class FusedOp(MlvmOp):
         lo, hi = -math.inf, math.inf
         for i, op in enumerate(ops):
             c = self._scalar_constant(op.operands[1]) if len(op.operands) == 2 else None
-            if c is None or op.operands[0] is not v or len(list(v.uses)) != 1:
+            # a NaN bound keeps the generated function (the vector clamp
+            # follows the ops' rules for NaN operands, not NaN bounds)
+            if c is None or math.isnan(c) or op.operands[0] is not v or len(list(v.uses)) != 1:
                 return None
             if isinstance(op, MaxOp) and i == 0:
                 lo = c

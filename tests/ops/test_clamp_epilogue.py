@@ -89,3 +89,31 @@ def test_conv_activation(tmp_path: Path, kind: str, o: int, stride: int) -> None
     x = _ints(g, (2, 5, 7, 7))
     x[0, 1, 3, 3], x[1, 2, 0, 6] = np.nan, np.inf
     _check(tmp_path, text, [x, _ints(g, (o, 5, 3, 3))])
+
+
+
+def test_nan_bound_keeps_the_generated_function(tmp_path: Path) -> None:
+    """A NaN bound keeps the generated epilogue: max(h, NaN) is NaN by the
+    ops' rules, and so is the min after it, where the vector clamp would give
+    the upper bound. (MLIR text cannot spell a NaN constant: the bound is
+    set on the parsed op.)"""
+    from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType, f32
+
+    from mlvm.dialect.fused import FusedOp
+    from mlvm.dialect.ops import ConstantOp
+    from mlvm.passes.fuse import FusePass
+    from mlvm.pipeline import make_context
+
+    consts, ops = _activation("clip", "tensor<4x16xf32>")
+    path = tmp_path / "m.mlir"
+    path.write_text('func.func @main(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<4x16xf32> {\n'
+                    f"{consts}"
+                    '  %0 = "mlvm.matmul"(%x, %w) : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>\n'
+                    f"{ops}  func.return %2 : tensor<4x16xf32>\n}}\n")
+    module = parse_file(path)[0]
+    FusePass().apply(make_context(), module)
+    fused = next(op for op in module.walk() if isinstance(op, FusedOp))
+    assert fused.clamp() == (0.0, 6.0, False)
+    lo = next(op for op in module.walk() if isinstance(op, ConstantOp))
+    lo.properties["value"] = DenseIntOrFPElementsAttr.from_list(TensorType(f32, []), [float("nan")])
+    assert fused.clamp() is None

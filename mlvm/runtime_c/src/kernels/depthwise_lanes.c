@@ -78,18 +78,6 @@ MLVM_DWL_INLINE void dwl_store_n(float *p, dwl_vec_t v, int n)
 
 #define L MLVM_DWL_LANES
 
-/* Padded input rows a band of `rows` output rows reads, and the padded
- * columns every output row reads. */
-static mlvm_index_t band_rows_in(const mlvm_conv2d_t *p, mlvm_index_t rows)
-{
-    return (rows - 1) * p->sh + (p->kh - 1) * p->dh + 1;
-}
-
-static mlvm_index_t band_cols(const mlvm_conv2d_t *p)
-{
-    return (p->ow - 1) * p->sw + (p->kw - 1) * p->dw + 1;
-}
-
 /* Where depthwise.c's stride-1 path applies it is as fast (its lanes are
  * full there, and it needs no transposes); strided maps leave most of its
  * lanes idle: faster here by 1.1x on 24x24 outputs to 4x on 3x3 (AVX-512). */
@@ -97,7 +85,8 @@ int mlvm_dw_lanes_applies(const mlvm_conv2d_t *p)
 {
     return p->c == p->groups && p->o == p->c && p->c >= L && p->oh > 0 && p->ow > 0
            && p->kh * p->kw <= MLVM_DWL_TAPS && p->pt >= 0 && p->pl >= 0
-           && band_rows_in(p, 1) * band_cols(p) <= MLVM_DWL_BAND / L
+           && mlvm_reach(1, p->sh, p->kh, p->dh) * mlvm_reach(p->ow, p->sw, p->kw, p->dw)
+                  <= MLVM_DWL_BAND / L
            && (p->sh != 1 || p->sw != 1 || !mlvm_dw_regs_applies(p));
 }
 
@@ -214,10 +203,10 @@ void mlvm_dw_lanes_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
 {
     float band[MLVM_DWL_BAND], wt[MLVM_DWL_TAPS * L], bv[L];
     mlvm_index_t toff[MLVM_DWL_TAPS];
-    const mlvm_index_t taps = p->kh * p->kw, wp = band_cols(p);
+    const mlvm_index_t taps = p->kh * p->kw, wp = mlvm_reach(p->ow, p->sw, p->kw, p->dw);
     mlvm_index_t rows = 1, c0, oy0, oy1, q, q1, i, j;
     int c, nc;
-    while (rows < p->oh && band_rows_in(p, rows + 1) * wp <= MLVM_DWL_BAND / L)
+    while (rows < p->oh && mlvm_reach(rows + 1, p->sh, p->kh, p->dh) * wp <= MLVM_DWL_BAND / L)
         ++rows;
     for (i = 0; i < p->kh; ++i)
         for (j = 0; j < p->kw; ++j)
@@ -229,7 +218,8 @@ void mlvm_dw_lanes_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
             bv[c] = c < nc && bias != NULL ? bias[c0 + c] : 0.0f;
         for (oy0 = 0; oy0 < p->oh; oy0 = oy1) {
             oy1 = mlvm_imin(p->oh, oy0 + rows);
-            fill_band(p, x, c0, nc, oy0 * p->sh, band_rows_in(p, oy1 - oy0), wp, band);
+            fill_band(p, x, c0, nc, oy0 * p->sh, mlvm_reach(oy1 - oy0, p->sh, p->kh, p->dh), wp,
+                      band);
             q1 = oy1 * p->ow;
             for (q = oy0 * p->ow; q < q1; q += L)
                 band_chunk(p, band, wp, oy0, q, (int)mlvm_imin(L, q1 - q), taps, toff, wt,

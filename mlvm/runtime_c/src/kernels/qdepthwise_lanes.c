@@ -133,7 +133,8 @@ MLVM_QDWL_INLINE void qv_store_bytes(uint8_t *p, qv_t v, int n)
 
 MLVM_QDWL_INLINE void qv_store_n(int32_t *p, qv_t v, int n)
 {
-    const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(n),
+                                         _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
     _mm256_maskstore_epi32(p, m, v);
 }
 #endif
@@ -160,21 +161,12 @@ typedef struct qdwl {
     mlvm_index_t toff[MLVM_QDWL_TAPS];
 } qdwl_t;
 
-static mlvm_index_t band_rows_in(const mlvm_qconv2d_t *p, mlvm_index_t rows)
-{
-    return (rows - 1) * p->sh + (p->kh - 1) * p->dh + 1;
-}
-
-static mlvm_index_t band_cols(const mlvm_qconv2d_t *p)
-{
-    return (p->ow - 1) * p->sw + (p->kw - 1) * p->dw + 1;
-}
-
 int mlvm_qdw_lanes_applies(const mlvm_qconv2d_t *p)
 {
     return p->c == p->groups && p->o == p->c && p->c >= L && p->n > 0 && p->oh > 0 && p->ow > 0
            && p->kh * p->kw <= MLVM_QDWL_TAPS && p->pt >= 0 && p->pl >= 0
-           && band_rows_in(p, 1) * band_cols(p) <= MLVM_QDWL_BAND / L;
+           && mlvm_reach(1, p->sh, p->kh, p->dh) * mlvm_reach(p->ow, p->sw, p->kw, p->dw)
+                  <= MLVM_QDWL_BAND / L;
 }
 
 /* Positions 0 .. cnt of nc channels (channel c's bytes at src + c * stride)
@@ -323,7 +315,7 @@ void mlvm_qdw_lanes_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const 
     int c, nc;
     q.p = p;
     q.rq = rq;
-    q.wp = band_cols(p);
+    q.wp = mlvm_reach(p->ow, p->sw, p->kw, p->dw);
     q.flip = qv_set1(flip);
     q.zxu = qv_set1((uint8_t)(*(const uint8_t *)zx ^ flip));
     if (rq != NULL) {
@@ -334,7 +326,7 @@ void mlvm_qdw_lanes_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const 
     } else {
         q.zy = q.lo = q.hi = qf_set1(0.0f);
     }
-    while (rows < p->oh && band_rows_in(p, rows + 1) * q.wp <= MLVM_QDWL_BAND / L)
+    while (rows < p->oh && mlvm_reach(rows + 1, p->sh, p->kh, p->dh) * q.wp <= MLVM_QDWL_BAND / L)
         ++rows;
     for (i = 0; i < p->kh; ++i)
         for (j = 0; j < p->kw; ++j)
@@ -351,7 +343,8 @@ void mlvm_qdw_lanes_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const 
             void *on = (uint8_t *)out + (size_t)(n * out_image) * size;
             for (oy0 = 0; oy0 < p->oh; oy0 = oy1) {
                 oy1 = mlvm_imin(p->oh, oy0 + rows);
-                fill_band(&q, xn, c0, nc, oy0 * p->sh, band_rows_in(p, oy1 - oy0), band);
+                fill_band(&q, xn, c0, nc, oy0 * p->sh, mlvm_reach(oy1 - oy0, p->sh, p->kh, p->dh),
+                          band);
                 q1 = oy1 * p->ow;
                 for (qq = oy0 * p->ow; qq < q1; qq += L)
                     band_chunk(&q, band, oy0, qq, (int)mlvm_imin(L, q1 - qq), wt, qv_load(bv),

@@ -20,11 +20,19 @@ typedef struct mlvm_phases {
     mlvm_index_t hq, wq, phases, plane, n;
 } mlvm_phases_t;
 
+/* Padded input rows (or columns) that n outputs with stride s read through
+ * k taps d apart. */
+static inline mlvm_index_t mlvm_reach(mlvm_index_t n, mlvm_index_t s, mlvm_index_t k,
+                                      mlvm_index_t d)
+{
+    return (n - 1) * s + (k - 1) * d + 1;
+}
+
 static inline mlvm_phases_t mlvm_phases_of(const mlvm_window_t *w)
 {
     /* padded rows and columns the windows reach */
-    const mlvm_index_t hp = (w->oh - 1) * w->sh + (w->kh - 1) * w->dh + 1;
-    const mlvm_index_t wp = (w->ow - 1) * w->sw + (w->kw - 1) * w->dw + 1;
+    const mlvm_index_t hp = mlvm_reach(w->oh, w->sh, w->kh, w->dh);
+    const mlvm_index_t wp = mlvm_reach(w->ow, w->sw, w->kw, w->dw);
     mlvm_phases_t g;
     g.hq = (hp + w->sh - 1) / w->sh;
     g.wq = (wp + w->sw - 1) / w->sw;

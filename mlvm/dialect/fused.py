@@ -200,8 +200,8 @@ class FusedOp(MlvmOp):
     def clamp(self) -> tuple[float, float, bool] | None:
         """(lo, hi, relu) when the head's epilogue is an activation alone:
         relu, or max with a constant then min with one (Clip; either may be
-        absent), which mlvm_epilogue_clamp_f32 computes (and the vector GEMM
-        kernels in their registers)."""
+        absent), which the runtime's mlvm_epilogue_clamp_f32 computes (and
+        the depthwise kernels in their registers)."""
         head = self.head()
         ops = self.body_ops()[1:]
         if head is None or not ops or elem(self.result).name != "f32":

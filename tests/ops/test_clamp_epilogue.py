@@ -1,6 +1,6 @@
 """An activation alone after a matmul or conv2d (relu; Clip as max with a
-constant then min with one) runs as mlvm_epilogue_clamp_f32, in the vector
-GEMM kernels' registers: bit for bit the reference's rules (relu keeps
+constant then min with one) runs as mlvm_epilogue_clamp_f32 (in the
+depthwise kernels' registers): bit for bit the reference's rules (relu keeps
 NaN; max / min give the bound on ties, NaN stays; +-inf clamp).
 Integer-valued data, so every sum is exact whatever the order, with NaN
 and inf planted in the input (the lit test

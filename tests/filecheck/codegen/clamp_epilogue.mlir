@@ -2,7 +2,7 @@
 
 // An activation alone after a matmul or conv2d (relu; Clip as max with a
 // constant then min with one) is the runtime's mlvm_epilogue_clamp_f32 with
-// its bounds, which the vector GEMM kernels apply in their registers; no
+// its bounds (which the depthwise kernels apply in their registers); no
 // epilogue function is generated, and no ctx array. Anything else keeps a
 // generated function.
 // CHECK-DAG: static const mlvm_clamp_t [[RELU:module__s[0-9]+]] = {0.0f, 0.0f, 1};

@@ -97,9 +97,9 @@ static void check_matmul(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, int ta,
     check_matmul_as(m, n, k, ta, tb, 0);
 }
 
-/* The activation epilogue (applied in the kernels' registers where they
- * know it) against the plain product with mlvm_epilogue_clamp_f32 applied
- * after: bit for bit, NaN and infinities planted in a. */
+/* The activation epilogue, tile by tile, against the plain product with
+ * mlvm_epilogue_clamp_f32 applied after: bit for bit, NaN and infinities
+ * planted in a. */
 static void check_clamp(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, const mlvm_clamp_t *c)
 {
     mlvm_matmul_t p;
@@ -124,8 +124,8 @@ static void check_clamp(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, const ml
     free(a), free(b), free(want), free(got);
 }
 
-/* conv2d with the activation epilogue (in the GEMM's and the depthwise
- * kernels' registers where they run) against the same path without it and
+/* conv2d with the activation epilogue (in the depthwise kernels' registers
+ * where they run) against the same path without it and
  * mlvm_epilogue_clamp_f32 applied after: bit for bit, a NaN planted in x;
  * relu and a clip whose bounds both bite, case by case. */
 static void check_conv_clamp(const mlvm_conv2d_t *p, const float *x, const float *w,

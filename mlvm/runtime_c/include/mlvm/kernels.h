@@ -76,9 +76,9 @@ typedef void (*mlvm_epilogue_fn)(const void *ctx, mlvm_index_t i0, mlvm_index_t 
                                  mlvm_index_t ldo);
 /* The epilogue of an activation alone, with ctx a const mlvm_clamp_t *:
  * relu (h < 0 ? 0 : h), or the dialect's max with lo then min with hi
- * (ties give the bound, NaN stays; lo = -inf / hi = inf when absent). The
- * vector GEMM kernels recognise it and apply it to their registers before
- * the store, so no pass over the tile is left. */
+ * (ties give the bound, NaN stays; lo = -inf / hi = inf when absent).
+ * conv2d's depthwise kernels (AVX2 / AVX-512) recognise it and apply it to
+ * their sums before the store, so no pass over their output is left. */
 typedef struct mlvm_clamp {
     float lo, hi;
     int32_t relu;

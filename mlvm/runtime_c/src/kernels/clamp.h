@@ -1,6 +1,6 @@
 /* Internal: mlvm_epilogue_clamp_f32 (kernels.h) on one vector, for the
- * kernels that apply an activation alone in their registers (matmul.c,
- * depthwise.c). relu keeps h on ties and NaN (max's second operand); max
+ * kernels that apply an activation alone in their registers (depthwise.c,
+ * depthwise_lanes.c). relu keeps h on ties and NaN (max's second operand); max
  * with lo then min with hi give the bound on ties, and NaN stays. */
 #ifndef MLVM_KERNELS_CLAMP_H_
 #define MLVM_KERNELS_CLAMP_H_

@@ -499,11 +499,10 @@ static void pad_phases(const mlvm_conv2d_t *p, const direct_geom_t *g, mlvm_inde
 }
 
 /* Rows of out (m x n, row stride c_rs) as one GEMM whose b rows are read
- * at the tap offsets; clamp (or NULL) is mlvm_epilogue_clamp_f32's ctx,
- * applied in the GEMM's registers. */
+ * at the tap offsets. */
 static void direct_gemm(const direct_geom_t *g, mlvm_index_t m, mlvm_index_t k,
                         const mlvm_index_t *off, const float *xs, const float *w,
-                        const float *bias, float *out, mlvm_index_t c_rs, const void *clamp)
+                        const float *bias, float *out, mlvm_index_t c_rs)
 {
     mlvm_gemm_t gm;
     gm.m = m;
@@ -522,8 +521,8 @@ static void direct_gemm(const direct_geom_t *g, mlvm_index_t m, mlvm_index_t k,
     gm.bias = bias;
     gm.out = out;
     gm.c_rs = c_rs;
-    gm.epilogue = clamp != NULL ? mlvm_epilogue_clamp_f32 : NULL;
-    gm.epilogue_ctx = clamp;
+    gm.epilogue = NULL;
+    gm.epilogue_ctx = NULL;
     mlvm_gemm_f32(&gm);
 }
 
@@ -599,11 +598,9 @@ static void taps_flat(mlvm_index_t n, mlvm_index_t k, const mlvm_index_t *off, c
         dst[q0 + q] = last[q];
 }
 
-/* One group of one image from its phase planes xs (clamp: as direct_gemm's,
- * for the GEMM only). */
+/* One group of one image from its phase planes xs. */
 static void direct_group(const mlvm_conv2d_t *p, const direct_geom_t *g, const float *xs,
-                         const float *w, const float *bias, float *out, unsigned char *ws,
-                         const void *clamp)
+                         const float *w, const float *bias, float *out, unsigned char *ws)
 {
     const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups;
     const mlvm_index_t k = cg * p->kh * p->kw;
@@ -616,7 +613,7 @@ static void direct_group(const mlvm_conv2d_t *p, const direct_geom_t *g, const f
                       g->out_bytes == 0 ? out + o * p->oh * p->ow : tmp + o * g->ph.n);
     } else {
         direct_gemm(g, og, k, off, xs, w, bias, g->out_bytes == 0 ? out : tmp,
-                    g->out_bytes == 0 ? p->oh * p->ow : g->ph.n, clamp);
+                    g->out_bytes == 0 ? p->oh * p->ow : g->ph.n);
     }
     if (g->out_bytes == 0)
         return;
@@ -636,9 +633,7 @@ static void direct_all(const mlvm_conv2d_t *p, const float *x, const float *w, c
     direct_geom_t g;
     float *xs;
     mlvm_index_t n, gi;
-    int in_gemm; /* an activation alone, in the GEMM's registers */
     direct_geom(p, &g);
-    in_gemm = fn == mlvm_epilogue_clamp_f32 && og >= MLVM_CONV_GEMM_ROWS && g.out_bytes == 0;
     mlvm_tap_offsets(&g.win, &g.ph, cg * p->kh * p->kw, (mlvm_index_t *)ws);
     xs = (float *)(void *)((unsigned char *)ws + g.off_bytes);
     for (n = 0; n < p->n; ++n) {
@@ -651,8 +646,8 @@ static void direct_all(const mlvm_conv2d_t *p, const float *x, const float *w, c
                 pad_phases(p, &g, cg, xn + c0 * in_plane, xs);
             direct_group(p, &g, g.chans == p->c ? xs + c0 * g.ph.phases * g.ph.plane : xs,
                          w + gi * og * cg * p->kh * p->kw, bias != NULL ? bias + gi * og : NULL,
-                         out + row * plane, (unsigned char *)ws, in_gemm ? ctx : NULL);
-            if (fn != NULL && !in_gemm)
+                         out + row * plane, (unsigned char *)ws);
+            if (fn != NULL)
                 fn(ctx, row, og, 0, plane, out + row * plane, plane);
         }
     }

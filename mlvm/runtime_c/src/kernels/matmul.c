@@ -39,7 +39,6 @@
  * masked loads and stores only on a tile's ragged edge. */
 #include <string.h>
 
-#include "clamp.h"
 #include "gemm.h"
 #include "iter.h"
 
@@ -87,7 +86,6 @@ typedef struct mm_ctx {
     const mlvm_index_t *b_off;     /* or row offsets of an unpacked sliver */
     mlvm_index_t c_rs;             /* row stride of out */
     int accumulate;                /* add to out (slices after the first) */
-    const mlvm_clamp_t *clamp;     /* or NULL: the activation, on the last slice */
 } mm_ctx_t;
 
 /* -------------------------------------------------------------------------
@@ -97,21 +95,6 @@ typedef struct mm_ctx {
 #if defined(MLVM_MM_AVX512)
 
 #define MLVM_INLINE static inline __attribute__((always_inline))
-
-/* The activation over a tile just stored (still in L1), in a function of
- * its own: in the kernel's registers it made gcc spill the tile's sums in
- * the contraction loop. */
-MLVM_NOINLINE static void clamp_stored512(const mlvm_clamp_t *c, float *t, mlvm_index_t ld,
-                                          int mr, __mmask16 m0, __mmask16 m1)
-{
-    int r;
-    for (r = 0; r < mr; ++r) {
-        float *tr = t + r * ld;
-        _mm512_mask_storeu_ps(tr, m0, mlvm_clamp512(c, _mm512_maskz_loadu_ps(m0, tr)));
-        if (m1 != 0)
-            _mm512_mask_storeu_ps(tr + 16, m1, mlvm_clamp512(c, _mm512_maskz_loadu_ps(m1, tr + 16)));
-    }
-}
 
 /* off: NULL, or b's row offsets (a constant NULL in the plain instances,
  * so that their loop keeps its simple addressing). */
@@ -155,8 +138,6 @@ MLVM_INLINE void kern_avx512(const mm_ctx_t *x, int mr, int wide, const mlvm_ind
         if (wide)
             _mm512_mask_storeu_ps(cr + 16, m1, c1[r]);
     }
-    if (x->clamp != NULL)
-        clamp_stored512(x->clamp, c, x->c_rs, mr, m0, m1);
 }
 
 /* One row: four independent partial sums per vector, over k mod 4. */
@@ -193,10 +174,6 @@ static void kern_row_avx512(const mm_ctx_t *x, const mlvm_index_t *off, const fl
     } else if (bias != NULL) {
         s0[0] = _mm512_add_ps(s0[0], _mm512_set1_ps(bias[0]));
         s1[0] = _mm512_add_ps(s1[0], _mm512_set1_ps(bias[0]));
-    }
-    if (x->clamp != NULL) {
-        s0[0] = mlvm_clamp512(x->clamp, s0[0]);
-        s1[0] = mlvm_clamp512(x->clamp, s1[0]);
     }
     _mm512_mask_storeu_ps(c, m0, s0[0]);
     _mm512_mask_storeu_ps(c + 16, m1, s1[0]);
@@ -281,23 +258,6 @@ MLVM_INLINE void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int n
 
 #define MLVM_INLINE static inline __attribute__((always_inline))
 
-/* The activation over a tile just stored (as clamp_stored512). */
-MLVM_NOINLINE static void clamp_stored256(const mlvm_clamp_t *c, float *t, mlvm_index_t ld,
-                                          int mr, int full, __m256i m0, __m256i m1)
-{
-    int r;
-    for (r = 0; r < mr; ++r) {
-        float *tr = t + r * ld;
-        if (full) {
-            _mm256_storeu_ps(tr, mlvm_clamp256(c, _mm256_loadu_ps(tr)));
-            _mm256_storeu_ps(tr + 8, mlvm_clamp256(c, _mm256_loadu_ps(tr + 8)));
-            continue;
-        }
-        _mm256_maskstore_ps(tr, m0, mlvm_clamp256(c, _mm256_maskload_ps(tr, m0)));
-        _mm256_maskstore_ps(tr + 8, m1, mlvm_clamp256(c, _mm256_maskload_ps(tr + 8, m1)));
-    }
-}
-
 /* full: all 16 columns, plain loads and stores (masked ones cost more on
  * every AVX2 core); the masks are used only on the ragged edge. wide: both
  * vectors of the sliver; otherwise only the first (nr <= 8). */
@@ -346,8 +306,6 @@ MLVM_INLINE void kern_avx2(const mm_ctx_t *x, int mr, int full, int wide, const 
                 _mm256_maskstore_ps(cr + 8, m1, c1[r]);
         }
     }
-    if (x->clamp != NULL) /* m1 is empty unless wide */
-        clamp_stored256(x->clamp, c, x->c_rs, mr, full, m0, m1);
 }
 
 /* A single row times a b with contiguous rows, over the first n128
@@ -631,20 +589,14 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
     mlvm_index_t pc, ic, jr, ir, i, j_first = 0, kc_step;
     mm_ctx_t x;
 #if defined(MLVM_MM_AVX512) || defined(MLVM_MM_AVX2)
-    /* an activation alone is applied in the kernels' registers */
-    const mlvm_clamp_t *clamp = g->epilogue == mlvm_epilogue_clamp_f32
-                                    ? (const mlvm_clamp_t *)g->epilogue_ctx
-                                    : NULL;
     /* Large b: contiguous slivers spare the TLB and the L1 sets. */
     const int pack = g->pack != NULL || g->b_cs != 1
                      || (g->b_off == NULL && k * n >= MLVM_MM_PACK_ABOVE && m >= 4 * MLVM_MM_MR);
     const int in_place_off = g->b_off != NULL;
 #elif defined(MLVM_MM_SCALAR)
-    const mlvm_clamp_t *clamp = NULL;
     const int pack = 1;
     const int in_place_off = g->b_off != NULL; /* full slivers */
 #else
-    const mlvm_clamp_t *clamp = NULL;
     const int in_place_off = 0;
     const int pack = 1;
 #endif
@@ -684,7 +636,6 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
         const int last = pc + kc_step >= k;
         x.kc = k - pc < kc_step ? k - pc : kc_step;
         x.accumulate = pc > 0;
-        x.clamp = last ? clamp : NULL;
         for (ic = 0; ic < m; ic += MLVM_MM_MC) {
             const mlvm_index_t mc = m - ic < MLVM_MM_MC ? m - ic : MLVM_MM_MC;
             for (jr = j_first; jr < n; jr += MLVM_MM_NR) {
@@ -723,7 +674,7 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
                     float *tile = g->out + ir * g->c_rs + jr;
                     micro(&x, by_off ? x.b_off : NULL, mr, nr, g->a + ir * g->a_rs + pc * g->a_cs,
                           bs, tile, g->bias != NULL ? g->bias + ir : NULL);
-                    if (last && g->epilogue != NULL && clamp == NULL)
+                    if (last && g->epilogue != NULL)
                         g->epilogue(g->epilogue_ctx, ir, mr, jr, nr, tile, g->c_rs);
                 }
             }

@@ -618,9 +618,10 @@ def conv2d_pointwise(d: Mapping[str, int]) -> bool:
         and (d["oh"], d["ow"]) == (d["h"], d["w"])
 
 
-def _phase_plane(d: Mapping[str, int]) -> tuple[int, int]:
-    """Rows and row pitch of one stride phase of conv.c's padded input copy
-    (the padded window the outputs read, split by the strides)."""
+def conv2d_phase_plane(d: Mapping[str, int]) -> tuple[int, int]:
+    """Rows and row pitch of one stride phase of the padded input copies of
+    conv.c and qconv_ws.c (the padded window the outputs read, split by the
+    strides: window.h's mlvm_phases_of)."""
     hp = (d["oh"] - 1) * d["sh"] + (d["kh"] - 1) * d["dh"] + 1
     wp = (d["ow"] - 1) * d["sw"] + (d["kw"] - 1) * d["dw"] + 1
     return -(-hp // d["sh"]), -(-wp // d["sw"])
@@ -640,7 +641,7 @@ def conv2d_workspace_bytes(d: Mapping[str, int]) -> int:
         and d["kw"] <= 5 and d["ow"] <= 256
     if pointwise or flat or d["oh"] == 0 or d["ow"] == 0:
         return 0
-    hq, wq = _phase_plane(d)
+    hq, wq = conv2d_phase_plane(d)
     n = (d["oh"] - 1) * wq + d["ow"]
     taps = align64(cg * d["kh"] * d["kw"] * 8)
     # depthwise-like groups copy all channels of an image at once
@@ -679,7 +680,7 @@ def conv2d_prefers_ihwo(d: Mapping[str, int]) -> bool:
     if conv2d_pointwise(d):
         nchw = plane / _round_up(plane, 16)
     else:
-        _, wq = _phase_plane(d)
+        _, wq = conv2d_phase_plane(d)
         nchw = plane / _round_up((d["oh"] - 1) * wq + d["ow"], 16) \
             * (0.9 if wq != d["ow"] else 1.0)
     return d["o"] / _round_up(d["o"], 32) >= 1.05 * nchw

@@ -32,7 +32,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from mlvm.dialect.base import MlvmOp, result_dtype, result_shape, type_str
 from mlvm.dialect.elements import ELEMS, FLOATS
-from mlvm.dialect.nn import ConvWindowOp, align64, conv2d_dims
+from mlvm.dialect.nn import ConvWindowOp, align64, conv2d_dims, conv2d_phase_plane
 from mlvm.dialect.ops import ElementwiseOp
 
 if TYPE_CHECKING:
@@ -245,9 +245,7 @@ def qconv2d_workspace_bytes(d: Mapping[str, int]) -> int:
         return 0
     g = d["groups"]
     cg, og = d["c"] // g, d["o"] // g
-    hp = (d["oh"] - 1) * d["sh"] + (d["kh"] - 1) * d["dh"] + 1
-    wp = (d["ow"] - 1) * d["sw"] + (d["kw"] - 1) * d["dw"] + 1
-    hq, wq = -(-hp // d["sh"]), -(-wp // d["sw"])
+    hq, wq = conv2d_phase_plane(d)
     plane, phases = hq * wq, d["sh"] * d["sw"]
     n = (d["oh"] - 1) * wq + d["ow"]
     slack, chunk = 256, 64  # MLVM_QW_SLACK, MLVM_QW_CHUNK

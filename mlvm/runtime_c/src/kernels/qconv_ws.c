@@ -27,6 +27,7 @@
 
 #include "depthwise.h"
 #include "mlvm/kernels.h"
+#include "requant.h"
 #include "window.h"
 
 #if !defined(MLVM_PORTABLE_KERNELS) && (defined(__AVX2__) || defined(__SSE2__))
@@ -400,7 +401,6 @@ q_finish_zmm(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, __m512i *v, const
     }
     for (i = 0; i < nv; ++i) {
         __m512i r = _mm512_sub_epi32(v[i], share);
-        __m512 f;
         if (s->zwp != NULL)
             r = _mm512_sub_epi32(r, _mm512_mullo_epi32(_mm512_set1_epi32(s->zwp[o]),
                                                        _mm512_maskz_loadu_epi32(m[i], s->colx + q + 16 * i)));
@@ -408,12 +408,9 @@ q_finish_zmm(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, __m512i *v, const
             _mm512_mask_storeu_epi32((int32_t *)s->out + o * s->ld + (q + 16 * i - s->q0), m[i], r);
             continue;
         }
-        f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(r, bias)), mult);
-        f = _mm512_add_ps(_mm512_roundscale_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zy);
-        f = _mm512_mask_mov_ps(f, _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q), zy);
-        f = _mm512_min_ps(_mm512_max_ps(f, lo), hi);
         _mm512_mask_cvtepi32_storeu_epi8((uint8_t *)s->out + o * s->ld + (q + 16 * i - s->q0), m[i],
-                                         _mm512_cvtps_epi32(f));
+                                         mlvm_requant512(_mm512_add_epi32(r, bias), mult, zy, lo,
+                                                         hi));
     }
 }
 
@@ -513,9 +510,7 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
  * past its n positions, so a short tile reads it whole. */
 static void q_finish_ymm(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, __m256i v, int np)
 {
-    __m256 f;
     const __m256 zy = _mm256_set1_ps(s->zy);
-    __m128i b16;
     v = _mm256_sub_epi32(v, _mm256_set1_epi32((int32_t)s->share[o]));
     if (s->zwp != NULL)
         v = _mm256_sub_epi32(v, _mm256_mullo_epi32(
@@ -530,18 +525,11 @@ static void q_finish_ymm(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, __m25
     }
     if (s->bias != NULL)
         v = _mm256_add_epi32(v, _mm256_set1_epi32(s->bias[o]));
-    f = _mm256_mul_ps(_mm256_cvtepi32_ps(v), _mm256_set1_ps(s->mult[s->mult_per_o ? o : 0]));
-    f = _mm256_add_ps(_mm256_round_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zy);
-    f = _mm256_blendv_ps(f, zy, _mm256_cmp_ps(f, f, _CMP_UNORD_Q));
-    f = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(s->lo)), _mm256_set1_ps(s->hi));
-    v = _mm256_cvtps_epi32(f); /* integers in [-128, 255] */
-    b16 = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    v = mlvm_requant256(v, _mm256_set1_ps(s->mult[s->mult_per_o ? o : 0]), zy,
+                        _mm256_set1_ps(s->lo), _mm256_set1_ps(s->hi));
     {
         uint8_t *dst = (uint8_t *)s->out + o * s->ld + (q - s->q0), tmp[16];
-        /* the low byte of each 16-bit value */
-        const __m128i bytes = _mm_shuffle_epi8(b16, _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1,
-                                                                  -1, -1, -1, -1, -1));
-        _mm_storel_epi64((__m128i *)(void *)(np == 8 ? dst : tmp), bytes);
+        _mm_storel_epi64((__m128i *)(void *)(np == 8 ? dst : tmp), mlvm_low_bytes256(v));
         if (np < 8)
             memcpy(dst, tmp, (size_t)np);
     }
@@ -762,11 +750,9 @@ static void q_sink(const qcall_t *c, const qgeom_t *g, mlvm_index_t n, mlvm_inde
     s->ld = g->out_bytes ? g->ph.n : hw;
     s->q0 = 0;
     if (c->rq != NULL) {
-        const int32_t zy = c->rq->y_signed ? *(const int8_t *)c->zy : *(const uint8_t *)c->zy;
+        const mlvm_requant_bounds_t b = mlvm_requant_bounds(c->rq, c->zy);
         s->mult_per_o = c->rq->mult_per_o;
-        s->zy = (float)zy;
-        s->lo = c->rq->relu ? (float)zy : c->rq->y_signed ? -128.0f : 0.0f;
-        s->hi = c->rq->y_signed ? 127.0f : 255.0f;
+        s->zy = b.zy, s->lo = b.lo, s->hi = b.hi;
     }
 }
 

@@ -25,6 +25,7 @@
 #if defined(MLVM_QDW_LANES)
 #include <immintrin.h>
 
+#include "requant.h"
 #include "transpose.h"
 #include "window.h"
 
@@ -62,15 +63,7 @@ MLVM_QDWL_INLINE qv_t qv_bytes(const uint8_t *p, int n)
 #define qf_as_v _mm512_castps_si512
 #define qf_transpose mlvm_transpose16_512
 
-/* requantized: clamp(nearbyint((float)v * mult) + zy, lo, hi), NaN -> zy */
-MLVM_QDWL_INLINE qv_t qv_requant(qv_t v, qf_t mult, qf_t zy, qf_t lo, qf_t hi)
-{
-    qf_t f = _mm512_mul_ps(_mm512_cvtepi32_ps(v), mult);
-    f = _mm512_add_ps(_mm512_roundscale_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zy);
-    f = _mm512_mask_mov_ps(f, _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q), zy);
-    f = _mm512_min_ps(_mm512_max_ps(f, lo), hi);
-    return _mm512_cvtps_epi32(f);
-}
+#define qv_requant mlvm_requant512
 
 /* The first n lanes as bytes (requantized results) or as int32. */
 MLVM_QDWL_INLINE void qv_store_bytes(uint8_t *p, qv_t v, int n)
@@ -112,22 +105,11 @@ MLVM_QDWL_INLINE qv_t qv_bytes(const uint8_t *p, int n)
 #define qf_as_v _mm256_castps_si256
 #define qf_transpose mlvm_transpose8_256
 
-MLVM_QDWL_INLINE qv_t qv_requant(qv_t v, qf_t mult, qf_t zy, qf_t lo, qf_t hi)
-{
-    qf_t f = _mm256_mul_ps(_mm256_cvtepi32_ps(v), mult);
-    f = _mm256_add_ps(_mm256_round_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zy);
-    f = _mm256_blendv_ps(f, zy, _mm256_cmp_ps(f, f, _CMP_UNORD_Q));
-    f = _mm256_min_ps(_mm256_max_ps(f, lo), hi);
-    return _mm256_cvtps_epi32(f);
-}
+#define qv_requant mlvm_requant256
 
 MLVM_QDWL_INLINE void qv_store_bytes(uint8_t *p, qv_t v, int n)
 {
-    /* integers in [-128, 255]: the low byte of each */
-    const __m128i b16 = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    const __m128i bytes = _mm_shuffle_epi8(b16, _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1,
-                                                              -1, -1, -1, -1, -1));
-    long long b = _mm_cvtsi128_si64(bytes);
+    long long b = _mm_cvtsi128_si64(mlvm_low_bytes256(v));
     memcpy(p, &b, (size_t)n);
 }
 
@@ -319,10 +301,8 @@ void mlvm_qdw_lanes_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const 
     q.flip = qv_set1(flip);
     q.zxu = qv_set1((uint8_t)(*(const uint8_t *)zx ^ flip));
     if (rq != NULL) {
-        const int32_t z = rq->y_signed ? *(const int8_t *)zy : *(const uint8_t *)zy;
-        q.zy = qf_set1((float)z);
-        q.lo = qf_set1(rq->relu ? (float)z : rq->y_signed ? -128.0f : 0.0f);
-        q.hi = qf_set1(rq->y_signed ? 127.0f : 255.0f);
+        const mlvm_requant_bounds_t b = mlvm_requant_bounds(rq, zy);
+        q.zy = qf_set1(b.zy), q.lo = qf_set1(b.lo), q.hi = qf_set1(b.hi);
     } else {
         q.zy = q.lo = q.hi = qf_set1(0.0f);
     }

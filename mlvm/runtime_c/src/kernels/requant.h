@@ -1,0 +1,64 @@
+/* Internal: the requantization of int32 sums, for qconv_ws.c and
+ * qdepthwise_lanes.c: clamp(nearbyint((float)v * mult) + zy, lo, hi),
+ * NaN -> zy, as scalar.h's mlvm_quantize_* (rounded half to even). Its
+ * bounds; on vectors, the results as int32 lanes, and those lanes' low
+ * bytes (AVX2 has no vpmovdb). */
+#ifndef MLVM_KERNELS_REQUANT_H_
+#define MLVM_KERNELS_REQUANT_H_
+
+#include "mlvm/kernels.h"
+
+/* The output zero point and the range rq's results are clamped to (from
+ * the zero point with a fused ReLU), as floats. */
+typedef struct mlvm_requant_bounds {
+    float zy, lo, hi;
+} mlvm_requant_bounds_t;
+
+static inline mlvm_requant_bounds_t mlvm_requant_bounds(const mlvm_qrequant_t *rq, const void *zy)
+{
+    mlvm_requant_bounds_t b;
+    const int32_t z = rq->y_signed ? *(const int8_t *)zy : *(const uint8_t *)zy;
+    b.zy = (float)z;
+    b.lo = rq->relu ? (float)z : rq->y_signed ? -128.0f : 0.0f;
+    b.hi = rq->y_signed ? 127.0f : 255.0f;
+    return b;
+}
+
+#if defined(__AVX2__) && !defined(MLVM_PORTABLE_KERNELS)
+#include <immintrin.h>
+
+#if defined(__AVX512F__)
+static inline __attribute__((always_inline)) __m512i mlvm_requant512(__m512i v, __m512 mult,
+                                                                     __m512 zy, __m512 lo,
+                                                                     __m512 hi)
+{
+    __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(v), mult);
+    f = _mm512_add_ps(_mm512_roundscale_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zy);
+    f = _mm512_mask_mov_ps(f, _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q), zy);
+    f = _mm512_min_ps(_mm512_max_ps(f, lo), hi);
+    return _mm512_cvtps_epi32(f);
+}
+#endif
+
+static inline __attribute__((always_inline)) __m256i mlvm_requant256(__m256i v, __m256 mult,
+                                                                     __m256 zy, __m256 lo,
+                                                                     __m256 hi)
+{
+    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(v), mult);
+    f = _mm256_add_ps(_mm256_round_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zy);
+    f = _mm256_blendv_ps(f, zy, _mm256_cmp_ps(f, f, _CMP_UNORD_Q));
+    f = _mm256_min_ps(_mm256_max_ps(f, lo), hi);
+    return _mm256_cvtps_epi32(f);
+}
+
+/* The low byte of each of eight integers in [-128, 255], in the low 8
+ * bytes. */
+static inline __attribute__((always_inline)) __m128i mlvm_low_bytes256(__m256i v)
+{
+    const __m128i b16 = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    return _mm_shuffle_epi8(b16, _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1,
+                                               -1, -1));
+}
+#endif
+
+#endif /* MLVM_KERNELS_REQUANT_H_ */

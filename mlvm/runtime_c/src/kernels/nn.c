@@ -248,29 +248,27 @@ MLVM_ALWAYS_INLINE float pool_join(float acc, float v, int is_max)
 }
 
 /* o[t] = max (or sum) over j < kw of cm[t * s + j], t < n */
+MLVM_ALWAYS_INLINE void window_join_s(const float *cm, mlvm_index_t n, mlvm_index_t s,
+                                      mlvm_index_t kw, float *o, int is_max)
+{
+    mlvm_index_t t, j;
+    for (t = 0; t < n; ++t)
+        o[t] = cm[t * s];
+    for (j = 1; j < kw; ++j)
+        for (t = 0; t < n; ++t)
+            o[t] = pool_join(o[t], cm[t * s + j], is_max);
+}
+
+/* The same with strides 1 and 2 as constants, so that their loops vectorise. */
 MLVM_ALWAYS_INLINE void window_join(const float *cm, mlvm_index_t n, mlvm_index_t s,
                                     mlvm_index_t kw, float *o, int is_max)
 {
-    mlvm_index_t t, j;
-    if (s == 1) {
-        for (t = 0; t < n; ++t)
-            o[t] = cm[t];
-        for (j = 1; j < kw; ++j)
-            for (t = 0; t < n; ++t)
-                o[t] = pool_join(o[t], cm[t + j], is_max);
-    } else if (s == 2) {
-        for (t = 0; t < n; ++t)
-            o[t] = cm[2 * t];
-        for (j = 1; j < kw; ++j)
-            for (t = 0; t < n; ++t)
-                o[t] = pool_join(o[t], cm[2 * t + j], is_max);
-    } else {
-        for (t = 0; t < n; ++t)
-            o[t] = cm[t * s];
-        for (j = 1; j < kw; ++j)
-            for (t = 0; t < n; ++t)
-                o[t] = pool_join(o[t], cm[t * s + j], is_max);
-    }
+    if (s == 1)
+        window_join_s(cm, n, 1, kw, o, is_max);
+    else if (s == 2)
+        window_join_s(cm, n, 2, kw, o, is_max);
+    else
+        window_join_s(cm, n, s, kw, o, is_max);
 }
 
 MLVM_ALWAYS_INLINE void pool_columns(const mlvm_pool2d_t *p, const float *x, float *out,

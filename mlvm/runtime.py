@@ -24,6 +24,7 @@ from pathlib import Path
 from mlvm.codegen.cc import (
     INCLUDE_DIR,
     RUNTIME_DIR,
+    build_lock,
     cache_dir,
     cc_version,
     cflags,
@@ -31,7 +32,7 @@ from mlvm.codegen.cc import (
     fingerprint,
     run_cc,
     runtime_fingerprint,
-    runtime_sources,
+    runtime_library,
 )
 
 SRC_DIR = RUNTIME_DIR / "src"
@@ -69,12 +70,16 @@ def runtime_shared(checks: bool = True, cc: str | None = None,
     lib = cache_dir() / "runtime" / f"libmlvm_rt-{key}.so"
     if lib.exists():
         return lib
-    lib.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=lib.parent) as tmp:
-        tmp_lib = os.path.join(tmp, lib.name)
-        run_cc([cc, *flags, "-shared", "-I", str(INCLUDE_DIR),
-              *(str(s) for s in runtime_sources()), "-lm", "-o", tmp_lib])
-        os.replace(tmp_lib, lib)  # atomic: concurrent builders agree
+    # Linked from the static library of the same flags (built once, its
+    # files in parallel; without checks it is the one modules link).
+    archive = runtime_library(cc, flags)
+    with build_lock(lib):
+        if not lib.exists():
+            with tempfile.TemporaryDirectory(dir=lib.parent) as tmp:
+                tmp_lib = os.path.join(tmp, lib.name)
+                run_cc([cc, *flags, "-shared", "-Wl,--whole-archive", str(archive),
+                        "-Wl,--no-whole-archive", "-lm", "-o", tmp_lib])
+                os.replace(tmp_lib, lib)  # atomic: concurrent builders agree
     return lib
 
 

@@ -1,15 +1,46 @@
-"""Building a C harness around generated modules, with ASan and UBSan."""
+"""Building C programs around the runtime: harnesses, C tests, kernel tests.
+
+The runtime itself is compiled once per flag set as a static library
+(`runtime_archive`: mlvm's own cached builder, its files compiled in
+parallel, keyed by sources, compiler and flags), and every test building
+with the same flags links that one archive instead of compiling the
+runtime's sources again beside its own."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
-from mlvm.codegen.cc import INCLUDE_DIR, runtime_sources
+from mlvm.codegen.cc import INCLUDE_DIR, runtime_library
 
 TESTS = Path(__file__).parent  # expect.h
-SANITIZE = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=all"]
+STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"]
+# "address": ASan and UBSan; "thread": TSan (for harnesses that start threads).
+SANITIZERS = {
+    "address": ["-g", "-O1", "-fsanitize=address,undefined", "-fno-omit-frame-pointer",
+                "-fno-sanitize-recover=all", "-pthread"],
+    "thread": ["-g", "-O1", "-fsanitize=thread", "-pthread"],
+}
+SANITIZE = SANITIZERS["address"]
+
+
+def runtime_archive(flags: Sequence[str]) -> Path:
+    """The runtime compiled strictly (`STRICT`) with `flags`, as a static library."""
+    return runtime_library("cc", [*STRICT, *flags])
+
+
+def build(sources: Sequence[Path], flags: Sequence[str], exe: Path,
+          includes: Sequence[Path] = (), own: Sequence[str] = ()) -> Path:
+    """`sources` compiled strictly with `flags` (and `own`, which only they
+    get, e.g. another -std) and linked with the runtime built with `flags`."""
+    lib = runtime_archive(flags)
+    cmd = ["cc", *STRICT, *flags, *own, "-I", str(INCLUDE_DIR), f"-I{TESTS}",
+           *(f"-I{d}" for d in includes), *map(str, sources), str(lib), "-lm", "-o", str(exe)]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    assert res.returncode == 0, " ".join(cmd) + "\n" + res.stderr
+    return exe
 
 
 def aot_compile(mlir: Path, c_path: Path, params: Path | None = None) -> Path:
@@ -24,18 +55,10 @@ def aot_compile(mlir: Path, c_path: Path, params: Path | None = None) -> Path:
 
 
 def sanitized_build(harness: Path, modules: list[Path], exe: Path, sanitizer: str = "address") -> Path:
-    """The harness, generated modules and the runtime, built strictly with the
-    sanitizers (the modules' headers are found beside them): "address"
-    (ASan and UBSan) or "thread" (TSan, for harnesses that start threads)."""
-    includes = sorted({str(m.parent) for m in modules})
-    flags = [*(SANITIZE if sanitizer == "address" else ["-fsanitize=thread"]), "-pthread"]
-    subprocess.run(
-        ["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-g", "-O1", *flags,
-         "-I", str(INCLUDE_DIR), f"-I{TESTS}", *(f"-I{d}" for d in includes), str(harness),
-         *map(str, modules), *map(str, runtime_sources()), "-lm", "-o", str(exe)],
-        check=True,
-    )
-    return exe
+    """The harness and generated modules (their headers found beside them),
+    linked with the runtime, all built with the sanitizer (`SANITIZERS`)."""
+    return build([harness, *modules], SANITIZERS[sanitizer], exe,
+                 sorted({m.parent for m in modules}))
 
 
 def sanitized_harness(harness: Path, mlir: Path, out: Path, params: Path | None = None) -> Path:

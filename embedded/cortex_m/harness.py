@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from mlvm.codegen.cc import INCLUDE_DIR
-from mlvm.codegen.mcu import CFLAGS, CORES, RUNTIME_FILES
+from mlvm.codegen.cc import INCLUDE_DIR, runtime_library
+from mlvm.codegen.mcu import CFLAGS, COMPILER, CORES, RUNTIME_FILES
 from mlvm.codegen.lowering import C_TYPES
 from mlvm.dialect.base import DTYPES
 
@@ -117,9 +117,16 @@ def main_source(header: str, prefix: str, info: Any, inputs: list[np.ndarray], c
     return "\n".join(lines) + "\n"
 
 
+def runtime_archive(arch: list[str]) -> Path:
+    """What a module links (mcu.RUNTIME_FILES) compiled for a core with the
+    harness's flags: a static library built once per core (files in
+    parallel) and cached like the host's; the link keeps what is called."""
+    return runtime_library(COMPILER, [*arch, *CFLAGS], sources=RUNTIME_FILES)
+
+
 def build(c_file: Path, main_c: Path, board: str, out: Path) -> Path:
     """The firmware ELF for `board` from a generated module and its main."""
-    return link([c_file, *RUNTIME_FILES], main_c, board, out, c_file.parent)
+    return link([c_file, runtime_archive(BOARDS[board][1])], main_c, board, out, c_file.parent)
 
 
 def link(sources: list[Path], main_c: Path, board: str, out: Path, include: Path,
@@ -129,7 +136,7 @@ def link(sources: list[Path], main_c: Path, board: str, out: Path, include: Path
     script; `flags` are added to the harness's."""
     _, arch = BOARDS[board]
     cmd = [
-        "arm-none-eabi-gcc", *arch, *CFLAGS, *flags, "-I", str(INCLUDE_DIR), "-I", str(include),
+        COMPILER, *arch, *CFLAGS, *flags, "-I", str(INCLUDE_DIR), "-I", str(include),
         "-I", str(HERE), str(main_c), *(str(f) for f in sources),
         str(HERE / "startup.c"), str(HERE / "semihost.c"),
         "-nostartfiles", "-T", str(HERE / "mps2.ld"), "--specs=nano.specs", "--specs=nosys.specs",

@@ -120,34 +120,50 @@ def runtime_library(
     cc: str | None = None,
     flags: list[str] | None = None,
     on_build: Callable[[str], None] | None = None,
+    sources: list[Path] | None = None,
 ) -> Path:
     """The runtime compiled with `flags`, cached by sources, compiler and flags;
-    `on_build` hears about it when it must be built (the first time)."""
+    `on_build` hears about it when it must be built (the first time).
+    `sources`: those of the runtime's files only (e.g. what a firmware links),
+    instead of all of them."""
     cc = cc or compiler()
     flags = flags if flags is not None else cflags()
-    key = fingerprint(runtime_fingerprint(), cc, cc_version(cc), *flags)
+    srcs = sources if sources is not None else runtime_sources()
+    key = fingerprint(runtime_fingerprint(), cc, cc_version(cc), *flags,
+                      *(str(s.relative_to(RUNTIME_DIR)) for s in srcs))
     lib = cache_dir() / "runtime" / f"libmlvm_rt-{key}.a"
     if lib.exists():
         return lib
     with build_lock(lib):
         if not lib.exists():
-            _build_runtime(lib, cc, flags, on_build)
+            _build_runtime(lib, cc, flags, srcs, on_build)
     return lib
 
 
-def _build_runtime(lib: Path, cc: str, flags: list[str], on_build: Callable[[str], None] | None) -> None:
+def archiver(cc: str) -> str:
+    """$AR, else a cross compiler's own (arm-none-eabi-gcc: arm-none-eabi-ar,
+    whose symbol index reads its objects), else ar."""
+    if os.environ.get("AR"):
+        return os.environ["AR"]
+    if cc.endswith("-gcc") and shutil.which(cc[:-3] + "ar") is not None:
+        return cc[:-3] + "ar"
+    return "ar"
+
+
+def _build_runtime(lib: Path, cc: str, flags: list[str], sources: list[Path],
+                   on_build: Callable[[str], None] | None) -> None:
     if on_build is not None:
         on_build("building the mlvm runtime (once for this compiler and flags)")
     lib.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=lib.parent) as tmp:
-        objs = [os.path.join(tmp, f"{i}_{src.stem}.o") for i, src in enumerate(runtime_sources())]
+        objs = [os.path.join(tmp, f"{i}_{src.stem}.o") for i, src in enumerate(sources)]
         cmds = [[cc, *flags, "-I", str(INCLUDE_DIR), "-c", str(src), "-o", obj]
-                for src, obj in zip(runtime_sources(), objs)]
+                for src, obj in zip(sources, objs)]
         # one compiler per core: the files are independent
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
             list(pool.map(run_cc, cmds))
         tmp_lib = os.path.join(tmp, lib.name)
-        run_cc([os.environ.get("AR") or "ar", "rcs", tmp_lib, *objs])
+        run_cc([archiver(cc), "rcs", tmp_lib, *objs])
         os.replace(tmp_lib, lib)  # atomic: readers never see a partial archive
 
 

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import mlvm
-from mlvm.codegen.cc import INCLUDE_DIR, runtime_sources
+
+import c_build
 
 BIN = Path(sys.executable).parent
 MODEL = """\
@@ -109,13 +110,8 @@ def test_static_arena_from_c(tmp_path: Path, model: Path) -> None:
     res = aot("compile", model, "-o", tmp_path / "model.c", "--arena", "static")
     assert res.returncode == 0, res.stderr
     (tmp_path / "main.c").write_text(HARNESS)
-    exe = tmp_path / "harness"
-    subprocess.run(
-        ["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2",
-         "-I", str(INCLUDE_DIR), "-I", str(tmp_path), str(tmp_path / "main.c"),
-         str(tmp_path / "model.c"), *map(str, runtime_sources()), "-lm", "-o", str(exe)],
-        check=True,
-    )
+    exe = c_build.build([tmp_path / "main.c", tmp_path / "model.c"], ["-O2"], tmp_path / "harness",
+                        [tmp_path])
     out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
     got = np.array([float(v) for v in out.split()], dtype=np.float32)
     x = (np.arange(15, dtype=np.float32) / np.float32(7) - np.float32(1))

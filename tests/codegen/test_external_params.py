@@ -24,7 +24,7 @@ sys.path.insert(0, str(MLP.parent))
 from gen_params import make_params  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tests"))
-from c_build import SANITIZE  # noqa: E402
+import c_build  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -255,17 +255,10 @@ int main(int argc, char **argv)
 
 
 def test_c_binding_reads_nothing_out_of_bounds(built: Built, tmp_path: Path) -> None:
-    from mlvm.codegen.cc import INCLUDE_DIR, runtime_sources
-
     harness = tmp_path / "bind.c"
     harness.write_text(HARNESS)
-    exe = tmp_path / "bind"
-    subprocess.run(
-        ["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-O1", *SANITIZE,
-         "-I", str(INCLUDE_DIR), "-I", str(built.c.parent), str(harness), str(built.c),
-         *map(str, runtime_sources()), "-lm", "-o", str(exe)],
-        check=True,
-    )
+    exe = c_build.build([harness, built.c], c_build.SANITIZE, tmp_path / "bind", [built.c.parent],
+                        own=["-std=c11"])
     raw = built.files[0].read_bytes()
     hows = ["checksum", "version", "magic", "truncated", "extended", "empty", "table"]
     paths = [built.files[0], *(_damaged(raw, tmp_path, h) for h in hows)]

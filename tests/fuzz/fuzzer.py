@@ -549,7 +549,6 @@ int main(void) {
 @dataclass
 class Sanitizer:
     work: Path
-    lib: Path | None = None
     objs: list[Path] = field(default_factory=list)
 
     def flags(self) -> list[str]:
@@ -557,21 +556,16 @@ class Sanitizer:
                 "-fno-omit-frame-pointer"]
 
     def prepare(self) -> None:
-        from mlvm.runtime import INCLUDE_DIR
+        """The driver, and the runtime with the same flags (mlvm's cached
+        static library: built once, its files in parallel)."""
+        from mlvm.codegen.cc import INCLUDE_DIR, runtime_library
 
-        src_dir = Path(INCLUDE_DIR).parent / "src"
-        objs = []
-        for c in sorted([*src_dir.glob("*.c"), *src_dir.glob("kernels/*.c")]):
-            o = self.work / f"rt_{c.stem}.o"
-            subprocess.run(["cc", *self.flags(), "-I", str(INCLUDE_DIR), "-I", str(src_dir), "-c",
-                            str(c), "-o", str(o)], check=True, capture_output=True)
-            objs.append(o)
         driver = self.work / "driver.c"
         driver.write_text(DRIVER)
         o = self.work / "driver.o"
         subprocess.run(["cc", *self.flags(), "-I", str(INCLUDE_DIR), "-c", str(driver), "-o", str(o)],
                        check=True, capture_output=True)
-        self.objs = [*objs, o]
+        self.objs = [o, runtime_library("cc", self.flags())]
 
     def run(self, c_path: Path) -> Outcome:
         from mlvm.runtime import INCLUDE_DIR

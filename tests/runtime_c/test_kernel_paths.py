@@ -26,7 +26,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mlvm.codegen.cc import INCLUDE_DIR, RUNTIME_DIR, host_cpu_flags
+from mlvm.codegen.cc import host_cpu_flags
+
+import c_build
 
 HERE = Path(__file__).resolve().parent
 PROGRAM = HERE / "kernels" / "kernel_paths.c"
@@ -35,7 +37,6 @@ WORKSPACE = HERE / "kernels" / "conv_workspace.c"
 QCONV = HERE / "kernels" / "qconv_paths.c"
 FIELDS = ("n", "c", "h", "w", "o", "kh", "kw", "oh", "ow", "sh", "sw", "pt", "pl", "dh", "dw",
           "groups")
-STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2"]
 # path: (flags, the /proc/cpuinfo flags the CPU needs to run it)
 PATHS = {
     "portable": (["-DMLVM_PORTABLE_KERNELS"], ()),
@@ -58,12 +59,9 @@ LINE = re.compile(r"^kernel_paths\[(\w+)\]: (\d+) cases, (\d+) failures$", re.M)
 
 def build_and_run(program: Path, flags: list[str], tmp_path: Path, stdin: str = "",
                   args: tuple[str, ...] = ()) -> str:
-    exe = tmp_path / program.stem
-    kernels = sorted((RUNTIME_DIR / "src" / "kernels").glob("*.c"))
-    cmd = ["cc", *STRICT, *flags, "-I", str(INCLUDE_DIR), str(program),
-           *(str(k) for k in kernels), "-lm", "-o", str(exe)]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    assert res.returncode == 0, " ".join(cmd) + "\n" + res.stderr
+    """`program` linked with the runtime built with `flags` (at -O2 unless
+    they say otherwise): one runtime build per flag set for the whole run."""
+    exe = c_build.build([program], ["-O2", *flags], tmp_path / program.stem)
     run = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=300, input=stdin)
     print(run.stdout)
     assert run.returncode == 0, run.stdout + run.stderr[-4000:]
@@ -112,8 +110,7 @@ def test_kernel_path_under_sanitizers(path: str, tmp_path: Path) -> None:
     and the scalar one: no read or write out of bounds, no undefined
     arithmetic."""
     base = ["-march=native"] if path == "host" else path_flags(path)
-    flags = [*base, "-O1", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-g"]
-    m = run_path(flags, tmp_path)
+    m = run_path([*base, *c_build.SANITIZE], tmp_path)
     assert path == "host" or m.group(1) == reported_name(path)
 
 
@@ -169,8 +166,7 @@ def test_qconv_path(path: str, tmp_path: Path) -> None:
 def test_qconv_under_sanitizers(tmp_path: Path) -> None:
     """Exact-size workspaces and tensors: no read or write out of bounds,
     no undefined arithmetic, on the host's own int8 path."""
-    flags = ["-march=native", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-g"]
-    m = QLINE.search(build_and_run(QCONV, flags, tmp_path))
+    m = QLINE.search(build_and_run(QCONV, ["-march=native", *c_build.SANITIZE], tmp_path))
     assert m is not None and m.group(3) == "0", m
 
 

@@ -31,12 +31,12 @@ import pytest
 from mlvm.codegen.cc import INCLUDE_DIR, runtime_library, runtime_sources
 from mlvm.runtime import FREESTANDING_HEADERS, emit_runtime, runtime_files
 
+import c_build
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 TEST_SOURCES = sorted(HERE.glob("*.c"))
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"]
-SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all",
-            "-fno-omit-frame-pointer"]
 COUNT_LINE = re.compile(
     r"^runtime_c\[(release|checks)\]: (\d+) tests, (\d+) checks, (\d+) failures$", re.M
 )
@@ -50,12 +50,7 @@ def cc() -> str:
 
 
 def compile_tests(out: Path, flags: list[str]) -> Path:
-    cmd = [cc(), *STRICT, "-g", "-O1", *flags, "-I", str(INCLUDE_DIR), "-I", str(HERE),
-           *(str(s) for s in runtime_sources()), *(str(s) for s in TEST_SOURCES),
-           "-lm", "-o", str(out)]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    assert res.returncode == 0, " ".join(cmd) + "\n" + res.stderr
-    return out
+    return c_build.build(TEST_SOURCES, flags, out, [HERE])
 
 
 def check_count_line(stdout: str, build: str) -> None:
@@ -68,7 +63,7 @@ def check_count_line(stdout: str, build: str) -> None:
 
 @pytest.mark.parametrize("build", list(BUILDS))
 def test_c_tests_under_asan_ubsan(build: str, tmp_path: Path) -> None:
-    exe = compile_tests(tmp_path / f"rt-{build}", SANITIZE + BUILDS[build])
+    exe = compile_tests(tmp_path / f"rt-{build}", [*c_build.SANITIZE, *BUILDS[build]])
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:halt_on_error=1",
                UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1")
     res = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=120)
@@ -81,7 +76,7 @@ def test_c_tests_under_asan_ubsan(build: str, tmp_path: Path) -> None:
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind not installed")
 @pytest.mark.parametrize("build", list(BUILDS))
 def test_c_tests_under_valgrind(build: str, tmp_path: Path) -> None:
-    exe = compile_tests(tmp_path / f"rt-vg-{build}", BUILDS[build])
+    exe = compile_tests(tmp_path / f"rt-vg-{build}", ["-g", "-O1", *BUILDS[build]])
     res = subprocess.run(
         ["valgrind", "--leak-check=full", "--show-leak-kinds=all",
          "--errors-for-leak-kinds=all", "--error-exitcode=99", str(exe)],
@@ -223,7 +218,7 @@ def test_c_eager_sample_trains_digits(tmp_path: Path) -> None:
     data = tmp_path / "digits.bin"
     sample.export(data)
     # MLVM_CHECKS and the sanitizers: any misuse of the API would show.
-    exe = sample.build(tmp_path, checks=True, extra=SANITIZE)
+    exe = sample.build(tmp_path, checks=True, extra=c_build.SANITIZE)
     res = subprocess.run([str(exe), str(data)], capture_output=True, text=True, timeout=120)
     print(res.stdout)
     assert res.returncode == 0, res.stdout + res.stderr

@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from mlvm.codegen.cc import (
-    INCLUDE_DIR,
     RUNTIME_DIR,
     build_lock,
     cache_dir,

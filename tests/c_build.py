@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from mlvm.codegen.cc import INCLUDE_DIR, runtime_library
+from mlvm.codegen.cc import INCLUDE_DIR, RUNTIME_DIR, runtime_library
 
 TESTS = Path(__file__).parent  # expect.h
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"]
@@ -26,16 +26,22 @@ SANITIZERS = {
 SANITIZE = SANITIZERS["address"]
 
 
-def runtime_archive(flags: Sequence[str]) -> Path:
-    """The runtime compiled strictly (`STRICT`) with `flags`, as a static library."""
-    return runtime_library("cc", [*STRICT, *flags])
+KERNELS = sorted((RUNTIME_DIR / "src" / "kernels").glob("*.c"))
+
+
+def runtime_archive(flags: Sequence[str], files: Sequence[Path] | None = None) -> Path:
+    """The runtime (or these of its `files`) compiled strictly (`STRICT`)
+    with `flags`, as a static library."""
+    return runtime_library("cc", [*STRICT, *flags], sources=None if files is None else list(files))
 
 
 def build(sources: Sequence[Path], flags: Sequence[str], exe: Path,
-          includes: Sequence[Path] = (), own: Sequence[str] = ()) -> Path:
+          includes: Sequence[Path] = (), own: Sequence[str] = (),
+          files: Sequence[Path] | None = None) -> Path:
     """`sources` compiled strictly with `flags` (and `own`, which only they
-    get, e.g. another -std) and linked with the runtime built with `flags`."""
-    lib = runtime_archive(flags)
+    get, e.g. another -std) and linked with the runtime built with `flags`
+    (`files`: only these of its files, e.g. `KERNELS`)."""
+    lib = runtime_archive(flags, files)
     cmd = ["cc", *STRICT, *flags, *own, "-I", str(INCLUDE_DIR), f"-I{TESTS}",
            *(f"-I{d}" for d in includes), *map(str, sources), str(lib), "-lm", "-o", str(exe)]
     res = subprocess.run(cmd, capture_output=True, text=True)

@@ -15,12 +15,12 @@ import json
 import random
 import shutil
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
+from mlvm.cli import aot_main
 from mlvm.codegen import mcu, stack, stack_table
 from mlvm.codegen.cc import INCLUDE_DIR
 
@@ -55,10 +55,7 @@ def chain_model() -> str:
 def compile_c(src: Path, out: Path) -> Path | None:
     """The module's C, or None for inputs that are not compilable modules
     (the lit tests' invalid cases)."""
-    aot = Path(sys.executable).parent / "mlvm-aot"
-    res = subprocess.run([str(aot), "compile", str(src), "-o", str(out), "-q"],
-                         capture_output=True, text=True)
-    return out if res.returncode == 0 else None
+    return out if aot_main(["compile", str(src), "-o", str(out), "-q"]) == 0 else None
 
 
 @needs_arm

@@ -127,7 +127,7 @@ def test_layer_norm_default_eps_is_the_same_at_every_layer() -> None:
 
     import mlvm
     from mlvm.dialect.shapes import LAYER_NORM_EPS
-    from mlvm.runtime import INCLUDE_DIR
+    from mlvm.codegen.cc import INCLUDE_DIR
 
     header = (Path(INCLUDE_DIR) / "mlvm" / "exec.h").read_text()
     m = re.search(r"#define MLVM_LAYER_NORM_EPS ([0-9.e+-]+)f", header)

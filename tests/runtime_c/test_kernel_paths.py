@@ -59,9 +59,9 @@ LINE = re.compile(r"^kernel_paths\[(\w+)\]: (\d+) cases, (\d+) failures$", re.M)
 
 def build_and_run(program: Path, flags: list[str], tmp_path: Path, stdin: str = "",
                   args: tuple[str, ...] = ()) -> str:
-    """`program` linked with the runtime built with `flags` (at -O2 unless
-    they say otherwise): one runtime build per flag set for the whole run."""
-    exe = c_build.build([program], ["-O2", *flags], tmp_path / program.stem)
+    """`program` linked with the kernels built with `flags` (at -O2 unless
+    they say otherwise): one build of them per flag set for the whole run."""
+    exe = c_build.build([program], ["-O2", *flags], tmp_path / program.stem, files=c_build.KERNELS)
     run = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=300, input=stdin)
     print(run.stdout)
     assert run.returncode == 0, run.stdout + run.stderr[-4000:]

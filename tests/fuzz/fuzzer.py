@@ -568,7 +568,7 @@ class Sanitizer:
         self.objs = [o, runtime_library("cc", self.flags())]
 
     def run(self, c_path: Path) -> Outcome:
-        from mlvm.runtime import INCLUDE_DIR
+        from mlvm.codegen.cc import INCLUDE_DIR
 
         exe = c_path.with_suffix(".exe")
         res = subprocess.run(["cc", *self.flags(), "-DMLVM_SO_ENTRY", "-I", str(INCLUDE_DIR),

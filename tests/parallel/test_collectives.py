@@ -250,6 +250,35 @@ def test_many_calls_in_a_row_stay_in_step(groups: dict[int, tuple[Path, par.Grou
         assert all(_same(g, want) for g in got)
 
 
+# Past the staging slots: one pass over the ranks' own buffers (12 KiB), and
+# results large enough to be streamed past the caches (odd sizes: ragged
+# chunks and tails).
+LARGE = [(3001,), (1_100_003,)]
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_large_all_reduce(tmp_path: Path, n: int) -> None:
+    fns = []
+    for elem, kinds in KINDS.items():
+        for kind in kinds:
+            for k, shape in enumerate(LARGE):
+                t = _t(shape, elem)
+                fns.append(f"func.func @ar_{kind}_{elem}_{k}(%x: {t}) -> {t} {{\n"
+                           f'  %y = "mlvm.all_reduce"(%x) <{{kind = "{kind}"}}> : ({t}) -> {t}\n'
+                           f"  func.return %y : {t}\n}}")
+    src = tmp_path / "large.mlir"
+    src.write_text("\n\n".join(fns) + "\n")
+    group = par.Group(mlvm.compile(src), n, pin=False)
+    for elem, kinds in KINDS.items():
+        for kind in kinds:
+            for k, shape in enumerate(LARGE):
+                ins = _inputs(n, shape, elem, seed=k)
+                fn = f"ar_{kind}_{elem}_{k}"
+                want = _fold(kind, [i[0] for i in ins])
+                for r, got in enumerate(group.run(fn, ins)):
+                    assert _same(got, want), (fn, r)
+
+
 def test_a_world_of_another_size_is_refused(tmp_path: Path) -> None:
     src = _source(2, str(tmp_path))
     group = par.Group(mlvm.compile(src), 3, pin=False)

@@ -7,9 +7,14 @@
  * writes the result into chunk r of every output (only rank r touches
  * chunk r, so an output may be its rank's input), so each rank reads n and
  * writes n elements whatever the number of ranks (a memcpy's traffic), and
- * nothing is copied to a staging buffer. Reductions run in rank order, so
- * every rank gets the same bits. */
+ * nothing is copied to a staging buffer; results of STREAM_BYTES or more are
+ * written with non-temporal stores (no read of the lines they fill).
+ * Reductions run in rank order, so every rank gets the same bits. */
 #include <string.h>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
 
 #include "mlvm/comm.h"
 #include "mlvm/module.h" /* MLVM_F32, MLVM_I32 */
@@ -71,66 +76,111 @@ static size_t chunk(size_t n, int32_t r, int32_t size)
     return lo;
 }
 
-static float reduce_f32(int32_t kind, float a, float b)
+/* The reductions, as expressions of the running value `a` and the next
+ * rank's `b` (rank order: every rank gets the same bits). A NaN wins max
+ * and min; integer sums wrap, as everywhere in mlvm. */
+#define SUM_F32(a, b) ((a) + (b))
+#define MAX_F32(a, b) (((a) > (b) || (a) != (a)) ? (a) : (b))
+#define MIN_F32(a, b) (((a) < (b) || (a) != (a)) ? (a) : (b))
+#define SUM_I32(a, b) ((int32_t)((uint32_t)(a) + (uint32_t)(b)))
+#define MAX_I32(a, b) ((a) > (b) ? (a) : (b))
+#define MIN_I32(a, b) ((a) < (b) ? (a) : (b))
+
+/* Results at least this large are written past the caches (non-temporal
+ * stores): the caller reads them long after, and the stores then need no
+ * read of the line they fill. */
+#define STREAM_BYTES ((size_t)4 << 20)
+
+/* dst[0, bytes) = src[0, bytes), streamed past the caches when `stream`. */
+static void store_block(void *dst, const void *src, size_t bytes, int stream)
 {
-    switch (kind) {
-    case MLVM_REDUCE_MAX:
-        return (a > b || a != a) ? a : b;
-    case MLVM_REDUCE_MIN:
-        return (a < b || a != a) ? a : b;
-    default:
-        return a + b;
+#if defined(__SSE2__)
+    if (stream) {
+        unsigned char *d = (unsigned char *)dst;
+        const unsigned char *s = (const unsigned char *)src;
+        size_t head = (16 - (uintptr_t)d % 16) % 16;
+        if (head > bytes)
+            head = bytes;
+        memcpy(d, s, head);
+        for (d += head, s += head, bytes -= head; bytes >= 16; d += 16, s += 16, bytes -= 16)
+            _mm_stream_si128((__m128i *)(void *)d, _mm_loadu_si128((const __m128i *)(const void *)s));
+        memcpy(d, s, bytes);
+        return;
     }
+#endif
+    (void)stream;
+    memcpy(dst, src, bytes);
 }
 
-static int32_t reduce_i32(int32_t kind, int32_t a, int32_t b)
-{
-    switch (kind) {
-    case MLVM_REDUCE_MAX:
-        return a > b ? a : b;
-    case MLVM_REDUCE_MIN:
-        return a < b ? a : b;
-    default: /* wraps, as integer sums do everywhere in mlvm */
-        return (int32_t)((uint32_t)a + (uint32_t)b);
+/* Blocks of [lo, hi): acc = ins[0] OP ins[1] OP ..., then FINISH(acc[k]),
+ * then acc stored into every output. A block is read whole before it is
+ * written, so an output may be one of the inputs. */
+#define REDUCE_BLOCKS(T, OP, FINISH)                                              \
+    for (i = lo; i < hi; i += n) {                                                \
+        T acc[BLOCK];                                                             \
+        const T *x0 = (const T *)ins[0] + offset + i;                             \
+        n = hi - i < BLOCK ? hi - i : BLOCK;                                      \
+        if (size == 1) {                                                          \
+            memcpy(acc, x0, n * sizeof(T));                                       \
+        } else {                                                                  \
+            const T *x1 = (const T *)ins[1] + offset + i;                         \
+            for (k = 0; k < n; ++k)                                               \
+                acc[k] = OP(x0[k], x1[k]);                                        \
+        }                                                                         \
+        for (r = 2; r < size; ++r) {                                              \
+            const T *x = (const T *)ins[r] + offset + i;                          \
+            for (k = 0; k < n; ++k)                                               \
+                acc[k] = OP(acc[k], x[k]);                                        \
+        }                                                                         \
+        for (k = 0; k < n; ++k)                                                   \
+            acc[k] = FINISH(acc[k]);                                              \
+        for (j = 0; j < nout; ++j)                                                \
+            store_block((T *)outs[j] + i, acc, n * sizeof(T), stream);            \
     }
-}
+
+#define AS_IS(v) (v)
+#define MEAN_OF(v) ((v) / (float)size)
 
 /* outs[j][i] = in_0[i] (op) in_1[i] ... for i in [lo, hi) and each of the
- * nout outputs, reading every rank's input (ins[r]) at `offset` elements;
- * an output may be one of the inputs (a block is read whole, then written). */
+ * nout outputs, reading every rank's input (ins[r]) at `offset` elements. */
 static void reduce_range(const mlvm_shm_world_t *w, const void *const volatile *ins, int32_t kind,
                          int32_t dtype, size_t offset, void *const volatile *outs, int32_t nout,
                          size_t lo, size_t hi)
 {
+    const int32_t size = w->size;
+    const int stream = (hi - lo) * 4 * (size_t)nout >= STREAM_BYTES;
     size_t i, k, n;
     int32_t r, j;
-    for (i = lo; i < hi; i += n) {
-        n = hi - i < BLOCK ? hi - i : BLOCK;
-        if (dtype == MLVM_I32) {
-            int32_t acc[BLOCK];
-            memcpy(acc, (const int32_t *)ins[0] + offset + i, n * sizeof *acc);
-            for (r = 1; r < w->size; ++r) {
-                const int32_t *x = (const int32_t *)ins[r] + offset + i;
-                for (k = 0; k < n; ++k)
-                    acc[k] = reduce_i32(kind, acc[k], x[k]);
-            }
-            for (j = 0; j < nout; ++j)
-                memcpy((int32_t *)outs[j] + i, acc, n * sizeof *acc);
-        } else {
-            float acc[BLOCK];
-            memcpy(acc, (const float *)ins[0] + offset + i, n * sizeof *acc);
-            for (r = 1; r < w->size; ++r) {
-                const float *x = (const float *)ins[r] + offset + i;
-                for (k = 0; k < n; ++k)
-                    acc[k] = reduce_f32(kind, acc[k], x[k]);
-            }
-            if (kind == MLVM_REDUCE_MEAN)
-                for (k = 0; k < n; ++k)
-                    acc[k] = acc[k] / (float)w->size;
-            for (j = 0; j < nout; ++j)
-                memcpy((float *)outs[j] + i, acc, n * sizeof *acc);
+    if (dtype == MLVM_I32) {
+        switch (kind) {
+        case MLVM_REDUCE_MAX:
+            REDUCE_BLOCKS(int32_t, MAX_I32, AS_IS)
+            break;
+        case MLVM_REDUCE_MIN:
+            REDUCE_BLOCKS(int32_t, MIN_I32, AS_IS)
+            break;
+        default:
+            REDUCE_BLOCKS(int32_t, SUM_I32, AS_IS)
+        }
+    } else {
+        switch (kind) {
+        case MLVM_REDUCE_MAX:
+            REDUCE_BLOCKS(float, MAX_F32, AS_IS)
+            break;
+        case MLVM_REDUCE_MIN:
+            REDUCE_BLOCKS(float, MIN_F32, AS_IS)
+            break;
+        case MLVM_REDUCE_MEAN:
+            REDUCE_BLOCKS(float, SUM_F32, MEAN_OF)
+            break;
+        default:
+            REDUCE_BLOCKS(float, SUM_F32, AS_IS)
         }
     }
+#if defined(__SSE2__)
+    if (stream)
+        _mm_sfence(); /* the streamed stores land before the barrier says so */
+#endif
 }
 
 /* Small all_reduce: each rank copies its operand into its staging slot,

@@ -159,6 +159,11 @@ def state_expr(ctype: str, offset: int) -> str:
     return f"(({ctype} *)(state + {offset}))"
 
 
+# Stands for a static function's own name while its text is compared ('@'
+# cannot appear in the generated C).
+_SELF = "@self@"
+
+
 class StaticTable:
     """Static const definitions shared by a translation unit, de-duplicated."""
 
@@ -177,9 +182,15 @@ class StaticTable:
         return name
 
     def add_function(self, make: Callable[[str], str]) -> str:
-        """A file-scope static function: `make(name)` returns its definition."""
-        name = f"{self.prefix}{len(self.defs)}"
-        self.defs.append(make(name))
+        """A file-scope static function: `make(name)` returns its definition.
+        Functions of the same text are one (e.g. the bias + ReLU epilogue of
+        every layer of an MLP): less code, and less for the compiler."""
+        text = make(_SELF)
+        name = self._by_text.get(("", text))
+        if name is None:
+            name = f"{self.prefix}{len(self.defs)}"
+            self.defs.append(text.replace(_SELF, name))
+            self._by_text[("", text)] = name
         return name
 
 

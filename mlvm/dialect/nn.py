@@ -618,6 +618,14 @@ def conv2d_pointwise(d: Mapping[str, int]) -> bool:
         and (d["oh"], d["ow"]) == (d["h"], d["w"])
 
 
+def conv2d_sums_in_place(d: Mapping[str, int]) -> bool:
+    """mlvm_conv2d_scalar_applies (conv_scalar.c): where cores without
+    vectors sum a conv2d's taps in place when it has no workspace (groups of
+    4 or more output channels, not pointwise); the compiler then calls
+    mlvm_conv2d_direct_f32, so a firmware links that kernel alone."""
+    return not conv2d_pointwise(d) and d["o"] // d["groups"] >= 4
+
+
 def conv2d_phase_plane(d: Mapping[str, int]) -> tuple[int, int]:
     """Rows and row pitch of one stride phase of the padded input copies of
     conv.c and qconv_ws.c (the padded window the outputs read, split by the
@@ -771,6 +779,8 @@ class Conv2dOp(ConvWindowOp):
         ws = cg.workspace(self)
         if self.ihwo():
             cg.stmt(f"mlvm_conv2d_ihwo_f32({args}, {ws or 'NULL'}, NULL, NULL);")
+        elif ws is None and conv2d_sums_in_place(self.dims()):
+            cg.stmt(f"mlvm_conv2d_direct_f32({args}, NULL, NULL);")
         elif ws is None:
             cg.stmt(f"mlvm_conv2d_f32({args});")
         else:

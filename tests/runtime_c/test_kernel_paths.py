@@ -121,9 +121,11 @@ def test_host_path_is_the_best_the_cpu_has(tmp_path: Path) -> None:
 
 
 def test_conv_workspace_is_what_the_compiler_plans(tmp_path: Path) -> None:
-    """The arena holds the workspace the kernel will use: one formula in C
-    and its copy in the compiler agree on random and edge shapes."""
-    from mlvm.dialect.nn import conv2d_workspace_bytes
+    """The arena holds the workspace the kernel will use, and the compiler
+    calls mlvm_conv2d_direct_f32 where cores without vectors sum in place:
+    each rule in C and its copy in the compiler agree on random and edge
+    shapes."""
+    from mlvm.dialect.nn import conv2d_sums_in_place, conv2d_workspace_bytes
 
     rng = np.random.default_rng(7)
     cases = []
@@ -146,10 +148,12 @@ def test_conv_workspace_is_what_the_compiler_plans(tmp_path: Path) -> None:
                           ow=ow, sh=sh, sw=sw, pt=pads[0], pl=pads[1], dh=dh, dw=dw,
                           groups=groups))
     stdin = "".join(" ".join(str(d[f]) for f in FIELDS) + "\n" for d in cases)
-    got = [int(v) for v in build_and_run(WORKSPACE, [], tmp_path, stdin).split()]
-    want = [conv2d_workspace_bytes(d) for d in cases]
+    got = [tuple(int(v) for v in line.split())
+           for line in build_and_run(WORKSPACE, [], tmp_path, stdin).splitlines()]
+    want = [(conv2d_workspace_bytes(d), int(conv2d_sums_in_place(d))) for d in cases]
     assert got == want
-    assert sum(1 for v in want if v > 0) > 100 and 0 in want
+    assert sum(1 for v, _ in want if v > 0) > 100 and any(v == 0 for v, _ in want)
+    assert {s for _, s in want} == {0, 1}
 
 
 @pytest.mark.parametrize("path", list(QPATHS))

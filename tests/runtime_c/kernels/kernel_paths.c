@@ -204,6 +204,31 @@ static void check_conv_sw(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_i
              n, c, h, w, o, kh, kw, s, d, groups, pad[0], pad[1], pad[2], pad[3]);
     compare(what, (size_t)size, out, want, bound);
     {
+        /* the no-workspace entry the compiler calls where cores without
+         * vectors sum the taps in place (right for any shape); with the
+         * clamp epilogue, the same bits as the clamp applied after */
+        static const mlvm_clamp_t relu = {0.0f, 0.0f, 1};
+        char what_d[160];
+        float *clamped = random_array((size_t)size);
+        size_t q;
+        for (q = 0; q < (size_t)size; ++q)
+            out[q] = NAN;
+        mlvm_conv2d_direct_f32(&p, x, wt, bias ? bv : NULL, out, NULL, NULL);
+        snprintf(what_d, sizeof what_d, "%s [direct entry]", what);
+        compare(what_d, (size_t)size, out, want, bound);
+        if (size > 0)
+            mlvm_epilogue_clamp_f32(&relu, 0, p.n * p.o, 0, p.oh * p.ow, out, p.oh * p.ow);
+        mlvm_conv2d_direct_f32(&p, x, wt, bias ? bv : NULL, clamped, mlvm_epilogue_clamp_f32, &relu);
+        for (q = 0; q < (size_t)size; ++q)
+            if (memcmp(&clamped[q], &out[q], sizeof *out) != 0) {
+                ++failures;
+                fprintf(stderr, "%s [clamp]: element %zu is %.9g, want %.9g\n", what_d, q,
+                        clamped[q], out[q]);
+                break;
+            }
+        free(clamped);
+    }
+    {
         /* the direct path, with a workspace of exactly the size it asks for
          * (filled with NaN: nothing may read it before writing it) */
         const size_t ws_bytes = mlvm_conv2d_workspace(&p);

@@ -117,3 +117,15 @@ void mlvm_conv2d_scalar_f32(const mlvm_conv2d_t *p, const float *x, const float 
                 one_channel(p, cg, xg, w + o * wsize, bias != NULL ? bias + o : NULL, dst + o * plane);
         }
 }
+
+void mlvm_conv2d_direct_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                            const float *bias, float *out, mlvm_epilogue_fn fn, const void *ctx)
+{
+#ifdef MLVM_SCALAR_CORE
+    mlvm_conv2d_scalar_f32(p, x, w, bias, out);
+    if (fn != NULL && p->n * p->o > 0 && p->oh * p->ow > 0)
+        fn(ctx, 0, p->n * p->o, 0, p->oh * p->ow, out, p->oh * p->ow);
+#else
+    mlvm_conv2d_epilogue_f32(p, x, w, bias, out, NULL, fn, ctx);
+#endif
+}

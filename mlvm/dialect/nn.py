@@ -620,10 +620,10 @@ def conv2d_pointwise(d: Mapping[str, int]) -> bool:
 
 def conv2d_sums_in_place(d: Mapping[str, int]) -> bool:
     """mlvm_conv2d_scalar_applies (conv_scalar.c): where cores without
-    vectors sum a conv2d's taps in place when it has no workspace (groups of
-    4 or more output channels, not pointwise); the compiler then calls
-    mlvm_conv2d_direct_f32, so a firmware links that kernel alone."""
-    return not conv2d_pointwise(d) and d["o"] // d["groups"] >= 4
+    vectors sum a conv2d's taps in place when it has no workspace (any but
+    a pointwise one); the compiler then calls mlvm_conv2d_direct_f32, so a
+    firmware links that kernel alone."""
+    return not conv2d_pointwise(d)
 
 
 def conv2d_phase_plane(d: Mapping[str, int]) -> tuple[int, int]:

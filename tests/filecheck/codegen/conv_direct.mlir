@@ -1,10 +1,10 @@
 // RUN: mlvm-opt %s -p 'mlvm-fuse,mlvm-plan-memory{workspaces=false}' -t c | filecheck %s
 
-// Without workspaces, a convolution with groups of 4 or more outputs that is
-// not a 1x1 stride-1 one calls mlvm_conv2d_direct_f32 (on cores without
+// Without workspaces, a convolution that is not a 1x1 stride-1 one
+// (depthwise ones too) calls mlvm_conv2d_direct_f32 (on cores without
 // vectors the in-place sums alone, so a firmware links no other
-// convolution), with its epilogue when one is fused; a pointwise one and
-// depthwise-like groups keep the general kernel.
+// convolution), with its epilogue when one is fused; a pointwise one keeps
+// the general kernel (a GEMM reading x in place).
 // CHECK-LABEL: mlvm_status_t module_conv({{[^;]*$}}
 // CHECK: mlvm_conv2d_direct_f32(&module__s{{[0-9]+}}, in_x, in_w, in_b, out0, NULL, NULL);
 // CHECK-LABEL: mlvm_status_t module_conv_relu({{[^;]*$}}
@@ -12,7 +12,7 @@
 // CHECK-LABEL: mlvm_status_t module_pointwise({{[^;]*$}}
 // CHECK: mlvm_conv2d_f32(
 // CHECK-LABEL: mlvm_status_t module_depthwise({{[^;]*$}}
-// CHECK: mlvm_conv2d_f32(
+// CHECK: mlvm_conv2d_direct_f32(&module__s{{[0-9]+}}, in_x, in_w, NULL, out0, NULL, NULL);
 func.func @conv(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x3x3xf32>, %b: tensor<8xf32>) -> tensor<1x8x3x3xf32> {
   %0 = "mlvm.conv2d"(%x, %w, %b) <{strides = array<i64: 2, 2>}> : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<1x8x3x3xf32>
   func.return %0 : tensor<1x8x3x3xf32>

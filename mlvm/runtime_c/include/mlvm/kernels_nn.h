@@ -92,8 +92,8 @@ void mlvm_conv2d_epilogue_f32(const mlvm_conv2d_t *p, const float *x, const floa
                               const float *bias, float *out, void *ws, mlvm_epilogue_fn fn,
                               const void *ctx);
 /* conv2d without a workspace, then fn (or NULL) as above: the entry the
- * compiler calls where cores without vectors sum the taps in place (groups
- * of 4 or more output channels, not a 1x1 stride-1 convolution). There it
+ * compiler calls where cores without vectors sum the taps in place (any
+ * but a 1x1 stride-1 convolution). There it
  * is that kernel alone, so a firmware links no other convolution; on other
  * cores it is mlvm_conv2d_epilogue_f32 with no workspace. Any shape is
  * computed correctly. */

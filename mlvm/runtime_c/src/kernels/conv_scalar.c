@@ -1,5 +1,6 @@
 /* conv2d for cores without vectors: direct, in place, four output channels
- * per pass. A Cortex-M4 has no cache to fill and no vector lanes to feed,
+ * per pass (or, for depthwise-like groups, four positions of one channel).
+ * A Cortex-M4 has no cache to fill and no vector lanes to feed,
  * so gathering input windows into a buffer (the implicit GEMM of conv.c)
  * only costs: here each output position sums its taps straight from x and
  * w, four channels in four registers, one load of x per four multiply-adds,
@@ -12,7 +13,7 @@ int mlvm_conv2d_scalar_applies(const mlvm_conv2d_t *p)
 {
     const int pointwise = p->kh == 1 && p->kw == 1 && p->sh == 1 && p->sw == 1
                           && p->pt == 0 && p->pl == 0 && p->oh == p->h && p->ow == p->w;
-    return !pointwise && p->o / p->groups >= MLVM_CONV_GEMM_ROWS;
+    return !pointwise;
 }
 
 /* Output channels o0 .. o0+4 of one group at every position: two
@@ -75,28 +76,91 @@ static void four_channels(const mlvm_conv2d_t *p, mlvm_index_t cg, const float *
     }
 }
 
-/* One output channel (the last og % 4 of a group). */
-static void one_channel(const mlvm_conv2d_t *p, mlvm_index_t cg, const float *x, const float *w,
-                        const float *bias, float *out)
+/* Output row oy of one channel (rows near the top and bottom border, and
+ * the last oh % 4). */
+static void one_row(const mlvm_conv2d_t *p, mlvm_index_t cg, const float *x, const float *w,
+                    float b, mlvm_index_t oy, float *out)
 {
-    const mlvm_index_t taps = p->kh * p->kw, in_plane = p->h * p->w;
-    mlvm_index_t oy, ox, c, i, j, ilo, ihi, jlo, jhi;
-    for (oy = 0; oy < p->oh; ++oy) {
+    const mlvm_index_t taps = p->kh * p->kw, in_plane = p->h * p->w, iy0 = oy * p->sh - p->pt;
+    mlvm_index_t ox, c, i, j, ilo, ihi, jlo, jhi;
+    mlvm_valid_span(iy0, p->dh, p->h, p->kh, &ilo, &ihi);
+    for (ox = 0; ox < p->ow; ++ox) {
+        const mlvm_index_t ix0 = ox * p->sw - p->pl;
+        float a = b;
+        mlvm_valid_span(ix0, p->dw, p->w, p->kw, &jlo, &jhi);
+        for (c = 0; c < cg; ++c)
+            for (i = ilo; i < ihi; ++i) {
+                const float *xr = x + c * in_plane + (iy0 + i * p->dh) * p->w + ix0;
+                const float *q = w + c * taps + i * p->kw;
+                for (j = jlo; j < jhi; ++j)
+                    MLVM_MADD(a, xr[j * p->dw], q[j]);
+            }
+        out[oy * p->ow + ox] = a;
+    }
+}
+
+/* One output channel (depthwise-like groups, and the last og % 4 of a
+ * group): four rows at a time where their windows have the same kernel rows
+ * inside the input (the spans only shrink towards the bottom border, so
+ * equal spans at the first and fourth row hold for the two between), each
+ * column's taps found once and each weight loaded once for four
+ * multiply-adds; a row at a time elsewhere. The same sums in the same order
+ * either way. Rows rather than columns: a keyword spotter's maps are 5
+ * columns wide, and every column of a 3x3 window there is a border one. */
+MLVM_NOINLINE static void one_channel(const mlvm_conv2d_t *p, mlvm_index_t cg, const float *x,
+                                     const float *w, const float *bias, float *out)
+{
+    const mlvm_index_t taps = p->kh * p->kw, in_plane = p->h * p->w, rs = p->sh * p->w;
+    const mlvm_index_t dw = p->dw;
+    const float b = bias != NULL ? bias[0] : 0.0f;
+    mlvm_index_t oy = 0, ox, c, i, j, ilo, ihi, ilo4, ihi4, jlo, jhi;
+    while (oy < p->oh) {
         const mlvm_index_t iy0 = oy * p->sh - p->pt;
         mlvm_valid_span(iy0, p->dh, p->h, p->kh, &ilo, &ihi);
+        ilo4 = -1, ihi4 = -1;
+        if (oy + 4 <= p->oh)
+            mlvm_valid_span(iy0 + 3 * p->sh, p->dh, p->h, p->kh, &ilo4, &ihi4);
+        if (ilo4 != ilo || ihi4 != ihi) {
+            one_row(p, cg, x, w, b, oy, out);
+            ++oy;
+            continue;
+        }
         for (ox = 0; ox < p->ow; ++ox) {
             const mlvm_index_t ix0 = ox * p->sw - p->pl;
-            float a = bias != NULL ? bias[0] : 0.0f;
-            mlvm_valid_span(ix0, p->dw, p->w, p->kw, &jlo, &jhi);
+            float a0 = b, a1 = b, a2 = b, a3 = b;
+            if (dw == 1) { /* the taps inside the row, without a call */
+                jlo = ix0 < 0 ? -ix0 : 0;
+                jhi = p->w - ix0 < p->kw ? p->w - ix0 : p->kw;
+            } else {
+                mlvm_valid_span(ix0, dw, p->w, p->kw, &jlo, &jhi);
+            }
             for (c = 0; c < cg; ++c)
                 for (i = ilo; i < ihi; ++i) {
-                    const float *xr = x + c * in_plane + (iy0 + i * p->dh) * p->w;
-                    const float *wr = w + c * taps + i * p->kw;
-                    for (j = jlo; j < jhi; ++j)
-                        MLVM_MADD(a, xr[ix0 + j * p->dw], wr[j]);
+                    /* the four rows' inputs of kernel row i, from its first
+                     * tap inside the input */
+                    const float *x0 = x + c * in_plane + (iy0 + i * p->dh) * p->w + ix0 + jlo * dw;
+                    const float *x1 = x0 + rs, *x2 = x1 + rs, *x3 = x2 + rs;
+                    const float *q = w + c * taps + i * p->kw + jlo;
+                    if (jhi - jlo == 3 && dw == 1) { /* a 3-wide window inside the row */
+                        const float q0 = q[0], q1 = q[1], q2 = q[2];
+                        MLVM_MADD(a0, x0[0], q0), MLVM_MADD(a1, x1[0], q0);
+                        MLVM_MADD(a2, x2[0], q0), MLVM_MADD(a3, x3[0], q0);
+                        MLVM_MADD(a0, x0[1], q1), MLVM_MADD(a1, x1[1], q1);
+                        MLVM_MADD(a2, x2[1], q1), MLVM_MADD(a3, x3[1], q1);
+                        MLVM_MADD(a0, x0[2], q2), MLVM_MADD(a1, x1[2], q2);
+                        MLVM_MADD(a2, x2[2], q2), MLVM_MADD(a3, x3[2], q2);
+                        continue;
+                    }
+                    for (j = jlo; j < jhi; ++j, ++q, x0 += dw, x1 += dw, x2 += dw, x3 += dw) {
+                        const float wj = *q;
+                        MLVM_MADD(a0, *x0, wj), MLVM_MADD(a1, *x1, wj);
+                        MLVM_MADD(a2, *x2, wj), MLVM_MADD(a3, *x3, wj);
+                    }
                 }
-            out[oy * p->ow + ox] = a;
+            out[oy * p->ow + ox] = a0, out[(oy + 1) * p->ow + ox] = a1;
+            out[(oy + 2) * p->ow + ox] = a2, out[(oy + 3) * p->ow + ox] = a3;
         }
+        oy += 4;
     }
 }
 

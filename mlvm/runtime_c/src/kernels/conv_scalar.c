@@ -76,6 +76,10 @@ static void four_channels(const mlvm_conv2d_t *p, mlvm_index_t cg, const float *
     }
 }
 
+/* a += r[0] q0, r[1] q1, r[2] q2 in that order */
+#define MLVM_ROW3(a, r, q0, q1, q2) \
+    (MLVM_MADD(a, (r)[0], q0), MLVM_MADD(a, (r)[1], q1), MLVM_MADD(a, (r)[2], q2))
+
 /* Output row oy of one channel (rows near the top and bottom border, and
  * the last oh % 4). */
 static void one_row(const mlvm_conv2d_t *p, mlvm_index_t cg, const float *x, const float *w,
@@ -113,6 +117,13 @@ MLVM_NOINLINE static void one_channel(const mlvm_conv2d_t *p, mlvm_index_t cg, c
     const mlvm_index_t taps = p->kh * p->kw, in_plane = p->h * p->w, rs = p->sh * p->w;
     const mlvm_index_t dw = p->dw;
     const float b = bias != NULL ? bias[0] : 0.0f;
+    /* one input channel, 3x3, stride 1 down, undilated: the nine weights in
+     * registers, each input row of a block read once for up to three
+     * outputs (a keyword spotter's and a MobileNet's depthwise layers) */
+    const int nine = cg == 1 && p->kh == 3 && p->kw == 3 && p->sh == 1 && p->dh == 1 && dw == 1;
+    const float w00 = nine ? w[0] : 0.0f, w01 = nine ? w[1] : 0.0f, w02 = nine ? w[2] : 0.0f;
+    const float w10 = nine ? w[3] : 0.0f, w11 = nine ? w[4] : 0.0f, w12 = nine ? w[5] : 0.0f;
+    const float w20 = nine ? w[6] : 0.0f, w21 = nine ? w[7] : 0.0f, w22 = nine ? w[8] : 0.0f;
     mlvm_index_t oy = 0, ox, c, i, j, ilo, ihi, ilo4, ihi4, jlo, jhi;
     while (oy < p->oh) {
         const mlvm_index_t iy0 = oy * p->sh - p->pt;
@@ -134,29 +145,34 @@ MLVM_NOINLINE static void one_channel(const mlvm_conv2d_t *p, mlvm_index_t cg, c
             } else {
                 mlvm_valid_span(ix0, dw, p->w, p->kw, &jlo, &jhi);
             }
-            for (c = 0; c < cg; ++c)
-                for (i = ilo; i < ihi; ++i) {
-                    /* the four rows' inputs of kernel row i, from its first
-                     * tap inside the input */
-                    const float *x0 = x + c * in_plane + (iy0 + i * p->dh) * p->w + ix0 + jlo * dw;
-                    const float *x1 = x0 + rs, *x2 = x1 + rs, *x3 = x2 + rs;
-                    const float *q = w + c * taps + i * p->kw + jlo;
-                    if (jhi - jlo == 3 && dw == 1) { /* a 3-wide window inside the row */
-                        const float q0 = q[0], q1 = q[1], q2 = q[2];
-                        MLVM_MADD(a0, x0[0], q0), MLVM_MADD(a1, x1[0], q0);
-                        MLVM_MADD(a2, x2[0], q0), MLVM_MADD(a3, x3[0], q0);
-                        MLVM_MADD(a0, x0[1], q1), MLVM_MADD(a1, x1[1], q1);
-                        MLVM_MADD(a2, x2[1], q1), MLVM_MADD(a3, x3[1], q1);
-                        MLVM_MADD(a0, x0[2], q2), MLVM_MADD(a1, x1[2], q2);
-                        MLVM_MADD(a2, x2[2], q2), MLVM_MADD(a3, x3[2], q2);
-                        continue;
+            if (nine && ilo == 0 && ihi == 3 && jlo == 0 && jhi == 3) {
+                /* input rows r0 .. r5 feed outputs 0 .. 3 with kernel rows
+                 * in order (output k takes rows k, k + 1, k + 2) */
+                const float *r0 = x + iy0 * p->w + ix0, *r1 = r0 + p->w, *r2 = r1 + p->w;
+                const float *r3 = r2 + p->w, *r4 = r3 + p->w, *r5 = r4 + p->w;
+                MLVM_ROW3(a0, r0, w00, w01, w02);
+                MLVM_ROW3(a0, r1, w10, w11, w12), MLVM_ROW3(a1, r1, w00, w01, w02);
+                MLVM_ROW3(a0, r2, w20, w21, w22), MLVM_ROW3(a1, r2, w10, w11, w12);
+                MLVM_ROW3(a2, r2, w00, w01, w02);
+                MLVM_ROW3(a1, r3, w20, w21, w22), MLVM_ROW3(a2, r3, w10, w11, w12);
+                MLVM_ROW3(a3, r3, w00, w01, w02);
+                MLVM_ROW3(a2, r4, w20, w21, w22), MLVM_ROW3(a3, r4, w10, w11, w12);
+                MLVM_ROW3(a3, r5, w20, w21, w22);
+            } else {
+                for (c = 0; c < cg; ++c)
+                    for (i = ilo; i < ihi; ++i) {
+                        /* the four rows' inputs of kernel row i, from its
+                         * first tap inside the input */
+                        const float *x0 = x + c * in_plane + (iy0 + i * p->dh) * p->w + ix0 + jlo * dw;
+                        const float *x1 = x0 + rs, *x2 = x1 + rs, *x3 = x2 + rs;
+                        const float *q = w + c * taps + i * p->kw + jlo;
+                        for (j = jlo; j < jhi; ++j, ++q, x0 += dw, x1 += dw, x2 += dw, x3 += dw) {
+                            const float wj = *q;
+                            MLVM_MADD(a0, *x0, wj), MLVM_MADD(a1, *x1, wj);
+                            MLVM_MADD(a2, *x2, wj), MLVM_MADD(a3, *x3, wj);
+                        }
                     }
-                    for (j = jlo; j < jhi; ++j, ++q, x0 += dw, x1 += dw, x2 += dw, x3 += dw) {
-                        const float wj = *q;
-                        MLVM_MADD(a0, *x0, wj), MLVM_MADD(a1, *x1, wj);
-                        MLVM_MADD(a2, *x2, wj), MLVM_MADD(a3, *x3, wj);
-                    }
-                }
+            }
             out[oy * p->ow + ox] = a0, out[(oy + 1) * p->ow + ox] = a1;
             out[(oy + 2) * p->ow + ox] = a2, out[(oy + 3) * p->ow + ox] = a3;
         }

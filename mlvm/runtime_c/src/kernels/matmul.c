@@ -392,13 +392,22 @@ static void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int nr, co
     MLVM_SUMS_4X4;
     mlvm_index_t kk;
     int r, j;
-    for (kk = 0; kk < kc; ++kk) {
-        const float *bk = off != NULL ? b + off[kk] : b + kk * b_rs;
-        const float b0 = bk[0], b1 = bk[1], b2 = bk[2], b3 = bk[3];
-        const float x0 = a0[kk * a_cs], x1 = a1[kk * a_cs], x2 = a2[kk * a_cs];
-        const float x3 = a3[kk * a_cs];
-        MLVM_MADD_4X4(x0, x1, x2, x3, b0, b1, b2, b3);
-    }
+    /* two loops, so that the step does not test off (-O2 does not
+     * unswitch loops) */
+#define MLVM_MM_STEP(bk)                                                                  \
+    do {                                                                                  \
+        const float b0 = (bk)[0], b1 = (bk)[1], b2 = (bk)[2], b3 = (bk)[3];               \
+        const float x0 = a0[kk * a_cs], x1 = a1[kk * a_cs], x2 = a2[kk * a_cs];           \
+        const float x3 = a3[kk * a_cs];                                                   \
+        MLVM_MADD_4X4(x0, x1, x2, x3, b0, b1, b2, b3);                                    \
+    } while (0)
+    if (off != NULL)
+        for (kk = 0; kk < kc; ++kk)
+            MLVM_MM_STEP(b + off[kk]);
+    else
+        for (kk = 0; kk < kc; ++kk)
+            MLVM_MM_STEP(b + kk * b_rs);
+#undef MLVM_MM_STEP
     {
         const float t[4][4] = {{c00, c01, c02, c03}, {c10, c11, c12, c13},
                                {c20, c21, c22, c23}, {c30, c31, c32, c33}};

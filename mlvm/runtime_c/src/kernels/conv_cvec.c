@@ -203,13 +203,26 @@ MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
     MLVM_SUMS_4X4;
     mlvm_index_t kk;
     (void)mr, (void)wide;
-    for (kk = 0; kk < k; ++kk) {
-        const mlvm_index_t o = MLVM_CV_OFF(g, by_off, kk);
-        const float *wk = w + kk * n;
-        const float b0 = wk[0], b1 = wk[j1], b2 = wk[j2], b3 = wk[j3];
-        const float x0 = rp[0][o], x1 = rp[1][o], x2 = rp[2][o], x3 = rp[3][o];
-        MLVM_MADD_4X4(x0, x1, x2, x3, b0, b1, b2, b3);
-    }
+    /* a full sliver's columns at constant offsets (one pointer for the
+     * four weights), in a loop of its own: -O2 does not unswitch loops */
+#define MLVM_CV_STEP(i1, i2, i3, r1, r2, r3)                                               \
+    do {                                                                                   \
+        const mlvm_index_t o = MLVM_CV_OFF(g, by_off, kk);                                 \
+        const float *wk = w + kk * n;                                                      \
+        const float b0 = wk[0], b1 = wk[i1], b2 = wk[i2], b3 = wk[i3];                     \
+        const float x0 = rp[0][o], x1 = r1[o], x2 = r2[o], x3 = r3[o];                     \
+        MLVM_MADD_4X4(x0, x1, x2, x3, b0, b1, b2, b3);                                     \
+    } while (0)
+    if (nr == 4 && rp[1] == rp[0] + 1 && rp[2] == rp[0] + 2 && rp[3] == rp[0] + 3)
+        for (kk = 0; kk < k; ++kk) /* four neighbouring positions: one pointer too */
+            MLVM_CV_STEP(1, 2, 3, (rp[0] + 1), (rp[0] + 2), (rp[0] + 3));
+    else if (nr == 4)
+        for (kk = 0; kk < k; ++kk)
+            MLVM_CV_STEP(1, 2, 3, rp[1], rp[2], rp[3]);
+    else
+        for (kk = 0; kk < k; ++kk)
+            MLVM_CV_STEP(j1, j2, j3, rp[1], rp[2], rp[3]);
+#undef MLVM_CV_STEP
     t[0][0] = c00, t[0][1] = c01, t[0][2] = c02, t[0][3] = c03;
     t[1][0] = c10, t[1][1] = c11, t[1][2] = c12, t[1][3] = c13;
     t[2][0] = c20, t[2][1] = c21, t[2][2] = c22, t[2][3] = c23;

@@ -621,12 +621,16 @@ static int32_t q_sxtb16_8(int32_t x) { return __sxtb16((int32_t)((uint32_t)x >> 
 static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_index_t q0, int mr,
                    int np)
 {
-    const int32_t *w0 = t->w4, *w1 = t->w4 + (mr > 1 ? t->k : 0);
+    const int32_t *w0 = t->w4, *w1 = t->w4 + (mr > 1 ? t->k : 0), *const w0_end = w0 + t->k;
+    const mlvm_index_t *off = t->off;
+    const uint8_t *const xq = t->xs + q0 * 4;
     int32_t c00 = 0, c01 = 0, c10 = 0, c11 = 0;
-    mlvm_index_t kk;
-    for (kk = 0; kk < t->k; ++kk) {
-        const uint8_t *b = t->xs + (t->off[kk] + q0) * 4;
-        const int32_t a0 = w0[kk], a1 = w1[kk];
+    /* pointers stepped, not indices: the loop keeps no invariant but the
+     * end and the positions' base in registers (13 of them for 4 sums,
+     * 2 weights, 2 positions and their halves) */
+    while (w0 != w0_end) {
+        const uint8_t *b = xq + *off++ * 4;
+        const int32_t a0 = *w0++, a1 = *w1++;
         const int32_t a0l = (int32_t)__sxtb16(a0), a0h = q_sxtb16_8(a0);
         const int32_t a1l = (int32_t)__sxtb16(a1), a1h = q_sxtb16_8(a1);
         uint32_t x0, x1;

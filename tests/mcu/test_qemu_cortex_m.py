@@ -95,7 +95,34 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, ml
              w4=g.integers(-128, 128, (8, 1, 5, 3)).astype(np.int8))
     aot("compile", str(d / "qconv.mlir"), "-o", str(d / "qconv.c"), "--params", str(d / "qconv.npz"))
     out["qconv"] = (d / "qconv.c", mlvm.compile(d / "qconv.mlir", params=d / "qconv.npz"))
+    (d / "quant.mlir").write_text(QUANT_MLIR)
+    aot("compile", str(d / "quant.mlir"), "-o", str(d / "quant.c"))
+    out["quant"] = (d / "quant.c", mlvm.compile(d / "quant.mlir"))
     return out
+
+
+# Quantization's rounding (half to even, VCVTR on a hardware-float core,
+# nearbyintf elsewhere) and saturation, dequantized exactly (scale 1).
+QUANT_MLIR = """
+func.func @main(%x: tensor<32xf32>) -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+  %s = "mlvm.constant"() <{value = dense<1.0> : tensor<f32>}> : () -> tensor<f32>
+  %zu = "mlvm.constant"() <{value = dense<3> : tensor<ui8>}> : () -> tensor<ui8>
+  %zi = "mlvm.constant"() <{value = dense<-2> : tensor<i8>}> : () -> tensor<i8>
+  %zh = "mlvm.constant"() <{value = dense<0> : tensor<i16>}> : () -> tensor<i16>
+  %qu = "mlvm.quantize"(%x, %s, %zu) : (tensor<32xf32>, tensor<f32>, tensor<ui8>) -> tensor<32xui8>
+  %qi = "mlvm.quantize"(%x, %s, %zi) : (tensor<32xf32>, tensor<f32>, tensor<i8>) -> tensor<32xi8>
+  %qh = "mlvm.quantize"(%x, %s, %zh) : (tensor<32xf32>, tensor<f32>, tensor<i16>) -> tensor<32xi16>
+  %du = "mlvm.dequantize"(%qu, %s, %zu) : (tensor<32xui8>, tensor<f32>, tensor<ui8>) -> tensor<32xf32>
+  %di = "mlvm.dequantize"(%qi, %s, %zi) : (tensor<32xi8>, tensor<f32>, tensor<i8>) -> tensor<32xf32>
+  %dh = "mlvm.dequantize"(%qh, %s, %zh) : (tensor<32xi16>, tensor<f32>, tensor<i16>) -> tensor<32xf32>
+  func.return %du, %di, %dh : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>
+}
+"""
+ROUNDING = np.array(
+    [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.4999998, 0.49999997, 124.5, 125.5, -126.5, 251.5,
+     252.5, 1000.5, 1001.5, -1000.5, 32766.5, 32767.5, -32768.5, 8388607.5, 8388608.0,
+     16777215.0, 1e10, -1e10, np.inf, -np.inf, np.nan, -0.0, 1e-40, -1e-40, 0.0, 7.0],
+    np.float32)
 
 
 QCONV_MLIR = """
@@ -153,6 +180,17 @@ def test_model_on_emulated_cortex_m(models: dict[str, tuple[Path, mlvm.Module]],
     # the header states a bound for this core, and the call stayed under it
     # (harness.run raises if it did not)
     assert res.stack_stated is not None and 0 < res.stack_call <= res.stack_stated
+
+
+@pytest.mark.parametrize("board", ["m4", "m3"])
+def test_quantize_rounds_as_the_host(models: dict[str, tuple[Path, mlvm.Module]], board: str) -> None:
+    """Ties to even, the saturation bounds, NaN to the zero point, values
+    past 2^23 and infinities: the same integers on the M4 (VCVTR) and the
+    M3 (soft float, nearbyintf) as on the host."""
+    c_file, host = models["quant"]
+    got = harness.run(c_file, host.functions["main"], [ROUNDING], board).outputs
+    for g, w in zip(got, host.main(ROUNDING), strict=True):
+        assert np.array_equal(g, w), (g, w)
 
 
 def test_a_wrong_output_is_caught(models: dict[str, tuple[Path, mlvm.Module]], tmp_path: Path) -> None:

@@ -106,12 +106,34 @@ MLVM_TO_INT_(ui16, uint16_t, 0, UINT16_MAX)
 MLVM_TO_INT_(ui32, uint32_t, 0, UINT32_MAX)
 MLVM_TO_INT_(ui64, uint64_t, 0, UINT64_MAX)
 
+/* nearbyintf(r): with a Cortex-M's hardware float ABI one VCVTR (FPv4 has
+ * no VRINTR), which rounds in the FPSCR's mode as nearbyintf does
+ * (to nearest, ties to even, by default), where |r| < 2^23 and so the
+ * conversion is exact; larger values, infinities and NaN are r itself.
+ * newlib's nearbyintf is a call and some thirty integer instructions. */
+static inline float mlvm_nearbyint_f32(float r)
+{
+#if defined(__GNUC__) && defined(__arm__) && defined(__ARM_FP) && (__ARM_FP & 4) \
+    && defined(__ARM_PCS_VFP)
+    if (fabsf(r) < 8388608.0f) {
+        float f = r;
+        int32_t i;
+        __asm__("vcvtr.s32.f32 %0, %0" : "+t"(f));
+        __builtin_memcpy(&i, &f, sizeof i);
+        return (float)i;
+    }
+    return r;
+#else
+    return nearbyintf(r);
+#endif
+}
+
 /* Quantization: nearbyint(r) + zp, saturated to the type; NaN gives zp.
  * (nearbyint rounds half to even in the default rounding mode.) */
 #define MLVM_QUANTIZE_(N, T, LO, HI)                                          \
     static inline T mlvm_quantize_##N(float r, T zp)                          \
     {                                                                         \
-        const float v = nearbyintf(r) + (float)zp;                            \
+        const float v = mlvm_nearbyint_f32(r) + (float)zp;                    \
         return v != v ? zp : v <= (float)(LO) ? (T)(LO) : v >= (float)(HI) ? (T)(HI) : (T)v; \
     }
 

@@ -346,15 +346,27 @@ static void q_finish_scalar(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, co
          * and gives 0 for NaN, so the zero point after a saturating add is
          * the result of scalar.h's rule; then the clamp in integers. */
         const int32_t zyi = (int32_t)zy, loi = (int32_t)lo, hii = (int32_t)hi;
-        for (j = 0; j < n; ++j) {
-            const uint32_t r = v[j] - share - (colx != NULL ? zwp * (uint32_t)colx[j] : 0u);
-            float f = (float)(int32_t)(r + bias) * mult;
-            int32_t y;
-            __asm__("vcvtr.s32.f32 %0, %0" : "+t"(f));
-            memcpy(&y, &f, 4);
-            y = __qadd(y, zyi);
-            out[j] = (uint8_t)(y < loi ? loi : y > hii ? hii : y);
-        }
+        const uint32_t base = bias - share;
+        /* one loop per case (-O2 does not unswitch), the clamp as two
+         * conditional moves rather than branches */
+#define MLVM_Q_FINISH_ONE(r)                                                   \
+    do {                                                                       \
+        float f = (float)(int32_t)(r) * mult;                                  \
+        int32_t y;                                                             \
+        __asm__("vcvtr.s32.f32 %0, %0" : "+t"(f));                             \
+        memcpy(&y, &f, 4);                                                     \
+        y = __qadd(y, zyi);                                                    \
+        y = y < loi ? loi : y;                                                 \
+        y = y > hii ? hii : y;                                                 \
+        out[j] = (uint8_t)y;                                                   \
+    } while (0)
+        if (colx != NULL)
+            for (j = 0; j < n; ++j)
+                MLVM_Q_FINISH_ONE(v[j] + base - zwp * (uint32_t)colx[j]);
+        else
+            for (j = 0; j < n; ++j)
+                MLVM_Q_FINISH_ONE(v[j] + base);
+#undef MLVM_Q_FINISH_ONE
         return;
 #endif
         for (j = 0; j < n; ++j) {

@@ -957,31 +957,42 @@ static void q_taps_chunk(mlvm_index_t k, const mlvm_index_t *off, const uint8_t 
  * its bytes for the four positions, UXTB16 and halfword packing
  * (PKHBT / PKHTB) pair each position's bytes of the two taps, and one SMLAD
  * multiplies them by the pair of weights (|wt| <= 255: exact). */
+/* Taps t and t + 1 (u for t alone: its weight's high half is 0) of the
+ * four positions from xj into the sums a0 .. a3. */
+#define MLVM_QT_PAIR4(xj, t, u, wp)                                                        \
+    do {                                                                                   \
+        uint32_t a, b, al, ah, bl, bh;                                                     \
+        memcpy(&a, (xj) + off[t], 4);                                                      \
+        memcpy(&b, (xj) + off[u], 4);                                                      \
+        al = __uxtb16(a), ah = q_uxtb16_8(a);                                              \
+        bl = __uxtb16(b), bh = q_uxtb16_8(b);                                              \
+        a0 = __smlad((int32_t)q_pkhbt(al, bl), (wp), a0);                                  \
+        a1 = __smlad((int32_t)q_pkhbt(ah, bh), (wp), a1);                                  \
+        a2 = __smlad((int32_t)q_pkhtb(bl, al), (wp), a2);                                  \
+        a3 = __smlad((int32_t)q_pkhtb(bh, ah), (wp), a3);                                  \
+    } while (0)
+
 static void q_taps_chunk(mlvm_index_t k, const mlvm_index_t *off, const uint8_t *xs,
                          const int32_t *wt, uint32_t *dst)
 {
+    /* full pairs in the loop, an odd last tap after it: no test per pair
+     * (-O2 does not unswitch), fewer registers live */
+    const mlvm_index_t pairs_end = k & ~(mlvm_index_t)1;
     mlvm_index_t t;
     int j;
     for (j = 0; j < MLVM_QW_CHUNK; j += 4) {
+        const uint8_t *const xj = xs + j;
         int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-        for (t = 0; t < k; t += 2) {
-            const int two = t + 1 < k;
-            const int32_t wp = (int32_t)((uint32_t)(uint16_t)wt[t]
-                                         | (two ? (uint32_t)wt[t + 1] << 16 : 0u));
-            uint32_t a, b, al, ah, bl, bh;
-            memcpy(&a, xs + off[t] + j, 4);
-            memcpy(&b, xs + off[two ? t + 1 : t] + j, 4);
-            al = __uxtb16(a), ah = q_uxtb16_8(a);
-            bl = __uxtb16(b), bh = q_uxtb16_8(b);
-            a0 = __smlad((int32_t)q_pkhbt(al, bl), wp, a0);
-            a1 = __smlad((int32_t)q_pkhbt(ah, bh), wp, a1);
-            a2 = __smlad((int32_t)q_pkhtb(bl, al), wp, a2);
-            a3 = __smlad((int32_t)q_pkhtb(bh, ah), wp, a3);
-        }
+        for (t = 0; t < pairs_end; t += 2)
+            MLVM_QT_PAIR4(xj, t, t + 1,
+                          (int32_t)((uint32_t)(uint16_t)wt[t] | (uint32_t)wt[t + 1] << 16));
+        if (k & 1)
+            MLVM_QT_PAIR4(xj, t, t, (int32_t)(uint32_t)(uint16_t)wt[t]);
         dst[j] = (uint32_t)a0, dst[j + 1] = (uint32_t)a1;
         dst[j + 2] = (uint32_t)a2, dst[j + 3] = (uint32_t)a3;
     }
 }
+#undef MLVM_QT_PAIR4
 #else
 static void q_taps_chunk(mlvm_index_t k, const mlvm_index_t *off, const uint8_t *xs,
                          const int32_t *wt, uint32_t *dst)

@@ -139,12 +139,10 @@ MLVM_NOINLINE static void one_channel(const mlvm_conv2d_t *p, mlvm_index_t cg, c
         for (ox = 0; ox < p->ow; ++ox) {
             const mlvm_index_t ix0 = ox * p->sw - p->pl;
             float a0 = b, a1 = b, a2 = b, a3 = b;
-            if (dw == 1) { /* the taps inside the row, without a call */
-                jlo = ix0 < 0 ? -ix0 : 0;
-                jhi = p->w - ix0 < p->kw ? p->w - ix0 : p->kw;
-            } else {
+            if (dw == 1) /* the taps inside the row, without a call */
+                mlvm_valid_span1(ix0, p->w, p->kw, &jlo, &jhi);
+            else
                 mlvm_valid_span(ix0, dw, p->w, p->kw, &jlo, &jhi);
-            }
             if (nine && ilo == 0 && ihi == 3 && jlo == 0 && jhi == 3) {
                 /* input rows r0 .. r5 feed outputs 0 .. 3 with kernel rows
                  * in order (output k takes rows k, k + 1, k + 2) */

@@ -56,6 +56,15 @@ static inline mlvm_index_t mlvm_ceil_div(mlvm_index_t a, mlvm_index_t b)
 static inline mlvm_index_t mlvm_imin(mlvm_index_t a, mlvm_index_t b) { return a < b ? a : b; }
 static inline mlvm_index_t mlvm_imax(mlvm_index_t a, mlvm_index_t b) { return a > b ? a : b; }
 
+/* mlvm_valid_span with s == 1: no division, inline where a loop calls it
+ * per output (conv_scalar.c's one channel at four rows). */
+static inline void mlvm_valid_span1(mlvm_index_t i0, mlvm_index_t len, mlvm_index_t n,
+                                    mlvm_index_t *lo, mlvm_index_t *hi)
+{
+    *lo = mlvm_imin(n, mlvm_imax(0, -i0));
+    *hi = mlvm_imax(*lo, mlvm_imin(n, len - i0));
+}
+
 /* The outputs q in [0, n) of a row whose input column i0 + q * s lies in
  * [0, len): [*lo, *hi). Not `inline`: the compiler's own choice keeps it a
  * call in the Cortex-M4's row loops (inlined there, they spill: DS-CNN in
@@ -64,9 +73,8 @@ static inline mlvm_index_t mlvm_imax(mlvm_index_t a, mlvm_index_t b) { return a 
 static void mlvm_valid_span(mlvm_index_t i0, mlvm_index_t s, mlvm_index_t len,
                             mlvm_index_t n, mlvm_index_t *lo, mlvm_index_t *hi)
 {
-    if (s == 1) { /* no division: called per channel on small maps */
-        *lo = mlvm_imin(n, mlvm_imax(0, -i0));
-        *hi = mlvm_imax(*lo, mlvm_imin(n, len - i0));
+    if (s == 1) { /* called per channel on small maps */
+        mlvm_valid_span1(i0, len, n, lo, hi);
         return;
     }
     *lo = mlvm_imin(n, mlvm_imax(0, mlvm_ceil_div(-i0, s)));

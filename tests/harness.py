@@ -477,11 +477,17 @@ class Suite:
         return got
 
 
-def _lowered(parsed: Any, variant: str) -> dict[str, str]:
-    """Each function of a parsed module as `variant`'s pipeline lowers it."""
+def lowered(parsed: Any, options: mlvm.CompileOptions) -> dict[str, str]:
+    """Each function of a parsed module as the pipeline of `options` lowers
+    it: the input to C emission, so equal text is the same C (up to the
+    numbering of the module's statics)."""
     module = parsed.clone()
-    lower(module, mlvm.CompileOptions(**VARIANTS[variant]), "<suite>")
+    lower(module, options, "<lowered>")
     return {f.sym_name.data: str(f) for f in module.ops}
+
+
+def _lowered(parsed: Any, variant: str) -> dict[str, str]:
+    return lowered(parsed, mlvm.CompileOptions(**VARIANTS[variant]))
 
 
 # --------------------------------------------------------------------------

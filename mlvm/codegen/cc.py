@@ -150,13 +150,18 @@ def archiver(cc: str) -> str:
     return "ar"
 
 
+def _member(i: int, src: Path) -> str:
+    """The archive member of the i-th source (numbered: two files may share a stem)."""
+    return f"{i}_{src.stem}.o"
+
+
 def _build_runtime(lib: Path, cc: str, flags: list[str], sources: list[Path],
                    on_build: Callable[[str], None] | None) -> None:
     if on_build is not None:
         on_build("building the mlvm runtime (once for this compiler and flags)")
     lib.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=lib.parent) as tmp:
-        objs = [os.path.join(tmp, f"{i}_{src.stem}.o") for i, src in enumerate(sources)]
+        objs = [os.path.join(tmp, _member(i, src)) for i, src in enumerate(sources)]
         cmds = [[cc, *flags, "-I", str(INCLUDE_DIR), "-c", str(src), "-o", obj]
                 for src, obj in zip(sources, objs)]
         # one compiler per core: the files are independent
@@ -174,7 +179,7 @@ def mpi_runtime_library(mpicc: str, flags: list[str],
     the macro changes), instead of a second build of every file."""
     base = runtime_library(compiler(), flags, on_build)
     src = RUNTIME_DIR / "src" / "comm_mpi.c"
-    member = f"{runtime_sources().index(src)}_{src.stem}.o"  # as _build_runtime names it
+    member = _member(runtime_sources().index(src), src)
     key = fingerprint(base.name, mpicc, cc_version(mpicc))
     lib = cache_dir() / "runtime" / f"libmlvm_rt_mpi-{key}.a"
     if lib.exists():

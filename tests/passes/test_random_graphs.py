@@ -14,7 +14,6 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -23,7 +22,9 @@ from hypothesis import strategies as st
 
 import mlvm
 from mlvm import reference
-from mlvm.pipeline import CompileOptions, lower, parse_file
+from mlvm.pipeline import CompileOptions, parse_file
+
+from harness import lowered
 
 N_GRAPHS = 400  # drawn; duplicates are dropped, at least 200 must remain
 DIMS = (1, 2, 3, 5, 7)
@@ -154,13 +155,6 @@ def expected(suite: tuple[Path, list[Graph], list[list[np.ndarray]]]) -> list[li
     path, graphs_, inputs = suite
     module, _ = parse_file(path)
     return [reference.run(module, f"g{i}", inputs[i]) for i in range(len(graphs_))]
-
-
-def lowered(parsed: Any, opts: CompileOptions) -> dict[str, str]:
-    """Each function as the pipeline of `opts` lowers it (the input to C)."""
-    module = parsed.clone()
-    lower(module, opts, "<graphs>")
-    return {f.sym_name.data: str(f) for f in module.ops}
 
 
 def run_all(module: mlvm.Module, n: int, inputs: list[list[np.ndarray]]) -> list[list[np.ndarray]]:

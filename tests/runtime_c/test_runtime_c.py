@@ -36,7 +36,6 @@ import c_build
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 TEST_SOURCES = sorted(HERE.glob("*.c"))
-STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"]
 COUNT_LINE = re.compile(
     r"^runtime_c\[(release|checks)\]: (\d+) tests, (\d+) checks, (\d+) failures$", re.M
 )
@@ -97,7 +96,7 @@ def test_runtime_compiles_strictly(compiler: str, build: str) -> None:
         pytest.skip(f"{compiler} not installed")
     # mlvm's cached builder, as the tests' own strict builds use it (gcc's
     # release one is the library test_options.py links)
-    lib = runtime_library(compiler, [*STRICT, "-O2", *BUILDS[build]])
+    lib = runtime_library(compiler, [*c_build.STRICT, "-O2", *BUILDS[build]])
     members = subprocess.run(["ar", "t", str(lib)], capture_output=True, text=True, check=True)
     assert len(members.stdout.split()) == len(runtime_sources())
 

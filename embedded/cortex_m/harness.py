@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from mlvm.codegen.cc import INCLUDE_DIR, runtime_library
-from mlvm.codegen.mcu import CFLAGS, COMPILER, CORES, RUNTIME_FILES
+from mlvm.codegen.mcu import CFLAGS, COMPILER, CORES, RUNTIME_CFLAGS, RUNTIME_FILES
 from mlvm.codegen.lowering import C_TYPES
 from mlvm.dialect.base import DTYPES
 
@@ -121,7 +121,7 @@ def runtime_archive(arch: list[str]) -> Path:
     """What a module links (mcu.RUNTIME_FILES) compiled for a core with the
     harness's flags: a static library built once per core (files in
     parallel) and cached like the host's; the link keeps what is called."""
-    return runtime_library(COMPILER, [*arch, *CFLAGS], sources=RUNTIME_FILES)
+    return runtime_library(COMPILER, [*arch, *RUNTIME_CFLAGS], sources=RUNTIME_FILES)
 
 
 def build(c_file: Path, main_c: Path, board: str, out: Path) -> Path:

@@ -140,6 +140,14 @@ def runtime_library(
     return lib
 
 
+def runtime_side_files(lib: Path, suffix: str) -> list[Path]:
+    """What the compiler wrote beside each object of `lib` with this suffix
+    (".ci" with -fcallgraph-info, ".su" with -fstack-usage), in the order of
+    its sources; kept with the library when it was built."""
+    side = lib.with_suffix(".side")
+    return sorted(side.glob(f"*{suffix}"), key=lambda p: int(p.name.split("_", 1)[0]))
+
+
 def archiver(cc: str) -> str:
     """$AR, else a cross compiler's own (arm-none-eabi-gcc: arm-none-eabi-ar,
     whose symbol index reads its objects), else ar."""
@@ -169,7 +177,25 @@ def _build_runtime(lib: Path, cc: str, flags: list[str], sources: list[Path],
             list(pool.map(run_cc, cmds))
         tmp_lib = os.path.join(tmp, lib.name)
         run_cc([archiver(cc), "rcs", tmp_lib, *objs])
+        _keep_side_files(tmp, lib, {os.path.basename(o) for o in objs} | {lib.name})
         os.replace(tmp_lib, lib)  # atomic: readers never see a partial archive
+
+
+def _keep_side_files(tmp: str, lib: Path, built: set[str]) -> None:
+    """Files the flags made the compiler write beside the objects (call
+    graphs, stack usage) go to `lib`'s .side folder, before the library
+    itself appears."""
+    side = [f for f in os.listdir(tmp) if f not in built]
+    if not side:
+        return
+    folder = os.path.join(tmp, "side")
+    os.mkdir(folder)
+    for f in side:
+        os.replace(os.path.join(tmp, f), os.path.join(folder, f))
+    dest = lib.with_suffix(".side")
+    if dest.exists():  # left by a build that died before its library
+        shutil.rmtree(dest)
+    os.replace(folder, dest)
 
 
 def mpi_runtime_library(mpicc: str, flags: list[str],

@@ -33,3 +33,7 @@ GROUPS: list[tuple[str, tuple[str, ...]]] = [
 # What a generated module links against.
 RUNTIME_FILES = [*sorted((RUNTIME_DIR / "src" / "kernels").glob("*.c")),
                  *(RUNTIME_DIR / "src" / n for n in ("queue.c", "instance.c", "sched.c"))]
+# How the harness and the stack table build those files (with -CORES[core]):
+# the same code as with CFLAGS, and GCC's call graph with frame sizes beside
+# each object (runtime_side_files(lib, ".ci")), which the stack table reads.
+RUNTIME_CFLAGS = [*CFLAGS, "-fcallgraph-info=su"]

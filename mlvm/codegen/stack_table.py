@@ -30,7 +30,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from mlvm.codegen import mcu
-from mlvm.codegen.cc import INCLUDE_DIR, RUNTIME_DIR
+from mlvm.codegen.cc import INCLUDE_DIR, RUNTIME_DIR, runtime_library, runtime_side_files
+from mlvm.diagnostics import MlvmError
 
 TABLE = RUNTIME_DIR / "stack_usage.json"
 # Headers with static inline helpers a generated module may call.
@@ -224,16 +225,20 @@ def _depths(frames: dict[str, int], calls: dict[str, set[str]], extern: dict[str
 def core_table(core: str, tmp: Path) -> dict[str, object]:
     """The table of one core (see the module docstring)."""
     flags = [*mcu.CORES[core], *mcu.CFLAGS]
+    # the runtime's files as firmware links them (mlvm's cached library)
+    archive = runtime_library(mcu.COMPILER, [*mcu.CORES[core], *mcu.RUNTIME_CFLAGS],
+                              sources=mcu.RUNTIME_FILES)
+    cis = runtime_side_files(archive, ".ci")
+    if len(cis) != len(mcu.RUNTIME_FILES):
+        raise StackError(f"{archive}: {len(cis)} call graphs for {len(mcu.RUNTIME_FILES)} files")
     probe = tmp / "helpers.c"
     probe.write_text("#include <math.h>\n#include <stdint.h>\n"
                      + "".join(f'#include "mlvm/{h}"\n' for h in HELPER_HEADERS))
-    cis = []
-    for i, src in enumerate([*mcu.RUNTIME_FILES, probe]):
-        obj = tmp / f"{i}_{src.stem}.o"
-        extra = ["-fkeep-static-functions", "-fkeep-inline-functions", "-Wno-unused-function"] if src == probe else []
-        _run([mcu.COMPILER, *flags, *extra, "-I", str(INCLUDE_DIR), "-fcallgraph-info=su",
-              "-c", str(src), "-o", str(obj)], cwd=tmp)
-        cis.append(obj.with_suffix(".ci"))
+    obj = tmp / f"{core}_helpers.o"
+    _run([mcu.COMPILER, *flags, "-fkeep-static-functions", "-fkeep-inline-functions",
+          "-Wno-unused-function", "-I", str(INCLUDE_DIR), "-fcallgraph-info=su",
+          "-c", str(probe), "-o", str(obj)], cwd=tmp)
+    cis.append(obj.with_suffix(".ci"))
     frames, calls, names = _call_graph(cis)
     # the runtime's calls into the C library, by the library's name
     for key in list(calls):
@@ -322,7 +327,7 @@ def build_table() -> dict[str, object]:
 def main() -> int:
     try:
         table = build_table()
-    except (StackError, OSError) as e:
+    except (StackError, MlvmError, OSError) as e:
         print(f"mlvm.codegen.stack_table: {e}", file=sys.stderr)
         return 1
     TABLE.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")

@@ -25,12 +25,15 @@ from export_digits import export  # noqa: E402
 CFLAGS = ["-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-pedantic"]
 
 
-def build(out_dir: Path, checks: bool = False, extra: list[str] | None = None) -> Path:
-    """train.c and the runtime compiled into one program."""
+def build(out_dir: Path, checks: bool = False, extra: list[str] | None = None,
+          runtime: Path | None = None) -> Path:
+    """train.c and the runtime compiled into one program (`runtime`: a
+    static library of the runtime built with the same flags, linked instead
+    of compiling its sources)."""
     exe = out_dir / ("train-checks" if checks else "train")
+    rt = [str(runtime)] if runtime is not None else [str(s) for s in runtime_sources()]
     cmd = [compiler(), *CFLAGS, *(extra or []), *(["-DMLVM_CHECKS"] if checks else []),
-           "-I", str(INCLUDE_DIR), str(SAMPLE_DIR / "train.c"),
-           *(str(s) for s in runtime_sources()), "-lm", "-o", str(exe)]
+           "-I", str(INCLUDE_DIR), str(SAMPLE_DIR / "train.c"), *rt, "-lm", "-o", str(exe)]
     subprocess.run(cmd, check=True)
     return exe
 

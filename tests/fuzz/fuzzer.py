@@ -52,6 +52,9 @@ import warnings
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))
+import c_build  # noqa: E402  (the tests' sanitizer flags and runtime libraries)
+
 LIMIT_SECONDS = 20.0
 
 HOSTILE_NAMES = [
@@ -552,26 +555,26 @@ class Sanitizer:
     objs: list[Path] = field(default_factory=list)
 
     def flags(self) -> list[str]:
-        return ["-std=c99", "-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
-                "-fno-omit-frame-pointer"]
+        return ["-std=c99", *c_build.SANITIZE]
 
     def prepare(self) -> None:
-        """The driver, and the runtime with the same flags (mlvm's cached
-        static library: built once, its files in parallel)."""
-        from mlvm.codegen.cc import INCLUDE_DIR, runtime_library
+        """The driver, and the runtime built with the same sanitizers (the
+        tests' cached static library of them: built once, its files in
+        parallel)."""
+        from mlvm.codegen.cc import INCLUDE_DIR
 
         driver = self.work / "driver.c"
         driver.write_text(DRIVER)
         o = self.work / "driver.o"
-        subprocess.run(["cc", *self.flags(), "-I", str(INCLUDE_DIR), "-c", str(driver), "-o", str(o)],
-                       check=True, capture_output=True)
-        self.objs = [o, runtime_library("cc", self.flags())]
+        subprocess.run([c_build.CC, *self.flags(), "-I", str(INCLUDE_DIR), "-c", str(driver),
+                        "-o", str(o)], check=True, capture_output=True)
+        self.objs = [o, c_build.runtime_archive(c_build.SANITIZE)]
 
     def run(self, c_path: Path) -> Outcome:
         from mlvm.codegen.cc import INCLUDE_DIR
 
         exe = c_path.with_suffix(".exe")
-        res = subprocess.run(["cc", *self.flags(), "-DMLVM_SO_ENTRY", "-I", str(INCLUDE_DIR),
+        res = subprocess.run([c_build.CC, *self.flags(), "-DMLVM_SO_ENTRY", "-I", str(INCLUDE_DIR),
                               "-I", str(c_path.parent), str(c_path), *map(str, self.objs), "-lm",
                               "-o", str(exe)], capture_output=True, text=True)
         if res.returncode != 0:

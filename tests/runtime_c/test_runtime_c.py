@@ -75,7 +75,10 @@ def test_c_tests_under_asan_ubsan(build: str, tmp_path: Path) -> None:
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind not installed")
 @pytest.mark.parametrize("build", list(BUILDS))
 def test_c_tests_under_valgrind(build: str, tmp_path: Path) -> None:
-    exe = compile_tests(tmp_path / f"rt-vg-{build}", ["-g", "-O1", *BUILDS[build]])
+    # the runtime as the strict gcc build below (one library for both), the
+    # tests with debug info for valgrind's reports
+    exe = c_build.build(TEST_SOURCES, ["-O2", *BUILDS[build]], tmp_path / f"rt-vg-{build}", [HERE],
+                        own=["-g"])
     res = subprocess.run(
         ["valgrind", "--leak-check=full", "--show-leak-kinds=all",
          "--errors-for-leak-kinds=all", "--error-exitcode=99", str(exe)],
@@ -217,7 +220,8 @@ def test_c_eager_sample_trains_digits(tmp_path: Path) -> None:
     data = tmp_path / "digits.bin"
     sample.export(data)
     # MLVM_CHECKS and the sanitizers: any misuse of the API would show.
-    exe = sample.build(tmp_path, checks=True, extra=c_build.SANITIZE)
+    exe = sample.build(tmp_path, checks=True, extra=c_build.SANITIZE,
+                       runtime=c_build.runtime_archive([*c_build.SANITIZE, "-DMLVM_CHECKS"]))
     res = subprocess.run([str(exe), str(data)], capture_output=True, text=True, timeout=120)
     print(res.stdout)
     assert res.returncode == 0, res.stdout + res.stderr

@@ -53,6 +53,13 @@ QPATHS = {
     "avx512-vnni": (["-mavx512f", "-mavx512bw", "-mavx512vnni", "-mfma"],
                     ("avx512f", "avx512bw", "avx512_vnni", "fma")),
 }
+# The kernel files each program links (a path's library builds only those:
+# the int8 paths' flag sets need no f32 kernels, and the other way round).
+_K = {f.stem: f for f in c_build.KERNELS}
+F32_KERNELS = [_K[n] for n in ("conv", "conv_cvec", "conv_scalar", "depthwise", "depthwise_lanes",
+                               "elementwise", "matmul")]
+INT8_KERNELS = [_K[n] for n in ("qconv_ws", "qdepthwise_lanes", "qmatmul")]
+LINKS = {PROGRAM: F32_KERNELS, VMATH: F32_KERNELS, WORKSPACE: F32_KERNELS, QCONV: INT8_KERNELS}
 QLINE = re.compile(r"^qconv_paths\[([\w-]+)\]: (\d+) cases, (\d+) failures$", re.M)
 LINE = re.compile(r"^kernel_paths\[(\w+)\]: (\d+) cases, (\d+) failures$", re.M)
 
@@ -61,7 +68,7 @@ def build_and_run(program: Path, flags: list[str], tmp_path: Path, stdin: str = 
                   args: tuple[str, ...] = ()) -> str:
     """`program` linked with the kernels built with `flags` (at -O2 unless
     they say otherwise): one build of them per flag set for the whole run."""
-    exe = c_build.build([program], ["-O2", *flags], tmp_path / program.stem, files=c_build.KERNELS)
+    exe = c_build.build([program], ["-O2", *flags], tmp_path / program.stem, files=LINKS[program])
     run = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=300, input=stdin)
     print(run.stdout)
     assert run.returncode == 0, run.stdout + run.stderr[-4000:]

@@ -282,13 +282,22 @@ static void check_conv(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_inde
  * paths: sums in registers with AVX2 / AVX-512, else loops that vectorise):
  * pads that keep the width, dilations, multipliers, widths from 1 to past
  * one chunk (64 floats with AVX2, 128 with AVX-512), kernels past its taps
- * and past 16 rows, one-row maps. */
+ * and past 16 rows, one-row maps; planes of at most 10 vectors whose taps
+ * lie within one vector (AVX-512's shifted windows), tap offsets of
+ * exactly +-16 and fewer output rows than input rows among them. */
 static void check_depthwise_same(void)
 {
     static const mlvm_index_t same3[4] = {1, 1, 1, 1}, same5[4] = {2, 2, 2, 2},
                               tall[4] = {0, 1, 2, 1}, dil[4] = {2, 2, 2, 2},
                               wide7[4] = {3, 3, 3, 3}, none[4] = {0, 0, 0, 0},
-                              rows16[4] = {7, 1, 8, 1}, rows17[4] = {8, 0, 8, 0};
+                              rows16[4] = {7, 1, 8, 1}, rows17[4] = {8, 0, 8, 0},
+                              down[4] = {0, 0, 1, 0}, up[4] = {1, 0, 0, 0},
+                              cols[4] = {0, 1, 0, 1};
+    check_conv_sw(1, 2, 5, 16, 2, 2, 1, 1, 1, 2, down, 1, 1, 1);
+    check_conv_sw(2, 3, 5, 16, 3, 2, 1, 1, 1, 3, up, 1, 1, 1);
+    check_conv_sw(1, 3, 6, 5, 3, 3, 3, 1, 1, 3, cols, 1, 1, 1);
+    check_conv_sw(1, 4, 12, 12, 4, 3, 3, 1, 1, 4, same3, 1, 1, 1);
+    check_conv_sw(3, 6, 7, 7, 6, 3, 3, 1, 1, 6, same3, 0, 1, 1);
     check_conv_sw(1, 3, 5, 128, 3, 3, 3, 1, 1, 3, same3, 1, 1, 1);
     check_conv_sw(1, 2, 4, 64, 2, 3, 3, 1, 1, 2, same3, 1, 1, 1);
     check_conv_sw(1, 2, 4, 65, 2, 3, 3, 1, 1, 2, same3, 0, 1, 1);

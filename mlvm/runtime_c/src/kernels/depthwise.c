@@ -389,10 +389,198 @@ static void dw_stride2(const mlvm_conv2d_t *p, const float *x, const float *w,
                      out + b * p->o * p->oh * p->ow);
 }
 
+#if MLVM_DW_LANES == 16
+/* Stride 1 with the whole input and output planes in at most
+ * MLVM_DW_PERM_VECS vectors and every tap's offset within one vector (a
+ * keyword spotter's 25x5 map, MobileNet's 7x7 and 6x6): the input plane is
+ * loaded once into registers, X[0] and those past its end zero (the rows
+ * above and below), and a tap's window of output vector v is X[v .. v + 2)
+ * shifted by its offset (vpermt2ps), where dw_flat loads it with a masked
+ * load per tap and vector (most of them split across two cache lines).
+ * Lanes whose column leaves the row are masked on the multiply-add, as
+ * there; the same sums in the same order. */
+#define MLVM_DW_PERM_VECS 10
+
+typedef struct dw_perm_tap {
+    __m512i idx; /* the window's lanes in (X[v + lo], X[v + lo + 1]) */
+    int lo;      /* 0: X[v] and X[v + 1] (offset < 0); 1: X[v + 1] and X[v + 2] */
+    int shift;   /* 0: the window is X[v + 1] itself */
+    int masked;  /* some lane's column leaves the row */
+    int j;       /* kernel column: the masks' row */
+} dw_perm_tap_t;
+
+typedef struct dw_perm {
+    const mlvm_clamp_t *act; /* or NULL */
+    int taps, nv_in;
+    unsigned short in[MLVM_DW_PERM_VECS], out[MLVM_DW_PERM_VECS];
+    unsigned short cols[MLVM_DW_TAPS][MLVM_DW_PERM_VECS];
+    dw_perm_tap_t tap[MLVM_DW_ROWS * MLVM_DW_TAPS];
+} dw_perm_t;
+
+static int perm_applies(const mlvm_conv2d_t *p)
+{
+    const mlvm_index_t most = MLVM_DW_PERM_VECS * MLVM_DW_LANES;
+    mlvm_index_t i, j, off;
+    if (!flat_applies(p) || p->h * p->w > most || p->oh * p->ow > most)
+        return 0;
+    for (i = 0; i < p->kh; ++i)
+        for (j = 0; j < p->kw; ++j) {
+            off = (i * p->dh - p->pt) * p->w + j * p->dw - p->pl;
+            if (off < -MLVM_DW_LANES || off > MLVM_DW_LANES)
+                return 0;
+        }
+    return 1;
+}
+
+/* The window of tap tp for output vector v from the registers of a plane */
+#define MLVM_DW_WIN(xv, tp, v)                                                                    \
+    ((tp)->shift == 0 ? (xv)[(v) + 1]                                                              \
+     : (tp)->lo == 0  ? _mm512_permutex2var_ps((xv)[v], (tp)->idx, (xv)[(v) + 1])                  \
+                      : _mm512_permutex2var_ps((xv)[(v) + 1], (tp)->idx, (xv)[(v) + 2]))
+
+/* nc output channels (1 or 2, a constant where this is inlined): x[k]
+ * their input planes, w[k] their taps, out[k] their output planes; nv
+ * output vectors, a constant too. Two channels share each tap's masks and
+ * give the multiply-adds twice the independent sums. */
+static inline __attribute__((always_inline)) void perm_channel(const dw_perm_t *g, int nv, int nc,
+                                                               const float *const *x,
+                                                               const float *const *w,
+                                                               const float *b, float *const *out)
+{
+    __m512 xv[2][MLVM_DW_PERM_VECS + 2], acc[2][MLVM_DW_PERM_VECS];
+    int t, v, k;
+    for (k = 0; k < nc; ++k) {
+        for (v = 0; v < nv + 2; ++v)
+            xv[k][v] = v >= 1 && v <= g->nv_in
+                           ? _mm512_maskz_loadu_ps((__mmask16)g->in[v - 1],
+                                                   x[k] + (v - 1) * MLVM_DW_LANES)
+                           : _mm512_setzero_ps();
+        for (v = 0; v < nv; ++v)
+            acc[k][v] = _mm512_set1_ps(b[k]);
+    }
+    for (t = 0; t < g->taps; ++t) {
+        const dw_perm_tap_t *tp = &g->tap[t];
+        const unsigned short *m = g->cols[tp->j];
+        __m512 wv[2];
+        for (k = 0; k < nc; ++k)
+            wv[k] = _mm512_set1_ps(w[k][t]);
+        /* one loop per kind of tap: no test inside */
+        if (tp->masked) {
+            for (v = 0; v < nv; ++v)
+                for (k = 0; k < nc; ++k)
+                    acc[k][v] = _mm512_mask3_fmadd_ps(wv[k], MLVM_DW_WIN(xv[k], tp, v), acc[k][v],
+                                                      (__mmask16)m[v]);
+        } else if (tp->shift == 0) {
+            for (v = 0; v < nv; ++v)
+                for (k = 0; k < nc; ++k)
+                    acc[k][v] = _mm512_fmadd_ps(wv[k], xv[k][v + 1], acc[k][v]);
+        } else {
+            for (v = 0; v < nv; ++v)
+                for (k = 0; k < nc; ++k)
+                    acc[k][v] = _mm512_fmadd_ps(wv[k], MLVM_DW_WIN(xv[k], tp, v), acc[k][v]);
+        }
+    }
+    if (g->act != NULL)
+        for (k = 0; k < nc; ++k)
+            for (v = 0; v < nv; ++v)
+                acc[k][v] = dw_clamp(g->act, acc[k][v]);
+    for (k = 0; k < nc; ++k)
+        for (v = 0; v < nv; ++v)
+            dw_store(out[k] + v * MLVM_DW_LANES, acc[k][v], g->out[v]);
+}
+
+/* Every channel, the output vector count a constant in each case; in
+ * pairs where the registers hold both channels' planes and sums. */
+#define MLVM_DW_PERM_CASE(nv)                                                                     \
+    case nv:                                                                                      \
+        for (c = 0; (nv) <= 5 && c + 1 < p->o; c += 2) {                                         \
+            const float *xs[2], *ws[2];                                                           \
+            float bs[2], *os[2];                                                                  \
+            channel_args(p, c, x, w, bias, xs, ws, bs, os, out);                                  \
+            channel_args(p, c + 1, x, w, bias, xs + 1, ws + 1, bs + 1, os + 1, out);              \
+            perm_channel(g, nv, 2, xs, ws, bs, os);                                               \
+        }                                                                                         \
+        for (; c < p->o; ++c) {                                                                   \
+            const float *xs[1], *ws[1];                                                           \
+            float bs[1], *os[1];                                                                  \
+            channel_args(p, c, x, w, bias, xs, ws, bs, os, out);                                  \
+            perm_channel(g, nv, 1, xs, ws, bs, os);                                               \
+        }                                                                                         \
+        break;
+
+static void perm_channels(const mlvm_conv2d_t *p, const dw_perm_t *g, int nv, const float *x,
+                          const float *w, const float *bias, float *out)
+{
+    mlvm_index_t c;
+    switch (nv) {
+        MLVM_DW_PERM_CASE(1)
+        MLVM_DW_PERM_CASE(2)
+        MLVM_DW_PERM_CASE(3)
+        MLVM_DW_PERM_CASE(4)
+        MLVM_DW_PERM_CASE(5)
+        MLVM_DW_PERM_CASE(6)
+        MLVM_DW_PERM_CASE(7)
+        MLVM_DW_PERM_CASE(8)
+        MLVM_DW_PERM_CASE(9)
+        MLVM_DW_PERM_CASE(10)
+    default:
+        break;
+    }
+}
+
+static void dw_perm(const mlvm_conv2d_t *p, const float *x, const float *w, const float *bias,
+                    float *out, const mlvm_clamp_t *act)
+{
+    const mlvm_index_t in_plane = p->h * p->w, plane = p->oh * p->ow;
+    const int nv = (int)((plane + MLVM_DW_LANES - 1) / MLVM_DW_LANES);
+    const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    dw_perm_t g;
+    mlvm_index_t i, j, q, b;
+    int v, t = 0;
+    g.act = act;
+    g.nv_in = (int)((in_plane + MLVM_DW_LANES - 1) / MLVM_DW_LANES);
+    for (v = 0; v < g.nv_in; ++v)
+        g.in[v] = (unsigned short)dw_span(0, in_plane, v * MLVM_DW_LANES);
+    for (v = 0; v < nv; ++v)
+        g.out[v] = (unsigned short)dw_span(0, plane, v * MLVM_DW_LANES);
+    /* per kernel column, the output lanes whose input column lies in the row */
+    for (j = 0; j < p->kw; ++j)
+        for (v = 0; v < nv; ++v) {
+            unsigned bits = MLVM_DW_FULL;
+            for (q = v * MLVM_DW_LANES; q < (v + 1) * MLVM_DW_LANES && q < plane; ++q) {
+                const mlvm_index_t col = q % p->ow + j * p->dw - p->pl;
+                if (col < 0 || col >= p->w)
+                    bits &= ~(1u << (q - v * MLVM_DW_LANES));
+            }
+            g.cols[j][v] = (unsigned short)bits;
+        }
+    for (i = 0; i < p->kh; ++i)
+        for (j = 0; j < p->kw; ++j, ++t) {
+            const mlvm_index_t off = (i * p->dh - p->pt) * p->w + j * p->dw - p->pl;
+            const int s = (int)(off < 0 ? off + MLVM_DW_LANES : off);
+            g.tap[t].lo = off >= 0;
+            g.tap[t].shift = off != 0;
+            g.tap[t].idx = _mm512_add_epi32(iota, _mm512_set1_epi32(s));
+            g.tap[t].j = (int)j;
+            g.tap[t].masked = 0;
+            for (v = 0; v < nv; ++v)
+                g.tap[t].masked |= g.cols[j][v] != MLVM_DW_FULL;
+        }
+    g.taps = t;
+    for (b = 0; b < p->n; ++b)
+        perm_channels(p, &g, nv, x + b * p->c * in_plane, w, bias, out + b * p->o * plane);
+}
+#else
+#define perm_applies(p) ((void)(p), 0)
+#define dw_perm(p, x, w, bias, out, act) ((void)0)
+#endif
+
 void mlvm_dw_regs_f32(const mlvm_conv2d_t *p, const float *x, const float *w, const float *bias,
                       float *out, const mlvm_clamp_t *act)
 {
-    if (flat_applies(p))
+    if (perm_applies(p))
+        dw_perm(p, x, w, bias, out, act);
+    else if (flat_applies(p))
         dw_flat(p, x, w, bias, out, act);
     else
         dw_stride2(p, x, w, bias, out, act);

@@ -403,16 +403,17 @@ static void dw_stride2(const mlvm_conv2d_t *p, const float *x, const float *w,
 
 typedef struct dw_perm_tap {
     __m512i idx; /* the window's lanes in (X[v + lo], X[v + lo + 1]) */
-    int lo;      /* 0: X[v] and X[v + 1] (offset < 0); 1: X[v + 1] and X[v + 2] */
-    int shift;   /* 0: the window is X[v + 1] itself */
-    int masked;  /* some lane's column leaves the row */
-    int j;       /* kernel column: the masks' row */
+    /* 3 * masked (some lane's column leaves the row) + 0 (the window is
+     * X[v + 1] itself), 1 (X[v] and X[v + 1]: an offset < 0) or 2 (X[v + 1]
+     * and X[v + 2]) */
+    int kind;
+    int j; /* kernel column: the masks' row */
 } dw_perm_tap_t;
 
 typedef struct dw_perm {
     const mlvm_clamp_t *act; /* or NULL */
-    int taps, nv_in;
-    unsigned short in[MLVM_DW_PERM_VECS], out[MLVM_DW_PERM_VECS];
+    int taps;
+    unsigned short in[MLVM_DW_PERM_VECS + 1], out[MLVM_DW_PERM_VECS];
     unsigned short cols[MLVM_DW_TAPS][MLVM_DW_PERM_VECS];
     dw_perm_tap_t tap[MLVM_DW_ROWS * MLVM_DW_TAPS];
 } dw_perm_t;
@@ -432,11 +433,24 @@ static int perm_applies(const mlvm_conv2d_t *p)
     return 1;
 }
 
-/* The window of tap tp for output vector v from the registers of a plane */
-#define MLVM_DW_WIN(xv, tp, v)                                                                    \
-    ((tp)->shift == 0 ? (xv)[(v) + 1]                                                              \
-     : (tp)->lo == 0  ? _mm512_permutex2var_ps((xv)[v], (tp)->idx, (xv)[(v) + 1])                  \
-                      : _mm512_permutex2var_ps((xv)[(v) + 1], (tp)->idx, (xv)[(v) + 2]))
+/* Tap tp's multiply-adds into the sums of nc channels: the window of
+ * output vector v is xv[k][v + lo .. v + lo + 2) shifted (lo a constant
+ * where this is inlined; -1: xv[k][v + 1] itself), masked by m. */
+static inline __attribute__((always_inline)) void perm_tap(__m512 (*acc)[MLVM_DW_PERM_VECS],
+                                                           __m512 (*xv)[MLVM_DW_PERM_VECS + 2],
+                                                           const __m512 *wv, __m512i idx,
+                                                           const unsigned short *m, int masked,
+                                                           int lo, int nv, int nc)
+{
+    int v, k;
+    for (v = 0; v < nv; ++v)
+        for (k = 0; k < nc; ++k) {
+            const __m512 win = lo < 0 ? xv[k][v + 1]
+                                      : _mm512_permutex2var_ps(xv[k][v + lo], idx, xv[k][v + lo + 1]);
+            acc[k][v] = masked ? _mm512_mask3_fmadd_ps(wv[k], win, acc[k][v], (__mmask16)m[v])
+                               : _mm512_fmadd_ps(wv[k], win, acc[k][v]);
+        }
+}
 
 /* nc output channels (1 or 2, a constant where this is inlined): x[k]
  * their input planes, w[k] their taps, out[k] their output planes; nv
@@ -450,11 +464,10 @@ static inline __attribute__((always_inline)) void perm_channel(const dw_perm_t *
     __m512 xv[2][MLVM_DW_PERM_VECS + 2], acc[2][MLVM_DW_PERM_VECS];
     int t, v, k;
     for (k = 0; k < nc; ++k) {
-        for (v = 0; v < nv + 2; ++v)
-            xv[k][v] = v >= 1 && v <= g->nv_in
-                           ? _mm512_maskz_loadu_ps((__mmask16)g->in[v - 1],
-                                                   x[k] + (v - 1) * MLVM_DW_LANES)
-                           : _mm512_setzero_ps();
+        /* past the input's vectors, a load of no lanes: zero */
+        xv[k][0] = _mm512_setzero_ps();
+        for (v = 1; v < nv + 2; ++v)
+            xv[k][v] = _mm512_maskz_loadu_ps((__mmask16)g->in[v - 1], x[k] + (v - 1) * MLVM_DW_LANES);
         for (v = 0; v < nv; ++v)
             acc[k][v] = _mm512_set1_ps(b[k]);
     }
@@ -465,19 +478,13 @@ static inline __attribute__((always_inline)) void perm_channel(const dw_perm_t *
         for (k = 0; k < nc; ++k)
             wv[k] = _mm512_set1_ps(w[k][t]);
         /* one loop per kind of tap: no test inside */
-        if (tp->masked) {
-            for (v = 0; v < nv; ++v)
-                for (k = 0; k < nc; ++k)
-                    acc[k][v] = _mm512_mask3_fmadd_ps(wv[k], MLVM_DW_WIN(xv[k], tp, v), acc[k][v],
-                                                      (__mmask16)m[v]);
-        } else if (tp->shift == 0) {
-            for (v = 0; v < nv; ++v)
-                for (k = 0; k < nc; ++k)
-                    acc[k][v] = _mm512_fmadd_ps(wv[k], xv[k][v + 1], acc[k][v]);
-        } else {
-            for (v = 0; v < nv; ++v)
-                for (k = 0; k < nc; ++k)
-                    acc[k][v] = _mm512_fmadd_ps(wv[k], MLVM_DW_WIN(xv[k], tp, v), acc[k][v]);
+        switch (tp->kind) {
+        case 0: perm_tap(acc, xv, wv, tp->idx, m, 0, -1, nv, nc); break;
+        case 1: perm_tap(acc, xv, wv, tp->idx, m, 0, 0, nv, nc); break;
+        case 2: perm_tap(acc, xv, wv, tp->idx, m, 0, 1, nv, nc); break;
+        case 3: perm_tap(acc, xv, wv, tp->idx, m, 1, -1, nv, nc); break;
+        case 4: perm_tap(acc, xv, wv, tp->idx, m, 1, 0, nv, nc); break;
+        default: perm_tap(acc, xv, wv, tp->idx, m, 1, 1, nv, nc); break;
         }
     }
     if (g->act != NULL)
@@ -538,8 +545,7 @@ static void dw_perm(const mlvm_conv2d_t *p, const float *x, const float *w, cons
     mlvm_index_t i, j, q, b;
     int v, t = 0;
     g.act = act;
-    g.nv_in = (int)((in_plane + MLVM_DW_LANES - 1) / MLVM_DW_LANES);
-    for (v = 0; v < g.nv_in; ++v)
+    for (v = 0; v <= MLVM_DW_PERM_VECS; ++v) /* none past the input */
         g.in[v] = (unsigned short)dw_span(0, in_plane, v * MLVM_DW_LANES);
     for (v = 0; v < nv; ++v)
         g.out[v] = (unsigned short)dw_span(0, plane, v * MLVM_DW_LANES);
@@ -558,13 +564,12 @@ static void dw_perm(const mlvm_conv2d_t *p, const float *x, const float *w, cons
         for (j = 0; j < p->kw; ++j, ++t) {
             const mlvm_index_t off = (i * p->dh - p->pt) * p->w + j * p->dw - p->pl;
             const int s = (int)(off < 0 ? off + MLVM_DW_LANES : off);
-            g.tap[t].lo = off >= 0;
-            g.tap[t].shift = off != 0;
+            int masked = 0;
+            for (v = 0; v < nv; ++v)
+                masked |= g.cols[j][v] != MLVM_DW_FULL;
+            g.tap[t].kind = 3 * masked + (off == 0 ? 0 : off < 0 ? 1 : 2);
             g.tap[t].idx = _mm512_add_epi32(iota, _mm512_set1_epi32(s));
             g.tap[t].j = (int)j;
-            g.tap[t].masked = 0;
-            for (v = 0; v < nv; ++v)
-                g.tap[t].masked |= g.cols[j][v] != MLVM_DW_FULL;
         }
     g.taps = t;
     for (b = 0; b < p->n; ++b)

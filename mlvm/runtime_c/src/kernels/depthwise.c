@@ -414,7 +414,7 @@ typedef struct dw_perm {
     const mlvm_clamp_t *act; /* or NULL */
     int taps;
     unsigned short in[MLVM_DW_PERM_VECS + 1], out[MLVM_DW_PERM_VECS];
-    unsigned short cols[MLVM_DW_TAPS][MLVM_DW_PERM_VECS];
+    __mmask16 cols[MLVM_DW_TAPS][MLVM_DW_PERM_VECS];
     dw_perm_tap_t tap[MLVM_DW_ROWS * MLVM_DW_TAPS];
 } dw_perm_t;
 
@@ -439,7 +439,7 @@ static int perm_applies(const mlvm_conv2d_t *p)
 static inline __attribute__((always_inline)) void perm_tap(__m512 (*acc)[MLVM_DW_PERM_VECS],
                                                            __m512 (*xv)[MLVM_DW_PERM_VECS + 2],
                                                            const __m512 *wv, __m512i idx,
-                                                           const unsigned short *m, int masked,
+                                                           const __mmask16 *m, int masked,
                                                            int lo, int nv, int nc)
 {
     int v, k;
@@ -447,7 +447,7 @@ static inline __attribute__((always_inline)) void perm_tap(__m512 (*acc)[MLVM_DW
         for (k = 0; k < nc; ++k) {
             const __m512 win = lo < 0 ? xv[k][v + 1]
                                       : _mm512_permutex2var_ps(xv[k][v + lo], idx, xv[k][v + lo + 1]);
-            acc[k][v] = masked ? _mm512_mask3_fmadd_ps(wv[k], win, acc[k][v], (__mmask16)m[v])
+            acc[k][v] = masked ? _mm512_mask3_fmadd_ps(wv[k], win, acc[k][v], m[v])
                                : _mm512_fmadd_ps(wv[k], win, acc[k][v]);
         }
 }
@@ -473,7 +473,7 @@ static inline __attribute__((always_inline)) void perm_channel(const dw_perm_t *
     }
     for (t = 0; t < g->taps; ++t) {
         const dw_perm_tap_t *tp = &g->tap[t];
-        const unsigned short *m = g->cols[tp->j];
+        const __mmask16 *m = g->cols[tp->j];
         __m512 wv[2];
         for (k = 0; k < nc; ++k)
             wv[k] = _mm512_set1_ps(w[k][t]);
@@ -558,7 +558,7 @@ static void dw_perm(const mlvm_conv2d_t *p, const float *x, const float *w, cons
                 if (col < 0 || col >= p->w)
                     bits &= ~(1u << (q - v * MLVM_DW_LANES));
             }
-            g.cols[j][v] = (unsigned short)bits;
+            g.cols[j][v] = (__mmask16)bits;
         }
     for (i = 0; i < p->kh; ++i)
         for (j = 0; j < p->kw; ++j, ++t) {

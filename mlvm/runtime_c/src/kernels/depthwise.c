@@ -398,7 +398,8 @@ static void dw_stride2(const mlvm_conv2d_t *p, const float *x, const float *w,
  * shifted by its offset (vpermt2ps), where dw_flat loads it with a masked
  * load per tap and vector (most of them split across two cache lines).
  * Lanes whose column leaves the row are masked on the multiply-add, as
- * there; the same sums in the same order. */
+ * there, and the taps summed in the same order; the rows above and below
+ * the plane add zero products. */
 #define MLVM_DW_PERM_VECS 10
 
 typedef struct dw_perm_tap {

@@ -222,11 +222,15 @@ def test_c_eager_sample_trains_digits(tmp_path: Path) -> None:
     # MLVM_CHECKS and the sanitizers: any misuse of the API would show.
     exe = sample.build(tmp_path, checks=True, extra=c_build.SANITIZE,
                        runtime=c_build.runtime_archive([*c_build.SANITIZE, "-DMLVM_CHECKS"]))
-    res = subprocess.run([str(exe), str(data)], capture_output=True, text=True, timeout=120)
+    # 660 steps (3 loss lines), not the sample's 1760: every call the
+    # training makes is made by then, and under the sanitizers each step
+    # costs 5 ms (the released build: 96 % held-out accuracy at 660)
+    res = subprocess.run([str(exe), str(data), "660"], capture_output=True, text=True,
+                         timeout=120)
     print(res.stdout)
     assert res.returncode == 0, res.stdout + res.stderr
     losses = [float(v) for v in re.findall(r"^step\s+\d+\s+loss ([\d.]+)$", res.stdout, re.M)]
-    assert len(losses) == 8
+    assert len(losses) == 3
     m = re.search(r"^loss: ([\d.]+) -> ([\d.]+)$", res.stdout, re.M)
     assert m, res.stdout
     first, last = float(m.group(1)), float(m.group(2))

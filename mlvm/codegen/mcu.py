@@ -37,3 +37,5 @@ RUNTIME_FILES = [*sorted((RUNTIME_DIR / "src" / "kernels").glob("*.c")),
 # the same code as with CFLAGS, and GCC's call graph with frame sizes beside
 # each object (runtime_side_files(lib, ".ci")), which the stack table reads.
 RUNTIME_CFLAGS = [*CFLAGS, "-fcallgraph-info=su"]
+# The runtime's stack table (stack_table.py writes it, stack.py reads it).
+STACK_TABLE = RUNTIME_DIR / "stack_usage.json"

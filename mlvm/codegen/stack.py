@@ -24,7 +24,6 @@ from functools import cache
 from typing import Any
 
 from mlvm.codegen import mcu
-from mlvm.codegen.stack_table import TABLE
 
 # Types whose locals are one word or two on a 32-bit core; structs are
 # sized by the table (their sizeof on the core).
@@ -62,7 +61,7 @@ class CFunction:
 
 @cache
 def table() -> dict[str, Any]:
-    return json.loads(TABLE.read_text())
+    return json.loads(mcu.STACK_TABLE.read_text())
 
 
 def _split_top(s: str) -> list[str]:

@@ -30,10 +30,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from mlvm.codegen import mcu
-from mlvm.codegen.cc import INCLUDE_DIR, RUNTIME_DIR, runtime_library, runtime_side_files
+from mlvm.codegen.cc import INCLUDE_DIR, runtime_library, runtime_side_files
 from mlvm.diagnostics import MlvmError
 
-TABLE = RUNTIME_DIR / "stack_usage.json"
+TABLE = mcu.STACK_TABLE
 # Headers with static inline helpers a generated module may call.
 HELPER_HEADERS = ("comm.h", "instance.h", "module.h", "params.h", "half.h", "kernels.h",
                   "queue.h", "scalar.h", "vmath.h")

@@ -124,12 +124,18 @@ static void check_clamp(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, const ml
     free(a), free(b), free(want), free(got);
 }
 
-/* conv2d with the activation epilogue (in the depthwise kernels' registers
- * where they run) against the same path without it and
+typedef void (*conv_epilogue_fn)(const mlvm_conv2d_t *p, const float *x, const float *w,
+                                 const float *bias, float *out, void *ws, mlvm_epilogue_fn fn,
+                                 const void *ctx);
+
+/* A convolution with the activation epilogue (in the depthwise kernels'
+ * registers where they run) against the same path without it and
  * mlvm_epilogue_clamp_f32 applied after: bit for bit, a NaN planted in x;
- * relu and a clip whose bounds both bite, case by case. */
-static void check_conv_clamp(const mlvm_conv2d_t *p, const float *x, const float *w,
-                             const float *bias, void *ws, const char *what)
+ * relu and a clip whose bounds both bite, case by case. conv:
+ * mlvm_conv2d_epilogue_f32 (w OIHW) or mlvm_conv2d_ihwo_f32 (w IHWO); ws
+ * its workspace or NULL. */
+static void check_conv_clamp(conv_epilogue_fn conv, const mlvm_conv2d_t *p, const float *x,
+                             const float *w, const float *bias, void *ws, const char *what)
 {
     static const mlvm_clamp_t relu = {0.0f, 0.0f, 1}, clip = {-0.25f, 0.5f, 0};
     const mlvm_clamp_t *c = cases % 2 ? &relu : &clip;
@@ -139,42 +145,14 @@ static void check_conv_clamp(const mlvm_conv2d_t *p, const float *x, const float
     ++cases;
     memcpy(xn, x, in * sizeof *xn);
     xn[in / 2] = NAN;
-    mlvm_conv2d_ws_f32(p, xn, w, bias, want, ws);
+    conv(p, xn, w, bias, want, ws, NULL, NULL);
     if (size > 0)
         mlvm_epilogue_clamp_f32(c, 0, p->n * p->o, 0, p->oh * p->ow, want, p->oh * p->ow);
-    mlvm_conv2d_epilogue_f32(p, xn, w, bias, got, ws, mlvm_epilogue_clamp_f32, c);
+    conv(p, xn, w, bias, got, ws, mlvm_epilogue_clamp_f32, c);
     for (q = 0; q < size; ++q)
         if (memcmp(&got[q], &want[q], sizeof *got) != 0) {
             ++failures;
             fprintf(stderr, "%s [clamp relu=%d]: element %zu is %.9g, want %.9g\n", what,
-                    (int)c->relu, q, got[q], want[q]);
-            break;
-        }
-    free(xn), free(want), free(got);
-}
-
-/* The same for the channels-in-lanes kernel (IHWO weights wi, with the
- * workspace ws or without, NULL), whose tiles take the activation as they
- * are stored. */
-static void check_ihwo_clamp(const mlvm_conv2d_t *p, const float *x, const float *wi,
-                             const float *bias, void *ws, const char *what)
-{
-    static const mlvm_clamp_t relu = {0.0f, 0.0f, 1}, clip = {-0.25f, 0.5f, 0};
-    const mlvm_clamp_t *c = cases % 2 ? &relu : &clip;
-    const size_t in = (size_t)(p->n * p->c * p->h * p->w), size = (size_t)(p->n * p->o * p->oh * p->ow);
-    float *xn = (float *)malloc(in * sizeof *xn), *want = random_array(size), *got = random_array(size);
-    size_t q;
-    ++cases;
-    memcpy(xn, x, in * sizeof *xn);
-    xn[in / 2] = NAN;
-    mlvm_conv2d_ihwo_f32(p, xn, wi, bias, want, ws, NULL, NULL);
-    if (size > 0)
-        mlvm_epilogue_clamp_f32(c, 0, p->n * p->o, 0, p->oh * p->ow, want, p->oh * p->ow);
-    mlvm_conv2d_ihwo_f32(p, xn, wi, bias, got, ws, mlvm_epilogue_clamp_f32, c);
-    for (q = 0; q < size; ++q)
-        if (memcmp(&got[q], &want[q], sizeof *got) != 0) {
-            ++failures;
-            fprintf(stderr, "%s [ihwo clamp relu=%d]: element %zu is %.9g, want %.9g\n", what,
                     (int)c->relu, q, got[q], want[q]);
             break;
         }
@@ -269,7 +247,7 @@ static void check_conv_sw(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_i
         mlvm_conv2d_ws_f32(&p, x, wt, bias ? bv : NULL, out, ws);
         strncat(what, ws_bytes > 0 ? " [direct]" : " [ws 0]", sizeof what - strlen(what) - 1);
         compare(what, (size_t)size, out, want, bound);
-        check_conv_clamp(&p, x, wt, bias ? bv : NULL, ws, what);
+        check_conv_clamp(mlvm_conv2d_epilogue_f32, &p, x, wt, bias ? bv : NULL, ws, what);
         if (groups == 1) {
             /* the weights as the compiler stores them for the channels-in-
              * lanes kernel ([c][kh][kw][o]), with the workspace and without */
@@ -286,13 +264,13 @@ static void check_conv_sw(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_i
             mlvm_conv2d_ihwo_f32(&p, x, wi, bias ? bv : NULL, out, ws, NULL, NULL);
             strncat(what, " [ihwo]", sizeof what - strlen(what) - 1);
             compare(what, (size_t)size, out, want, bound);
-            check_ihwo_clamp(&p, x, wi, bias ? bv : NULL, ws, what);
+            check_conv_clamp(mlvm_conv2d_ihwo_f32, &p, x, wi, bias ? bv : NULL, ws, what);
             for (q = 0; q < (size_t)size; ++q)
                 out[q] = NAN;
             mlvm_conv2d_ihwo_f32(&p, x, wi, bias ? bv : NULL, out, NULL, NULL, NULL);
             strncat(what, " [no ws]", sizeof what - strlen(what) - 1);
             compare(what, (size_t)size, out, want, bound);
-            check_ihwo_clamp(&p, x, wi, bias ? bv : NULL, NULL, what);
+            check_conv_clamp(mlvm_conv2d_ihwo_f32, &p, x, wi, bias ? bv : NULL, NULL, what);
             free(wi);
         }
         free(ws);

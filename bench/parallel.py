@@ -79,14 +79,17 @@ static double run(int big, int iters) {
     return (rk[0].secs > rk[1].secs ? rk[0].secs : rk[1].secs) / iters;
 }
 int main(void) {
-    int k, i; double t0, memcpy_s = 1e30, big_s, small_s;
+    int k, i; double t0, s, memcpy_s = 1e30, big_s = 1e30, small_s = 1e30;
     for (k = 0; k < 2; ++k) {
         rk[k].x = malloc(BIG * 4); rk[k].y = malloc(BIG * 4);
         for (i = 0; i < (int)BIG; ++i) { rk[k].x[i] = (float)(i & 1023); rk[k].y[i] = 0; }
     }
     for (k = 0; k < 5; ++k) { t0 = now(); memcpy(rk[0].y, rk[0].x, BIG * 4); t0 = now() - t0; if (t0 < memcpy_s) memcpy_s = t0; }
-    big_s = run(1, 10);
-    small_s = run(0, 20000);
+    /* the best of three runs of each, as memcpy's is the best of five */
+    for (k = 0; k < 3; ++k) {
+        s = run(1, 10); if (s < big_s) big_s = s;
+        s = run(0, 20000); if (s < small_s) small_s = s;
+    }
     printf("all_reduce 64 MiB, 2 ranks: %.2f ms; memcpy 64 MiB: %.2f ms (all_reduce at %.2fx memcpy's speed)\n",
            big_s * 1e3, memcpy_s * 1e3, memcpy_s / big_s);
     printf("all_reduce 4 KiB, 2 ranks: %.2f us per call\n", small_s * 1e6);

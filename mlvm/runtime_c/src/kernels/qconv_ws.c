@@ -347,25 +347,41 @@ static void q_finish_scalar(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, co
          * the result of scalar.h's rule; then the clamp in integers. */
         const int32_t zyi = (int32_t)zy, loi = (int32_t)lo, hii = (int32_t)hi;
         const uint32_t base = bias - share;
-        /* one loop per case (-O2 does not unswitch), the clamp as two
+        /* one loop per case (-O2 does not unswitch); the clamp as one USAT
+         * or SSAT where the bounds are the whole u8 or s8 range (no
+         * activation, or a ReLU whose zero point is 0), else as two
          * conditional moves rather than branches */
-#define MLVM_Q_FINISH_ONE(r)                                                   \
+#define MLVM_Q_FINISH_ONE(r, CLAMP)                                            \
     do {                                                                       \
         float f = (float)(int32_t)(r) * mult;                                  \
         int32_t y;                                                             \
         __asm__("vcvtr.s32.f32 %0, %0" : "+t"(f));                             \
         memcpy(&y, &f, 4);                                                     \
         y = __qadd(y, zyi);                                                    \
-        y = y < loi ? loi : y;                                                 \
-        y = y > hii ? hii : y;                                                 \
-        out[j] = (uint8_t)y;                                                   \
+        out[j] = (uint8_t)CLAMP(y);                                            \
     } while (0)
-        if (colx != NULL)
-            for (j = 0; j < n; ++j)
-                MLVM_Q_FINISH_ONE(v[j] + base - zwp * (uint32_t)colx[j]);
+#define MLVM_Q_U8(y) __usat((y), 8)
+#define MLVM_Q_S8(y) __ssat((y), 8)
+#define MLVM_Q_BOUNDS(y) ((y) < loi ? loi : (y) > hii ? hii : (y))
+#define MLVM_Q_FINISH_ALL(CLAMP)                                               \
+    do {                                                                       \
+        if (colx != NULL)                                                      \
+            for (j = 0; j < n; ++j)                                            \
+                MLVM_Q_FINISH_ONE(v[j] + base - zwp * (uint32_t)colx[j], CLAMP); \
+        else                                                                   \
+            for (j = 0; j < n; ++j)                                            \
+                MLVM_Q_FINISH_ONE(v[j] + base, CLAMP);                         \
+    } while (0)
+        if (loi == 0 && hii == 255)
+            MLVM_Q_FINISH_ALL(MLVM_Q_U8);
+        else if (loi == -128 && hii == 127)
+            MLVM_Q_FINISH_ALL(MLVM_Q_S8);
         else
-            for (j = 0; j < n; ++j)
-                MLVM_Q_FINISH_ONE(v[j] + base);
+            MLVM_Q_FINISH_ALL(MLVM_Q_BOUNDS);
+#undef MLVM_Q_FINISH_ALL
+#undef MLVM_Q_BOUNDS
+#undef MLVM_Q_S8
+#undef MLVM_Q_U8
 #undef MLVM_Q_FINISH_ONE
         return;
 #endif

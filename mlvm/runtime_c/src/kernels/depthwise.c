@@ -181,24 +181,29 @@ static inline __attribute__((always_inline)) void dw_channel(const mlvm_conv2d_t
 #define MLVM_DW_PAIRS(nv) ((nv) <= 4)
 #endif
 
-/* Every channel over one chunk, the vector count a constant in each case
- * (accumulators in registers, loops unrolled). */
-#define MLVM_DW_CASE(nv)                                                                          \
+/* Case nv of a switch over the vector count (a constant in each case:
+ * accumulators in registers, loops unrolled): every channel, in pairs while
+ * `pairs`, through CALL(nv, nc, inputs, taps, biases, outputs). */
+#define MLVM_DW_EACH_CHANNEL(nv, pairs, CALL)                                                     \
     case nv:                                                                                      \
-        for (c = 0; MLVM_DW_PAIRS(nv) && c + 1 < p->o; c += 2) {                                 \
+        for (c = 0; (pairs) && c + 1 < p->o; c += 2) {                                           \
             const float *xs[2], *ws[2];                                                           \
             float bs[2], *os[2];                                                                  \
             channel_args(p, c, x, w, bias, xs, ws, bs, os, out);                                  \
             channel_args(p, c + 1, x, w, bias, xs + 1, ws + 1, bs + 1, os + 1, out);              \
-            dw_channel(p, ch, nv, 2, xs, ws, bs, os);                                             \
+            CALL(nv, 2, xs, ws, bs, os);                                                          \
         }                                                                                         \
         for (; c < p->o; ++c) {                                                                   \
             const float *xs[1], *ws[1];                                                           \
             float bs[1], *os[1];                                                                  \
             channel_args(p, c, x, w, bias, xs, ws, bs, os, out);                                  \
-            dw_channel(p, ch, nv, 1, xs, ws, bs, os);                                             \
+            CALL(nv, 1, xs, ws, bs, os);                                                          \
         }                                                                                         \
         break;
+
+/* Every channel over one chunk. */
+#define MLVM_DW_FLAT_CALL(nv, nc, xs, ws, bs, os) dw_channel(p, ch, nv, nc, xs, ws, bs, os)
+#define MLVM_DW_CASE(nv) MLVM_DW_EACH_CHANNEL(nv, MLVM_DW_PAIRS(nv), MLVM_DW_FLAT_CALL)
 
 /* Output channel c's input plane, taps, bias and output plane. */
 static inline void channel_args(const mlvm_conv2d_t *p, mlvm_index_t c, const float *x,
@@ -497,24 +502,10 @@ static inline __attribute__((always_inline)) void perm_channel(const dw_perm_t *
             dw_store(out[k] + v * MLVM_DW_LANES, acc[k][v], g->out[v]);
 }
 
-/* Every channel, the output vector count a constant in each case; in
- * pairs where the registers hold both channels' planes and sums. */
-#define MLVM_DW_PERM_CASE(nv)                                                                     \
-    case nv:                                                                                      \
-        for (c = 0; (nv) <= 5 && c + 1 < p->o; c += 2) {                                         \
-            const float *xs[2], *ws[2];                                                           \
-            float bs[2], *os[2];                                                                  \
-            channel_args(p, c, x, w, bias, xs, ws, bs, os, out);                                  \
-            channel_args(p, c + 1, x, w, bias, xs + 1, ws + 1, bs + 1, os + 1, out);              \
-            perm_channel(g, nv, 2, xs, ws, bs, os);                                               \
-        }                                                                                         \
-        for (; c < p->o; ++c) {                                                                   \
-            const float *xs[1], *ws[1];                                                           \
-            float bs[1], *os[1];                                                                  \
-            channel_args(p, c, x, w, bias, xs, ws, bs, os, out);                                  \
-            perm_channel(g, nv, 1, xs, ws, bs, os);                                               \
-        }                                                                                         \
-        break;
+/* Every channel; in pairs where the registers hold both channels' planes
+ * and sums. */
+#define MLVM_DW_PERM_CALL(nv, nc, xs, ws, bs, os) perm_channel(g, nv, nc, xs, ws, bs, os)
+#define MLVM_DW_PERM_CASE(nv) MLVM_DW_EACH_CHANNEL(nv, (nv) <= 5, MLVM_DW_PERM_CALL)
 
 static void perm_channels(const mlvm_conv2d_t *p, const dw_perm_t *g, int nv, const float *x,
                           const float *w, const float *bias, float *out)

@@ -48,8 +48,10 @@ def cc() -> str:
     return os.environ.get("CC") or "cc"
 
 
-def compile_tests(out: Path, flags: list[str]) -> Path:
-    return c_build.build(TEST_SOURCES, flags, out, [HERE])
+def compile_tests(out: Path, flags: list[str], own: list[str] | None = None) -> Path:
+    """The C tests linked with the runtime built with `flags` (`own`: flags
+    for the tests' sources only)."""
+    return c_build.build(TEST_SOURCES, flags, out, [HERE], own=own or [])
 
 
 def check_count_line(stdout: str, build: str) -> None:
@@ -77,8 +79,7 @@ def test_c_tests_under_asan_ubsan(build: str, tmp_path: Path) -> None:
 def test_c_tests_under_valgrind(build: str, tmp_path: Path) -> None:
     # the runtime as the strict gcc build below (one library for both), the
     # tests with debug info for valgrind's reports
-    exe = c_build.build(TEST_SOURCES, ["-O2", *BUILDS[build]], tmp_path / f"rt-vg-{build}", [HERE],
-                        own=["-g"])
+    exe = compile_tests(tmp_path / f"rt-vg-{build}", ["-O2", *BUILDS[build]], own=["-g"])
     res = subprocess.run(
         ["valgrind", "--leak-check=full", "--show-leak-kinds=all",
          "--errors-for-leak-kinds=all", "--error-exitcode=99", str(exe)],

@@ -127,15 +127,16 @@ size_t mlvm_qconv2d_workspace(const mlvm_qconv2d_t *p)
 
 #if defined(__SSE2__) && !defined(MLVM_PORTABLE_KERNELS)
 #define MLVM_Q_LANES_SSE2 1
-/* 16 elements of a row from p, element j at j * s (s 1 or 2). */
+/* 16 elements of a row from p, element j at j * s (s 1 or 2). With s = 2
+ * the second load starts a byte early and takes the odd bytes, so that no
+ * byte past the last element (30) is read: a row of 16 needs no tail. */
 static inline __m128i q_row16(const uint8_t *p, mlvm_index_t s)
 {
     const __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)p);
-    const __m128i even = _mm_set1_epi16(0xFF);
     if (s == 1)
         return lo;
-    return _mm_packus_epi16(_mm_and_si128(lo, even),
-                            _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(p + 16)), even));
+    return _mm_packus_epi16(_mm_and_si128(lo, _mm_set1_epi16(0xFF)),
+                            _mm_srli_epi16(_mm_loadu_si128((const __m128i *)(const void *)(p + 15)), 8));
 }
 
 /* Lanes of the first `half` * 8 (8 or 16) elements of four rows' vectors. */
@@ -165,8 +166,8 @@ static void q_lanes(uint8_t *d, const uint8_t *r0, const uint8_t *r1, const uint
     mlvm_index_t j = 0;
 #if defined(MLVM_Q_LANES_SSE2)
     const __m128i f = _mm_set1_epi32((int)flip4);
-    /* the last byte a step loads: 16 s - 1 past its first element */
-    for (; (s == 1 || s == 2) && (j + 16) * s <= (n - 1) * s + 1; j += 16)
+    /* a step reads elements j .. j + 15 and nothing past them */
+    for (; (s == 1 || s == 2) && j + 16 <= n; j += 16)
         q_lanes16(d + 4 * j, q_row16(r0 + j * s, s), q_row16(r1 + j * s, s),
                   q_row16(r2 + j * s, s), q_row16(r3 + j * s, s), f, 2);
     for (; s == 1 && j + 8 <= n; j += 8)
@@ -256,8 +257,12 @@ static int q_reorder(const mlvm_qconv2d_t *p, const qgeom_t *g, const void *w, c
     mlvm_index_t o, q, c, t;
     uint8_t *ones = (uint8_t *)(void *)(w4 + p->o * g->k);
     int any = 0;
-    for (t = 0; t < g->k * 4; ++t) /* the row of ones: a lane's bytes that are taps */
-        ones[t] = (uint8_t)(taps ? t < taps : (t / (khw * 4)) * 4 + t % 4 < cg);
+    /* the row of ones: a lane's bytes that are taps (channel 4q + byte) */
+    for (t = 0; t < g->k * 4; ++t)
+        ones[t] = (uint8_t)(taps ? t < taps : 1);
+    if (!taps && cg % 4 != 0)
+        for (t = 0; t < khw; ++t)
+            memset(ones + ((cg / 4) * khw + t) * 4 + cg % 4, 0, (size_t)(4 - cg % 4));
     for (o = 0; o < p->o; ++o) {
         const uint8_t *wo = (const uint8_t *)w + o * cg * khw;
         uint8_t *dst = (uint8_t *)(void *)(w4 + o * g->k);

@@ -325,6 +325,8 @@ class ModuleEmitter:
                 declared += f" transposed by perm {list(perm)}"
             if op.panels() is not None:
                 declared += f" in panels {list(op.panels() or ())}"
+            if op.lane_dims() is not None:
+                declared += f" in lanes {list(op.lane_dims() or ())}"
             raise op_error(
                 op,
                 f"parameter '{pname}' has shape {tuple(arr.shape)} in the archive but "
@@ -342,7 +344,7 @@ class ModuleEmitter:
 
     def _data_name(self, op: MlvmOp) -> str:
         if isinstance(op, ParamOp):
-            key: object = ("param", op.param_name.data, op.permutation(), op.panels())
+            key: object = ("param", op.param_name.data, op.permutation(), op.panels(), op.lane_dims())
             get = lambda: self._param_array(op)  # noqa: E731
         else:
             key = op
@@ -351,7 +353,7 @@ class ModuleEmitter:
 
     def _ext_slot(self, op: ParamOp) -> int:
         """The slot of a weight read from the parameter file."""
-        key = param_key(op.param_name.data, op.permutation(), op.panels())
+        key = param_key(op.param_name.data, op.permutation(), op.panels(), op.lane_dims())
         entry = self.ext_params.get(key)
         if entry is None:
             k = len(self.ext_params)

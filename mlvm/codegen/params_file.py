@@ -24,11 +24,13 @@ MAX_RANK = 8
 DTYPE_CODES = {np.dtype(np.float32): 1, np.dtype(np.int32): 2}
 
 
-def param_key(name: str, perm: Sequence[int] | None, panel: Sequence[int] | None = None) -> str:
+def param_key(name: str, perm: Sequence[int] | None, panel: Sequence[int] | None = None,
+              lanes: Sequence[int] | None = None) -> str:
     """A weight's name in the file: the archive's name, plus the permutation
-    and the panels the compiler stored it in (see mlvm-pack-weights)."""
+    and the panels or lanes the compiler stored it in (see mlvm-pack-weights)."""
     key = name if perm is None else f"{name}@perm={','.join(str(p) for p in perm)}"
-    return key if panel is None else f"{key}@panel={','.join(str(p) for p in panel)}"
+    key = key if panel is None else f"{key}@panel={','.join(str(p) for p in panel)}"
+    return key if lanes is None else f"{key}@lanes={','.join(str(p) for p in lanes)}"
 
 
 def _align(n: int) -> int:

@@ -550,10 +550,13 @@ def _windows(op: MlvmOp, x_type: Any, h: int, w: int, kh: int, kw: int,
     )
 
 
-def conv2d_dims(self: MlvmOp, xv: SSAValue, wv: SSAValue, bias: SSAValue | None) -> dict[str, int]:
-    """Every size of a 2-D convolution of x (NCHW) by w (OIHW) with the op's
-    strides / padding / dilations / groups properties, verified."""
-    sx, sw = self.shape_of(xv, "x"), self.shape_of(wv, "w")
+def conv2d_dims(self: MlvmOp, xv: SSAValue, wv: SSAValue, bias: SSAValue | None,
+                w_shape: tuple[int, ...] | None = None) -> dict[str, int]:
+    """Every size of a 2-D convolution of x (NCHW) by w (OIHW; w_shape where
+    w is stored otherwise) with the op's strides / padding / dilations /
+    groups properties, verified."""
+    sx = self.shape_of(xv, "x")
+    sw = self.shape_of(wv, "w") if w_shape is None else w_shape
     tx, tw = type_str(xv.type), type_str(wv.type)
     if len(sx) != 4:
         raise VerifyException(f"{self.name}: x {tx} must be rank 4 (NCHW)")

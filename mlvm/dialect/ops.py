@@ -164,15 +164,36 @@ class ParamOp(MlvmOp):
     [width, columns] as well, that (transposed) [K, N] matrix is stored in
     panels: [ceil(N / width), K, width], column j of row k at [j / width, k,
     j % width], zero past column N (a matmul's `rhs_panel` reads it so).
+    With `lanes` = [I, KH, KW] instead, an i8 [O, I, KH, KW] convolution
+    weight is stored [O, 4 k] in the lanes the int8 convolution kernel reads
+    (`to_qlanes`; an int8 convolution's `w_lanes` reads it so).
     """
 
     name = "mlvm.param"
     param_name = prop_def(StringAttr, prop_name="name")
     perm = opt_prop_def(DenseArrayBase.constr(i64))
     panel = opt_prop_def(DenseArrayBase.constr(i64))
+    lanes = opt_prop_def(DenseArrayBase.constr(i64))
     result = result_def(TensorType)
     traits = traits_def(Pure())
     IS_DATA: ClassVar[bool] = True
+
+    def lane_dims(self) -> tuple[int, int, int] | None:
+        """The verified [I, KH, KW] of a convolution weight stored in lanes, or None."""
+        if self.lanes is None:
+            return None
+        vals = _array_prop(self, "lanes")
+        shape = self.shape_of(self.result, "result")
+        ok = len(vals) == 3 and min(vals) > 0 and self.panel is None and len(shape) == 2
+        ok = ok and elem_name(self.tensor(self.result, "result").element_type) == "i8"
+        if not ok or shape[1] != 4 * qconv_lane_count(*vals):
+            raise VerifyException(
+                f"{self.name}: lanes [{', '.join(map(str, vals))}] does not describe "
+                f"{type_str(self.result.type)}: [I, KH, KW] stores an i8 [O, I, KH, KW] weight as "
+                f"[O, 4 k] (k = {qconv_lane_count(*vals) if len(vals) == 3 and min(vals) > 0 else '?'}), "
+                "without panels"
+            )
+        return vals[0], vals[1], vals[2]
 
     def panels(self) -> tuple[int, int] | None:
         """The verified (width, columns) of a weight stored in panels, or None."""
@@ -196,6 +217,9 @@ class ParamOp(MlvmOp):
     def logical_shape(self) -> tuple[int, ...]:
         """The shape before panels: the archive's, transposed by perm."""
         shape = tuple(self.shape_of(self.result, "result"))
+        lanes = self.lane_dims()
+        if lanes is not None:
+            return (shape[0], *lanes)
         pan = self.panels()
         return shape if pan is None else (shape[1], pan[1])
 
@@ -227,12 +251,15 @@ class ParamOp(MlvmOp):
         """The archive's array `arr` in the layout this op gives it."""
         perm = self.permutation()
         out = arr if perm is None else np.ascontiguousarray(np.transpose(arr, perm))
+        if self.lane_dims() is not None:
+            return to_qlanes(out)
         pan = self.panels()
         return out if pan is None else to_panels(out, pan[0])
 
     def verify_(self) -> None:
         self.tensor(self.result, "result")
         self.panels()
+        self.lane_dims()
         self.permutation()
 
     def reference(
@@ -264,6 +291,39 @@ def to_panels(b: np.ndarray, width: int) -> np.ndarray:
     padded = np.zeros((k, np_ * width), dtype=b.dtype)
     padded[:, :n] = b
     return np.ascontiguousarray(padded.reshape(k, np_, width).transpose(1, 0, 2))
+
+
+def qconv_lane_count(cg: int, kh: int, kw: int) -> int:
+    """k, the lanes of four bytes per output channel of an int8 convolution
+    weight [O, cg, kh, kw] in lanes (kernels.h's w_lanes): four input
+    channels per lane, or for one or two, four consecutive taps."""
+    return -(-(cg * kh * kw) // 4) if cg < 3 else -(-cg // 4) * kh * kw
+
+
+def to_qlanes(w: np.ndarray) -> np.ndarray:
+    """An [O, I, KH, KW] weight as [O, 4 k] lanes (kernels.h's w_lanes):
+    for I >= 3 lane (q KH + i) KW + j holds channels 4q .. 4q + 3 at (i, j),
+    zero past I; for I < 3 each row is w[o] flattened, zero-padded."""
+    o, cg, kh, kw = w.shape
+    k = qconv_lane_count(cg, kh, kw)
+    if cg < 3:
+        out = np.zeros((o, 4 * k), w.dtype)
+        out[:, : cg * kh * kw] = w.reshape(o, -1)
+        return out
+    q = -(-cg // 4)
+    padded = np.zeros((o, 4 * q, kh, kw), w.dtype)
+    padded[:, :cg] = w
+    return np.ascontiguousarray(padded.reshape(o, q, 4, kh, kw).transpose(0, 1, 3, 4, 2).reshape(o, 4 * k))
+
+
+def from_qlanes(lanes: np.ndarray, cg: int, kh: int, kw: int) -> np.ndarray:
+    """The [O, cg, kh, kw] weight that `to_qlanes` stored as lanes."""
+    o = lanes.shape[0]
+    if cg < 3:
+        return np.ascontiguousarray(lanes[:, : cg * kh * kw].reshape(o, cg, kh, kw))
+    q = -(-cg // 4)
+    w = lanes.reshape(o, q, kh, kw, 4).transpose(0, 1, 4, 2, 3).reshape(o, 4 * q, kh, kw)
+    return np.ascontiguousarray(w[:, :cg])
 
 
 def from_panels(p: np.ndarray, cols: int) -> np.ndarray:

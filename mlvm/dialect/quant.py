@@ -17,7 +17,7 @@ from math import prod
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerAttr, TensorType, i64
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType, i64
 from xdsl.ir import SSAValue
 from xdsl.irdl import (
     irdl_op_definition,
@@ -33,7 +33,7 @@ from xdsl.utils.exceptions import VerifyException
 from mlvm.dialect.base import MlvmOp, result_dtype, result_shape, type_str
 from mlvm.dialect.elements import ELEMS, FLOATS
 from mlvm.dialect.nn import ConvWindowOp, align64, conv2d_dims, conv2d_phase_plane
-from mlvm.dialect.ops import ElementwiseOp
+from mlvm.dialect.ops import ElementwiseOp, from_qlanes, qconv_lane_count
 
 if TYPE_CHECKING:
     from mlvm.codegen.lowering import Lowering
@@ -232,15 +232,22 @@ class QMatmulOp(MlvmOp):
         )
 
 
-def qconv2d_workspace_bytes(d: Mapping[str, int]) -> int:
+def qconv2d_reads_lanes(d: Mapping[str, int]) -> bool:
+    """Whether the int8 convolution's workspace kernel reads its weights in
+    lanes (the GEMM path of qconv_ws.c: 4 or more outputs per group), so
+    that the compiler may store them so (kernels.h's w_lanes)."""
+    return d["o"] // d["groups"] >= 4
+
+
+def qconv2d_workspace_bytes(d: Mapping[str, int], lanes: bool = False) -> int:
     """mlvm_qconv2d_workspace (qconv_ws.c) for conv2d_dims `d`: tap offsets,
     the padded copy of the input (a group's channels interleaved by four for
     groups of 4 or more output channels; for one or two input channels a
     planar copy and its im2col in lanes of four taps; all channels planar
     for groups of fewer outputs), the
-    reordered weights with a row of ones, their zero-point shares, zero
-    points and window sums (or one channel's taps), and the outputs at the
-    copy's row pitch where it differs."""
+    reordered weights (none when stored in lanes) with a row of ones, their
+    zero-point shares, zero points and window sums (or one channel's taps),
+    and the outputs at the copy's row pitch where it differs."""
     if min(d["n"], d["o"], d["oh"], d["ow"]) <= 0:
         return 0
     g = d["groups"]
@@ -259,7 +266,8 @@ def qconv2d_workspace_bytes(d: Mapping[str, int]) -> int:
         k = quads * d["kh"] * d["kw"]
         copy = align64(quads * 4 * phases * plane + slack)
     if og >= 4:
-        weights = align64((d["o"] + 1) * k * 4) + 2 * align64(d["o"] * 4) + align64((n + chunk) * 4)
+        rows = 1 if lanes else d["o"] + 1
+        weights = align64(rows * k * 4) + 2 * align64(d["o"] * 4) + align64((n + chunk) * 4)
     else:
         k = cg * d["kh"] * d["kw"]
         copy = align64(d["c"] * phases * plane + slack)
@@ -273,6 +281,9 @@ class QConvWindowOp(ConvWindowOp):
     times (w - w_zp[o]) over the windows, and their kernel's descriptor."""
 
     OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("x", "w", "x_zero_point", "w_zero_point")
+    # [KH, KW]: w is an i8 weight stored [O, 4 k] in the kernel's lanes (set
+    # by mlvm-pack-weights on constant weights; see qconv2d_reads_lanes)
+    w_lanes = opt_prop_def(DenseArrayBase.constr(i64))
 
     @property
     def _q(self) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue]:
@@ -284,7 +295,11 @@ class QConvWindowOp(ConvWindowOp):
         ew = self.expect_elem(w, "w", ("i8", "ui8"))
         self.expect_elem(zx, "x_zero_point", (ex,))
         self.expect_elem(zw_v, "w_zero_point", (ew,))
-        d = conv2d_dims(self, x, w, None)
+        d = conv2d_dims(self, x, w, None, self._lanes_shape())
+        if self.w_lanes is not None and not qconv2d_reads_lanes(d):
+            raise VerifyException(
+                f"{self.name}: w_lanes needs 4 or more output channels per group "
+                f"({d['o']} in {d['groups']} groups)")
         if prod(self.shape_of(zx, "x_zero_point")) != 1:
             raise VerifyException(f"{self.name}: x_zero_point must be a single value")
         zw = self.shape_of(zw_v, "w_zero_point")
@@ -295,10 +310,28 @@ class QConvWindowOp(ConvWindowOp):
             )
         return d
 
+    def _lanes_shape(self) -> tuple[int, ...] | None:
+        """The [O, I, KH, KW] of a w stored in lanes (verified), or None."""
+        if self.w_lanes is None:
+            return None
+        x, w = self._q[0], self._q[1]
+        vals = tuple(self.w_lanes.get_values())
+        sx, sw = self.shape_of(x, "x"), self.shape_of(w, "w")
+        groups = self.groups.value.data if self.groups is not None else 1
+        ok = len(vals) == 2 and min(vals) > 0 and len(sx) == 4 and len(sw) == 2 and groups > 0
+        ok = ok and sx[1] % groups == 0 and self.elem_of(w, "w") == "i8"
+        if not ok or sw[1] != 4 * qconv_lane_count(sx[1] // groups, vals[0], vals[1]):
+            raise VerifyException(
+                f"{self.name}: w {type_str(w.type)} is not an i8 weight in lanes for w_lanes "
+                f"{list(vals)} and x {type_str(x.type)} (groups {groups}): want [O, 4 k]")
+        return (sw[0], sx[1] // groups, vals[0], vals[1])
+
     def sums(self, inputs: Sequence[np.ndarray]) -> np.ndarray:
         """The int32 sums (wrapping), from the first four inputs."""
         x, w, zx, zw = inputs[:4]
         d = self.dims()
+        if self.w_lanes is not None:
+            w = from_qlanes(w, d["c"] // d["groups"], d["kh"], d["kw"])
         g, og, cg = d["groups"], d["o"] // d["groups"], d["c"] // d["groups"]
         xi = x.astype(np.int64) - int(zx.reshape(()))
         xp = np.pad(xi, ((0, 0), (0, 0), (d["pt"], d["kh"] * d["dh"] + d["sh"] * d["oh"]),
@@ -315,7 +348,7 @@ class QConvWindowOp(ConvWindowOp):
         return (acc & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
 
     def workspace_bytes(self) -> int:
-        return qconv2d_workspace_bytes(self.dims())
+        return qconv2d_workspace_bytes(self.dims(), lanes=self.w_lanes is not None)
 
     def descriptor(self, cg: Lowering) -> str:
         """A static mlvm_qconv2d_t of the op's sizes and operand types."""
@@ -324,7 +357,7 @@ class QConvWindowOp(ConvWindowOp):
         fields = [d[k] for k in ("n", "c", "h", "w", "o", "kh", "kw", "oh", "ow", "sh", "sw", "pt", "pl",
                                  "dh", "dw", "groups")]
         flags = [int(self.elem_of(x, "x") == "i8"), int(self.elem_of(w, "w") == "i8"),
-                 int(prod(self.shape_of(zw_v, "w_zero_point")) > 1)]
+                 int(prod(self.shape_of(zw_v, "w_zero_point")) > 1), int(self.w_lanes is not None)]
         return cg.const_struct("mlvm_qconv2d_t", ", ".join(str(v) for v in fields + flags))
 
     def q_args(self, cg: Lowering) -> str:

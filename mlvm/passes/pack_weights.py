@@ -17,6 +17,11 @@ the output channels in the vector lanes (`conv2d_prefers_ihwo`: small maps,
 given the workspace the memory plan gives them) is stored [C][KH][KW][O]
 (`perm` [1, 2, 3, 0]) and those convolutions get `w_layout = "ihwo"`.
 
+An i8 parameter only ever read as the weights of int8 convolutions whose
+kernel reads them in lanes of four bytes (`qconv2d_reads_lanes`, given a
+workspace) is stored in those lanes (`lanes` on the param, `to_qlanes`) and
+those convolutions get `w_lanes` = [KH, KW]: no call reorders a constant.
+
 Every use must agree, or the weight would be stored twice.
 """
 
@@ -31,8 +36,10 @@ from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, StringA
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 
+from mlvm.dialect.base import elem_name
 from mlvm.dialect.nn import Conv2dOp, conv2d_pointwise, conv2d_prefers_ihwo
-from mlvm.dialect.ops import PANEL_MULTIPLE, MatmulOp, ParamOp, matmul_prefers_panels
+from mlvm.dialect.ops import PANEL_MULTIPLE, MatmulOp, ParamOp, matmul_prefers_panels, qconv_lane_count
+from mlvm.dialect.quant import QConvWindowOp, qconv2d_reads_lanes
 
 _FLAG = ("transpose_lhs", "transpose_rhs")
 _IHWO = (1, 2, 3, 0)
@@ -62,6 +69,12 @@ def _set_ihwo(op: Operation, index: int) -> None:
 
 def _set_panel(op: Operation, index: int) -> None:
     op.properties["rhs_panel"] = IntegerAttr(PANEL_MULTIPLE, i64)
+
+
+def _lanes_marker(kh: int, kw: int) -> Callable[[Operation, int], None]:
+    def mark(op: Operation, index: int) -> None:
+        op.properties["w_lanes"] = _ints([kh, kw])
+    return mark
 
 
 def _swap_last_two(seq: Sequence[int]) -> list[int]:
@@ -94,12 +107,23 @@ class PackWeightsPass(ModulePass):
         d = use_op.dims()
         return conv2d_prefers_ihwo(d) and (self.workspaces or conv2d_pointwise(d))
 
+    def _qconv_wants_lanes(self, use_op: Operation, index: int) -> bool:
+        if not isinstance(use_op, QConvWindowOp) or index != 1 or use_op.w_lanes is not None:
+            return False
+        return qconv2d_reads_lanes(use_op.dims()) and (self.workspaces or use_op.WORKSPACE_REQUIRED)
+
     def _pack(self, p: ParamOp) -> None:
         t = p.result.type
         assert isinstance(t, TensorType)
         shape = list(t.get_shape())
         uses = list(p.result.uses)
         if len(shape) < 2 or not uses or p.panel is not None:
+            return
+        if (len(shape) == 4 and p.perm is None and elem_name(t.element_type) == "i8"
+                and all(self._qconv_wants_lanes(u.operation, u.index) for u in uses)):
+            o, cg, kh, kw = shape
+            self._replace(p, {"lanes": _ints([cg, kh, kw])}, [o, 4 * qconv_lane_count(cg, kh, kw)],
+                          _lanes_marker(kh, kw))
             return
         base = list(p.permutation() or range(len(shape)))
         if all(_is_transposed_read(u.operation, u.index) for u in uses):

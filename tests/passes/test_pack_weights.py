@@ -211,3 +211,73 @@ def test_conv_without_workspace_keeps_oihw(tmp_path: Path) -> None:
                               CompileOptions(workspaces=False))
     assert "mlvm_conv2d_ihwo_f32(" in with_ws
     assert "mlvm_conv2d_ihwo_f32(" not in without
+
+
+QCONV = """func.func @main(%x: tensor<{n}x{c}x{h}x{w}xui8>) -> (tensor<{n}x{o}x{oh}x{ow}xi32>, tensor<{n}x{o}x{oh}x{ow}xui8>) {{
+  %w = "mlvm.param"() <{{name = "w"}}> : () -> tensor<{o}x{cg}x{k}x{k}xi8>
+  %zx = "mlvm.param"() <{{name = "zx"}}> : () -> tensor<ui8>
+  %zw = "mlvm.param"() <{{name = "zw"}}> : () -> tensor<{o}xi8>
+  %m = "mlvm.param"() <{{name = "m"}}> : () -> tensor<{o}xf32>
+  %zy = "mlvm.param"() <{{name = "zy"}}> : () -> tensor<ui8>
+  %b = "mlvm.param"() <{{name = "b"}}> : () -> tensor<{o}xi32>
+  %0 = "mlvm.qconv2d"(%x, %w, %zx, %zw) <{{strides = array<i64: {s}, {s}>, padding = array<i64: {p}, {p}, {p}, {p}>, groups = {g} : i64}}> : (tensor<{n}x{c}x{h}x{w}xui8>, tensor<{o}x{cg}x{k}x{k}xi8>, tensor<ui8>, tensor<{o}xi8>) -> tensor<{n}x{o}x{oh}x{ow}xi32>
+  %1 = "mlvm.qconv2d_requant"(%x, %w, %zx, %zw, %m, %zy, %b) <{{strides = array<i64: {s}, {s}>, padding = array<i64: {p}, {p}, {p}, {p}>, groups = {g} : i64, relu = 1 : i64}}> : (tensor<{n}x{c}x{h}x{w}xui8>, tensor<{o}x{cg}x{k}x{k}xi8>, tensor<ui8>, tensor<{o}xi8>, tensor<{o}xf32>, tensor<ui8>, tensor<{o}xi32>) -> tensor<{n}x{o}x{oh}x{ow}xui8>
+  func.return %0, %1 : tensor<{n}x{o}x{oh}x{ow}xi32>, tensor<{n}x{o}x{oh}x{ow}xui8>
+}}
+"""
+
+
+# (n, c, h, w, o, k, stride, pad, groups): int8 convolutions whose i8
+# weights the pass stores in lanes: input channels in whole quads and not,
+# one and two input channels (lanes of taps), groups, 1x1, a stride, odd
+# sizes; every result the same as from OIHW weights and as the reference
+@pytest.mark.parametrize("n,c,h,w,o,k,s,p,g", [
+    (1, 16, 9, 9, 16, 3, 1, 1, 1), (2, 5, 7, 11, 13, 3, 2, 1, 1), (1, 1, 13, 10, 8, 4, 2, 1, 1),
+    (1, 2, 6, 5, 7, 3, 1, 0, 1), (1, 12, 5, 7, 10, 1, 1, 0, 2), (3, 3, 5, 5, 4, 5, 1, 2, 1),
+])
+def test_int8_conv_weights_in_lanes_same_results(tmp_path: Path, n: int, c: int, h: int, w: int,
+                                                 o: int, k: int, s: int, p: int, g: int) -> None:
+    from mlvm import reference
+
+    rng = np.random.default_rng(n + c + o + k)
+    oh, ow = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
+    path = tmp_path / "qconv.mlir"
+    path.write_text(QCONV.format(n=n, c=c, h=h, w=w, o=o, cg=c // g, k=k, s=s, p=p, g=g, oh=oh, ow=ow))
+    params = {"w": rng.integers(-128, 128, (o, c // g, k, k)).astype(np.int8),
+              "zx": np.array(rng.integers(0, 256), np.uint8),
+              "zw": rng.integers(-3, 4, o).astype(np.int8),
+              "m": (rng.random(o) * 1e-3).astype(np.float32),
+              "zy": np.array(rng.integers(0, 256), np.uint8),
+              "b": rng.integers(-5000, 5000, o).astype(np.int32)}
+    x = rng.integers(0, 256, (n, c, h, w)).astype(np.uint8)
+    packed_c, _ = compile_to_c(*parse_file(path)[:1], tmp_path / "a.c", params, str(path))
+    # the descriptor's last flag (w_lanes) is set on both convolutions
+    assert len(re.findall(r"mlvm_qconv2d_t \w+ = \{[^}]*, 1\};", packed_c)) == 1, packed_c
+    packed = mlvm.compile(path, params=params).main(x)
+    plain = mlvm.compile(path, params=params, options=CompileOptions(pack_weights=False)).main(x)
+    want = reference.run(parse_file(path)[0], "main", [x], params)
+    for got in (packed, plain):
+        for a, b in zip(got, want):
+            assert a.dtype == b.dtype and np.array_equal(a, b)
+
+
+def test_int8_conv_without_workspace_keeps_oihw(tmp_path: Path) -> None:
+    """Without workspaces mlvm.qconv2d runs the plain kernel, which reads
+    OIHW weights; a weight it shares with a requantizing convolution (which
+    always has a workspace) stays OIHW for both."""
+    from mlvm import reference
+
+    path = tmp_path / "qconv.mlir"
+    path.write_text(QCONV.format(n=1, c=8, h=6, w=6, o=8, cg=8, k=3, s=1, p=1, g=1, oh=6, ow=6))
+    rng = np.random.default_rng(2)
+    params = {"w": rng.integers(-128, 128, (8, 8, 3, 3)).astype(np.int8),
+              "zx": np.array(3, np.uint8), "zw": np.zeros(8, np.int8),
+              "m": np.full(8, 1e-3, np.float32), "zy": np.array(9, np.uint8),
+              "b": np.zeros(8, np.int32)}
+    opts = CompileOptions(workspaces=False)
+    source, _ = compile_to_c(*parse_file(path)[:1], tmp_path / "a.c", params, str(path), opts)
+    assert "mlvm_qconv2d_8(" in source and not re.search(r"mlvm_qconv2d_t \w+ = \{[^}]*, 1\};", source)
+    x = rng.integers(0, 256, (1, 8, 6, 6)).astype(np.uint8)
+    got = mlvm.compile(path, params=params, options=opts).main(x)
+    for a, b in zip(got, reference.run(parse_file(path)[0], "main", [x], params)):
+        assert np.array_equal(a, b)

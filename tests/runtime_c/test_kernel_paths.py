@@ -201,11 +201,14 @@ def test_qconv_workspace_is_what_the_compiler_plans(tmp_path: Path) -> None:
                           sh=sh, sw=sw, pt=pads[0], pl=pads[1], dh=dh, dw=dw, groups=groups,
                           x_signed=int(rng.integers(0, 2)), w_signed=int(rng.integers(0, 4) > 0),
                           zw_per_o=int(rng.integers(0, 2))))
-    keys = (*FIELDS, "x_signed", "w_signed", "zw_per_o")
+        d = cases[-1]  # weights in lanes: GEMM path, i8 weights
+        d["w_lanes"] = int(o // groups >= 4 and d["w_signed"] == 1 and rng.integers(0, 2) == 1)
+    keys = (*FIELDS, "x_signed", "w_signed", "zw_per_o", "w_lanes")
     stdin = "".join(" ".join(str(d[f]) for f in keys) + "\n" for d in cases)
     got = [int(v) for v in build_and_run(QCONV, [], tmp_path, stdin, ("ws",)).split()]
-    want = [qconv2d_workspace_bytes(d) for d in cases]
+    want = [qconv2d_workspace_bytes(d, lanes=bool(d["w_lanes"])) for d in cases]
     assert got == want
     # both paths: GEMM (4 or more outputs per group) and taps
     assert len(cases) > 300 and all(v > 0 for v in want)
     assert {d["o"] // d["groups"] >= 4 for d in cases} == {True, False}
+    assert {d["w_lanes"] for d in cases} == {0, 1}

@@ -234,3 +234,31 @@ func.func @f(%x: tensor<4x8xf32>, %w: tensor<2x8x32xf32>) -> tensor<4x60xf32> {
   func.return %0 : tensor<4x60xf32>
 }
 // CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.matmul: rhs_panel needs a rank-2 product without transpose_rhs (lhs tensor<4x8xf32> and rhs tensor<2x8x32xf32>)
+
+// -----
+func.func @f() -> tensor<8x36xi8> {
+  %0 = "mlvm.param"() <{name = "w", lanes = array<i64: 5, 3, 3>}> : () -> tensor<8x36xi8>
+  func.return %0 : tensor<8x36xi8>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.param: lanes [5, 3, 3] does not describe tensor<8x36xi8>: [I, KH, KW] stores an i8 [O, I, KH, KW] weight as [O, 4 k] (k = 18), without panels
+
+// -----
+func.func @f() -> tensor<8x36xui8> {
+  %0 = "mlvm.param"() <{name = "w", lanes = array<i64: 3, 3, 3>}> : () -> tensor<8x36xui8>
+  func.return %0 : tensor<8x36xui8>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.param: lanes [3, 3, 3] does not describe tensor<8x36xui8>
+
+// -----
+func.func @f(%x: tensor<1x6x5x5xui8>, %w: tensor<8x36xi8>, %zx: tensor<ui8>, %zw: tensor<i8>) -> tensor<1x8x3x3xi32> {
+  %0 = "mlvm.qconv2d"(%x, %w, %zx, %zw) <{w_lanes = array<i64: 3, 3>}> : (tensor<1x6x5x5xui8>, tensor<8x36xi8>, tensor<ui8>, tensor<i8>) -> tensor<1x8x3x3xi32>
+  func.return %0 : tensor<1x8x3x3xi32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.qconv2d: w tensor<8x36xi8> is not an i8 weight in lanes for w_lanes [3, 3] and x tensor<1x6x5x5xui8> (groups 1): want [O, 4 k]
+
+// -----
+func.func @f(%x: tensor<1x6x5x5xui8>, %w: tensor<3x72xi8>, %zx: tensor<ui8>, %zw: tensor<i8>) -> tensor<1x3x3x3xi32> {
+  %0 = "mlvm.qconv2d"(%x, %w, %zx, %zw) <{w_lanes = array<i64: 3, 3>}> : (tensor<1x6x5x5xui8>, tensor<3x72xi8>, tensor<ui8>, tensor<i8>) -> tensor<1x3x3x3xi32>
+  func.return %0 : tensor<1x3x3x3xi32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.qconv2d: w_lanes needs 4 or more output channels per group (3 in 1 groups)

@@ -126,3 +126,34 @@ func.func @no_panels(%x: tensor<4x256xf32>, %y: tensor<4x1000xf32>, %z: tensor<2
   %3 = "mlvm.matmul"(%z, %b) : (tensor<2x4x512xf32>, tensor<2x512x512xf32>) -> tensor<2x4x512xf32>
   func.return %0, %1, %2, %3 : tensor<4x256xf32>, tensor<4x300xf32>, tensor<512x512xf32>, tensor<2x4x512xf32>
 }
+
+// -----
+// An i8 weight read by int8 convolutions with 4 or more outputs per group
+// is stored in the kernel's lanes (four input channels per lane, [8, 4 *
+// 2 * 3 * 3]; one input channel: nine taps in three lanes, [16, 12]).
+// CHECK-LABEL: func.func @qconv_lanes
+// CHECK: %w = "mlvm.param"() <{name = "w", lanes = array<i64: 6, 3, 3>}> : () -> tensor<8x72xi8>
+// CHECK: "mlvm.qconv2d"(%x, %w, %zx, %zw) <{w_lanes = array<i64: 3, 3>}> : (tensor<1x6x5x5xui8>, tensor<8x72xi8>, tensor<ui8>, tensor<i8>)
+// CHECK: %s = "mlvm.param"() <{name = "s", lanes = array<i64: 1, 3, 3>}> : () -> tensor<16x12xi8>
+// CHECK: "mlvm.qconv2d_requant"(%y, %s, %zx, %zw, %m, %zy) <{relu = 1 : i64, w_lanes = array<i64: 3, 3>}>
+func.func @qconv_lanes(%x: tensor<1x6x5x5xui8>, %y: tensor<1x1x5x5xui8>, %zx: tensor<ui8>, %zw: tensor<i8>, %m: tensor<f32>, %zy: tensor<ui8>) -> (tensor<1x8x3x3xi32>, tensor<1x16x3x3xui8>) {
+  %w = "mlvm.param"() <{name = "w"}> : () -> tensor<8x6x3x3xi8>
+  %0 = "mlvm.qconv2d"(%x, %w, %zx, %zw) : (tensor<1x6x5x5xui8>, tensor<8x6x3x3xi8>, tensor<ui8>, tensor<i8>) -> tensor<1x8x3x3xi32>
+  %s = "mlvm.param"() <{name = "s"}> : () -> tensor<16x1x3x3xi8>
+  %1 = "mlvm.qconv2d_requant"(%y, %s, %zx, %zw, %m, %zy) <{relu = 1 : i64}> : (tensor<1x1x5x5xui8>, tensor<16x1x3x3xi8>, tensor<ui8>, tensor<i8>, tensor<f32>, tensor<ui8>) -> tensor<1x16x3x3xui8>
+  func.return %0, %1 : tensor<1x8x3x3xi32>, tensor<1x16x3x3xui8>
+}
+
+// -----
+// Must not: u8 weights, fewer than 4 outputs per group (depthwise: the taps
+// kernel reads OIHW), a weight that is an input.
+// CHECK-LABEL: func.func @qconv_must_not
+// CHECK-NOT: lanes
+func.func @qconv_must_not(%x: tensor<1x6x5x5xui8>, %wi: tensor<8x6x3x3xi8>, %zx: tensor<ui8>, %zw: tensor<i8>, %zu: tensor<ui8>) -> (tensor<1x8x3x3xi32>, tensor<1x6x3x3xi32>, tensor<1x8x3x3xi32>) {
+  %u = "mlvm.param"() <{name = "u"}> : () -> tensor<8x6x3x3xui8>
+  %0 = "mlvm.qconv2d"(%x, %u, %zx, %zu) : (tensor<1x6x5x5xui8>, tensor<8x6x3x3xui8>, tensor<ui8>, tensor<ui8>) -> tensor<1x8x3x3xi32>
+  %d = "mlvm.param"() <{name = "d"}> : () -> tensor<6x1x3x3xi8>
+  %1 = "mlvm.qconv2d"(%x, %d, %zx, %zw) <{groups = 6 : i64}> : (tensor<1x6x5x5xui8>, tensor<6x1x3x3xi8>, tensor<ui8>, tensor<i8>) -> tensor<1x6x3x3xi32>
+  %2 = "mlvm.qconv2d"(%x, %wi, %zx, %zw) : (tensor<1x6x5x5xui8>, tensor<8x6x3x3xi8>, tensor<ui8>, tensor<i8>) -> tensor<1x8x3x3xi32>
+  func.return %0, %1, %2 : tensor<1x8x3x3xi32>, tensor<1x6x3x3xi32>, tensor<1x8x3x3xi32>
+}

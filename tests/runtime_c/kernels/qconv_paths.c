@@ -7,7 +7,9 @@
  * inside and at the ends of their ranges, extreme operands. The workspace
  * is malloc'ed at its exact size and filled with garbage first.
  * Prints "qconv_paths[<path>]: N cases, F failures"; exit 1 on a failure.
- * With the argument "ws", prints mlvm_qconv2d_workspace for each line of 19
+ * Cases of the GEMM path with i8 weights run again with the weights in
+ * lanes (w_lanes, packed here from kernels.h's description of the layout).
+ * With the argument "ws", prints mlvm_qconv2d_workspace for each line of 20
  * numbers on stdin (the fields of mlvm_qconv2d_t) instead. */
 #include <math.h>
 #include <stdio.h>
@@ -63,6 +65,57 @@ static void fill(uint8_t *p, size_t n, int extreme, int is_signed)
                                  : rnd(0, 255));
 }
 
+/* w (OIHW, i8) as kernels.h's w_lanes layout, or NULL where it does not
+ * apply (fewer than 4 outputs per group, u8 weights). */
+static int8_t *lanes_of(const mlvm_qconv2d_t *p, const uint8_t *w)
+{
+    const mlvm_index_t cg = p->c / p->groups, khw = p->kh * p->kw;
+    const mlvm_index_t k = cg < 3 ? (cg * khw + 3) / 4 : (cg + 3) / 4 * khw;
+    mlvm_index_t o, ci, t;
+    int8_t *out;
+    if (p->o / p->groups < 4 || !p->w_signed)
+        return NULL;
+    out = calloc((size_t)(p->o * k * 4), 1);
+    for (o = 0; o < p->o; ++o)
+        for (ci = 0; ci < cg; ++ci)
+            for (t = 0; t < khw; ++t) {
+                const mlvm_index_t at = cg < 3 ? ci * khw + t : ((ci / 4) * khw + t) * 4 + ci % 4;
+                out[o * k * 4 + at] = (int8_t)w[(o * cg + ci) * khw + t];
+            }
+    return out;
+}
+
+/* p's kernels, with the weights in lanes where that applies: the same
+ * results (out, y) as with w itself, from a workspace of garbage. */
+static int same_with_lanes(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const uint8_t *x,
+                           const uint8_t *w, const uint8_t *zx, const uint8_t *zw,
+                           const int32_t *bias, const float *mult, const uint8_t *zy,
+                           const void *want, size_t no)
+{
+    mlvm_qconv2d_t pl = *p;
+    int8_t *wl = lanes_of(p, w);
+    size_t ws_bytes;
+    void *ws, *got;
+    int same;
+    if (wl == NULL)
+        return 1;
+    pl.w_lanes = 1;
+    ws_bytes = mlvm_qconv2d_workspace(&pl);
+    ws = malloc(ws_bytes ? ws_bytes : 1);
+    got = malloc(no ? no * 4 : 1);
+    memset(ws, 0xA5, ws_bytes);
+    if (rq == NULL)
+        mlvm_qconv2d_ws_8(&pl, x, wl, zx, zw, got, ws);
+    else
+        mlvm_qconv2d_requant_8(&pl, rq, x, wl, zx, zw, bias, mult, zy, got, ws);
+    same = memcmp(got, want, no * (rq == NULL ? 4 : 1)) == 0;
+    if (!same)
+        fprintf(stderr, "%s with w in lanes: c%td o%td k%tdx%td g%td differs\n",
+                rq == NULL ? "qconv" : "requant", p->c, p->o, p->kh, p->kw, p->groups);
+    free(wl), free(ws), free(got);
+    return same;
+}
+
 static void check(const mlvm_qconv2d_t *p, int extreme, int zw_zero)
 {
     const size_t nx = (size_t)(p->n * p->c * p->h * p->w);
@@ -102,6 +155,8 @@ static void check(const mlvm_qconv2d_t *p, int extreme, int zw_zero)
                                 p->pl, p->dh, p->dw, p->groups, p->x_signed, p->w_signed, b, o, y,
                                 xx, out[at], out8[at], want);
                 }
+    if (ws != NULL && !same_with_lanes(p, NULL, x, w, &zx, zw, NULL, NULL, NULL, out, no))
+        ++bad;
     failures += bad != 0;
     {   /* requantized: bias, one or per-channel multipliers, ReLU */
         mlvm_qrequant_t rq;
@@ -138,6 +193,8 @@ static void check(const mlvm_qconv2d_t *p, int extreme, int zw_zero)
                                 p->c, p->o, p->kh, p->kw, p->groups, rq.y_signed, rq.mult_per_o, rq.relu,
                                 b, o, i, got, want, acc);
                 }
+        if (!same_with_lanes(p, &rq, x, w, &zx, zw, use_bias ? bias : NULL, mult, &zy, y, no))
+            ++bad;
         failures += bad != 0;
         free(bias), free(mult), free(y);
     }
@@ -166,20 +223,23 @@ static void random_case(int extreme)
     p.x_signed = rnd(0, 1);
     p.w_signed = rnd(0, 4) != 0;
     p.zw_per_o = rnd(0, 1);
+    p.w_lanes = 0;
     check(&p, extreme, rnd(0, 3) != 0);
 }
 
 static int workspace_sizes(void)
 {
-    long long v[19];
+    long long v[20];
     mlvm_qconv2d_t p;
     while (scanf("%lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld "
-                 "%lld %lld %lld", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8],
-                 &v[9], &v[10], &v[11], &v[12], &v[13], &v[14], &v[15], &v[16], &v[17], &v[18]) == 19) {
+                 "%lld %lld %lld %lld", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8],
+                 &v[9], &v[10], &v[11], &v[12], &v[13], &v[14], &v[15], &v[16], &v[17], &v[18],
+                 &v[19]) == 20) {
         p.n = v[0], p.c = v[1], p.h = v[2], p.w = v[3], p.o = v[4], p.kh = v[5], p.kw = v[6];
         p.oh = v[7], p.ow = v[8], p.sh = v[9], p.sw = v[10], p.pt = v[11], p.pl = v[12];
         p.dh = v[13], p.dw = v[14], p.groups = v[15];
         p.x_signed = (int32_t)v[16], p.w_signed = (int32_t)v[17], p.zw_per_o = (int32_t)v[18];
+        p.w_lanes = (int32_t)v[19];
         printf("%lu\n", (unsigned long)mlvm_qconv2d_workspace(&p));
     }
     return 0;
@@ -191,13 +251,13 @@ int main(int argc, char **argv)
      * stage, a pointwise conv, a stem with stride 2, depthwise convs (its
      * 25x5 maps, MobileNet's stride 2 with 24 channels, 5x5 dilated) */
     static const mlvm_qconv2d_t fixed[] = {
-        {1, 1, 49, 10, 64, 10, 4, 25, 5, 2, 2, 4, 1, 1, 1, 1, 0, 1, 1},
-        {1, 16, 32, 32, 16, 3, 3, 32, 32, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1},
-        {2, 64, 5, 25, 64, 1, 1, 5, 25, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0},
-        {1, 3, 33, 31, 8, 3, 3, 17, 16, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1},
-        {1, 64, 25, 5, 64, 3, 3, 25, 5, 1, 1, 1, 1, 1, 1, 64, 0, 1, 1},
-        {2, 24, 13, 12, 24, 3, 3, 7, 6, 2, 2, 1, 1, 1, 1, 24, 1, 1, 0},
-        {1, 17, 13, 30, 17, 5, 5, 5, 24, 1, 1, 0, 2, 2, 2, 17, 1, 0, 1},
+        {1, 1, 49, 10, 64, 10, 4, 25, 5, 2, 2, 4, 1, 1, 1, 1, 0, 1, 1, 0},
+        {1, 16, 32, 32, 16, 3, 3, 32, 32, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 0},
+        {2, 64, 5, 25, 64, 1, 1, 5, 25, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0, 0},
+        {1, 3, 33, 31, 8, 3, 3, 17, 16, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 0},
+        {1, 64, 25, 5, 64, 3, 3, 25, 5, 1, 1, 1, 1, 1, 1, 64, 0, 1, 1, 0},
+        {2, 24, 13, 12, 24, 3, 3, 7, 6, 2, 2, 1, 1, 1, 1, 24, 1, 1, 0, 0},
+        {1, 17, 13, 30, 17, 5, 5, 5, 24, 1, 1, 0, 2, 2, 2, 17, 1, 0, 1, 0},
     };
     size_t i;
     int t;

@@ -121,10 +121,17 @@ void mlvm_qmatmul_8(const mlvm_qmatmul_t *p, const void *a, const void *b, const
                     const void *zb, int32_t *out);
 
 /* mlvm.qconv2d on 8-bit operands: x NCHW, w OIHW (I = c / groups), zx one
- * value, zw one value or one per output channel; out NOHW int32. */
+ * value, zw one value or one per output channel; out NOHW int32.
+ * With w_lanes, w is i8 stored as the workspace kernel reads it (the
+ * compiler's mlvm-pack-weights does this for constant weights, so no call
+ * reorders them): row o holds k lanes of four bytes, 4-byte aligned; for
+ * I >= 3, k = ceil(I / 4) kh kw and lane (q kh + i) kw + j is w[o, 4q ..
+ * 4q + 3, i, j] (0 past I); for I < 3, k = ceil(I kh kw / 4) and the row is
+ * w[o] in OIHW order, zero-padded. Only groups of 4 or more output channels
+ * given a workspace read it (mlvm_qconv2d_ws_8, mlvm_qconv2d_requant_8). */
 typedef struct mlvm_qconv2d {
     mlvm_index_t n, c, h, w, o, kh, kw, oh, ow, sh, sw, pt, pl, dh, dw, groups;
-    int32_t x_signed, w_signed, zw_per_o;
+    int32_t x_signed, w_signed, zw_per_o, w_lanes;
 } mlvm_qconv2d_t;
 void mlvm_qconv2d_8(const mlvm_qconv2d_t *p, const void *x, const void *w, const void *zx,
                     const void *zw, int32_t *out);

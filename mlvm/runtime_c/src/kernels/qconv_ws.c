@@ -110,7 +110,8 @@ static void qgeom(const mlvm_qconv2d_t *p, qgeom_t *g)
     /* GEMM: reordered weights of every output channel and a row of ones,
      * zx shares, weight zero points, sums of each window (colx); taps: one
      * output channel's weights less its zero point */
-    g->w_bytes = gemm ? qw_align((size_t)((p->o + 1) * g->k) * 4) + 2 * qw_align((size_t)p->o * 4)
+    g->w_bytes = gemm ? qw_align((size_t)(((p->w_lanes ? 0 : p->o) + 1) * g->k) * 4)
+                            + 2 * qw_align((size_t)p->o * 4)
                             + qw_align((size_t)(g->ph.n + MLVM_QW_CHUNK) * 4)
                       : qw_align((size_t)g->k * 4);
     g->out_bytes = g->ph.wq == p->ow ? 0 : qw_align((size_t)(og * g->ph.n) * 4);
@@ -243,40 +244,33 @@ static void q_copy(const mlvm_qconv2d_t *p, const qgeom_t *g, const uint8_t *x, 
         }
 }
 
-/* w4[o][(q * kh + i) * kw + j] = bytes w'[o, 4q .. 4q + 3, i, j] (0 past
- * cg), w' = w as i8 (u8 weights less 128: w ^ 0x80), then a row of ones
- * (1 for the channels there are); share[o] = zxu * sum of w'[o] and zwp[o]
- * = zw[o] less 128 for u8 weights (wrapping). Returns whether some zwp is
- * not 0 (the windows' sums are then needed). */
-static int q_reorder(const mlvm_qconv2d_t *p, const qgeom_t *g, const void *w, const void *zw,
-                     uint32_t zxu, int32_t *w4, uint32_t *share, int32_t *zwp)
+/* The row of ones (k lanes): 1 in a lane's bytes that are taps (channel
+ * 4q + byte below cg, or tap below taps), so that it sums each window. */
+static void q_ones(const mlvm_qconv2d_t *p, const qgeom_t *g, uint8_t *ones)
+{
+    const mlvm_index_t cg = p->c / p->groups, khw = p->kh * p->kw;
+    mlvm_index_t t;
+    for (t = 0; t < g->k * 4; ++t)
+        ones[t] = (uint8_t)(g->taps ? t < g->taps : 1);
+    if (!g->taps && cg % 4 != 0)
+        for (t = 0; t < khw; ++t)
+            memset(ones + ((cg / 4) * khw + t) * 4 + cg % 4, 0, (size_t)(4 - cg % 4));
+}
+
+/* w4 = w in lanes (kernels.h's w_lanes layout), w' = w as i8 (u8 weights
+ * less 128: w ^ 0x80). */
+static void q_reorder(const mlvm_qconv2d_t *p, const qgeom_t *g, const void *w, int32_t *w4)
 {
     const mlvm_index_t cg = p->c / p->groups, khw = p->kh * p->kw;
     const uint8_t flip = p->w_signed ? 0 : 0x80;
-    const mlvm_index_t taps = g->taps;
     mlvm_index_t o, q, c, t;
-    uint8_t *ones = (uint8_t *)(void *)(w4 + p->o * g->k);
-    int any = 0;
-    /* the row of ones: a lane's bytes that are taps (channel 4q + byte) */
-    for (t = 0; t < g->k * 4; ++t)
-        ones[t] = (uint8_t)(taps ? t < taps : 1);
-    if (!taps && cg % 4 != 0)
-        for (t = 0; t < khw; ++t)
-            memset(ones + ((cg / 4) * khw + t) * 4 + cg % 4, 0, (size_t)(4 - cg % 4));
     for (o = 0; o < p->o; ++o) {
         const uint8_t *wo = (const uint8_t *)w + o * cg * khw;
         uint8_t *dst = (uint8_t *)(void *)(w4 + o * g->k);
-        uint32_t sum = 0;
-        zwp[o] = p->w_signed ? ((const int8_t *)zw)[p->zw_per_o ? o : 0]
-                             : ((const uint8_t *)zw)[p->zw_per_o ? o : 0] - 128;
-        any = any || zwp[o] != 0;
-        for (t = 0; t < cg * khw; ++t)
-            sum += (uint32_t)(int32_t)(int8_t)(wo[t] ^ flip);
-        share[o] = zxu * sum;
-        if (taps) { /* the row itself, zero-padded to whole lanes */
-            for (t = 0; t < taps; ++t)
+        if (g->taps) { /* the row itself, zero-padded to whole lanes */
+            for (t = 0; t < g->taps; ++t)
                 dst[t] = (uint8_t)(wo[t] ^ flip);
-            memset(dst + taps, 0, (size_t)(g->k * 4 - taps));
+            memset(dst + g->taps, 0, (size_t)(g->k * 4 - g->taps));
             continue;
         }
         q = cg - cg % 4; /* channels in whole quads */
@@ -293,6 +287,26 @@ static int q_reorder(const mlvm_qconv2d_t *p, const qgeom_t *g, const void *w, c
         for (c = q; c < cg; ++c)
             for (t = 0; t < khw; ++t)
                 dst[q * khw + 4 * t + c % 4] = (uint8_t)(wo[c * khw + t] ^ flip);
+    }
+}
+
+/* From the rows in lanes: share[o] = zxu * sum of w'[o] and zwp[o] = zw[o]
+ * (less 128 for u8 weights; wrapping). Returns whether some zwp is not 0
+ * (the windows' sums are then needed). */
+static int q_shares(const mlvm_qconv2d_t *p, const qgeom_t *g, const int32_t *w4, const void *zw,
+                    uint32_t zxu, uint32_t *share, int32_t *zwp)
+{
+    mlvm_index_t o, t;
+    int any = 0;
+    for (o = 0; o < p->o; ++o) {
+        const int8_t *row = (const int8_t *)(const void *)(w4 + o * g->k);
+        int32_t sum = 0;
+        for (t = 0; t < g->k * 4; ++t)
+            sum += row[t];
+        share[o] = zxu * (uint32_t)sum;
+        zwp[o] = p->w_signed ? ((const int8_t *)zw)[p->zw_per_o ? o : 0]
+                             : ((const uint8_t *)zw)[p->zw_per_o ? o : 0] - 128;
+        any = any || zwp[o] != 0;
     }
     return any;
 }
@@ -862,20 +876,29 @@ static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
     const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups;
     qstart_t st;
     q_start(c, g, &st);
-    int32_t *w4 = (int32_t *)(void *)st.w;
-    uint8_t *tail = (uint8_t *)w4 + qw_align((size_t)((p->o + 1) * g->k) * 4);
+    /* the weights in lanes (the compiler's, or reordered here), then a row
+     * of ones, the zero points' shares, the weights' zero points, the
+     * windows' sums */
+    const mlvm_index_t w4_bytes = p->w_lanes ? 0 : p->o * g->k * 4;
+    const int32_t *w4 = p->w_lanes ? (const int32_t *)c->w : (const int32_t *)(void *)st.w;
+    uint8_t *ones = st.w + w4_bytes;
+    uint8_t *tail = st.w + qw_align((size_t)(w4_bytes + g->k * 4));
     uint32_t *share = (uint32_t *)(void *)tail;
     int32_t *zwp = (int32_t *)(void *)(tail + qw_align((size_t)p->o * 4));
     int32_t *colx = (int32_t *)(void *)(tail + 2 * qw_align((size_t)p->o * 4));
-    void *rows = (uint8_t *)w4 + g->w_bytes;
+    void *rows = st.w + g->w_bytes;
     const uint32_t ones_share = (uint32_t)(cg * p->kh * p->kw) * st.zxu;
     qtile_t t;
     qsink_t s, sx;
     mlvm_index_t n, gi, o;
     /* tap quads: the planar copy, then its im2col in the copy's place */
     uint8_t *planar = st.xs;
-    const int any_zw = q_reorder(p, g, c->w, c->zw, st.zxu, w4, share, zwp);
+    int any_zw;
     mlvm_index_t kk;
+    if (!p->w_lanes)
+        q_reorder(p, g, c->w, (int32_t *)(void *)st.w);
+    q_ones(p, g, ones);
+    any_zw = q_shares(p, g, w4, c->zw, st.zxu, share, zwp);
     if (g->taps) {
         mlvm_tap_offsets(&g->win, &g->ph, g->taps, st.off + g->k);
         planar = st.xs + g->in_bytes - qw_align((size_t)(cg * g->ph.phases * g->ph.plane) + MLVM_QW_SLACK);
@@ -910,7 +933,7 @@ static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
                 q_copy(p, g, xn, gi * cg, cg, 4, st.flip, st.zxu, st.xs);
             }
             if (any_zw) {
-                t.w4 = w4 + p->o * g->k;
+                t.w4 = (const int32_t *)(const void *)ones;
                 q_rows(&t, &sx, 0, 1, g->ph.n);
             }
             q_sink(c, g, n, gi, rows, &s);

@@ -140,6 +140,19 @@ static inline __m128i q_row16(const uint8_t *p, mlvm_index_t s)
                             _mm_srli_epi16(_mm_loadu_si128((const __m128i *)(const void *)(p + 15)), 8));
 }
 
+/* 8 elements of a row from p (element j at j * s, s 1 or 2) in the low
+ * half; as q_row16, no byte past the last element is read. */
+static inline __m128i q_row8(const uint8_t *p, mlvm_index_t s)
+{
+    const __m128i lo = _mm_loadl_epi64((const __m128i *)(const void *)p);
+    if (s == 1)
+        return lo;
+    return _mm_packus_epi16(
+        _mm_unpacklo_epi64(_mm_and_si128(lo, _mm_set1_epi16(0xFF)),
+                           _mm_srli_epi16(_mm_loadl_epi64((const __m128i *)(const void *)(p + 7)), 8)),
+        _mm_setzero_si128());
+}
+
 /* Lanes of the first `half` * 8 (8 or 16) elements of four rows' vectors. */
 static inline void q_lanes16(uint8_t *d, __m128i a, __m128i b, __m128i c, __m128i e, __m128i f,
                              int half)
@@ -160,7 +173,7 @@ static inline void q_lanes16(uint8_t *d, __m128i a, __m128i b, __m128i c, __m128
  * r0[j] | r1[j] << 8 | r2[j] << 16 | r3[j] << 24, xor flip4 (the copies of
  * inputs and weights). For s = 1 or 2, 16 lanes at a time from the rows'
  * interleaved bytes (SSE2; the compiler leaves the loop scalar: d may alias
- * the rows), then 8 (s = 1); the loads stay within the elements read. */
+ * the rows), then 8; the loads stay within the elements read. */
 static void q_lanes(uint8_t *d, const uint8_t *r0, const uint8_t *r1, const uint8_t *r2,
                     const uint8_t *r3, mlvm_index_t n, mlvm_index_t s, uint32_t flip4)
 {
@@ -171,11 +184,9 @@ static void q_lanes(uint8_t *d, const uint8_t *r0, const uint8_t *r1, const uint
     for (; (s == 1 || s == 2) && j + 16 <= n; j += 16)
         q_lanes16(d + 4 * j, q_row16(r0 + j * s, s), q_row16(r1 + j * s, s),
                   q_row16(r2 + j * s, s), q_row16(r3 + j * s, s), f, 2);
-    for (; s == 1 && j + 8 <= n; j += 8)
-        q_lanes16(d + 4 * j, _mm_loadl_epi64((const __m128i *)(const void *)(r0 + j)),
-                  _mm_loadl_epi64((const __m128i *)(const void *)(r1 + j)),
-                  _mm_loadl_epi64((const __m128i *)(const void *)(r2 + j)),
-                  _mm_loadl_epi64((const __m128i *)(const void *)(r3 + j)), f, 1);
+    for (; (s == 1 || s == 2) && j + 8 <= n; j += 8)
+        q_lanes16(d + 4 * j, q_row8(r0 + j * s, s), q_row8(r1 + j * s, s), q_row8(r2 + j * s, s),
+                  q_row8(r3 + j * s, s), f, 1);
 #endif
     if (s == 1) {
         for (; j < n; ++j) {
@@ -290,20 +301,36 @@ static void q_reorder(const mlvm_qconv2d_t *p, const qgeom_t *g, const void *w, 
     }
 }
 
+/* The sum of n signed bytes (a row of lanes). */
+static int32_t q_row_sum(const int8_t *row, mlvm_index_t n)
+{
+    int32_t sum = 0;
+    mlvm_index_t t = 0;
+#if defined(__AVX512BW__) && !defined(MLVM_PORTABLE_KERNELS)
+    /* 64 bytes per step: vpsadbw sums (byte + 128) over each 8 bytes */
+    const __m512i bias = _mm512_set1_epi8((char)0x80);
+    __m512i acc = _mm512_setzero_si512();
+    for (; t + 64 <= n; t += 64)
+        acc = _mm512_add_epi64(acc, _mm512_sad_epu8(_mm512_xor_si512(_mm512_loadu_si512((const void *)(row + t)),
+                                                                        bias),
+                                                       _mm512_setzero_si512()));
+    sum = (int32_t)(_mm512_reduce_add_epi64(acc) - 128 * (long long)t);
+#endif
+    for (; t < n; ++t)
+        sum += row[t];
+    return sum;
+}
+
 /* From the rows in lanes: share[o] = zxu * sum of w'[o] and zwp[o] = zw[o]
  * (less 128 for u8 weights; wrapping). Returns whether some zwp is not 0
  * (the windows' sums are then needed). */
 static int q_shares(const mlvm_qconv2d_t *p, const qgeom_t *g, const int32_t *w4, const void *zw,
                     uint32_t zxu, uint32_t *share, int32_t *zwp)
 {
-    mlvm_index_t o, t;
+    mlvm_index_t o;
     int any = 0;
     for (o = 0; o < p->o; ++o) {
-        const int8_t *row = (const int8_t *)(const void *)(w4 + o * g->k);
-        int32_t sum = 0;
-        for (t = 0; t < g->k * 4; ++t)
-            sum += row[t];
-        share[o] = zxu * (uint32_t)sum;
+        share[o] = zxu * (uint32_t)q_row_sum((const int8_t *)(const void *)(w4 + o * g->k), g->k * 4);
         zwp[o] = p->w_signed ? ((const int8_t *)zw)[p->zw_per_o ? o : 0]
                              : ((const uint8_t *)zw)[p->zw_per_o ? o : 0] - 128;
         any = any || zwp[o] != 0;
@@ -897,8 +924,9 @@ static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
     mlvm_index_t kk;
     if (!p->w_lanes)
         q_reorder(p, g, c->w, (int32_t *)(void *)st.w);
-    q_ones(p, g, ones);
     any_zw = q_shares(p, g, w4, c->zw, st.zxu, share, zwp);
+    if (any_zw)
+        q_ones(p, g, ones);
     if (g->taps) {
         mlvm_tap_offsets(&g->win, &g->ph, g->taps, st.off + g->k);
         planar = st.xs + g->in_bytes - qw_align((size_t)(cg * g->ph.phases * g->ph.plane) + MLVM_QW_SLACK);

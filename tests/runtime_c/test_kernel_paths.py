@@ -52,13 +52,15 @@ QPATHS = {
     "avx-vnni": (["-mavx2", "-mfma", "-mavxvnni"], ("avx2", "fma", "avx_vnni")),
     "avx512-vnni": (["-mavx512f", "-mavx512bw", "-mavx512vnni", "-mfma"],
                     ("avx512f", "avx512bw", "avx512_vnni", "fma")),
+    "avx512-vnni-vbmi": (["-mavx512f", "-mavx512bw", "-mavx512vnni", "-mavx512vbmi", "-mfma"],
+                         ("avx512f", "avx512bw", "avx512_vnni", "avx512vbmi", "fma")),
 }
 # The kernel files each program links (a path's library builds only those:
 # the int8 paths' flag sets need no f32 kernels, and the other way round).
 _K = {f.stem: f for f in c_build.KERNELS}
 F32_KERNELS = [_K[n] for n in ("conv", "conv_cvec", "conv_scalar", "depthwise", "depthwise_lanes",
                                "elementwise", "matmul")]
-INT8_KERNELS = [_K[n] for n in ("qconv_ws", "qdepthwise_lanes", "qmatmul")]
+INT8_KERNELS = [_K[n] for n in ("qconv_ws", "qdepthwise_lanes", "qdepthwise_perm", "qmatmul")]
 LINKS = {PROGRAM: F32_KERNELS, VMATH: F32_KERNELS, WORKSPACE: F32_KERNELS, QCONV: INT8_KERNELS}
 QLINE = re.compile(r"^qconv_paths\[([\w-]+)\]: (\d+) cases, (\d+) failures$", re.M)
 LINE = re.compile(r"^kernel_paths\[(\w+)\]: (\d+) cases, (\d+) failures$", re.M)

@@ -1,6 +1,6 @@
 /* Internal: conv2d's and qconv2d's depthwise-like groups with the sums in
- * vector registers (depthwise.c, depthwise_lanes.c, qdepthwise_lanes.c),
- * for the builds with AVX2 or AVX-512. */
+ * vector registers (depthwise.c, depthwise_lanes.c, qdepthwise_lanes.c,
+ * qdepthwise_perm.c), for the builds with AVX2 or AVX-512. */
 #ifndef MLVM_KERNELS_DEPTHWISE_H_
 #define MLVM_KERNELS_DEPTHWISE_H_
 
@@ -60,6 +60,23 @@ void mlvm_qdw_lanes_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const 
 #else
 #define mlvm_qdw_lanes_applies(p) ((void)(p), 0)
 #define mlvm_qdw_lanes_8(p, rq, x, w, zx, zw, bias, mult, zy, out) ((void)0)
+#endif
+
+#if defined(__AVX512VBMI__) && defined(__AVX512VNNI__) && defined(__AVX512BW__)                  \
+    && !defined(MLVM_PORTABLE_KERNELS)
+#define MLVM_QDW_PERM 1
+/* Whether mlvm_qdw_perm_8 (qdepthwise_perm.c) covers p: one input channel
+ * and one output per group, i8 weights whose zero points (zw) are all 0,
+ * an input plane under 128 bytes, up to 64 vectors of tap quads x 16
+ * output positions. */
+int mlvm_qdw_perm_applies(const mlvm_qconv2d_t *p, const void *zw);
+/* As mlvm_qdw_lanes_8 for such a p (zw all 0, so not passed). */
+void mlvm_qdw_perm_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const void *x,
+                     const void *w, const void *zx, const int32_t *bias, const float *mult,
+                     const void *zy, void *out);
+#else
+#define mlvm_qdw_perm_applies(p, zw) ((void)(p), (void)(zw), 0)
+#define mlvm_qdw_perm_8(p, rq, x, w, zx, bias, mult, zy, out) ((void)0)
 #endif
 
 #endif /* MLVM_KERNELS_DEPTHWISE_H_ */

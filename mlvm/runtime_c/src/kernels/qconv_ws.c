@@ -66,7 +66,9 @@
 
 const char *mlvm_qkernel_path(void)
 {
-#if defined(MLVM_Q_ZMM)
+#if defined(MLVM_Q_ZMM) && defined(MLVM_QDW_PERM)
+    return "avx512-vnni-vbmi"; /* small depthwise planes by byte permutes */
+#elif defined(MLVM_Q_ZMM)
     return "avx512-vnni";
 #elif defined(MLVM_Q_VNNI)
     return "avx-vnni";
@@ -1142,7 +1144,11 @@ void mlvm_qconv2d_ws_8(const mlvm_qconv2d_t *p, const void *x, const void *w, co
                        const void *zw, int32_t *out, void *ws)
 {
     qcall_t c;
-    if (mlvm_qdw_lanes_applies(p)) { /* no workspace needed */
+    if (mlvm_qdw_perm_applies(p, zw)) { /* no workspace needed */
+        mlvm_qdw_perm_8(p, NULL, x, w, zx, NULL, NULL, NULL, out);
+        return;
+    }
+    if (mlvm_qdw_lanes_applies(p)) {
         mlvm_qdw_lanes_8(p, NULL, x, w, zx, zw, NULL, NULL, NULL, out);
         return;
     }
@@ -1162,6 +1168,10 @@ void mlvm_qconv2d_requant_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, 
     qcall_t c;
     if (mlvm_qconv2d_workspace(p) == 0)
         return; /* no outputs */
+    if (mlvm_qdw_perm_applies(p, zw)) {
+        mlvm_qdw_perm_8(p, rq, x, w, zx, bias, mult, zy, out);
+        return;
+    }
     if (mlvm_qdw_lanes_applies(p)) {
         mlvm_qdw_lanes_8(p, rq, x, w, zx, zw, bias, mult, zy, out);
         return;

@@ -1,0 +1,153 @@
+/* int8 depthwise convolutions over small planes (mlvm.qconv2d and
+ * mlvm.qconv2d_requant with one input and one output channel per group, the
+ * input plane under 128 bytes: a keyword spotter's 25x5 maps), for the
+ * builds with AVX-512 VBMI and VNNI.
+ *
+ * qdepthwise_lanes.c puts 16 channels in the lanes: a transpose in and out
+ * per 16 positions and one multiply-add per tap, half of each lane idle.
+ * Here a channel's whole plane sits in two registers (128 bytes, x as
+ * unsigned, the byte after the plane its zero point), and one vpermt2b
+ * gathers, for 16 output positions, the bytes of four taps into each
+ * position's 32-bit lane, where one vpdpbusd multiplies them by the four
+ * weights: 64 multiply-adds per two instructions, the outputs in the
+ * lanes in plane order, stored as they are. Taps outside the input read
+ * the zero point, whose share (zx * sum_t w[t]) leaves the sums as in
+ * qconv_ws.c; the byte indices depend on the geometry alone and are built
+ * once per call. Weights i8 with zero points 0 (symmetric, as quantizers
+ * write them): |w| <= 128, so each product and sum is exact. */
+#include <string.h>
+
+#include "depthwise.h"
+
+#if defined(MLVM_QDW_PERM)
+#include <immintrin.h>
+
+#include "requant.h"
+
+#define MLVM_QDWP_VECS 64 /* index vectors: tap quads x output vectors (4 KiB) */
+
+int mlvm_qdw_perm_applies(const mlvm_qconv2d_t *p, const void *zw)
+{
+    const mlvm_index_t tq = (p->kh * p->kw + 3) / 4, nv = (p->oh * p->ow + 15) / 16;
+    mlvm_index_t i;
+    if (!(p->c == p->groups && p->o == p->c && p->n > 0 && p->oh > 0 && p->ow > 0 && p->w_signed
+          && p->h * p->w < 128 && p->kh > 0 && p->kw > 0 && tq * nv <= MLVM_QDWP_VECS))
+        return 0;
+    for (i = 0; i < (p->zw_per_o ? p->o : 1); ++i)
+        if (((const int8_t *)zw)[i] != 0)
+            return 0;
+    return 1;
+}
+
+/* idx[(g * nv + v) * 64 + 4 i + s]: the plane byte that tap 4g + s of
+ * output position 16v + i reads, or the zero point's (plane) outside the
+ * input, past the last tap or the last position. */
+static void perm_indices(const mlvm_qconv2d_t *p, mlvm_index_t nv, uint8_t *idx)
+{
+    const mlvm_index_t taps = p->kh * p->kw, tq = (taps + 3) / 4, nq = p->oh * p->ow;
+    const __m512i pad = _mm512_set1_epi32((int32_t)(p->h * p->w)), h = _mm512_set1_epi32((int32_t)p->h);
+    const __m512i w = _mm512_set1_epi32((int32_t)p->w), zero = _mm512_setzero_si512();
+    int32_t oy[16], ox[16];
+    mlvm_index_t v, g, y = 0, x = 0;
+    int i, s;
+    for (v = 0; v < nv; ++v) {
+        const __mmask16 live = (__mmask16)(nq - 16 * v >= 16 ? 0xFFFF : (1u << (nq - 16 * v)) - 1u);
+        __m512i iy0, ix0;
+        for (i = 0; i < 16; ++i) { /* the positions' top-left input row and column */
+            oy[i] = (int32_t)(y * p->sh - p->pt);
+            ox[i] = (int32_t)(x * p->sw - p->pl);
+            if (++x == p->ow)
+                x = 0, ++y;
+        }
+        iy0 = _mm512_loadu_si512((const void *)oy);
+        ix0 = _mm512_loadu_si512((const void *)ox);
+        for (g = 0; g < tq; ++g) {
+            __m512i lanes = zero;
+            for (s = 0; s < 4; ++s) {
+                const mlvm_index_t t = 4 * g + s;
+                __m512i b = pad;
+                if (t < taps) {
+                    const __m512i iy = _mm512_add_epi32(iy0, _mm512_set1_epi32((int32_t)(t / p->kw * p->dh)));
+                    const __m512i ix = _mm512_add_epi32(ix0, _mm512_set1_epi32((int32_t)(t % p->kw * p->dw)));
+                    __mmask16 in = _mm512_mask_cmpge_epi32_mask(live, iy, zero);
+                    in = _mm512_mask_cmplt_epi32_mask(in, iy, h);
+                    in = _mm512_mask_cmpge_epi32_mask(in, ix, zero);
+                    in = _mm512_mask_cmplt_epi32_mask(in, ix, w);
+                    b = _mm512_mask_add_epi32(pad, in, _mm512_mullo_epi32(iy, w), ix);
+                }
+                lanes = _mm512_or_si512(lanes, _mm512_sll_epi32(b, _mm_cvtsi32_si128(8 * s)));
+            }
+            _mm512_storeu_si512((void *)(idx + (g * nv + v) * 64), lanes);
+        }
+    }
+}
+
+void mlvm_qdw_perm_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const void *x,
+                     const void *w, const void *zx, const int32_t *bias, const float *mult,
+                     const void *zy, void *out)
+{
+    uint8_t idx[MLVM_QDWP_VECS * 64];
+    const mlvm_index_t taps = p->kh * p->kw, tq = (taps + 3) / 4, plane = p->h * p->w;
+    const mlvm_index_t nq = p->oh * p->ow, nv = (nq + 15) / 16;
+    const uint8_t flip = p->x_signed ? 0x80 : 0, zxu = (uint8_t)(*(const uint8_t *)zx ^ flip);
+    const __mmask64 m0 = plane >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << plane) - 1;
+    const __mmask64 m1 = plane > 64 ? ((__mmask64)1 << (plane - 64)) - 1 : 0;
+    const __m512i flip64 = _mm512_set1_epi8((char)flip);
+    mlvm_requant_bounds_t b = {0.0f, 0.0f, 0.0f};
+    mlvm_index_t n, c, v, g, t;
+    if (rq != NULL)
+        b = mlvm_requant_bounds(rq, zy);
+    perm_indices(p, nv, idx);
+    for (n = 0; n < p->n; ++n)
+        for (c = 0; c < p->c; ++c) {
+            const uint8_t *xc = (const uint8_t *)x + (n * p->c + c) * plane;
+            const int8_t *wc = (const int8_t *)w + c * taps;
+            const size_t at = (size_t)((n * p->o + c) * nq);
+            __m512i lo = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m0, xc), flip64);
+            __m512i hi = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m1, xc + 64), flip64);
+            __m512i wq[16], share, bv = _mm512_setzero_si512();
+            __m512 mv = _mm512_setzero_ps();
+            int32_t sum = 0;
+            if (plane < 64)
+                lo = _mm512_mask_set1_epi8(lo, (__mmask64)1 << plane, (char)zxu);
+            else
+                hi = _mm512_mask_set1_epi8(hi, (__mmask64)1 << (plane - 64), (char)zxu);
+            for (g = 0; g < tq; ++g) { /* four weights per lane, zero past the last tap */
+                uint8_t four[4] = {0, 0, 0, 0};
+                int32_t q;
+                for (t = 4 * g; t < taps && t < 4 * g + 4; ++t) {
+                    four[t - 4 * g] = (uint8_t)wc[t];
+                    sum += wc[t];
+                }
+                memcpy(&q, four, 4);
+                wq[g] = _mm512_set1_epi32(q);
+            }
+            share = _mm512_set1_epi32((int32_t)((uint32_t)zxu * (uint32_t)sum));
+            if (rq != NULL) {
+                bv = _mm512_set1_epi32(bias != NULL ? bias[c] : 0);
+                mv = _mm512_set1_ps(mult[rq->mult_per_o ? c : 0]);
+            }
+            for (v = 0; v < nv; ++v) {
+                const __mmask16 m = (__mmask16)(nq - 16 * v >= 16 ? 0xFFFF : (1u << (nq - 16 * v)) - 1u);
+                __m512i acc = _mm512_setzero_si512();
+                for (g = 0; g < tq; ++g)
+                    acc = _mm512_dpbusd_epi32(
+                        acc,
+                        _mm512_permutex2var_epi8(lo, _mm512_loadu_si512((const void *)(idx + (g * nv + v) * 64)),
+                                                 hi),
+                        wq[g]);
+                acc = _mm512_sub_epi32(acc, share);
+                if (rq == NULL) {
+                    _mm512_mask_storeu_epi32((int32_t *)out + at + 16 * v, m, acc);
+                    continue;
+                }
+                _mm512_mask_cvtepi32_storeu_epi8(
+                    (uint8_t *)out + at + 16 * v, m,
+                    mlvm_requant512(_mm512_add_epi32(acc, bv), mv, _mm512_set1_ps(b.zy),
+                                    _mm512_set1_ps(b.lo), _mm512_set1_ps(b.hi)));
+            }
+        }
+}
+#else
+typedef int mlvm_qdw_perm_not_built; /* ISO C: a translation unit is never empty */
+#endif

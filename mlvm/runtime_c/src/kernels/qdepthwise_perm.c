@@ -13,8 +13,9 @@
  * lanes in plane order, stored as they are. Taps outside the input read
  * the zero point, whose share (zx * sum_t w[t]) leaves the sums as in
  * qconv_ws.c; the byte indices depend on the geometry alone and are built
- * once per call. Weights i8 with zero points 0 (symmetric, as quantizers
+ * once per call; a pass sums four output vectors side by side. Weights i8 with zero points 0 (symmetric, as quantizers
  * write them): |w| <= 128, so each product and sum is exact. */
+#include <math.h>
 #include <string.h>
 
 #include "depthwise.h"
@@ -25,10 +26,25 @@
 #include "requant.h"
 
 #define MLVM_QDWP_VECS 64 /* index vectors: tap quads x output vectors (4 KiB) */
+#define MLVM_QDWP_PASS 4  /* output vectors summed side by side (independent chains) */
+
+/* Output vectors of 16 positions, in whole passes. */
+static mlvm_index_t perm_vectors(const mlvm_qconv2d_t *p)
+{
+    const mlvm_index_t nv = (p->oh * p->ow + 15) / 16;
+    return (nv + MLVM_QDWP_PASS - 1) / MLVM_QDWP_PASS * MLVM_QDWP_PASS;
+}
+
+/* The mask of vector v's positions below nq. */
+static __mmask16 perm_live(mlvm_index_t nq, mlvm_index_t v)
+{
+    const mlvm_index_t rem = nq - 16 * v;
+    return (__mmask16)(rem >= 16 ? 0xFFFFu : rem <= 0 ? 0u : (1u << rem) - 1u);
+}
 
 int mlvm_qdw_perm_applies(const mlvm_qconv2d_t *p, const void *zw)
 {
-    const mlvm_index_t tq = (p->kh * p->kw + 3) / 4, nv = (p->oh * p->ow + 15) / 16;
+    const mlvm_index_t tq = (p->kh * p->kw + 3) / 4, nv = perm_vectors(p);
     mlvm_index_t i;
     if (!(p->c == p->groups && p->o == p->c && p->n > 0 && p->oh > 0 && p->ow > 0 && p->w_signed
           && p->h * p->w < 128 && p->kh > 0 && p->kw > 0 && tq * nv <= MLVM_QDWP_VECS))
@@ -41,7 +57,7 @@ int mlvm_qdw_perm_applies(const mlvm_qconv2d_t *p, const void *zw)
 
 /* idx[(g * nv + v) * 64 + 4 i + s]: the plane byte that tap 4g + s of
  * output position 16v + i reads, or the zero point's (plane) outside the
- * input, past the last tap or the last position. */
+ * input, past the last tap or the last position (nv: perm_vectors). */
 static void perm_indices(const mlvm_qconv2d_t *p, mlvm_index_t nv, uint8_t *idx)
 {
     const mlvm_index_t taps = p->kh * p->kw, tq = (taps + 3) / 4, nq = p->oh * p->ow;
@@ -51,7 +67,7 @@ static void perm_indices(const mlvm_qconv2d_t *p, mlvm_index_t nv, uint8_t *idx)
     mlvm_index_t v, g, y = 0, x = 0;
     int i, s;
     for (v = 0; v < nv; ++v) {
-        const __mmask16 live = (__mmask16)(nq - 16 * v >= 16 ? 0xFFFF : (1u << (nq - 16 * v)) - 1u);
+        const __mmask16 live = perm_live(nq, v);
         __m512i iy0, ix0;
         for (i = 0; i < 16; ++i) { /* the positions' top-left input row and column */
             oy[i] = (int32_t)(y * p->sh - p->pt);
@@ -88,7 +104,7 @@ void mlvm_qdw_perm_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const v
 {
     uint8_t idx[MLVM_QDWP_VECS * 64];
     const mlvm_index_t taps = p->kh * p->kw, tq = (taps + 3) / 4, plane = p->h * p->w;
-    const mlvm_index_t nq = p->oh * p->ow, nv = (nq + 15) / 16;
+    const mlvm_index_t nq = p->oh * p->ow, nv = perm_vectors(p);
     const uint8_t flip = p->x_signed ? 0x80 : 0, zxu = (uint8_t)(*(const uint8_t *)zx ^ flip);
     const __mmask64 m0 = plane >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << plane) - 1;
     const __mmask64 m1 = plane > 64 ? ((__mmask64)1 << (plane - 64)) - 1 : 0;
@@ -105,8 +121,8 @@ void mlvm_qdw_perm_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const v
             const size_t at = (size_t)((n * p->o + c) * nq);
             __m512i lo = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m0, xc), flip64);
             __m512i hi = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m1, xc + 64), flip64);
-            __m512i wq[16], share, bv = _mm512_setzero_si512();
-            __m512 mv = _mm512_setzero_ps();
+            __m512i wq[16], add;
+            float mo = 0.0f;
             int32_t sum = 0;
             if (plane < 64)
                 lo = _mm512_mask_set1_epi8(lo, (__mmask64)1 << plane, (char)zxu);
@@ -122,29 +138,43 @@ void mlvm_qdw_perm_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const v
                 memcpy(&q, four, 4);
                 wq[g] = _mm512_set1_epi32(q);
             }
-            share = _mm512_set1_epi32((int32_t)((uint32_t)zxu * (uint32_t)sum));
-            if (rq != NULL) {
-                bv = _mm512_set1_epi32(bias != NULL ? bias[c] : 0);
-                mv = _mm512_set1_ps(mult[rq->mult_per_o ? c : 0]);
-            }
-            for (v = 0; v < nv; ++v) {
-                const __mmask16 m = (__mmask16)(nq - 16 * v >= 16 ? 0xFFFF : (1u << (nq - 16 * v)) - 1u);
-                __m512i acc = _mm512_setzero_si512();
-                for (g = 0; g < tq; ++g)
-                    acc = _mm512_dpbusd_epi32(
-                        acc,
-                        _mm512_permutex2var_epi8(lo, _mm512_loadu_si512((const void *)(idx + (g * nv + v) * 64)),
-                                                 hi),
-                        wq[g]);
-                acc = _mm512_sub_epi32(acc, share);
-                if (rq == NULL) {
-                    _mm512_mask_storeu_epi32((int32_t *)out + at + 16 * v, m, acc);
-                    continue;
+            /* the bias (requantized results only) less the zero point's share */
+            add = _mm512_set1_epi32((int32_t)((uint32_t)(rq != NULL && bias != NULL ? bias[c] : 0)
+                                              - (uint32_t)zxu * (uint32_t)sum));
+            if (rq != NULL)
+                mo = mult[rq->mult_per_o ? c : 0];
+            for (v = 0; v < nv; v += MLVM_QDWP_PASS) {
+                /* a pass's vectors side by side: the multiply-adds' and the
+                 * requantization's latencies overlap */
+                __m512i acc[MLVM_QDWP_PASS];
+                int k;
+                for (k = 0; k < MLVM_QDWP_PASS; ++k)
+                    acc[k] = _mm512_setzero_si512();
+                for (g = 0; g < tq; ++g) {
+                    const uint8_t *ig = idx + (g * nv + v) * 64;
+                    for (k = 0; k < MLVM_QDWP_PASS; ++k)
+                        acc[k] = _mm512_dpbusd_epi32(
+                            acc[k],
+                            _mm512_permutex2var_epi8(lo, _mm512_loadu_si512((const void *)(ig + 64 * k)), hi),
+                            wq[g]);
                 }
-                _mm512_mask_cvtepi32_storeu_epi8(
-                    (uint8_t *)out + at + 16 * v, m,
-                    mlvm_requant512(_mm512_add_epi32(acc, bv), mv, _mm512_set1_ps(b.zy),
-                                    _mm512_set1_ps(b.lo), _mm512_set1_ps(b.hi)));
+                for (k = 0; k < MLVM_QDWP_PASS; ++k) {
+                    const __mmask16 m = perm_live(nq, v + k);
+                    const __m512i r = _mm512_add_epi32(acc[k], add);
+                    uint8_t *dst = (uint8_t *)out + at + 16 * (v + k);
+                    if (rq == NULL)
+                        _mm512_mask_storeu_epi32((int32_t *)out + at + 16 * (v + k), m, r);
+                    else if (isfinite(mo))
+                        _mm512_mask_cvtepi32_storeu_epi8(
+                            dst, m,
+                            mlvm_requant512_finite(r, _mm512_set1_ps(mo), _mm512_set1_epi32((int32_t)b.zy),
+                                                   _mm512_set1_ps(b.lo - b.zy), _mm512_set1_ps(b.hi - b.zy)));
+                    else
+                        _mm512_mask_cvtepi32_storeu_epi8(
+                            dst, m,
+                            mlvm_requant512(r, _mm512_set1_ps(mo), _mm512_set1_ps(b.zy),
+                                            _mm512_set1_ps(b.lo), _mm512_set1_ps(b.hi)));
+                }
             }
         }
 }

@@ -38,6 +38,20 @@ static inline __attribute__((always_inline)) __m512i mlvm_requant512(__m512i v, 
     f = _mm512_min_ps(_mm512_max_ps(f, lo), hi);
     return _mm512_cvtps_epi32(f);
 }
+
+/* The same for a finite multiplier, with which no NaN arises: the product
+ * clamped to [lo - zy, hi - zy] (integers, so clamping first and rounding
+ * after give the same integer), rounded half to even by the conversion
+ * itself (embedded rounding, whatever MXCSR says), then zy added in
+ * integers. Three instructions fewer. */
+static inline __attribute__((always_inline)) __m512i
+mlvm_requant512_finite(__m512i v, __m512 mult, __m512i zy, __m512 lo_zy, __m512 hi_zy)
+{
+    __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(v), mult);
+    f = _mm512_min_ps(_mm512_max_ps(f, lo_zy), hi_zy);
+    return _mm512_add_epi32(_mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
+                            zy);
+}
 #endif
 
 static inline __attribute__((always_inline)) __m256i mlvm_requant256(__m256i v, __m256 mult,

@@ -354,6 +354,7 @@ typedef struct qsink {
     const int32_t *bias; /* NULL or per channel */
     const float *mult;
     int mult_per_o, requant;
+    int finite; /* every multiplier finite: no NaN can arise (requant.h) */
     float zy, lo, hi;
     void *out;       /* row o at o * ld elements (int32, or bytes) ... */
     mlvm_index_t ld;
@@ -461,32 +462,34 @@ typedef struct qtile {
 #if defined(MLVM_Q_ZMM)
 
 /* Channel o's results v[0 .. nv) (16 positions each, from q; masks m),
- * with the channel's constants broadcast once. */
+ * with the channel's constants broadcast once: the bias less the zero
+ * point's share is one add (both wrap); finite multipliers take the
+ * shorter requantization. */
 static inline __attribute__((always_inline)) void
 q_finish_zmm(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, __m512i *v, const __mmask16 *m,
              int nv)
 {
-    const __m512i share = _mm512_set1_epi32((int32_t)s->share[o]);
-    const __m512 zy = _mm512_set1_ps(s->zy), lo = _mm512_set1_ps(s->lo), hi = _mm512_set1_ps(s->hi);
-    __m512i bias = _mm512_setzero_si512();
-    __m512 mult = zy;
+    const uint32_t bias = s->requant && s->bias != NULL ? (uint32_t)s->bias[o] : 0u;
+    const __m512i add = _mm512_set1_epi32((int32_t)(bias - s->share[o]));
+    const __m512 mult = _mm512_set1_ps(s->requant ? s->mult[s->mult_per_o ? o : 0] : 0.0f);
     int i;
-    if (s->requant) {
-        bias = _mm512_set1_epi32(s->bias != NULL ? s->bias[o] : 0);
-        mult = _mm512_set1_ps(s->mult[s->mult_per_o ? o : 0]);
-    }
     for (i = 0; i < nv; ++i) {
-        __m512i r = _mm512_sub_epi32(v[i], share);
+        const mlvm_index_t at = o * s->ld + (q + 16 * i - s->q0);
+        __m512i r = _mm512_add_epi32(v[i], add);
         if (s->zwp != NULL)
             r = _mm512_sub_epi32(r, _mm512_mullo_epi32(_mm512_set1_epi32(s->zwp[o]),
                                                        _mm512_maskz_loadu_epi32(m[i], s->colx + q + 16 * i)));
-        if (!s->requant) {
-            _mm512_mask_storeu_epi32((int32_t *)s->out + o * s->ld + (q + 16 * i - s->q0), m[i], r);
-            continue;
-        }
-        _mm512_mask_cvtepi32_storeu_epi8((uint8_t *)s->out + o * s->ld + (q + 16 * i - s->q0), m[i],
-                                         mlvm_requant512(_mm512_add_epi32(r, bias), mult, zy, lo,
-                                                         hi));
+        if (!s->requant)
+            _mm512_mask_storeu_epi32((int32_t *)s->out + at, m[i], r);
+        else if (s->finite)
+            _mm512_mask_cvtepi32_storeu_epi8(
+                (uint8_t *)s->out + at, m[i],
+                mlvm_requant512_finite(r, mult, _mm512_set1_epi32((int32_t)s->zy),
+                                       _mm512_set1_ps(s->lo - s->zy), _mm512_set1_ps(s->hi - s->zy)));
+        else
+            _mm512_mask_cvtepi32_storeu_epi8((uint8_t *)s->out + at, m[i],
+                                             mlvm_requant512(r, mult, _mm512_set1_ps(s->zy),
+                                                             _mm512_set1_ps(s->lo), _mm512_set1_ps(s->hi)));
     }
 }
 
@@ -546,6 +549,31 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
         v[0] = a0, v[1] = b0, v[2] = a1, v[3] = b1, v[4] = a2, v[5] = b2, v[6] = a3, v[7] = b3;
         v[8] = a4, v[9] = b4, v[10] = a5, v[11] = b5, v[12] = a6, v[13] = b6, v[14] = a7;
         v[15] = b7;
+        if (s->requant && s->finite && s->zwp == NULL) {
+            /* the common case with its constants in registers, no test
+             * per vector (the byte stores would make gcc reload the
+             * sink's fields for every row) */
+            const __m512i zy = _mm512_set1_epi32((int32_t)s->zy);
+            const __m512 lo = _mm512_set1_ps(s->lo - s->zy), hi = _mm512_set1_ps(s->hi - s->zy);
+            const int32_t *bias = s->bias;
+            const uint32_t *share = s->share;
+            const float *mult = s->mult;
+            const int per_o = s->mult_per_o;
+            uint8_t *dst = (uint8_t *)s->out + o * s->ld + (q0 - s->q0);
+            const mlvm_index_t ld = s->ld;
+            for (r = 0; r < mr; ++r, dst += ld) {
+                const __m512i add = _mm512_set1_epi32(
+                    (int32_t)((bias != NULL ? (uint32_t)bias[o + r] : 0u) - share[o + r]));
+                const __m512 mu = _mm512_set1_ps(mult[per_o ? o + r : 0]);
+                _mm512_mask_cvtepi32_storeu_epi8(
+                    dst, m[0], mlvm_requant512_finite(_mm512_add_epi32(v[2 * r], add), mu, zy, lo, hi));
+                if (m[1])
+                    _mm512_mask_cvtepi32_storeu_epi8(
+                        dst + 16, m[1],
+                        mlvm_requant512_finite(_mm512_add_epi32(v[2 * r + 1], add), mu, zy, lo, hi));
+            }
+            return;
+        }
         for (r = 0; r < mr; ++r)
             q_finish_zmm(s, o + r, q0, v + 2 * r, m, m[1] ? 2 : 1);
     }
@@ -831,8 +859,12 @@ static void q_sink(const qcall_t *c, const qgeom_t *g, mlvm_index_t n, mlvm_inde
     s->q0 = 0;
     if (c->rq != NULL) {
         const mlvm_requant_bounds_t b = mlvm_requant_bounds(c->rq, c->zy);
+        mlvm_index_t o;
         s->mult_per_o = c->rq->mult_per_o;
         s->zy = b.zy, s->lo = b.lo, s->hi = b.hi;
+        s->finite = 1;
+        for (o = 0; o < (s->mult_per_o ? og : 1); ++o)
+            s->finite = s->finite && isfinite(s->mult[o]);
     }
 }
 

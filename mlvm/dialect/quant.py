@@ -486,6 +486,72 @@ class QConv2dRequantOp(QConvWindowOp):
                 f"{cg.ptr(self.multiplier)}, {cg.ptr(self.y_zero_point)}, {cg.ptr(self.result)}, {ws});")
 
 
+@irdl_op_definition
+class QAddOp(MlvmOp):
+    """`a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale,
+    y_zero_point -> y`: quantize(dequantize(a) + dequantize(b)) with every
+    step the f32 operation of those three ops (ONNX QLinearAdd, as a QDQ
+    model spells it: the residual adds of quantized ResNets). a, b and y
+    are i8 or ui8 of one shape, each with its own type; scales f32 and zero
+    points single values. Made by mlvm-fuse-qdq."""
+
+    name = "mlvm.qadd"
+    a = operand_def(TensorType)
+    a_scale = operand_def(TensorType)
+    a_zero_point = operand_def(TensorType)
+    b = operand_def(TensorType)
+    b_scale = operand_def(TensorType)
+    b_zero_point = operand_def(TensorType)
+    y_scale = operand_def(TensorType)
+    y_zero_point = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    OPERAND_NAMES: ClassVar[tuple[str, ...]] = (
+        "a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point")
+    # element i of y is written after a[i] and b[i] are read
+    INPLACE_OPERANDS: ClassVar[tuple[int, ...]] = (0, 3)
+
+    def verify_(self) -> None:
+        ops = self.operands
+        for i in (0, 3):
+            q = self.expect_elem(ops[i], self.OPERAND_NAMES[i], ("i8", "ui8"))
+            self.expect_elem(ops[i + 2], self.OPERAND_NAMES[i + 2], (q,))
+        y = self.expect_elem(self.y_zero_point, "y_zero_point", ("i8", "ui8"))
+        for i in (1, 4, 6):
+            self.expect_elem(ops[i], self.OPERAND_NAMES[i], ("f32",))
+        for i in (1, 2, 4, 5, 6, 7):
+            if prod(self.shape_of(ops[i], self.OPERAND_NAMES[i])) != 1:
+                raise VerifyException(
+                    f"{self.name}: {self.OPERAND_NAMES[i]} {type_str(ops[i].type)} must be a single value")
+        sa, sb = self.shape_of(self.a, "a"), self.shape_of(self.b, "b")
+        if sa != sb:
+            raise VerifyException(
+                f"{self.name}: a {type_str(self.a.type)} and b {type_str(self.b.type)} must have one shape")
+        self.expect_result(0, sa, y)
+
+    def reference(
+        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        a, sa, za, b, sb, zb, sy, zy = inputs
+
+        def deq(q: np.ndarray, s: np.ndarray, z: np.ndarray) -> np.ndarray:
+            d = (q.astype(np.int64) - z.astype(np.int64).reshape(())).astype(np.float32)
+            return (d * s.astype(np.float32).reshape(())).astype(np.float32)
+
+        with np.errstate(all="ignore"):
+            r = (deq(a, sa, za) + deq(b, sb, zb)).astype(np.float32) / sy.astype(np.float32).reshape(())
+        return [round_saturate(r.astype(np.float32), zy.reshape(()), result_dtype(self))]
+
+    def lower(self, cg: Lowering) -> None:
+        n = prod(self.shape_of(self.result, "result"))
+        if n == 0:
+            return
+        flags = [int(self.elem_of(v, w) == "i8") for v, w in ((self.a, "a"), (self.b, "b"), (self.result, "y"))]
+        p = cg.const_struct("mlvm_qadd_t", ", ".join(str(f) for f in flags))
+        args = ", ".join(cg.ptr(v) for v in self.operands)
+        cg.stmt(f"mlvm_qadd_8({p}, {n}u, {args}, {cg.ptr(self.result)});")
+
+
 QUANT_OPS: list[type[MlvmOp]] = [QuantizeOp, DequantizeOp, RequantizeOp, QMatmulOp, QConv2dOp,
-                                 QConv2dRequantOp]
+                                 QConv2dRequantOp, QAddOp]
 __all__ = ["QUANT_OPS", "ELEMS"]

@@ -15,7 +15,10 @@ outputs, as those four ops for 16-bit ones.
 
 (the bias's own scale is taken to be sx * sw, as the quantizer writes it;
 `quantize(relu(v))` is `max(quantize(v), zy)` exactly). Rank-2 matmuls
-without a bias become qmatmul + requantize the same way. The multiplier is
+without a bias become qmatmul + requantize the same way. The sum of two
+dequantized 8-bit tensors of one shape, quantized to 8 bits (a residual
+add), becomes one mlvm.qadd, which does the same f32 steps in one pass
+over bytes. The multiplier is
 computed by f32 ops on the scale tensors, which constant folding turns into
 a constant when the scales are known.
 """
@@ -44,6 +47,7 @@ from mlvm.dialect.nn import Conv2dOp
 from mlvm.dialect.ops import AddOp, DivOp, MatmulOp, MaxOp, MulOp, ReluOp, ReshapeOp
 from mlvm.dialect.quant import (
     DequantizeOp,
+    QAddOp,
     QConv2dOp,
     QConv2dRequantOp,
     QMatmulOp,
@@ -191,6 +195,29 @@ class FuseQdqMatmul(RewritePattern):
         rewriter.replace(q, [], [y])
 
 
+@dataclass
+class FuseQdqAdd(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, q: QuantizeOp, rewriter: PatternRewriter) -> None:
+        src = q.x.owner
+        if not isinstance(src, AddOp) or not _only_use(src.result, q) or _elem(q.result) not in ("i8", "ui8"):
+            return
+        da, db = _dq(src.lhs, ("i8", "ui8")), _dq(src.rhs, ("i8", "ui8"))
+        if da is None or db is None:
+            return
+        shape = value_shape(q.result)
+        if value_shape(da.q) != shape or value_shape(db.q) != shape or value_shape(q.x) != shape:
+            return
+        singles = (da.scale, da.zero_point, db.scale, db.zero_point, q.scale, q.zero_point)
+        if any(prod(value_shape(v)) != 1 for v in singles):
+            return
+        b = _Builder(rewriter, q)
+        operands = [da.q, b.reshape(da.scale, ()), b.reshape(da.zero_point, ()),
+                    db.q, b.reshape(db.scale, ()), b.reshape(db.zero_point, ()),
+                    b.reshape(q.scale, ()), b.reshape(q.zero_point, ())]
+        rewriter.replace(q, [], [b.op(QAddOp, operands, shape, _elem(q.result))])
+
+
 def _per_column(s: tuple[int, ...], columns: int) -> bool | None:
     """True for one value per column ([N] or [1, N]), False for one value."""
     if prod(s) == 1:
@@ -208,7 +235,7 @@ class FuseQdqPass(ModulePass):
         from xdsl.pattern_rewriter import GreedyRewritePatternApplier
 
         PatternRewriteWalker(
-            GreedyRewritePatternApplier([FuseQdqConv(), FuseQdqMatmul()]),
+            GreedyRewritePatternApplier([FuseQdqConv(), FuseQdqMatmul(), FuseQdqAdd()]),
             apply_recursively=False,
         ).rewrite_module(op)
         # The float ops the rewrite left without users.
@@ -216,7 +243,7 @@ class FuseQdqPass(ModulePass):
         while changed:
             changed = False
             for o in reversed(list(op.walk())):
-                if isinstance(o, DequantizeOp | Conv2dOp | MatmulOp | ReluOp | ReshapeOp) and all(
+                if isinstance(o, DequantizeOp | Conv2dOp | MatmulOp | AddOp | ReluOp | ReshapeOp) and all(
                     not r.uses for r in o.results
                 ):
                     o.detach()

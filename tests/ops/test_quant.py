@@ -232,6 +232,33 @@ for ta in (np.int8, np.uint8):
                       qconv_requant_rule(props, relu))
 
 
+def qadd_rule(a: np.ndarray, sa: np.ndarray, za: np.ndarray, b: np.ndarray, sb: np.ndarray,
+              zb: np.ndarray, sy: np.ndarray, zy: np.ndarray) -> np.ndarray:
+    """quantize(dequantize(a) + dequantize(b)), each step in f32."""
+    s = (dequantize_rule(a, sa, za) + dequantize_rule(b, sb, zb)).astype(np.float32)
+    return quantize_rule(s, sy, zy)
+
+
+# qadd: every signedness of a, b and y, sizes 1, odd primes and past the
+# vectors (16, 8) with tails, zero points at the ends of their ranges, a
+# sum saturating both ways; and a zero output scale (0 / 0 is NaN -> zy,
+# the rest infinities, saturated).
+for k, (ta, tb, ty) in enumerate([(x, y, z) for x in (np.int8, np.uint8) for y in (np.int8, np.uint8)
+                                  for z in (np.int8, np.uint8)]):
+    for shape in ((1,), (31,), (2, 3, 17), (1, 5, 7, 11)):
+        ia, ib, iy = np.iinfo(ta), np.iinfo(tb), np.iinfo(ty)
+        a = g.integers(ia.min, ia.max + 1, size=shape).astype(ta)
+        b = g.integers(ib.min, ib.max + 1, size=shape).astype(tb)
+        za = np.array((ia.min, ia.max, 0)[k % 3], dtype=ta)
+        zb = np.array(g.integers(ib.min, ib.max + 1), dtype=tb)
+        zy = np.array(g.integers(iy.min, iy.max + 1), dtype=ty)
+        sa, sb = np.float32(g.uniform(0.001, 0.2)), np.float32(g.uniform(0.001, 0.2))
+        sy = np.float32(g.uniform(0.01, 0.3) if shape != (31,) else 0.0)
+        ins = [a, np.array(sa), za, b, np.array(sb), zb, np.array(sy), zy]
+        name = f"qadd-{np.dtype(ta).name}-{np.dtype(tb).name}-{np.dtype(ty).name}-{'x'.join(map(str, shape))}"
+        SUITE.add(name, op_func("mlvm.qadd", ins, [(shape, ty)]), ins, qadd_rule)
+
+
 @pytest.mark.parametrize("case,variant", SUITE.params_list())
 def test_quant(case, variant: str) -> None:  # noqa: ANN001
     SUITE.check(case, variant)

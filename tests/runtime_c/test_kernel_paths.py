@@ -8,9 +8,10 @@ itself (-march=native, what mlvm builds by default).
 * tests/runtime_c/kernels/conv_workspace.c: the workspace conv2d's direct
   path asks for, the same as the compiler plans (conv2d_workspace_bytes).
 * tests/runtime_c/kernels/qconv_paths.c: the int8 convolution (workspace
-  path and mlvm_qconv2d_8) against an int64 loop, per int8 path (AVX-512
-  VNNI, AVX-VNNI, AVX2, portable), also under ASan/UBSan; and the
-  workspace it asks for, the same as the compiler plans.
+  path and mlvm_qconv2d_8) against an int64 loop, and mlvm_qadd_8 against
+  scalar.h's quantize, per int8 path (AVX-512 VNNI with and without VBMI,
+  AVX-VNNI, AVX2, portable), also under ASan/UBSan; and the workspace it
+  asks for, the same as the compiler plans.
 * tests/runtime_c/kernels/vmath_ulp.c: exp, sigmoid, tanh and erf of
   mlvm/vmath.h within their documented ulp bounds over a sweep of f32 bit
   patterns (every 10007th) and the edge values; with and without FMA the
@@ -60,7 +61,7 @@ QPATHS = {
 _K = {f.stem: f for f in c_build.KERNELS}
 F32_KERNELS = [_K[n] for n in ("conv", "conv_cvec", "conv_scalar", "depthwise", "depthwise_lanes",
                                "elementwise", "matmul")]
-INT8_KERNELS = [_K[n] for n in ("qconv_ws", "qdepthwise_lanes", "qdepthwise_perm", "qmatmul")]
+INT8_KERNELS = [_K[n] for n in ("qadd", "qconv_ws", "qdepthwise_lanes", "qdepthwise_perm", "qmatmul")]
 LINKS = {PROGRAM: F32_KERNELS, VMATH: F32_KERNELS, WORKSPACE: F32_KERNELS, QCONV: INT8_KERNELS}
 QLINE = re.compile(r"^qconv_paths\[([\w-]+)\]: (\d+) cases, (\d+) failures$", re.M)
 LINE = re.compile(r"^kernel_paths\[(\w+)\]: (\d+) cases, (\d+) failures$", re.M)

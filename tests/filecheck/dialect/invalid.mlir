@@ -262,3 +262,24 @@ func.func @f(%x: tensor<1x6x5x5xui8>, %w: tensor<3x72xi8>, %zx: tensor<ui8>, %zw
   func.return %0 : tensor<1x3x3x3xi32>
 }
 // CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.qconv2d: w_lanes needs 4 or more output channels per group (3 in 1 groups)
+
+// -----
+func.func @f(%a: tensor<4x3xui8>, %b: tensor<3xui8>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<4x3xui8> {
+  %0 = "mlvm.qadd"(%a, %s, %z, %b, %s, %z, %s, %z) : (tensor<4x3xui8>, tensor<f32>, tensor<ui8>, tensor<3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<4x3xui8>
+  func.return %0 : tensor<4x3xui8>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.qadd: a tensor<4x3xui8> and b tensor<3xui8> must have one shape
+
+// -----
+func.func @f(%a: tensor<4x3xui8>, %s: tensor<f32>, %s2: tensor<2xf32>, %z: tensor<ui8>) -> tensor<4x3xui8> {
+  %0 = "mlvm.qadd"(%a, %s, %z, %a, %s2, %z, %s, %z) : (tensor<4x3xui8>, tensor<f32>, tensor<ui8>, tensor<4x3xui8>, tensor<2xf32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<4x3xui8>
+  func.return %0 : tensor<4x3xui8>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.qadd: b_scale tensor<2xf32> must be a single value
+
+// -----
+func.func @f(%a: tensor<4x3xui8>, %s: tensor<f32>, %z: tensor<ui8>, %zi: tensor<i8>) -> tensor<4x3xui8> {
+  %0 = "mlvm.qadd"(%a, %s, %zi, %a, %s, %z, %s, %z) : (tensor<4x3xui8>, tensor<f32>, tensor<i8>, tensor<4x3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<4x3xui8>
+  func.return %0 : tensor<4x3xui8>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.qadd: a_zero_point tensor<i8> must have element type ui8

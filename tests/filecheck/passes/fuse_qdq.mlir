@@ -90,3 +90,39 @@ func.func @conv_i16_out(%xq: tensor<1x4x6x6xi8>, %wq: tensor<8x4x1x1xi8>, %s: te
   %y = "mlvm.quantize"(%c, %s, %z16) : (tensor<1x8x6x6xf32>, tensor<f32>, tensor<i16>) -> tensor<1x8x6x6xi16>
   func.return %y : tensor<1x8x6x6xi16>
 }
+
+// -----
+// A residual add of two dequantized 8-bit tensors of one shape, quantized:
+// one mlvm.qadd over the bytes (each operand keeps its own type).
+// CHECK-LABEL: func.func @add
+// CHECK: %[[Y:.*]] = "mlvm.qadd"(%aq, %sa, %za, %bq, %sb, %zb, %sy, %zy) : (tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>, tensor<1x4x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x3xui8>
+// CHECK-NOT: mlvm.dequantize
+// CHECK-NOT: mlvm.add
+// CHECK: func.return %[[Y]]
+func.func @add(%aq: tensor<1x4x3x3xui8>, %bq: tensor<1x4x3x3xi8>, %sa: tensor<f32>, %za: tensor<ui8>, %sb: tensor<f32>, %zb: tensor<i8>, %sy: tensor<f32>, %zy: tensor<ui8>) -> tensor<1x4x3x3xui8> {
+  %a = "mlvm.dequantize"(%aq, %sa, %za) : (tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x3xf32>
+  %b = "mlvm.dequantize"(%bq, %sb, %zb) : (tensor<1x4x3x3xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4x3x3xf32>
+  %s = "mlvm.add"(%a, %b) : (tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
+  %y = "mlvm.quantize"(%s, %sy, %zy) : (tensor<1x4x3x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x3xui8>
+  func.return %y : tensor<1x4x3x3xui8>
+}
+
+// -----
+// Must not: a broadcast operand, per-channel scales, a 16-bit output, a sum
+// that is read again (the float add stays for it).
+// CHECK-LABEL: func.func @add_must_not
+// CHECK-NOT: mlvm.qadd
+func.func @add_must_not(%aq: tensor<4x3xui8>, %rq: tensor<3xui8>, %s: tensor<f32>, %z: tensor<ui8>, %sc: tensor<4x1xf32>, %z16: tensor<ui16>) -> (tensor<4x3xui8>, tensor<4x3xui8>, tensor<4x3xui16>, tensor<4x3xui8>, tensor<4x3xf32>) {
+  %a = "mlvm.dequantize"(%aq, %s, %z) : (tensor<4x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<4x3xf32>
+  %r = "mlvm.dequantize"(%rq, %s, %z) : (tensor<3xui8>, tensor<f32>, tensor<ui8>) -> tensor<3xf32>
+  %c = "mlvm.dequantize"(%aq, %sc, %z) : (tensor<4x3xui8>, tensor<4x1xf32>, tensor<ui8>) -> tensor<4x3xf32>
+  %0 = "mlvm.add"(%a, %r) : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  %y0 = "mlvm.quantize"(%0, %s, %z) : (tensor<4x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<4x3xui8>
+  %1 = "mlvm.add"(%a, %c) : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %y1 = "mlvm.quantize"(%1, %s, %z) : (tensor<4x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<4x3xui8>
+  %2 = "mlvm.add"(%a, %a) : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %y2 = "mlvm.quantize"(%2, %s, %z16) : (tensor<4x3xf32>, tensor<f32>, tensor<ui16>) -> tensor<4x3xui16>
+  %3 = "mlvm.add"(%a, %a) : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %y3 = "mlvm.quantize"(%3, %s, %z) : (tensor<4x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<4x3xui8>
+  func.return %y0, %y1, %y2, %y3, %3 : tensor<4x3xui8>, tensor<4x3xui8>, tensor<4x3xui16>, tensor<4x3xui8>, tensor<4x3xf32>
+}

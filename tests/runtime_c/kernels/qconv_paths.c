@@ -9,6 +9,7 @@
  * Prints "qconv_paths[<path>]: N cases, F failures"; exit 1 on a failure.
  * Cases of the GEMM path with i8 weights run again with the weights in
  * lanes (w_lanes, packed here from kernels.h's description of the layout).
+ * mlvm_qadd_8 is checked against the same f32 steps (check_qadd).
  * With the argument "ws", prints mlvm_qconv2d_workspace for each line of 20
  * numbers on stdin (the fields of mlvm_qconv2d_t) instead. */
 #include <math.h>
@@ -227,6 +228,45 @@ static void random_case(int extreme)
     check(&p, extreme, rnd(0, 3) != 0);
 }
 
+/* mlvm_qadd_8 against the same f32 steps through scalar.h's quantize:
+ * every signedness, lengths around the vectors' widths, zero, infinite and
+ * NaN scales among the random ones; y in place of a every other time. */
+static void check_qadd(mlvm_index_t n, int t)
+{
+    static const float odd[] = {0.0f, INFINITY, NAN};
+    const mlvm_qadd_t p = {t & 1, (t >> 1) & 1, (t >> 2) & 1};
+    uint8_t *a = malloc((size_t)n), *b = malloc((size_t)n), *y = malloc((size_t)n), *want = malloc((size_t)n);
+    uint8_t za = (uint8_t)rnd(0, 255), zb = (uint8_t)rnd(0, 255), zy = (uint8_t)rnd(0, 255);
+    float sa = (float)rnd(1, 3000) * 1e-4f, sb = (float)rnd(1, 3000) * 1e-4f;
+    float sy = (float)rnd(1, 3000) * 1e-4f;
+    const int in_place = rnd(0, 1);
+    mlvm_index_t i;
+    fill(a, (size_t)n, 0, p.a_signed);
+    fill(b, (size_t)n, 0, p.b_signed);
+    if (rnd(0, 5) == 0)
+        sy = odd[rnd(0, 2)];
+    if (rnd(0, 9) == 0)
+        sa = odd[rnd(0, 2)];
+    for (i = 0; i < n; ++i) {
+        const float da = (float)(at8(a, (size_t)i, p.a_signed) - at8(&za, 0, p.a_signed)) * sa;
+        const float db = (float)(at8(b, (size_t)i, p.b_signed) - at8(&zb, 0, p.b_signed)) * sb;
+        const float sum = da + db;
+        want[i] = p.y_signed ? (uint8_t)mlvm_quantize_i8(sum / sy, (int8_t)zy) : mlvm_quantize_ui8(sum / sy, zy);
+    }
+    if (in_place)
+        memcpy(y, a, (size_t)n);
+    mlvm_qadd_8(&p, (size_t)n, in_place ? y : a, &sa, &za, b, &sb, &zb, &sy, &zy, y);
+    ++cases;
+    if (memcmp(y, want, (size_t)n) != 0) {
+        for (i = 0; y[i] == want[i]; ++i)
+            ;
+        fprintf(stderr, "qadd n%td flags %d: [%td] = %d, want %d (sa %g sy %g)\n", n, t, i, y[i], want[i],
+                (double)sa, (double)sy);
+        ++failures;
+    }
+    free(a), free(b), free(y), free(want);
+}
+
 static int workspace_sizes(void)
 {
     long long v[20];
@@ -277,6 +317,8 @@ int main(int argc, char **argv)
     }
     for (t = 0; t < 600; ++t)
         random_case(t % 10 == 0);
+    for (t = 0; t < 160; ++t)
+        check_qadd((mlvm_index_t[]){1, 7, 8, 15, 16, 17, 31, 64, 100, 257}[t % 10], t / 10 % 8);
     printf("qconv_paths[%s]: %ld cases, %ld failures\n", mlvm_qkernel_path(), cases, failures);
     return failures != 0;
 }

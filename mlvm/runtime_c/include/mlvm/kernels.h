@@ -154,6 +154,18 @@ void mlvm_qconv2d_requant_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, 
                             const void *w, const void *zx, const void *zw, const int32_t *bias,
                             const float *mult, const void *zy, void *out, void *ws);
 
+/* mlvm.qadd on n elements of 8-bit a and b (signed or not, as flagged):
+ * y = quantize(((float)(a - za) * sa + (float)(b - zb) * sb) / sy, zy),
+ * each step one f32 operation as written (ONNX DequantizeLinear, Add,
+ * QuantizeLinear), rounded half to even, saturated to y's type, NaN -> zy.
+ * Scales and zero points are single values; y may be a or b. */
+typedef struct mlvm_qadd {
+    int32_t a_signed, b_signed, y_signed;
+} mlvm_qadd_t;
+void mlvm_qadd_8(const mlvm_qadd_t *p, size_t n, const void *a, const float *sa, const void *za,
+                 const void *b, const float *sb, const void *zb, const float *sy, const void *zy,
+                 void *y);
+
 void mlvm_fill_f32(size_t n, float v, float *out);
 void mlvm_fill_i32(size_t n, int32_t v, int32_t *out);
 void mlvm_cast_f32_i32(size_t n, const float *in, int32_t *out);

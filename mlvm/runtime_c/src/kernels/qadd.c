@@ -24,21 +24,33 @@ static int32_t at8(const void *p, size_t i, int is_signed)
     return is_signed ? ((const int8_t *)p)[i] : ((const uint8_t *)p)[i];
 }
 
-/* Elements [i, n) one by one. */
+/* Elements [i, n) one by one, y of type T: the bytes made unsigned as in
+ * the vector loops (no test of the types per element), the constants in
+ * locals (a byte store could alias k's fields: gcc would reload them). */
+#define MLVM_QADD_TAIL(T, Q)                                                                \
+    do {                                                                                    \
+        const T z = *(const T *)zy;                                                         \
+        for (; i < n; ++i) {                                                                \
+            const float da = (float)((int32_t)(uint8_t)(pa[i] ^ fa) - za) * sa;             \
+            const float db = (float)((int32_t)(uint8_t)(pb[i] ^ fb) - zb) * sb;             \
+            const float s = da + db;                                                        \
+            ((T *)y)[i] = Q(s / sy, z);                                                     \
+        }                                                                                   \
+    } while (0)
+
 static void qadd_tail(const mlvm_qadd_t *p, const qadd_consts_t *k, size_t i, size_t n,
                       const void *a, const void *b, const void *zy, void *y)
 {
-    const int32_t za = k->za - k->fa, zb = k->zb - k->fb; /* the zero points themselves */
-    for (; i < n; ++i) {
-        const float da = (float)(at8(a, i, p->a_signed) - za) * k->sa;
-        const float db = (float)(at8(b, i, p->b_signed) - zb) * k->sb;
-        const float s = da + db;
-        if (p->y_signed)
-            ((int8_t *)y)[i] = mlvm_quantize_i8(s / k->sy, *(const int8_t *)zy);
-        else
-            ((uint8_t *)y)[i] = mlvm_quantize_ui8(s / k->sy, *(const uint8_t *)zy);
-    }
+    const uint8_t *pa = (const uint8_t *)a, *pb = (const uint8_t *)b;
+    const uint8_t fa = k->fa, fb = k->fb;
+    const int32_t za = k->za, zb = k->zb;
+    const float sa = k->sa, sb = k->sb, sy = k->sy;
+    if (p->y_signed)
+        MLVM_QADD_TAIL(int8_t, mlvm_quantize_i8);
+    else
+        MLVM_QADD_TAIL(uint8_t, mlvm_quantize_ui8);
 }
+#undef MLVM_QADD_TAIL
 
 void mlvm_qadd_8(const mlvm_qadd_t *p, size_t n, const void *a, const float *sa, const void *za,
                  const void *b, const float *sb, const void *zb, const float *sy, const void *zy,

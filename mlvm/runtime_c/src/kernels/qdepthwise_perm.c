@@ -121,7 +121,7 @@ void mlvm_qdw_perm_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const v
             const size_t at = (size_t)((n * p->o + c) * nq);
             __m512i lo = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m0, xc), flip64);
             __m512i hi = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m1, xc + 64), flip64);
-            __m512i wq[16], add;
+            __m512i wq[16], add; /* tq <= 16: tq * nv <= 64 with nv >= MLVM_QDWP_PASS */
             float mo = 0.0f;
             int32_t sum = 0;
             if (plane < 64)
@@ -161,7 +161,10 @@ void mlvm_qdw_perm_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const v
                 for (k = 0; k < MLVM_QDWP_PASS; ++k) {
                     const __mmask16 m = perm_live(nq, v + k);
                     const __m512i r = _mm512_add_epi32(acc[k], add);
-                    uint8_t *dst = (uint8_t *)out + at + 16 * (v + k);
+                    uint8_t *dst;
+                    if (m == 0) /* the pass's vectors past the plane's positions */
+                        break;
+                    dst = (uint8_t *)out + at + 16 * (v + k);
                     if (rq == NULL)
                         _mm512_mask_storeu_epi32((int32_t *)out + at + 16 * (v + k), m, r);
                     else if (isfinite(mo))

@@ -554,14 +554,40 @@ static void row16_vldm(const float *a, mlvm_index_t a_step, const float *b, mlvm
           "s14", "s15", "s16", "s17", "s18", "s19", "s20", "s21", "s22", "s23", "s24", "memory",
           "cc");
 }
+
+/* The same for out[0 .. 8): one VLDM of eight b values per step. */
+static void row8_vldm(const float *a, mlvm_index_t a_step, const float *b, mlvm_index_t b_step,
+                      mlvm_index_t k, float *out)
+{
+    const mlvm_index_t b_rest = b_step - 32;
+    const int32_t zero = 0;
+    __asm__ volatile(
+        "vmov d0, %[z], %[z]\n\tvmov d1, %[z], %[z]\n\tvmov d2, %[z], %[z]\n\t"
+        "vmov d3, %[z], %[z]\n"
+        "1:\n\t"
+        "vldr s24, [%[a]]\n\t"
+        "vldmia %[b]!, {s16-s23}\n\t"
+        "vfma.f32 s0, s24, s16\n\tvfma.f32 s1, s24, s17\n\tvfma.f32 s2, s24, s18\n\t"
+        "vfma.f32 s3, s24, s19\n\tvfma.f32 s4, s24, s20\n\tvfma.f32 s5, s24, s21\n\t"
+        "vfma.f32 s6, s24, s22\n\tvfma.f32 s7, s24, s23\n\t"
+        "add %[a], %[a], %[as]\n\t"
+        "add %[b], %[b], %[bs]\n\t"
+        "subs %[k], %[k], #1\n\t"
+        "bne 1b\n\t"
+        "vstmia %[o], {s0-s7}"
+        : [a] "+r"(a), [b] "+r"(b), [k] "+r"(k)
+        : [as] "r"(a_step), [bs] "r"(b_rest), [o] "r"(out), [z] "r"(zero)
+        : "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s16", "s17", "s18", "s19", "s20",
+          "s21", "s22", "s23", "s24", "memory", "cc");
+}
 #endif
 
 /* One row on a core without vectors (Cortex-M): b is read in place,
  * sixteen outputs per pass held in FPU registers while the contraction
  * streams down b's rows (no packing, no tile of zero rows; one load of a
- * per sixteen multiply-adds), then eight, four, one (with MLVM_SMALL_CODE,
- * flash before speed: sixteen, then one). Each output sums its terms in
- * order, as the tiled kernel does. */
+ * per sixteen multiply-adds), then eight, four, one (with VLDM: sixteen,
+ * eight, one). Each output sums its terms in order, as the tiled kernel
+ * does. */
 static void row_times_matrix(const mlvm_gemm_t *g)
 {
     const mlvm_index_t n = g->n, k = g->k, a_cs = g->a_cs;
@@ -594,9 +620,11 @@ static void row_times_matrix(const mlvm_gemm_t *g)
             out[j + 14] = te, out[j + 15] = tf;
 #endif
         }
-#ifndef MLVM_SMALL_CODE /* flash before speed: sixteen, then one by one */
         for (; j + 8 <= n; j += 8) {
             const float *b = column_at(g, j);
+#ifdef MLVM_ROW_VLDM
+            row8_vldm(a, a_cs * (mlvm_index_t)sizeof *a, b, b_rs * (mlvm_index_t)sizeof *b, k, out + j);
+#else
             float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
             float s4 = 0.0f, s5 = 0.0f, s6 = 0.0f, s7 = 0.0f;
             for (p = 0; p < k; ++p, b += b_rs) {
@@ -607,7 +635,9 @@ static void row_times_matrix(const mlvm_gemm_t *g)
             }
             out[j] = s0, out[j + 1] = s1, out[j + 2] = s2, out[j + 3] = s3;
             out[j + 4] = s4, out[j + 5] = s5, out[j + 6] = s6, out[j + 7] = s7;
+#endif
         }
+#ifndef MLVM_ROW_VLDM /* with VLDM, fewer than eight columns go one by one: less code */
         for (; j + 4 <= n; j += 4) {
             const float *b = column_at(g, j);
             float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;

@@ -383,6 +383,76 @@ MLVM_INLINE void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int n
  * multiply-adds where the FPU has them (VFMA on a Cortex-M4F). Rows past
  * mr read row 0 again; their sums are never stored. */
 #define MLVM_MM_SCALAR 1
+
+#if defined(__GNUC__) && defined(__thumb2__) && defined(__ARM_FP) && (__ARM_FP & 4)              \
+    && defined(__ARM_FEATURE_FMA)
+/* Cortex-M cores with a single-precision FPU: VLDM loads several
+ * consecutive floats in one instruction, which gcc does not make of
+ * separate loads (the tile below and the single row's passes). */
+#define MLVM_FPU_VLDM 1
+/* The 4 x 4 tile's sums over `pairs` pairs of steps into t[4 r + j]: per
+ * pair two rows of b (at b + off[kk], or b_step bytes apart) and two
+ * elements of each row of a (contiguous in k) by six VLDMs, then the
+ * thirty-two VFMAs, step kk before kk + 1: the sums MLVM_MADD_4X4 makes. */
+static void tile4_vldm(const float *a0, const float *a1, const float *a2, const float *a3,
+                       const float *b, const mlvm_index_t *off, mlvm_index_t b_step,
+                       mlvm_index_t pairs, float *t)
+{
+#define MLVM_TILE_ZERO                                                                            \
+    "vmov d0, %[z], %[z]\n\tvmov d1, %[z], %[z]\n\tvmov d2, %[z], %[z]\n\tvmov d3, %[z], %[z]\n\t"    \
+    "vmov d4, %[z], %[z]\n\tvmov d5, %[z], %[z]\n\tvmov d6, %[z], %[z]\n\tvmov d7, %[z], %[z]\n"
+#define MLVM_TILE_FMAS                                                                            \
+    "vldmia %[a0]!, {s24-s25}\n\tvldmia %[a1]!, {s26-s27}\n\t"                                    \
+    "vldmia %[a2]!, {s28-s29}\n\tvldmia %[a3]!, {s30-s31}\n\t"                                    \
+    "vfma.f32 s0, s24, s16\n\tvfma.f32 s1, s24, s17\n\tvfma.f32 s2, s24, s18\n\t"                \
+    "vfma.f32 s3, s24, s19\n\tvfma.f32 s4, s26, s16\n\tvfma.f32 s5, s26, s17\n\t"                \
+    "vfma.f32 s6, s26, s18\n\tvfma.f32 s7, s26, s19\n\tvfma.f32 s8, s28, s16\n\t"                \
+    "vfma.f32 s9, s28, s17\n\tvfma.f32 s10, s28, s18\n\tvfma.f32 s11, s28, s19\n\t"              \
+    "vfma.f32 s12, s30, s16\n\tvfma.f32 s13, s30, s17\n\tvfma.f32 s14, s30, s18\n\t"             \
+    "vfma.f32 s15, s30, s19\n\t"                                                                \
+    "vfma.f32 s0, s25, s20\n\tvfma.f32 s1, s25, s21\n\tvfma.f32 s2, s25, s22\n\t"                \
+    "vfma.f32 s3, s25, s23\n\tvfma.f32 s4, s27, s20\n\tvfma.f32 s5, s27, s21\n\t"                \
+    "vfma.f32 s6, s27, s22\n\tvfma.f32 s7, s27, s23\n\tvfma.f32 s8, s29, s20\n\t"                \
+    "vfma.f32 s9, s29, s21\n\tvfma.f32 s10, s29, s22\n\tvfma.f32 s11, s29, s23\n\t"              \
+    "vfma.f32 s12, s31, s20\n\tvfma.f32 s13, s31, s21\n\tvfma.f32 s14, s31, s22\n\t"             \
+    "vfma.f32 s15, s31, s23\n\t"                                                                \
+    "subs %[n], %[n], #1\n\t"                                                                     \
+    "bne 1b\n\t"                                                                                  \
+    "vstmia %[t], {s0-s15}"
+#define MLVM_TILE_CLOBBERS                                                                        \
+    "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "s12", "s13", "s14", \
+        "s15", "s16", "s17", "s18", "s19", "s20", "s21", "s22", "s23", "s24", "s25", "s26", "s27", \
+        "s28", "s29", "s30", "s31", "memory", "cc"
+    const int32_t zero = 0;
+    const float *r0, *r1; /* the pair's rows of b */
+    if (off != NULL)
+        __asm__ volatile(MLVM_TILE_ZERO "1:\n\t"
+                         "ldr %[r0], [%[off]], #4\n\t"
+                         "ldr %[r1], [%[off]], #4\n\t"
+                         "add %[r0], %[b], %[r0], lsl #2\n\t"
+                         "add %[r1], %[b], %[r1], lsl #2\n\t"
+                         "vldmia %[r0], {s16-s19}\n\t"
+                         "vldmia %[r1], {s20-s23}\n\t" MLVM_TILE_FMAS
+                         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3),
+                           [off] "+r"(off), [n] "+r"(pairs), [r0] "=&r"(r0), [r1] "=&r"(r1)
+                         : [b] "r"(b), [t] "r"(t), [z] "r"(zero)
+                         : MLVM_TILE_CLOBBERS);
+    else
+        __asm__ volatile(MLVM_TILE_ZERO "1:\n\t"
+                         "add %[r1], %[b], %[bs]\n\t"
+                         "vldmia %[b], {s16-s19}\n\t"
+                         "vldmia %[r1], {s20-s23}\n\t"
+                         "add %[b], %[r1], %[bs]\n\t" MLVM_TILE_FMAS
+                         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [b] "+r"(b),
+                           [n] "+r"(pairs), [r1] "=&r"(r1)
+                         : [bs] "r"(b_step), [t] "r"(t), [z] "r"(zero)
+                         : MLVM_TILE_CLOBBERS);
+#undef MLVM_TILE_ZERO
+#undef MLVM_TILE_FMAS
+#undef MLVM_TILE_CLOBBERS
+}
+#endif
+
 static void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int nr, const float *a,
                   const float *b, float *c, const float *bias)
 {
@@ -390,8 +460,18 @@ static void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int nr, co
     const float *a0 = a, *a1 = mr > 1 ? a + x->a_rs : a, *a2 = mr > 2 ? a + 2 * x->a_rs : a;
     const float *a3 = mr > 3 ? a + 3 * x->a_rs : a;
     MLVM_SUMS_4X4;
-    mlvm_index_t kk;
+    mlvm_index_t kk = 0;
     int r, j;
+#ifdef MLVM_FPU_VLDM
+    if (a_cs == 1 && kc >= 2) { /* pairs of steps by VLDM; an odd last one below */
+        float t[16];
+        tile4_vldm(a0, a1, a2, a3, b, off, b_rs * (mlvm_index_t)sizeof *b, kc / 2, t);
+        c00 = t[0], c01 = t[1], c02 = t[2], c03 = t[3], c10 = t[4], c11 = t[5], c12 = t[6];
+        c13 = t[7], c20 = t[8], c21 = t[9], c22 = t[10], c23 = t[11], c30 = t[12], c31 = t[13];
+        c32 = t[14], c33 = t[15];
+        kk = kc & ~(mlvm_index_t)1;
+    }
+#endif
     /* two loops, so that the step does not test off (-O2 does not
      * unswitch loops) */
 #define MLVM_MM_STEP(bk)                                                                  \
@@ -402,10 +482,10 @@ static void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int nr, co
         MLVM_MADD_4X4(x0, x1, x2, x3, b0, b1, b2, b3);                                    \
     } while (0)
     if (off != NULL)
-        for (kk = 0; kk < kc; ++kk)
+        for (; kk < kc; ++kk)
             MLVM_MM_STEP(b + off[kk]);
     else
-        for (kk = 0; kk < kc; ++kk)
+        for (; kk < kc; ++kk)
             MLVM_MM_STEP(b + kk * b_rs);
 #undef MLVM_MM_STEP
     {
@@ -516,8 +596,7 @@ static void pack_rows_at(mlvm_index_t kc, int nr, const float *b, const mlvm_ind
 #ifdef MLVM_SCALAR_CORE
 #define MLVM_HAVE_ROW 1
 
-#if defined(__GNUC__) && defined(__thumb2__) && defined(__ARM_FP) && (__ARM_FP & 4)              \
-    && defined(__ARM_FEATURE_FMA)
+#ifdef MLVM_FPU_VLDM
 #define MLVM_ROW_VLDM 1
 /* out[0 .. 16) = sum over p < k (k >= 1) of a[p] * b[p][0 .. 16), a's
  * elements a_step bytes apart, b's rows b_step: per step one VLDR of a, two

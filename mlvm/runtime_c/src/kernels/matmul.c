@@ -598,67 +598,39 @@ static void pack_rows_at(mlvm_index_t kc, int nr, const float *b, const mlvm_ind
 
 #ifdef MLVM_FPU_VLDM
 #define MLVM_ROW_VLDM 1
-/* out[0 .. 16) = sum over p < k (k >= 1) of a[p] * b[p][0 .. 16), a's
- * elements a_step bytes apart, b's rows b_step: per step one VLDR of a, two
- * VLDMs of eight b values, sixteen VFMAs into s0-s15 (one rounding per
- * term, in p order: MLVM_MADD's sums). gcc does not merge separate loads
- * into a VLDM: 22 instructions per 16 multiply-adds instead of 35. */
-static void row16_vldm(const float *a, mlvm_index_t a_step, const float *b, mlvm_index_t b_step,
-                       mlvm_index_t k, float *out)
-{
-    const mlvm_index_t b_rest = b_step - 64; /* the two VLDMs advanced b by 64 bytes */
-    const int32_t zero = 0;
-    __asm__ volatile(
-        "vmov d0, %[z], %[z]\n\tvmov d1, %[z], %[z]\n\tvmov d2, %[z], %[z]\n\t"
-        "vmov d3, %[z], %[z]\n\tvmov d4, %[z], %[z]\n\tvmov d5, %[z], %[z]\n\t"
-        "vmov d6, %[z], %[z]\n\tvmov d7, %[z], %[z]\n"
-        "1:\n\t"
-        "vldr s24, [%[a]]\n\t"
-        "vldmia %[b]!, {s16-s23}\n\t"
-        "vfma.f32 s0, s24, s16\n\tvfma.f32 s1, s24, s17\n\tvfma.f32 s2, s24, s18\n\t"
-        "vfma.f32 s3, s24, s19\n\tvfma.f32 s4, s24, s20\n\tvfma.f32 s5, s24, s21\n\t"
-        "vfma.f32 s6, s24, s22\n\tvfma.f32 s7, s24, s23\n\t"
-        "vldmia %[b]!, {s16-s23}\n\t"
-        "vfma.f32 s8, s24, s16\n\tvfma.f32 s9, s24, s17\n\tvfma.f32 s10, s24, s18\n\t"
-        "vfma.f32 s11, s24, s19\n\tvfma.f32 s12, s24, s20\n\tvfma.f32 s13, s24, s21\n\t"
-        "vfma.f32 s14, s24, s22\n\tvfma.f32 s15, s24, s23\n\t"
-        "add %[a], %[a], %[as]\n\t"
-        "add %[b], %[b], %[bs]\n\t"
-        "subs %[k], %[k], #1\n\t"
-        "bne 1b\n\t"
-        "vstmia %[o], {s0-s15}"
-        : [a] "+r"(a), [b] "+r"(b), [k] "+r"(k)
-        : [as] "r"(a_step), [bs] "r"(b_rest), [o] "r"(out), [z] "r"(zero)
-        : "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "s12", "s13",
-          "s14", "s15", "s16", "s17", "s18", "s19", "s20", "s21", "s22", "s23", "s24", "memory",
-          "cc");
-}
-
-/* The same for out[0 .. 8): one VLDM of eight b values per step. */
-static void row8_vldm(const float *a, mlvm_index_t a_step, const float *b, mlvm_index_t b_step,
-                      mlvm_index_t k, float *out)
-{
-    const mlvm_index_t b_rest = b_step - 32;
-    const int32_t zero = 0;
-    __asm__ volatile(
-        "vmov d0, %[z], %[z]\n\tvmov d1, %[z], %[z]\n\tvmov d2, %[z], %[z]\n\t"
-        "vmov d3, %[z], %[z]\n"
-        "1:\n\t"
-        "vldr s24, [%[a]]\n\t"
-        "vldmia %[b]!, {s16-s23}\n\t"
-        "vfma.f32 s0, s24, s16\n\tvfma.f32 s1, s24, s17\n\tvfma.f32 s2, s24, s18\n\t"
-        "vfma.f32 s3, s24, s19\n\tvfma.f32 s4, s24, s20\n\tvfma.f32 s5, s24, s21\n\t"
-        "vfma.f32 s6, s24, s22\n\tvfma.f32 s7, s24, s23\n\t"
-        "add %[a], %[a], %[as]\n\t"
-        "add %[b], %[b], %[bs]\n\t"
-        "subs %[k], %[k], #1\n\t"
-        "bne 1b\n\t"
-        "vstmia %[o], {s0-s7}"
-        : [a] "+r"(a), [b] "+r"(b), [k] "+r"(k)
-        : [as] "r"(a_step), [bs] "r"(b_rest), [o] "r"(out), [z] "r"(zero)
-        : "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s16", "s17", "s18", "s19", "s20",
-          "s21", "s22", "s23", "s24", "memory", "cc");
-}
+/* out[0 .. 16) (row16_vldm) or out[0 .. 8) (row8_vldm) = sum over p < k
+ * (k >= 1) of a[p] * b[p][..], a's elements a_step bytes apart, b's rows
+ * b_step: per step one VLDR of a, one VLDM per eight b values and a VFMA
+ * per output, the sums in s0-s15 (one rounding per term, in p order:
+ * MLVM_MADD's sums). gcc does not merge separate loads into a VLDM: 22
+ * instructions per 16 multiply-adds instead of 35. */
+#define MLVM_ZERO_D(a, b) "vmov d" #a ", %[z], %[z]\n\tvmov d" #b ", %[z], %[z]\n\t"
+#define MLVM_FMA8(a, b, c, d, e, f, g, h)                                                          \
+    "vldmia %[b]!, {s16-s23}\n\tvfma.f32 s" #a ", s24, s16\n\tvfma.f32 s" #b ", s24, s17\n\t"   \
+    "vfma.f32 s" #c ", s24, s18\n\tvfma.f32 s" #d ", s24, s19\n\tvfma.f32 s" #e ", s24, s20\n\t"  \
+    "vfma.f32 s" #f ", s24, s21\n\tvfma.f32 s" #g ", s24, s22\n\tvfma.f32 s" #h ", s24, s23\n\t"
+#define MLVM_ROW_VLDM_FN(name, width, ZERO, FMAS, LAST)                                             \
+    static void name(const float *a, mlvm_index_t a_step, const float *b, mlvm_index_t b_step,    \
+                     mlvm_index_t k, float *out)                                                  \
+    {                                                                                             \
+        const mlvm_index_t b_rest = b_step - (width) * 4; /* the VLDMs advanced b */               \
+        const int32_t zero = 0;                                                                   \
+        __asm__ volatile(ZERO "1:\n\tvldr s24, [%[a]]\n\t" FMAS "add %[a], %[a], %[as]\n\t"        \
+                         "add %[b], %[b], %[bs]\n\tsubs %[k], %[k], #1\n\tbne 1b\n\t"              \
+                         "vstmia %[o], {s0-" LAST "}"                                             \
+                         : [a] "+r"(a), [b] "+r"(b), [k] "+r"(k)                                   \
+                         : [as] "r"(a_step), [bs] "r"(b_rest), [o] "r"(out), [z] "r"(zero)         \
+                         : "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10",      \
+                           "s11", "s12", "s13", "s14", "s15", "s16", "s17", "s18", "s19", "s20",   \
+                           "s21", "s22", "s23", "s24", "memory", "cc");                            \
+    }
+MLVM_ROW_VLDM_FN(row16_vldm, 16, MLVM_ZERO_D(0, 1) MLVM_ZERO_D(2, 3) MLVM_ZERO_D(4, 5) MLVM_ZERO_D(6, 7),
+                 MLVM_FMA8(0, 1, 2, 3, 4, 5, 6, 7) MLVM_FMA8(8, 9, 10, 11, 12, 13, 14, 15), "s15")
+MLVM_ROW_VLDM_FN(row8_vldm, 8, MLVM_ZERO_D(0, 1) MLVM_ZERO_D(2, 3), MLVM_FMA8(0, 1, 2, 3, 4, 5, 6, 7),
+                 "s7")
+#undef MLVM_ROW_VLDM_FN
+#undef MLVM_FMA8
+#undef MLVM_ZERO_D
 #endif
 
 /* One row on a core without vectors (Cortex-M): b is read in place,

@@ -15,13 +15,16 @@ from pathlib import Path
 
 import numpy as np
 
+from mlvm.dialect.elements import ELEMS
+
 MAGIC = b"MLVMPRMS"
 VERSION = 1
 HEADER_BYTES = 64
 ENTRY_BYTES = 104
 ALIGN = 64
 MAX_RANK = 8
-DTYPE_CODES = {np.dtype(np.float32): 1, np.dtype(np.int32): 2}
+# mlvm_dtype_t of every element type (the one table of them: elements.py)
+DTYPE_CODES = {np.dtype(e.dtype): e.code for e in ELEMS.values()}
 
 
 def param_key(name: str, perm: Sequence[int] | None, panel: Sequence[int] | None = None,
@@ -51,7 +54,8 @@ def write_params_file(path: str | Path, entries: Sequence[tuple[str, np.ndarray]
     pos = data_offset
     arrays = []
     for _, arr in entries:
-        a = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))
+        # (not ascontiguousarray: it makes a scalar one-dimensional)
+        a = np.asarray(arr, dtype=arr.dtype.newbyteorder("<"), order="C")
         if a.dtype not in DTYPE_CODES or a.ndim > MAX_RANK:
             raise ValueError(f"cannot store a {a.dtype} array of rank {a.ndim}")
         arrays.append(a)

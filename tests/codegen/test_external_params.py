@@ -334,3 +334,38 @@ def test_matmul_weights_in_panels_in_the_file(tmp_path: Path) -> None:
     x = g.standard_normal((3, 600)).astype(np.float32)
     got = mlvm.load(so, params=pfile).main(x)
     np.testing.assert_allclose(got, x @ w.T, rtol=1e-5, atol=1e-4)
+
+
+def test_int8_weights_in_lanes_in_the_file(tmp_path: Path) -> None:
+    """Weights of every byte size go into the file (an i8 convolution weight
+    in its kernel's lanes, `w@lanes=5,3,3`; a u8 zero point, an i32 bias, an
+    f32 multiplier), and the module run with that file equals the
+    reference on the archive's arrays."""
+    src = tmp_path / "qconv.mlir"
+    src.write_text(
+        'func.func @main(%x: tensor<1x5x7x7xui8>) -> tensor<1x8x7x7xui8> {\n'
+        '  %w = "mlvm.param"() <{name = "w"}> : () -> tensor<8x5x3x3xi8>\n'
+        '  %zx = "mlvm.param"() <{name = "zx"}> : () -> tensor<ui8>\n'
+        '  %zw = "mlvm.param"() <{name = "zw"}> : () -> tensor<i8>\n'
+        '  %m = "mlvm.param"() <{name = "m"}> : () -> tensor<8xf32>\n'
+        '  %zy = "mlvm.param"() <{name = "zy"}> : () -> tensor<ui8>\n'
+        '  %b = "mlvm.param"() <{name = "b"}> : () -> tensor<8xi32>\n'
+        '  %0 = "mlvm.qconv2d_requant"(%x, %w, %zx, %zw, %m, %zy, %b) <{padding = array<i64: 1, 1, 1, 1>}>'
+        " : (tensor<1x5x7x7xui8>, tensor<8x5x3x3xi8>, tensor<ui8>, tensor<i8>, tensor<8xf32>, tensor<ui8>,"
+        " tensor<8xi32>) -> tensor<1x8x7x7xui8>\n"
+        "  func.return %0 : tensor<1x8x7x7xui8>\n}\n"
+    )
+    g = np.random.default_rng(9)
+    params = {"w": g.integers(-128, 128, (8, 5, 3, 3)).astype(np.int8), "zx": np.array(7, np.uint8),
+              "zw": np.array(0, np.int8), "m": (g.random(8) * 1e-3).astype(np.float32),
+              "zy": np.array(11, np.uint8), "b": g.integers(-3000, 3000, 8).astype(np.int32)}
+    np.savez(tmp_path / "p.npz", **params)
+    so, pfile = tmp_path / "qconv.so", tmp_path / "qconv.mlvmp"
+    assert aot_main(["build", str(src), "-o", str(so), "-q", "--params", str(tmp_path / "p.npz"),
+                     "--external-params", str(pfile)]) == 0
+    assert b"w@lanes=5,3,3" in pfile.read_bytes()
+    x = g.integers(0, 256, (1, 5, 7, 7)).astype(np.uint8)
+    module, _ = parse_file(src)
+    want = reference.run(module, "main", [x], params)[0]
+    got = mlvm.load(so, params=pfile).main(x)
+    assert got.dtype == np.uint8 and np.array_equal(got, want)

@@ -148,7 +148,7 @@ static int64_t find(const unsigned char *b, const char *name, entry_t *e)
 
 static int matches(const entry_t *e, const mlvm_tensor_desc_t *t)
 {
-    uint64_t n = 4;
+    uint64_t n = (uint64_t)mlvm_dtype_size(t->dtype); /* bytes: one element, then all */
     int32_t d;
     if (e->dtype != (uint32_t)t->dtype || e->rank != (uint32_t)t->rank)
         return 0;

@@ -11,7 +11,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -277,9 +277,9 @@ class MlvmOptMain(xDSLOptMain):
         """`-t c`: the generated C as one file, its header in place of the
         #include, with the weights of --params."""
         from mlvm.codegen.emitter import emit_c
-        from mlvm.pipeline import load_params
+        from mlvm.pipeline import load_params, merge_params
 
-        params = load_params(self.args.params)
+        params = merge_params(self._own_params, load_params(self.args.params), self.get_input_name())
         emitted = emit_c(module, "module", params, self.get_input_name())
         c_text, h_text = emitted.c, emitted.h
         output.write(c_text.replace('#include "module.h"\n', h_text, 1))
@@ -316,6 +316,27 @@ class MlvmOptMain(xDSLOptMain):
             return parser.parse_module_checked()
 
         self.available_frontends["mlir"] = parse_mlir
+
+        def parse_onnx(io: IO[bytes]) -> ModuleOp:
+            # the importer reads the file itself (sizes checked before
+            # anything is allocated, external data beside it)
+            from mlvm.pipeline import load_source
+
+            io.close()
+            module, _, self._own_params = load_source(self.get_input_name())
+            return module
+
+        self.available_frontends["onnx"] = parse_onnx
+
+    # an ONNX model's initializers, for -t c
+    _own_params: dict[str, Any] = {}
+
+    def prepare_input(self) -> tuple[list[tuple[IO[bytes], int]], str]:
+        try:
+            return super().prepare_input()
+        except ValueError as e:  # an input of no known kind
+            exts = ", ".join(f".{k}" for k in sorted(self.available_frontends))
+            raise MlvmError(f"{self.get_input_name()}: error: {e} (mlvm-opt reads {exts})") from None
 
     def parse_chunk(
         self, chunk: IO[bytes], file_extension: str, start_offset: int = 0

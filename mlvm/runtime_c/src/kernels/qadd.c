@@ -76,11 +76,8 @@ void mlvm_qadd_8(const mlvm_qadd_t *p, size_t n, const void *a, const float *sa,
                 _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)((const uint8_t *)b + i)), fb));
             const __m512 da = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(xa, za4)), sa4);
             const __m512 db = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(xb, zb4)), sb4);
-            __m512 f = _mm512_div_ps(_mm512_add_ps(da, db), sy4);
-            f = _mm512_add_ps(_mm512_roundscale_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zy4);
-            f = _mm512_mask_mov_ps(f, _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q), zy4);
-            f = _mm512_min_ps(_mm512_max_ps(f, lo), hi);
-            _mm_storeu_si128((__m128i *)(void *)((uint8_t *)y + i), _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(f)));
+            const __m512i q = mlvm_quantize512(_mm512_div_ps(_mm512_add_ps(da, db), sy4), zy4, lo, hi);
+            _mm_storeu_si128((__m128i *)(void *)((uint8_t *)y + i), _mm512_cvtepi32_epi8(q));
         }
     }
 #elif defined(__AVX2__) && !defined(MLVM_PORTABLE_KERNELS)
@@ -98,11 +95,8 @@ void mlvm_qadd_8(const mlvm_qadd_t *p, size_t n, const void *a, const float *sa,
                 _mm_xor_si128(_mm_loadl_epi64((const __m128i *)(const void *)((const uint8_t *)b + i)), fb));
             const __m256 da = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(xa, za4)), sa4);
             const __m256 db = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(xb, zb4)), sb4);
-            __m256 f = _mm256_div_ps(_mm256_add_ps(da, db), sy4);
-            f = _mm256_add_ps(_mm256_round_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zy4);
-            f = _mm256_blendv_ps(f, zy4, _mm256_cmp_ps(f, f, _CMP_UNORD_Q));
-            f = _mm256_min_ps(_mm256_max_ps(f, lo), hi);
-            _mm_storel_epi64((__m128i *)(void *)((uint8_t *)y + i), mlvm_low_bytes256(_mm256_cvtps_epi32(f)));
+            const __m256i q = mlvm_quantize256(_mm256_div_ps(_mm256_add_ps(da, db), sy4), zy4, lo, hi);
+            _mm_storel_epi64((__m128i *)(void *)((uint8_t *)y + i), mlvm_low_bytes256(q));
         }
     }
 #endif

@@ -1,6 +1,7 @@
-/* Internal: the requantization of int32 sums, for qconv_ws.c and
- * qdepthwise_lanes.c: clamp(nearbyint((float)v * mult) + zy, lo, hi),
- * NaN -> zy, as scalar.h's mlvm_quantize_* (rounded half to even). Its
+/* Internal: the requantization of int32 sums, for qconv_ws.c and the
+ * depthwise kernels, clamp(nearbyint((float)v * mult) + zy, lo, hi), NaN
+ * -> zy, as scalar.h's mlvm_quantize_* (rounded half to even), and the
+ * quantization of floats it ends with (qadd.c). Its
  * bounds; on vectors, the results as int32 lanes, and those lanes' low
  * bytes (AVX2 has no vpmovdb). */
 #ifndef MLVM_KERNELS_REQUANT_H_
@@ -28,15 +29,22 @@ static inline mlvm_requant_bounds_t mlvm_requant_bounds(const mlvm_qrequant_t *r
 #include <immintrin.h>
 
 #if defined(__AVX512F__)
-static inline __attribute__((always_inline)) __m512i mlvm_requant512(__m512i v, __m512 mult,
-                                                                     __m512 zy, __m512 lo,
-                                                                     __m512 hi)
+/* clamp(nearbyint(f) + zy, lo, hi), NaN -> zy, as int32 lanes (scalar.h's
+ * mlvm_quantize_* of f). */
+static inline __attribute__((always_inline)) __m512i mlvm_quantize512(__m512 f, __m512 zy,
+                                                                      __m512 lo, __m512 hi)
 {
-    __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(v), mult);
     f = _mm512_add_ps(_mm512_roundscale_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zy);
     f = _mm512_mask_mov_ps(f, _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q), zy);
     f = _mm512_min_ps(_mm512_max_ps(f, lo), hi);
     return _mm512_cvtps_epi32(f);
+}
+
+static inline __attribute__((always_inline)) __m512i mlvm_requant512(__m512i v, __m512 mult,
+                                                                     __m512 zy, __m512 lo,
+                                                                     __m512 hi)
+{
+    return mlvm_quantize512(_mm512_mul_ps(_mm512_cvtepi32_ps(v), mult), zy, lo, hi);
 }
 
 /* The same for a finite multiplier, with which no NaN arises: the product
@@ -54,15 +62,20 @@ mlvm_requant512_finite(__m512i v, __m512 mult, __m512i zy, __m512 lo_zy, __m512 
 }
 #endif
 
-static inline __attribute__((always_inline)) __m256i mlvm_requant256(__m256i v, __m256 mult,
-                                                                     __m256 zy, __m256 lo,
-                                                                     __m256 hi)
+static inline __attribute__((always_inline)) __m256i mlvm_quantize256(__m256 f, __m256 zy,
+                                                                      __m256 lo, __m256 hi)
 {
-    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(v), mult);
     f = _mm256_add_ps(_mm256_round_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zy);
     f = _mm256_blendv_ps(f, zy, _mm256_cmp_ps(f, f, _CMP_UNORD_Q));
     f = _mm256_min_ps(_mm256_max_ps(f, lo), hi);
     return _mm256_cvtps_epi32(f);
+}
+
+static inline __attribute__((always_inline)) __m256i mlvm_requant256(__m256i v, __m256 mult,
+                                                                     __m256 zy, __m256 lo,
+                                                                     __m256 hi)
+{
+    return mlvm_quantize256(_mm256_mul_ps(_mm256_cvtepi32_ps(v), mult), zy, lo, hi);
 }
 
 /* The low byte of each of eight integers in [-128, 255], in the low 8

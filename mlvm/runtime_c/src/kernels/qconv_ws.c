@@ -354,7 +354,7 @@ typedef struct qsink {
     const int32_t *bias; /* NULL or per channel */
     const float *mult;
     int mult_per_o, requant;
-    int finite; /* every multiplier finite: no NaN can arise (requant.h) */
+    int finite; /* every multiplier finite: no NaN can arise (requant.h; AVX-512 only) */
     float zy, lo, hi;
     void *out;       /* row o at o * ld elements (int32, or bytes) ... */
     mlvm_index_t ld;
@@ -859,12 +859,16 @@ static void q_sink(const qcall_t *c, const qgeom_t *g, mlvm_index_t n, mlvm_inde
     s->q0 = 0;
     if (c->rq != NULL) {
         const mlvm_requant_bounds_t b = mlvm_requant_bounds(c->rq, c->zy);
-        mlvm_index_t o;
         s->mult_per_o = c->rq->mult_per_o;
         s->zy = b.zy, s->lo = b.lo, s->hi = b.hi;
-        s->finite = 1;
-        for (o = 0; o < (s->mult_per_o ? og : 1); ++o)
-            s->finite = s->finite && isfinite(s->mult[o]);
+#if defined(MLVM_Q_ZMM) /* only the AVX-512 finish reads it */
+        {
+            mlvm_index_t o;
+            s->finite = 1;
+            for (o = 0; o < (s->mult_per_o ? og : 1); ++o)
+                s->finite = s->finite && isfinite(s->mult[o]);
+        }
+#endif
     }
 }
 

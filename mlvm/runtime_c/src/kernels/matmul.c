@@ -390,6 +390,9 @@ MLVM_INLINE void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int n
  * consecutive floats in one instruction, which gcc does not make of
  * separate loads (the tile below and the single row's passes). */
 #define MLVM_FPU_VLDM 1
+/* the sums' registers d<a> and d<b> (four floats) to zero, from %[z] */
+#define MLVM_ZERO_D(a, b) "vmov d" #a ", %[z], %[z]\n\tvmov d" #b ", %[z], %[z]\n\t"
+#define MLVM_ZERO_16 MLVM_ZERO_D(0, 1) MLVM_ZERO_D(2, 3) MLVM_ZERO_D(4, 5) MLVM_ZERO_D(6, 7)
 /* The 4 x 4 tile's sums over `pairs` pairs of steps into t[4 r + j]: per
  * pair two rows of b (at b + off[kk], or b_step bytes apart) and two
  * elements of each row of a (contiguous in k) by six VLDMs, then the
@@ -398,9 +401,6 @@ static void tile4_vldm(const float *a0, const float *a1, const float *a2, const 
                        const float *b, const mlvm_index_t *off, mlvm_index_t b_step,
                        mlvm_index_t pairs, float *t)
 {
-#define MLVM_TILE_ZERO                                                                            \
-    "vmov d0, %[z], %[z]\n\tvmov d1, %[z], %[z]\n\tvmov d2, %[z], %[z]\n\tvmov d3, %[z], %[z]\n\t"    \
-    "vmov d4, %[z], %[z]\n\tvmov d5, %[z], %[z]\n\tvmov d6, %[z], %[z]\n\tvmov d7, %[z], %[z]\n"
 #define MLVM_TILE_FMAS                                                                            \
     "vldmia %[a0]!, {s24-s25}\n\tvldmia %[a1]!, {s26-s27}\n\t"                                    \
     "vldmia %[a2]!, {s28-s29}\n\tvldmia %[a3]!, {s30-s31}\n\t"                                    \
@@ -426,7 +426,7 @@ static void tile4_vldm(const float *a0, const float *a1, const float *a2, const 
     const int32_t zero = 0;
     const float *r0, *r1; /* the pair's rows of b */
     if (off != NULL)
-        __asm__ volatile(MLVM_TILE_ZERO "1:\n\t"
+        __asm__ volatile(MLVM_ZERO_16 "1:\n\t"
                          "ldr %[r0], [%[off]], #4\n\t"
                          "ldr %[r1], [%[off]], #4\n\t"
                          "add %[r0], %[b], %[r0], lsl #2\n\t"
@@ -438,7 +438,7 @@ static void tile4_vldm(const float *a0, const float *a1, const float *a2, const 
                          : [b] "r"(b), [t] "r"(t), [z] "r"(zero)
                          : MLVM_TILE_CLOBBERS);
     else
-        __asm__ volatile(MLVM_TILE_ZERO "1:\n\t"
+        __asm__ volatile(MLVM_ZERO_16 "1:\n\t"
                          "add %[r1], %[b], %[bs]\n\t"
                          "vldmia %[b], {s16-s19}\n\t"
                          "vldmia %[r1], {s20-s23}\n\t"
@@ -447,7 +447,6 @@ static void tile4_vldm(const float *a0, const float *a1, const float *a2, const 
                            [n] "+r"(pairs), [r1] "=&r"(r1)
                          : [bs] "r"(b_step), [t] "r"(t), [z] "r"(zero)
                          : MLVM_TILE_CLOBBERS);
-#undef MLVM_TILE_ZERO
 #undef MLVM_TILE_FMAS
 #undef MLVM_TILE_CLOBBERS
 }
@@ -604,7 +603,6 @@ static void pack_rows_at(mlvm_index_t kc, int nr, const float *b, const mlvm_ind
  * per output, the sums in s0-s15 (one rounding per term, in p order:
  * MLVM_MADD's sums). gcc does not merge separate loads into a VLDM: 22
  * instructions per 16 multiply-adds instead of 35. */
-#define MLVM_ZERO_D(a, b) "vmov d" #a ", %[z], %[z]\n\tvmov d" #b ", %[z], %[z]\n\t"
 #define MLVM_FMA8(a, b, c, d, e, f, g, h)                                                          \
     "vldmia %[b]!, {s16-s23}\n\tvfma.f32 s" #a ", s24, s16\n\tvfma.f32 s" #b ", s24, s17\n\t"   \
     "vfma.f32 s" #c ", s24, s18\n\tvfma.f32 s" #d ", s24, s19\n\tvfma.f32 s" #e ", s24, s20\n\t"  \
@@ -624,12 +622,13 @@ static void pack_rows_at(mlvm_index_t kc, int nr, const float *b, const mlvm_ind
                            "s11", "s12", "s13", "s14", "s15", "s16", "s17", "s18", "s19", "s20",   \
                            "s21", "s22", "s23", "s24", "memory", "cc");                            \
     }
-MLVM_ROW_VLDM_FN(row16_vldm, 16, MLVM_ZERO_D(0, 1) MLVM_ZERO_D(2, 3) MLVM_ZERO_D(4, 5) MLVM_ZERO_D(6, 7),
+MLVM_ROW_VLDM_FN(row16_vldm, 16, MLVM_ZERO_16,
                  MLVM_FMA8(0, 1, 2, 3, 4, 5, 6, 7) MLVM_FMA8(8, 9, 10, 11, 12, 13, 14, 15), "s15")
 MLVM_ROW_VLDM_FN(row8_vldm, 8, MLVM_ZERO_D(0, 1) MLVM_ZERO_D(2, 3), MLVM_FMA8(0, 1, 2, 3, 4, 5, 6, 7),
                  "s7")
 #undef MLVM_ROW_VLDM_FN
 #undef MLVM_FMA8
+#undef MLVM_ZERO_16
 #undef MLVM_ZERO_D
 #endif
 

@@ -32,7 +32,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from mlvm.dialect.base import MlvmOp, result_dtype, result_shape, type_str
 from mlvm.dialect.elements import ELEMS, FLOATS
-from mlvm.dialect.nn import ConvWindowOp, align64, conv2d_dims, conv2d_phase_plane
+from mlvm.dialect.nn import ConvWindowOp, _int, align64, conv2d_dims, conv2d_phase_plane
 from mlvm.dialect.ops import ElementwiseOp, from_qlanes, qconv_lane_count
 
 if TYPE_CHECKING:
@@ -256,18 +256,16 @@ def qconv2d_workspace_bytes(d: Mapping[str, int], lanes: bool = False) -> int:
     plane, phases = hq * wq, d["sh"] * d["sw"]
     n = (d["oh"] - 1) * wq + d["ow"]
     slack, chunk = 256, 64  # MLVM_QW_SLACK, MLVM_QW_CHUNK
-    taps = 0
-    if og >= 4 and cg < 3:  # lanes of four taps: a planar copy and its im2col
-        taps = cg * d["kh"] * d["kw"]
-        k = -(-taps // 4)
-        copy = align64(cg * phases * plane + slack) + align64(k * n * 4 + slack)
-    elif og >= 4:  # lanes of four channels
-        quads = -(-cg // 4)
-        k = quads * d["kh"] * d["kw"]
-        copy = align64(quads * 4 * phases * plane + slack)
-    if og >= 4:
-        rows = 1 if lanes else d["o"] + 1
-        weights = align64(rows * k * 4) + 2 * align64(d["o"] * 4) + align64((n + chunk) * 4)
+    gemm = qconv2d_reads_lanes(d)
+    taps = cg * d["kh"] * d["kw"] if gemm and cg < 3 else 0
+    if gemm:
+        k = qconv_lane_count(cg, d["kh"], d["kw"])
+        if taps:  # lanes of four taps: a planar copy and its im2col
+            copy = align64(cg * phases * plane + slack) + align64(k * n * 4 + slack)
+        else:  # lanes of four channels
+            copy = align64(-(-cg // 4) * 4 * phases * plane + slack)
+        w_rows = 1 if lanes else d["o"] + 1
+        weights = align64(w_rows * k * 4) + 2 * align64(d["o"] * 4) + align64((n + chunk) * 4)
     else:
         k = cg * d["kh"] * d["kw"]
         copy = align64(d["c"] * phases * plane + slack)
@@ -317,7 +315,7 @@ class QConvWindowOp(ConvWindowOp):
         x, w = self._q[0], self._q[1]
         vals = tuple(self.w_lanes.get_values())
         sx, sw = self.shape_of(x, "x"), self.shape_of(w, "w")
-        groups = self.groups.value.data if self.groups is not None else 1
+        groups = _int(self, "groups", 1)
         ok = len(vals) == 2 and min(vals) > 0 and len(sx) == 4 and len(sw) == 2 and groups > 0
         ok = ok and sx[1] % groups == 0 and self.elem_of(w, "w") == "i8"
         if not ok or sw[1] != 4 * qconv_lane_count(sx[1] // groups, vals[0], vals[1]):

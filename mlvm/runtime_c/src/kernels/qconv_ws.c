@@ -354,7 +354,7 @@ typedef struct qsink {
     const int32_t *bias; /* NULL or per channel */
     const float *mult;
     int mult_per_o, requant;
-    int finite; /* every multiplier finite: no NaN can arise (requant.h; AVX-512 only) */
+    int finite; /* every multiplier finite: no NaN can arise (requant.h; AVX only) */
     float zy, lo, hi;
     void *out;       /* row o at o * ld elements (int32, or bytes) ... */
     mlvm_index_t ld;
@@ -582,33 +582,39 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
 #elif defined(MLVM_Q_VNNI) || defined(MLVM_Q_AVX2)
 
 #if defined(MLVM_Q_VNNI)
-/* lanes of 8 positions; each acc lane is a position's sum */
-#define MLVM_Q_STEP(acc, b, wq4)                                              \
+/* lanes of 8 positions; each sum lane is a position's sum */
+#define MLVM_Q_LOAD(x0, x1, p)                                                \
     do {                                                                      \
-        const __m256i wv_ = _mm256_set1_epi32(wq4);                           \
-        acc[0] = _mm256_dpbusd_avx_epi32(acc[0], b[0], wv_);                  \
-        acc[1] = _mm256_dpbusd_avx_epi32(acc[1], b[1], wv_);                  \
+        x0 = _mm256_loadu_si256((const __m256i *)(const void *)(p));          \
+        x1 = _mm256_loadu_si256((const __m256i *)(const void *)((p) + 8));    \
     } while (0)
-#define MLVM_Q_LOAD(b, p)                                                     \
-    do {                                                                      \
-        b[0] = _mm256_loadu_si256((const __m256i *)(const void *)(p));        \
-        b[1] = _mm256_loadu_si256((const __m256i *)(const void *)((p) + 8));  \
-    } while (0)
+#define MLVM_Q_WEIGHT(w) _mm256_set1_epi32(w)
+#define MLVM_Q_DOT(acc, x, wv) _mm256_dpbusd_avx_epi32(acc, x, wv)
 #else
-/* bytes widened to int16: an acc lane holds half a position's sum (two
- * channels), two lanes per position; vpmaddwd's pair sums are exact */
-#define MLVM_Q_STEP(acc, b, wq4)                                              \
+/* bytes widened to int16: a sum lane holds half a position's sum (two
+ * channels), two lanes per position; vpmaddwd's pair sums are exact. The
+ * weight quad is broadcast from memory (no integer register, no shuffle
+ * but the widening). */
+#define MLVM_Q_LOAD(x0, x1, p)                                                \
     do {                                                                      \
-        const __m256i wv_ = _mm256_cvtepi8_epi16(_mm_set1_epi32(wq4));        \
-        acc[0] = _mm256_add_epi32(acc[0], _mm256_madd_epi16(b[0], wv_));      \
-        acc[1] = _mm256_add_epi32(acc[1], _mm256_madd_epi16(b[1], wv_));      \
+        x0 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(p))); \
+        x1 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)((p) + 4))); \
     } while (0)
-#define MLVM_Q_LOAD(b, p)                                                     \
-    do {                                                                      \
-        b[0] = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(p))); \
-        b[1] = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)((p) + 4))); \
-    } while (0)
+#define MLVM_Q_WEIGHT(w) _mm256_cvtepi8_epi16(_mm_castps_si128(_mm_broadcast_ss((const float *)(const void *)&(w))))
+#define MLVM_Q_DOT(acc, x, wv) _mm256_add_epi32(acc, _mm256_madd_epi16(x, wv))
 #endif
+
+/* Row r's sums of both halves, and its step. Named variables, not arrays:
+ * in arrays gcc spilled the sums to the stack on every step. */
+#define MLVM_Q_SUMS(r)                                                                            \
+    __m256i a##r = _mm256_setzero_si256(), b##r = _mm256_setzero_si256();                        \
+    const int32_t *w##r = t->w4 + (r < mr ? r : 0) * t->k
+#define MLVM_Q_ROW_STEP(r)                                                                        \
+    do {                                                                                          \
+        const __m256i wv = MLVM_Q_WEIGHT(w##r[kk]);                                               \
+        a##r = MLVM_Q_DOT(a##r, x0, wv);                                                          \
+        b##r = MLVM_Q_DOT(b##r, x1, wv);                                                          \
+    } while (0)
 
 /* Eight results from flat position q (np of them real). colx has slack
  * past its n positions, so a short tile reads it whole. */
@@ -639,6 +645,37 @@ static void q_finish_ymm(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, __m25
     }
 }
 
+/* The tile's rows in the common case (requantized, finite multipliers,
+ * weight zero points 0) with the constants in registers, no test per
+ * vector: v[2 r] (and v[2 r + 1] with VNNI's 16 positions) is row r's. */
+static void q_finish_rows_ymm(const qsink_t *s, mlvm_index_t o, mlvm_index_t q0, const __m256i *v,
+                              int mr, int np)
+{
+    const __m256i zy = _mm256_set1_epi32((int32_t)s->zy);
+    const __m256 lo = _mm256_set1_ps(s->lo - s->zy), hi = _mm256_set1_ps(s->hi - s->zy);
+    const int32_t *bias = s->bias;
+    const uint32_t *share = s->share;
+    const float *mult = s->mult;
+    const int per_o = s->mult_per_o, nv = np > 8 ? 2 : 1;
+    const mlvm_index_t ld = s->ld;
+    uint8_t *dst = (uint8_t *)s->out + o * ld + (q0 - s->q0);
+    int r, i;
+    for (r = 0; r < mr; ++r, dst += ld) {
+        const __m256i add = _mm256_set1_epi32(
+            (int32_t)((bias != NULL ? (uint32_t)bias[o + r] : 0u) - share[o + r]));
+        const __m256 mu = _mm256_set1_ps(mult[per_o ? o + r : 0]);
+        for (i = 0; i < nv; ++i) {
+            const int n = np - 8 * i < 8 ? np - 8 * i : 8;
+            const __m128i b = mlvm_low_bytes256(
+                mlvm_requant256_finite(_mm256_add_epi32(v[2 * r + i], add), mu, zy, lo, hi));
+            uint8_t tmp[16];
+            _mm_storel_epi64((__m128i *)(void *)(n == 8 ? dst + 8 * i : tmp), b);
+            if (n < 8) /* a short tile's results through a buffer */
+                memcpy(dst + 8 * i, tmp, (size_t)n);
+        }
+    }
+}
+
 static void q_finish_run(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, const uint32_t *v,
                          mlvm_index_t n)
 {
@@ -652,32 +689,44 @@ static void q_finish_run(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, const
 static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_index_t q0, int mr,
                    int np)
 {
-    const int32_t *w[MLVM_Q_MR];
-    __m256i c[MLVM_Q_MR][2];
     mlvm_index_t kk;
     int r;
-    for (r = 0; r < MLVM_Q_MR; ++r) {
-        w[r] = t->w4 + (r < mr ? r : 0) * t->k;
-        c[r][0] = _mm256_setzero_si256();
-        c[r][1] = _mm256_setzero_si256();
-    }
+    MLVM_Q_SUMS(0);
+    MLVM_Q_SUMS(1);
+    MLVM_Q_SUMS(2);
+    MLVM_Q_SUMS(3);
+    MLVM_Q_SUMS(4);
+    MLVM_Q_SUMS(5);
     for (kk = 0; kk < t->k; ++kk) {
         const int32_t *bk = (const int32_t *)(const void *)(t->xs) + t->off[kk] + q0;
-        __m256i b[2];
-        MLVM_Q_LOAD(b, bk);
-        for (r = 0; r < MLVM_Q_MR; ++r)
-            MLVM_Q_STEP(c[r], b, w[r][kk]);
+        __m256i x0, x1;
+        MLVM_Q_LOAD(x0, x1, bk);
+        MLVM_Q_ROW_STEP(0);
+        MLVM_Q_ROW_STEP(1);
+        MLVM_Q_ROW_STEP(2);
+        MLVM_Q_ROW_STEP(3);
+        MLVM_Q_ROW_STEP(4);
+        MLVM_Q_ROW_STEP(5);
     }
-    for (r = 0; r < mr; ++r) {
-#if defined(MLVM_Q_VNNI)
-        q_finish_ymm(s, o + r, q0, c[r][0], np < 8 ? np : 8);
-        if (np > 8)
-            q_finish_ymm(s, o + r, q0 + 8, c[r][1], np - 8);
-#else
-        /* pair sums (p0 p1 p4 p5 | p2 p3 p6 p7), back in position order */
-        q_finish_ymm(s, o + r, q0,
-                     _mm256_permute4x64_epi64(_mm256_hadd_epi32(c[r][0], c[r][1]), 0xD8), np);
+    {
+        __m256i v[2 * MLVM_Q_MR];
+        v[0] = a0, v[1] = b0, v[2] = a1, v[3] = b1, v[4] = a2, v[5] = b2;
+        v[6] = a3, v[7] = b3, v[8] = a4, v[9] = b4, v[10] = a5, v[11] = b5;
+#if !defined(MLVM_Q_VNNI)
+        for (r = 0; r < mr; ++r) /* pair sums (p0 p1 p4 p5 | p2 p3 p6 p7), in position order */
+            v[2 * r] = _mm256_permute4x64_epi64(_mm256_hadd_epi32(v[2 * r], v[2 * r + 1]), 0xD8);
 #endif
+        if (s->requant && s->finite && s->zwp == NULL) {
+            q_finish_rows_ymm(s, o, q0, v, mr, np);
+            return;
+        }
+        for (r = 0; r < mr; ++r) {
+            q_finish_ymm(s, o + r, q0, v[2 * r], np < 8 ? np : 8);
+#if defined(MLVM_Q_VNNI)
+            if (np > 8)
+                q_finish_ymm(s, o + r, q0 + 8, v[2 * r + 1], np - 8);
+#endif
+        }
     }
 }
 
@@ -861,7 +910,7 @@ static void q_sink(const qcall_t *c, const qgeom_t *g, mlvm_index_t n, mlvm_inde
         const mlvm_requant_bounds_t b = mlvm_requant_bounds(c->rq, c->zy);
         s->mult_per_o = c->rq->mult_per_o;
         s->zy = b.zy, s->lo = b.lo, s->hi = b.hi;
-#if defined(MLVM_Q_ZMM) /* only the AVX-512 finish reads it */
+#if defined(MLVM_Q_ZMM) || defined(MLVM_Q_VNNI) || defined(MLVM_Q_AVX2) /* only the AVX finishes read it */
         {
             mlvm_index_t o;
             s->finite = 1;

@@ -41,7 +41,7 @@ from xdsl.utils.exceptions import VerifyException
 from mlvm.codegen.lowering import elem, elementwise_loop, output_shared, value_shape
 from mlvm.dialect.base import MlvmOp, result_shape
 from mlvm.dialect.nn import Conv2dOp, conv2d_sums_in_place
-from mlvm.dialect.ops import ConstantOp, MatmulOp, MaxOp, MinOp, ReluOp
+from mlvm.dialect.ops import AddOp, ConstantOp, MatmulOp, MaxOp, MinOp, ReluOp
 from mlvm.dialect.shapes import broadcast_strides
 
 if TYPE_CHECKING:
@@ -225,6 +225,34 @@ class FusedOp(MlvmOp):
             v = op.results[0]
         return lo, hi, False
 
+    def bias(self) -> tuple[int, float] | None:
+        """(k, lo) when a matmul's epilogue is a Linear layer's: h + in{k},
+        in{k} one f32 value per column, then a ReLU (lo 0) or nothing (lo
+        -inf), which the runtime's mlvm_epilogue_bias_f32 computes."""
+        head = self.head()
+        ops = self.body_ops()[1:]
+        if not isinstance(head, MatmulOp) or not 1 <= len(ops) <= 2 or elem(self.result).name != "f32":
+            return None
+        add, v = ops[0], head.results[0]
+        if not isinstance(add, AddOp) or len(list(v.uses)) != 1:
+            return None
+        others = [o for o in add.operands if o is not v]
+        if len(others) != 1:
+            return None
+        b = others[0]
+        if not isinstance(b, BlockArgument) or b.block is not self.body.block or elem(b).name != "f32":
+            return None
+        m, n = result_shape(self)
+        st = broadcast_strides(value_shape(b), (m, n))
+        if (st[0] != 0 and m > 1) or (st[1] != 1 and n > 1):
+            return None
+        if len(ops) == 1:
+            return b.index, -math.inf
+        relu = ops[1]
+        if not isinstance(relu, ReluOp) or relu.operands[0] is not add.results[0] or len(list(add.results[0].uses)) != 1:
+            return None
+        return b.index, 0.0
+
     def _epilogue_of(self, cg: Lowering, n: int) -> tuple[str, str]:
         """The epilogue function and its ctx: the runtime's clamp with its
         bounds, or a generated function with the operands."""
@@ -233,6 +261,9 @@ class FusedOp(MlvmOp):
             lo, hi, relu = c
             return "mlvm_epilogue_clamp_f32", cg.const_struct(
                 "mlvm_clamp_t", f"{cg.flt(lo)}, {cg.flt(hi)}, {int(relu)}")
+        b = self.bias()
+        if b is not None:  # its struct is local: the bias is an operand
+            return "mlvm_epilogue_bias_f32", "&bias"
         return cg.function(lambda name: self._epilogue_function(name, n)), "ctx"
 
     def _lower_with_head(self, cg: Lowering) -> None:
@@ -272,11 +303,13 @@ class FusedOp(MlvmOp):
         head = self.head()
         assert head is not None
         unread = range(len(head.operands), n)  # the clamp's bounds: in its struct
+        b = None if with_ctx else self.bias()
         lines = [
             "{",
             *self._pointers(cg, range(n)),
             *([f"    const void *ctx[{n}];", *(f"    ctx[{kk}] = in{kk};" for kk in range(n))]
               if with_ctx else [f"    (void)in{kk};" for kk in unread]),
+            *([f"    const mlvm_bias_t bias = {{in{b[0]}, {cg.flt(b[1])}}};"] if b is not None else []),
             f"    {call}",
             "}",
         ]

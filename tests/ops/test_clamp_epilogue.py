@@ -1,10 +1,12 @@
 """An activation alone after a matmul or conv2d (relu; Clip as max with a
 constant then min with one) runs as mlvm_epilogue_clamp_f32 (in the
-depthwise kernels' registers): bit for bit the reference's rules (relu keeps
-NaN; max / min give the bound on ties, NaN stays; +-inf clamp).
+depthwise kernels' registers), a matmul's bias with a ReLU or nothing as
+mlvm_epilogue_bias_f32: bit for bit the reference's rules (relu keeps NaN
+and -0; max / min give the bound on ties, NaN stays; +-inf clamp).
 Integer-valued data, so every sum is exact whatever the order, with NaN
-and inf planted in the input (the lit test
-tests/filecheck/codegen/clamp_epilogue.mlir shows the call)."""
+and inf planted in the input (the lit tests
+tests/filecheck/codegen/clamp_epilogue.mlir and bias_epilogue.mlir show
+the calls)."""
 
 from __future__ import annotations
 
@@ -73,6 +75,35 @@ def test_matmul_activation(tmp_path: Path, kind: str, m: int, k: int, n: int) ->
     w = _ints(g, (k, n))
     w[:, 0] = 0  # inf * 0: NaN in the inf rows' first column
     _check(tmp_path, text, [_plant(_ints(g, (m, k))), w])
+
+
+@pytest.mark.parametrize("relu", [True, False])
+@pytest.mark.parametrize("bias_first", [False, True])
+@pytest.mark.parametrize("m,k,n,bshape", [(9, 7, 40, "n"), (1, 5, 130, "1n"), (1, 784, 10, "n"),
+                                          (4, 3, 17, "1n"), (1, 1, 1, "n"), (13, 16, 33, "n")])
+def test_matmul_bias(tmp_path: Path, relu: bool, bias_first: bool, m: int, k: int, n: int,
+                     bshape: str) -> None:
+    """Linear layers (x @ w + b, then ReLU or not), the bias one value per
+    column ([n] or [1, n]): -0, NaN and +-inf among the biases, sums that
+    are -0 or land on 0."""
+    g = np.random.default_rng(m * 1000 + n + 7 * relu + bias_first)
+    ta, tb, tr = f"tensor<{m}x{k}xf32>", f"tensor<{k}x{n}xf32>", f"tensor<{m}x{n}xf32>"
+    tbias = f"tensor<{n}xf32>" if bshape == "n" else f"tensor<1x{n}xf32>"
+    add = "%b, %0" if bias_first else "%0, %b"
+    last = "%2" if relu else "%1"
+    text = (f"func.func @main(%x: {ta}, %w: {tb}, %b: {tbias}) -> {tr} {{\n"
+            f'  %0 = "mlvm.matmul"(%x, %w) : ({ta}, {tb}) -> {tr}\n'
+            f'  %1 = "mlvm.add"({add}) : ({tbias if bias_first else tr}, {tr if bias_first else tbias}) -> {tr}\n'
+            + (f'  %2 = "mlvm.relu"(%1) : ({tr}) -> {tr}\n' if relu else "")
+            + f"  func.return {last} : {tr}\n}}\n")
+    b = _ints(g, (n,))
+    b[:: 5] = -0.0
+    if n >= 4:
+        b[1], b[2], b[3] = np.nan, np.inf, -np.inf
+    x = _ints(g, (m, k))
+    if m >= 2:
+        x[1] = 0.0  # a row of zero sums: 0 + -0, 0 + b
+    _check(tmp_path, text, [x, _ints(g, (k, n)), b.reshape(n if bshape == "n" else (1, n))])
 
 
 @pytest.mark.parametrize("kind", ["relu", "clip"])

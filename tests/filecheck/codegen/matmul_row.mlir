@@ -13,7 +13,7 @@
 
 // Fused with its bias and ReLU, the single row hands its epilogue to the same entry.
 // FUSE-LABEL: mlvm_status_t module_row({{[^;]*$}}
-// FUSE: mlvm_matmul_row_f32(&{{.*}}, in0, in1, out, {{.*}}, ctx);
+// FUSE: mlvm_matmul_row_f32(&{{.*}}, in0, in1, out, mlvm_epilogue_bias_f32, &bias);
 // FUSE-LABEL: mlvm_status_t module_rows({{[^;]*$}}
 // FUSE: mlvm_matmul_epilogue_f32(
 func.func @row(%x: tensor<1x16xf32>, %w: tensor<16x8xf32>, %b: tensor<8xf32>) -> tensor<1x8xf32> {

@@ -85,6 +85,17 @@ typedef struct mlvm_clamp {
 } mlvm_clamp_t;
 void mlvm_epilogue_clamp_f32(const void *ctx, mlvm_index_t i0, mlvm_index_t rows, mlvm_index_t j0,
                              mlvm_index_t cols, float *tile, mlvm_index_t ldo);
+/* The epilogue of a bias along the columns, then a ReLU or nothing (a
+ * Linear layer's), with ctx a const mlvm_bias_t *: row[j] = t < lo ? lo : t
+ * for t = row[j] + bias[j0 + j], lo 0 for ReLU (which keeps -0 and NaN, as
+ * relu does) or -inf. One runtime function for both forms, so that a module
+ * links it once instead of a generated function per layer form. */
+typedef struct mlvm_bias {
+    const float *bias;
+    float lo;
+} mlvm_bias_t;
+void mlvm_epilogue_bias_f32(const void *ctx, mlvm_index_t i0, mlvm_index_t rows, mlvm_index_t j0,
+                            mlvm_index_t cols, float *tile, mlvm_index_t ldo);
 void mlvm_matmul_epilogue_f32(const mlvm_matmul_t *p, const float *a, const float *b,
                               float *out, mlvm_epilogue_fn fn, const void *ctx);
 /* The same for p->m == 1 (known when the module is generated): on cores

@@ -632,12 +632,49 @@ MLVM_ROW_VLDM_FN(row8_vldm, 8, MLVM_ZERO_D(0, 1) MLVM_ZERO_D(2, 3), MLVM_FMA8(0,
 #undef MLVM_ZERO_D
 #endif
 
+/* One output of the single row: its terms summed in order. */
+static float one_column(const float *a, mlvm_index_t a_cs, const float *b, mlvm_index_t b_rs,
+                        mlvm_index_t k)
+{
+    float s = 0.0f;
+    mlvm_index_t p;
+    for (p = 0; p < k; ++p)
+        MLVM_MADD(s, a[p * a_cs], b[p * b_rs]);
+    return s;
+}
+
 /* One row on a core without vectors (Cortex-M): b is read in place,
  * sixteen outputs per pass held in FPU registers while the contraction
  * streams down b's rows (no packing, no tile of zero rows; one load of a
  * per sixteen multiply-adds), then eight, four, one (with VLDM: sixteen,
- * eight, one). Each output sums its terms in order, as the tiled kernel
- * does. */
+ * eight, one, in one loop over the blocks, which then share their
+ * addressing: less code). Each output sums its terms in order, as the
+ * tiled kernel does. */
+#ifdef MLVM_ROW_VLDM
+static void row_times_matrix(const mlvm_gemm_t *g)
+{
+    const mlvm_index_t n = g->n, k = g->k, a_cs = g->a_cs;
+    const mlvm_index_t b_rs = g->b_panel != 0 ? g->b_panel : g->b_rs;
+    /* blocks of 16 and 8 (never across a panel); no contraction: one by one */
+    const int blocks = k > 0 && (g->b_cs == 1 || g->b_panel != 0);
+    const float *a = g->a;
+    float *out = g->out;
+    mlvm_index_t j, w;
+    for (j = 0; j < n; j += w) {
+        const float *b = column_at(g, j);
+        w = !blocks ? 1 : n - j >= 16 ? 16 : n - j >= 8 ? 8 : 1;
+        if (w == 16) {
+            row16_vldm(a, a_cs * (mlvm_index_t)sizeof *a, b, b_rs * (mlvm_index_t)sizeof *b, k, out + j);
+        } else if (w == 8) {
+            row8_vldm(a, a_cs * (mlvm_index_t)sizeof *a, b, b_rs * (mlvm_index_t)sizeof *b, k, out + j);
+        } else {
+            out[j] = one_column(a, a_cs, b, b_rs, k);
+        }
+    }
+    if (g->epilogue != NULL)
+        g->epilogue(g->epilogue_ctx, 0, 1, 0, n, out, g->c_rs);
+}
+#else
 static void row_times_matrix(const mlvm_gemm_t *g)
 {
     const mlvm_index_t n = g->n, k = g->k, a_cs = g->a_cs;
@@ -649,9 +686,6 @@ static void row_times_matrix(const mlvm_gemm_t *g)
     if (k > 0 && (g->b_cs == 1 || g->b_panel != 0)) {
         for (; j + 16 <= n; j += 16) {
             const float *b = column_at(g, j);
-#ifdef MLVM_ROW_VLDM
-            row16_vldm(a, a_cs * (mlvm_index_t)sizeof *a, b, b_rs * (mlvm_index_t)sizeof *b, k, out + j);
-#else
             float t0 = 0.0f, t1 = 0.0f, t2 = 0.0f, t3 = 0.0f, t4 = 0.0f, t5 = 0.0f, t6 = 0.0f;
             float t7 = 0.0f, t8 = 0.0f, t9 = 0.0f, ta = 0.0f, tb = 0.0f, tc = 0.0f, td = 0.0f;
             float te = 0.0f, tf = 0.0f;
@@ -668,13 +702,9 @@ static void row_times_matrix(const mlvm_gemm_t *g)
             out[j + 5] = t5, out[j + 6] = t6, out[j + 7] = t7, out[j + 8] = t8, out[j + 9] = t9;
             out[j + 10] = ta, out[j + 11] = tb, out[j + 12] = tc, out[j + 13] = td;
             out[j + 14] = te, out[j + 15] = tf;
-#endif
         }
         for (; j + 8 <= n; j += 8) {
             const float *b = column_at(g, j);
-#ifdef MLVM_ROW_VLDM
-            row8_vldm(a, a_cs * (mlvm_index_t)sizeof *a, b, b_rs * (mlvm_index_t)sizeof *b, k, out + j);
-#else
             float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
             float s4 = 0.0f, s5 = 0.0f, s6 = 0.0f, s7 = 0.0f;
             for (p = 0; p < k; ++p, b += b_rs) {
@@ -685,9 +715,7 @@ static void row_times_matrix(const mlvm_gemm_t *g)
             }
             out[j] = s0, out[j + 1] = s1, out[j + 2] = s2, out[j + 3] = s3;
             out[j + 4] = s4, out[j + 5] = s5, out[j + 6] = s6, out[j + 7] = s7;
-#endif
         }
-#ifndef MLVM_ROW_VLDM /* with VLDM, fewer than eight columns go one by one: less code */
         for (; j + 4 <= n; j += 4) {
             const float *b = column_at(g, j);
             float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
@@ -701,18 +729,13 @@ static void row_times_matrix(const mlvm_gemm_t *g)
             out[j + 2] = s2;
             out[j + 3] = s3;
         }
-#endif
     }
-    for (; j < n; ++j) {
-        const float *b = column_at(g, j);
-        float s = 0.0f;
-        for (p = 0; p < k; ++p)
-            MLVM_MADD(s, a[p * a_cs], b[p * b_rs]);
-        out[j] = s;
-    }
+    for (; j < n; ++j)
+        out[j] = one_column(a, a_cs, column_at(g, j), b_rs, k);
     if (g->epilogue != NULL)
         g->epilogue(g->epilogue_ctx, 0, 1, 0, n, out, g->c_rs);
 }
+#endif /* MLVM_ROW_VLDM */
 #endif
 
 /* The blocked product, in functions of their own: the packing buffer is

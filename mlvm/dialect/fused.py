@@ -242,14 +242,17 @@ class FusedOp(MlvmOp):
         b = others[0]
         if not isinstance(b, BlockArgument) or b.block is not self.body.block or elem(b).name != "f32":
             return None
-        m, n = result_shape(self)
+        shape = result_shape(self)
+        if len(shape) != 2:
+            return None
+        m, n = shape
         st = broadcast_strides(value_shape(b), (m, n))
         if (st[0] != 0 and m > 1) or (st[1] != 1 and n > 1):
             return None
         if len(ops) == 1:
             return b.index, -math.inf
-        relu = ops[1]
-        if not isinstance(relu, ReluOp) or relu.operands[0] is not add.results[0] or len(list(add.results[0].uses)) != 1:
+        relu, t = ops[1], add.results[0]
+        if not isinstance(relu, ReluOp) or relu.operands[0] is not t or len(list(t.uses)) != 1:
             return None
         return b.index, 0.0
 

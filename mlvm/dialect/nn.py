@@ -624,9 +624,16 @@ def conv2d_pointwise(d: Mapping[str, int]) -> bool:
 def conv2d_sums_in_place(d: Mapping[str, int]) -> bool:
     """mlvm_conv2d_scalar_applies (conv_scalar.c): where cores without
     vectors sum a conv2d's taps in place when it has no workspace (any but
-    a pointwise one); the compiler then calls mlvm_conv2d_direct_f32, so a
+    a pointwise one); the compiler then calls conv2d_direct_entry(d), so a
     firmware links that kernel alone."""
     return not conv2d_pointwise(d)
+
+
+def conv2d_direct_entry(d: Mapping[str, int]) -> str:
+    """The no-workspace entry of a conv2d that sums in place: the one
+    without a one-channel pass where every group has a multiple of 4
+    output channels (a firmware whose convolutions all do links none)."""
+    return "mlvm_conv2d_direct4_f32" if (d["o"] // d["groups"]) % 4 == 0 else "mlvm_conv2d_direct_f32"
 
 
 def conv2d_phase_plane(d: Mapping[str, int]) -> tuple[int, int]:
@@ -783,7 +790,7 @@ class Conv2dOp(ConvWindowOp):
         if self.ihwo():
             cg.stmt(f"mlvm_conv2d_ihwo_f32({args}, {ws or 'NULL'}, NULL, NULL);")
         elif ws is None and conv2d_sums_in_place(self.dims()):
-            cg.stmt(f"mlvm_conv2d_direct_f32({args}, NULL, NULL);")
+            cg.stmt(f"{conv2d_direct_entry(self.dims())}({args}, NULL, NULL);")
         elif ws is None:
             cg.stmt(f"mlvm_conv2d_f32({args});")
         else:

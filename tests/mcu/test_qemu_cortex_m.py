@@ -72,6 +72,11 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, ml
     cnn28(d / "cnn28.onnx")
     aot("compile", str(d / "cnn28.onnx"), "-o", str(d / "cnn28.c"))
     out["cnn28"] = (d / "cnn28.c", mlvm.compile(d / "cnn28.onnx"))
+    # Without workspaces: the in-place sums (mlvm_conv2d_direct4_f32, all
+    # groups of 4k channels; the DS-CNN's depthwise layers through
+    # mlvm_conv2d_direct_f32's one-channel pass).
+    aot("compile", str(d / "cnn28.onnx"), "-o", str(d / "cnn28_nows.c"), "--no-workspaces")
+    out["cnn28-nows"] = (d / "cnn28_nows.c", out["cnn28"][1])
     # MLPerf-Tiny-shaped models of the benchmark (depthwise-separable, and
     # the anomaly-detection autoencoder's dense layers with batch norm).
     for name, build in (("dscnn", onnx_models.dscnn), ("mobilenet", onnx_models.mobilenet_v1),
@@ -79,6 +84,8 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, ml
         onnx.save(build(1), d / f"{name}.onnx")
         aot("compile", str(d / f"{name}.onnx"), "-o", str(d / f"{name}.c"))
         out[name] = (d / f"{name}.c", mlvm.compile(d / f"{name}.onnx"))
+    aot("compile", str(d / "dscnn.onnx"), "-o", str(d / "dscnn_nows.c"), "--no-workspaces")
+    out["dscnn-nows"] = (d / "dscnn_nows.c", out["dscnn"][1])
     # The int8 convolution's paths (SMLAD tiles, tap pairs, the VCVTR
     # requantization on the M4): f32 in, quantized, convolved, dequantized
     # (exact) out.
@@ -154,8 +161,9 @@ func.func @main(%x: tensor<1x5x9x7xf32>, %y: tensor<1x1x11x6xf32>) -> (tensor<1x
 """
 
 CASES = [("mlp", "m4"), ("resnet8", "m4"), ("mlp", "m3"), ("rows", "m4"), ("cnn28", "m4"),
-         ("cnn28", "m3"), ("dscnn", "m4"), ("mobilenet", "m4"), ("autoencoder", "m4"),
-         ("autoencoder", "m3"), ("qconv", "m4"), ("qconv", "m3")]
+         ("cnn28", "m3"), ("cnn28-nows", "m4"), ("dscnn", "m4"), ("dscnn-nows", "m4"),
+         ("mobilenet", "m4"), ("autoencoder", "m4"), ("autoencoder", "m3"), ("qconv", "m4"),
+         ("qconv", "m3")]
 
 
 @pytest.mark.parametrize("name,board", CASES, ids=[f"{n}-{b}" for n, b in CASES])
@@ -180,6 +188,25 @@ def test_model_on_emulated_cortex_m(models: dict[str, tuple[Path, mlvm.Module]],
     # the header states a bound for this core, and the call stayed under it
     # (harness.run raises if it did not)
     assert res.stack_stated is not None and 0 < res.stack_call <= res.stack_stated
+
+
+def test_groups_of_four_channels_link_no_one_channel_pass(
+        models: dict[str, tuple[Path, mlvm.Module]]) -> None:
+    """Without workspaces the CNN's convolutions (8 and 16 channels) call
+    mlvm_conv2d_direct4_f32: its firmware has no one-channel pass, while the
+    DS-CNN's (depthwise layers) keeps it."""
+    def functions(name: str) -> set[str]:
+        c_file, host = models[name]
+        info = host.functions["main"]
+        elf = harness.firmware(c_file, info, [np.zeros(s.shape, s.dtype) for s in info.inputs], "m4")
+        table = subprocess.run(["arm-none-eabi-readelf", "-sW", str(elf)], capture_output=True,
+                               text=True, check=True).stdout
+        return {p[7] for p in (line.split() for line in table.splitlines())
+                if len(p) >= 8 and p[3] == "FUNC"}
+
+    cnn, dscnn = functions("cnn28-nows"), functions("dscnn-nows")
+    assert "mlvm_conv2d_direct4_f32" in cnn and "one_channel" not in cnn
+    assert "mlvm_conv2d_direct_f32" in dscnn and "one_channel" in dscnn
 
 
 @pytest.mark.parametrize("board", ["m4", "m3"])

@@ -99,6 +99,13 @@ void mlvm_conv2d_epilogue_f32(const mlvm_conv2d_t *p, const float *x, const floa
  * computed correctly. */
 void mlvm_conv2d_direct_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                             const float *bias, float *out, mlvm_epilogue_fn fn, const void *ctx);
+/* The same where every group has a multiple of 4 output channels (o /
+ * groups % 4 == 0: the compiler calls it only then; other channels would
+ * be left unwritten): on cores without vectors the in-place sums without
+ * their one-channel pass, so a firmware whose convolutions all have such
+ * groups links no one-channel code. */
+void mlvm_conv2d_direct4_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                             const float *bias, float *out, mlvm_epilogue_fn fn, const void *ctx);
 /* conv2d with the weights stored [c][kh][kw][o] ("IHWO", the compiler's
  * layout for constant weights where it pays; groups must be 1): the
  * output channels in the vector lanes, so small maps fill them. ws: a

@@ -18,8 +18,9 @@ int mlvm_conv2d_scalar_applies(const mlvm_conv2d_t *p)
 
 /* Output channels o0 .. o0+4 of one group at every position: two
  * positions of a row at a time where their windows have the same taps
- * inside the input (each weight loaded once for eight multiply-adds). */
-static void four_channels(const mlvm_conv2d_t *p, mlvm_index_t cg, const float *x,
+ * inside the input (each weight loaded once for eight multiply-adds).
+ * Not inlined: the two entries below share it. */
+MLVM_NOINLINE static void four_channels(const mlvm_conv2d_t *p, mlvm_index_t cg, const float *x,
                           const float *w, const float *bias, float *out)
 {
     const mlvm_index_t taps = p->kh * p->kw, ws = cg * taps, plane = p->oh * p->ow;
@@ -178,8 +179,10 @@ MLVM_NOINLINE static void one_channel(const mlvm_conv2d_t *p, mlvm_index_t cg, c
     }
 }
 
-void mlvm_conv2d_scalar_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
-                            const float *bias, float *out)
+/* Every group four output channels at a time, then (`ones`) the rest of
+ * the group one channel at a time. */
+MLVM_ALWAYS_INLINE void scalar_groups(const mlvm_conv2d_t *p, const float *x, const float *w,
+                                      const float *bias, float *out, const int ones)
 {
     const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups, plane = p->oh * p->ow;
     const mlvm_index_t in_plane = p->h * p->w, wsize = cg * p->kh * p->kw;
@@ -191,19 +194,41 @@ void mlvm_conv2d_scalar_f32(const mlvm_conv2d_t *p, const float *x, const float 
             float *dst = out + n * p->o * plane;
             for (o = g * og; o + 4 <= end; o += 4)
                 four_channels(p, cg, xg, w + o * wsize, bias != NULL ? bias + o : NULL, dst + o * plane);
-            for (; o < end; ++o)
+            for (; ones && o < end; ++o)
                 one_channel(p, cg, xg, w + o * wsize, bias != NULL ? bias + o : NULL, dst + o * plane);
         }
+}
+
+void mlvm_conv2d_scalar_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                            const float *bias, float *out)
+{
+    scalar_groups(p, x, w, bias, out, 1);
+}
+
+/* The two no-workspace entries: on cores without vectors the in-place
+ * sums (with or without the one-channel pass), then fn over the output. */
+MLVM_ALWAYS_INLINE void direct(const mlvm_conv2d_t *p, const float *x, const float *w,
+                               const float *bias, float *out, mlvm_epilogue_fn fn,
+                               const void *ctx, const int ones)
+{
+#ifdef MLVM_SCALAR_CORE
+    scalar_groups(p, x, w, bias, out, ones);
+    if (fn != NULL && p->n * p->o > 0 && p->oh * p->ow > 0)
+        fn(ctx, 0, p->n * p->o, 0, p->oh * p->ow, out, p->oh * p->ow);
+#else
+    (void)ones;
+    mlvm_conv2d_epilogue_f32(p, x, w, bias, out, NULL, fn, ctx);
+#endif
 }
 
 void mlvm_conv2d_direct_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                             const float *bias, float *out, mlvm_epilogue_fn fn, const void *ctx)
 {
-#ifdef MLVM_SCALAR_CORE
-    mlvm_conv2d_scalar_f32(p, x, w, bias, out);
-    if (fn != NULL && p->n * p->o > 0 && p->oh * p->ow > 0)
-        fn(ctx, 0, p->n * p->o, 0, p->oh * p->ow, out, p->oh * p->ow);
-#else
-    mlvm_conv2d_epilogue_f32(p, x, w, bias, out, NULL, fn, ctx);
-#endif
+    direct(p, x, w, bias, out, fn, ctx, 1);
+}
+
+void mlvm_conv2d_direct4_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                             const float *bias, float *out, mlvm_epilogue_fn fn, const void *ctx)
+{
+    direct(p, x, w, bias, out, fn, ctx, 0);
 }

@@ -16,7 +16,7 @@ instance may run while they wait.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from math import prod
 
 from xdsl.dialects import func
@@ -36,16 +36,49 @@ def nbytes(v: SSAValue) -> int:
     return e.size * prod(t.get_shape())
 
 
+def _aliased(v: SSAValue) -> SSAValue:
+    """The operand whose bytes v reuses (a view's, an in-place op's), or v."""
+    owner = v.owner
+    if isinstance(owner, MlvmOp) and v is owner.results[0]:
+        k = owner.alias_operand()
+        if k is not None:
+            return owner.operands[k]
+    return v
+
+
 def root(v: SSAValue) -> SSAValue:
     """The value that owns the bytes `v` names (through views and in-place ops)."""
-    while True:
-        owner = v.owner
-        if isinstance(owner, MlvmOp) and v is owner.results[0]:
-            k = owner.alias_operand()
-            if k is not None:
-                v = owner.operands[k]
-                continue
+    while (up := _aliased(v)) is not v:
+        v = up
+    return v
+
+
+class Roots:
+    """`root` for the values of one function, each alias chain walked once:
+    answers are remembered (path compression), so a chain of n in-place ops
+    costs O(n) in all rather than per query. `alias` records an in-place
+    decision taken after some answers were given."""
+
+    def __init__(self) -> None:
+        self._up: dict[SSAValue, SSAValue] = {}  # a value nearer the root; the root itself
+
+    def __call__(self, v: SSAValue) -> SSAValue:
+        path: list[SSAValue] = []
+        while True:
+            up = self._up.get(v)
+            if up is None:
+                up = self._up[v] = _aliased(v)
+            if up is v:
+                break
+            path.append(v)
+            v = up
+        for p in path:
+            self._up[p] = v
         return v
+
+    def alias(self, v: SSAValue, onto: SSAValue) -> None:
+        """v, a root so far, now names onto's bytes."""
+        self._up[v] = onto
 
 
 @dataclass(frozen=True)
@@ -68,17 +101,19 @@ class FunctionStorage:
     func: func.FuncOp
     storage: dict[SSAValue, Storage]
     intervals: list[Interval]
+    roots: Roots = field(default_factory=Roots)
 
     def of(self, v: SSAValue) -> Storage:
-        return self.storage[root(v)]
+        return self.storage[self.roots(v)]
 
 
-def last_reads(ops: list[Operation]) -> dict[SSAValue, int]:
+def last_reads(ops: list[Operation], roots: Roots | None = None) -> dict[SSAValue, int]:
     """For each storage root, the index of the last op reading it or an alias."""
+    find = roots if roots is not None else Roots()
     last: dict[SSAValue, int] = {}
     for i, op in enumerate(ops):
         for operand in op.operands:
-            last[root(operand)] = i
+            last[find(operand)] = i
     return last
 
 
@@ -99,20 +134,21 @@ class _Scan:
     last: dict[SSAValue, int]
     accesses: list[tuple[int, GlobalLoadOp | GlobalStoreOp, str]]
     suspends: bool
+    roots: Roots
 
 
-def _scan(ops: list[Operation]) -> _Scan:
+def _scan(ops: list[Operation], roots: Roots) -> _Scan:
     return _Scan(
-        ops, {op: i for i, op in enumerate(ops)}, last_reads(ops), _state_ops(ops),
-        any(isinstance(op, MlvmOp) and op.SUSPENDS for op in ops),
+        ops, {op: i for i, op in enumerate(ops)}, last_reads(ops, roots), _state_ops(ops),
+        any(isinstance(op, MlvmOp) and op.SUSPENDS for op in ops), roots,
     )
 
 
-def state_views(f: func.FuncOp) -> set[SSAValue]:
+def state_views(f: func.FuncOp, roots: Roots | None = None) -> set[SSAValue]:
     """Results of `mlvm.global_load` that name the state bytes themselves:
     no store to the global comes while they are read, and the function does
     not suspend. Depends only on reads (nothing writes over a view)."""
-    return _views(_scan(list(f.body.block.ops)))
+    return _views(_scan(list(f.body.block.ops), roots if roots is not None else Roots()))
 
 
 def _views(sc: _Scan) -> set[SSAValue]:
@@ -131,10 +167,10 @@ def _views(sc: _Scan) -> set[SSAValue]:
     return views
 
 
-def _reads_only_elementwise(op: MlvmOp, view: SSAValue) -> bool:
+def _reads_only_elementwise(op: MlvmOp, view: SSAValue, roots: Roots) -> bool:
     """Whether op may write result 0 over `view`'s bytes while reading them:
     each of its operands on those bytes is read at the element it writes."""
-    hits = [k for k, v in enumerate(op.operands) if root(v) is view]
+    hits = [k for k, v in enumerate(op.operands) if roots(v) is view]
     return bool(hits) and all(op.can_run_inplace(k) for k in hits)
 
 
@@ -144,13 +180,13 @@ def _state_placements(
     """Values computed straight into the global they are stored to."""
     if sc.suspends:
         return {}
-    ops, index, last, accesses = sc.ops, sc.index, sc.last, sc.accesses
+    ops, index, last, accesses, root_of = sc.ops, sc.index, sc.last, sc.accesses, sc.roots
     placed: dict[SSAValue, Storage] = {}
     globals_placed: set[str] = set()
     for s, store, g in accesses:
         if not isinstance(store, GlobalStoreOp) or g in globals_placed:
             continue
-        r = root(store.value)
+        r = root_of(store.value)
         if isinstance(r, BlockArgument) or r in taken or r in placed or r in views:
             continue
         owner = r.owner
@@ -167,14 +203,14 @@ def _state_placements(
                 elif other.result in views and j < d:
                     end = last.get(other.result, j)
                     if end > d or (end == d and not (
-                        r is owner.results[0] and _reads_only_elementwise(owner, other.result)
+                        r is owner.results[0] and _reads_only_elementwise(owner, other.result, root_of)
                     )):
                         ok = False
             elif d < j < last.get(r, s):  # another store while r is still read
                 ok = False
         # Nothing may write over r's bytes (in place) once they are stored.
         if any(
-            "mlvm.inplace" in op.attributes and root(op.results[0]) is r
+            "mlvm.inplace" in op.attributes and root_of(op.results[0]) is r
             for op in ops[s + 1 :]
         ):
             ok = False
@@ -194,19 +230,20 @@ def analyze(f: func.FuncOp, workspaces: bool = True) -> FunctionStorage:
     """Storage of every value; with `workspaces`, the kernels' scratch too."""
     block = f.body.block
     ret = _return_op(f)
+    root_of = Roots()
     storage: dict[SSAValue, Storage] = {}
     for i, arg in enumerate(block.args):
         storage[arg] = Storage("input", i)
     # A returned value is computed straight into the caller's output buffer;
     # through a reshape too, since an alias has the same bytes.
     for j, v in enumerate(ret.operands):
-        r = root(v)
+        r = root_of(v)
         if r not in storage and not isinstance(r, BlockArgument):
             owner = r.owner
             if isinstance(owner, MlvmOp) and not owner.IS_DATA:
                 storage[r] = Storage("output", j)
 
-    sc = _scan(list(block.ops))
+    sc = _scan(list(block.ops), root_of)
     views = _views(sc)
     for v in views:
         owner = v.owner
@@ -220,7 +257,7 @@ def analyze(f: func.FuncOp, workspaces: bool = True) -> FunctionStorage:
         if not isinstance(op, MlvmOp):
             continue
         for r in op.results:
-            if root(r) is not r or r in storage:
+            if root_of(r) is not r or r in storage:
                 continue
             if op.IS_DATA:
                 storage[r] = Storage("data")
@@ -235,7 +272,7 @@ def analyze(f: func.FuncOp, workspaces: bool = True) -> FunctionStorage:
     ]
     for op in block.ops:
         for operand in op.operands:
-            iv = intervals.get(root(operand))
+            iv = intervals.get(root_of(operand))
             if iv is not None:
                 iv.end = max(iv.end, index[op])
-    return FunctionStorage(f, storage, list(intervals.values()) + scratch)
+    return FunctionStorage(f, storage, list(intervals.values()) + scratch, root_of)

@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 
-from mlvm.analysis.storage import FunctionStorage, analyze, nbytes, root
+from mlvm.analysis.storage import FunctionStorage, analyze, nbytes
 from mlvm.codegen.lowering import C_TYPES, Lowering, StaticTable, elem, state_expr
 from mlvm.codegen.params_file import param_key
 from mlvm.codegen.stack import stack_lines
@@ -518,7 +518,7 @@ class ModuleEmitter:
 
     def _ptr(self, fs: FunctionStorage, v: SSAValue, in_names: list[str]) -> str:
         st = fs.of(v)
-        r = root(v)
+        r = fs.roots(v)
         ctype = C_TYPES[_elem(v)]
         if st.kind == "input":
             return in_names[st.index]

@@ -22,12 +22,12 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from mlvm.analysis.storage import last_reads, root, state_views
+from mlvm.analysis.storage import Roots, last_reads, state_views
 from mlvm.dialect.base import MlvmOp
 from mlvm.dialect.state import GlobalLoadOp, GlobalStoreOp
 
 
-def _writable(v: SSAValue, views: set[SSAValue]) -> bool:
+def _writable(v: SSAValue, views: set[SSAValue], root: Roots) -> bool:
     """Whether v's bytes belong to the function (not an input, constant data
     or a global's bytes read in place)."""
     r = root(v)
@@ -37,7 +37,7 @@ def _writable(v: SSAValue, views: set[SSAValue]) -> bool:
     return isinstance(owner, MlvmOp) and not owner.IS_DATA
 
 
-def _updates_global(op: MlvmOp, views: set[SSAValue]) -> bool:
+def _updates_global(op: MlvmOp, views: set[SSAValue], root: Roots) -> bool:
     """Whether op computes a global's next value from the global read in
     place (`w - lr * g` stored to @w): it is best computed straight into the
     global's bytes, not over another operand."""
@@ -62,24 +62,30 @@ class InplacePass(ModulePass):
 
     def _run(self, f: func.FuncOp) -> None:
         ops = list(f.body.block.ops)
-        views = state_views(f)
+        root = Roots()
+        views = state_views(f, root)
         # Bytes already stored to a global stay as stored: then the value can
         # be computed straight into the global (see analysis.storage).
         stored: set[SSAValue] = set()
+        # Last reads per storage root, kept current as decisions are made
+        # (one pass: no rescan per candidate).
+        last = last_reads(ops, root)
         for i, op in enumerate(ops):
             if isinstance(op, GlobalStoreOp):
                 stored.add(root(op.value))
             if not isinstance(op, MlvmOp) or op.alias_operand() is not None:
                 continue
-            if _updates_global(op, views):
+            if _updates_global(op, views, root):
                 continue  # its own buffer: the global's bytes (see analysis.storage)
             for k, operand in enumerate(op.operands):
-                if not op.can_run_inplace(k) or not _writable(operand, views):
+                if not op.can_run_inplace(k) or not _writable(operand, views, root):
                     continue
-                if root(operand) in stored:
+                r = root(operand)
+                if r in stored or last.get(r) != i:
                     continue
-                # Recomputed per candidate: earlier decisions extend lifetimes.
-                if last_reads(ops).get(root(operand)) != i:
-                    continue
+                # The result's bytes are now r's: r lives as long as the
+                # result (and its views) is read.
+                last[r] = last.pop(op.results[0], i)
+                root.alias(op.results[0], operand)
                 op.attributes["mlvm.inplace"] = IntegerAttr(k, i64)
                 break

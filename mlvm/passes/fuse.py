@@ -33,24 +33,26 @@ def _group(root: MlvmOp, taken: set[Operation]) -> list[Operation]:
     shape = root.results[0].type
     assert isinstance(shape, TensorType)
     members: set[Operation] = {root}
-    grew = True
-    while grew:
-        grew = False
-        for op in list(members):
-            for v in op.operands:
-                p = v.owner
-                if (
-                    isinstance(p, Operation)
-                    and p not in members
-                    and p not in taken
-                    and p.parent is root.parent
-                    and is_elementwise(p)
-                    and isinstance(p.results[0].type, TensorType)
-                    and p.results[0].type.get_shape() == shape.get_shape()
-                    and all(u.operation in members for u in p.results[0].uses)
-                ):
-                    members.add(p)
-                    grew = True
+    # A worklist: each member's producers are examined when it joins. One
+    # turned away while a reader of it was outside is examined again when
+    # that reader joins (the last to join decides), so this reaches the same
+    # set as rescanning every member until nothing joins, in linear time.
+    work: list[Operation] = [root]
+    while work:
+        for v in work.pop().operands:
+            p = v.owner
+            if (
+                isinstance(p, Operation)
+                and p not in members
+                and p not in taken
+                and p.parent is root.parent
+                and is_elementwise(p)
+                and isinstance(p.results[0].type, TensorType)
+                and p.results[0].type.get_shape() == shape.get_shape()
+                and all(u.operation in members for u in p.results[0].uses)
+            ):
+                members.add(p)
+                work.append(p)
     block = root.parent
     assert block is not None
     return [op for op in block.ops if op in members]  # program order
@@ -90,10 +92,12 @@ def _head(group: list[Operation]) -> Head | None:
 def _fuse(group: list[Operation], head: Head | None) -> FusedOp:
     inside = set(group)
     inputs: list[SSAValue] = list(head.operands) if head is not None else []
+    seen = set(inputs)
     for op in group:
         for v in op.operands:
-            if v.owner not in inside and v not in inputs and v.owner is not head:
+            if v.owner not in inside and v not in seen and v.owner is not head:
                 inputs.append(v)
+                seen.add(v)
     body = Block(arg_types=[v.type for v in inputs])
     mapping: dict[SSAValue, SSAValue] = {}
     for v, a in zip(inputs, body.args, strict=True):

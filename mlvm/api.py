@@ -100,7 +100,8 @@ def _build(
         stem = "module" if isinstance(source, ModuleOp) else c_ident(Path(source).stem, "m")
         c_path = Path(tmp) / f"{stem}.c"
         lower(module, options, name)
-        asm = write_with_blob(module, c_path, param_arrays, name, options)
+        # the header stays in this directory: no stack bound to state
+        asm = write_with_blob(module, c_path, param_arrays, name, options, stack=False)
         build_shared(c_path, so, asm=asm, comm=options.comm)
 
 

@@ -307,6 +307,7 @@ def _emit(
     options: CompileOptions,
     external_params: Path | None,
     blob: bool,
+    stack: bool = True,
 ) -> EmittedC:
     """emit_c for `c_path`, and the parameter file when one is asked for
     (its name checked before anything is emitted)."""
@@ -314,7 +315,7 @@ def _emit(
         raise MlvmError(f"{external_params}: error: a parameter file must end in .mlvmp")
     out = emit_c(module, c_path.stem, params, source, header_name(c_path),
                  static_arena=options.static_arena, blob=blob,
-                 external_params=external_params is not None)
+                 external_params=external_params is not None, stack=stack)
     if external_params is not None:
         assert out.params is not None
         external_params.parent.mkdir(parents=True, exist_ok=True)
@@ -335,11 +336,12 @@ def write_with_blob(
     source: str,
     options: CompileOptions,
     external_params: Path | None = None,
+    stack: bool = True,
 ) -> Path:
     """Write OUT.c, OUT.h and the weights (blob and assembler source, see
     `blob_paths`) of a lowered module, for a host build; returns the
-    assembler source."""
-    out = _emit(module, c_path, params, source, options, external_params, blob=True)
+    assembler source. `stack`: as emit_c's."""
+    out = _emit(module, c_path, params, source, options, external_params, blob=True, stack=stack)
     assert out.asm is not None and out.blob is not None
     blob, asm = blob_paths(c_path)
     c_path.parent.mkdir(parents=True, exist_ok=True)

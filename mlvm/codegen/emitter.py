@@ -542,7 +542,10 @@ class ModuleEmitter:
         off = offsets.get_values()[owner.results.index(r)]
         return f"(({ctype} *)(arena + {off}))"
 
-    def render(self) -> tuple[str, str]:
+    def render(self, stack: bool = True) -> tuple[str, str]:
+        """(C source, header); `stack`: the header states the call's stack
+        per core (parsing the C: skipped for builds whose header no one
+        reads)."""
         funcs = exported_functions(self.module)
         for op in self.module.ops:
             if not isinstance(op, func.FuncOp | GlobalOp):
@@ -586,6 +589,8 @@ class ModuleEmitter:
         c_text = _env().get_template("module.c.j2").render(**ctx)
         ctx["stack_lines"] = []
         h_text = _env().get_template("module.h.j2").render(**ctx)
+        if not stack:
+            return c_text, h_text
         ctx["stack_lines"] = stack_lines(c_text, h_text, self.mod.upper())
         h_text = _env().get_template("module.h.j2").render(**ctx)
         return c_text, h_text
@@ -633,6 +638,7 @@ def emit_c(
     static_arena: bool = False,
     blob: bool = False,
     external_params: bool = False,
+    stack: bool = True,
 ) -> EmittedC:
     """C source and header of a verified module; `name` becomes the C prefix.
 
@@ -641,11 +647,13 @@ def emit_c(
     reading the weights, not of compiling hundreds of MB of C.
     `external_params` leaves the weights of `mlvm.param` out of the code
     altogether: they go to a parameter file (`EmittedC.params`, see
-    `params_file`) that an instance binds at run time."""
+    `params_file`) that an instance binds at run time. `stack=False` leaves
+    `<M>_STACK_BYTES` out of the header (a host build's, which no one
+    reads: the bound parses the whole C)."""
     mod = c_ident(name, "m")
     em = ModuleEmitter(module, name, params, source, header or f"{mod}.h", static_arena,
                        blob=blob, external=external_params)
-    c_text, h_text = em.render()
+    c_text, h_text = em.render(stack)
     entries = em.params_entries() if external_params else None
     if not blob:
         return EmittedC(c_text, h_text, params=entries, data=em.data)

@@ -13,7 +13,7 @@ APT_PACKAGES := clang:clang valgrind:valgrind \
                 qemu-system-arm:qemu-system-arm \
                 mpicc:libopenmpi-dev mpirun:openmpi-bin
 
-.PHONY: all demo test bench bench-embedded bench-embedded-peers conformance fuzz venv sysdeps clean
+.PHONY: all demo test bench bench-compile bench-embedded bench-embedded-peers conformance fuzz venv sysdeps clean
 
 all: test
 
@@ -52,6 +52,10 @@ $(BENCHSTAMP): $(STAMP) pyproject.toml
 
 bench: $(BENCHSTAMP) $(SYSSTAMP)
 	$(BIN)/python bench/run.py
+
+# The compiler's time against graph size (chains of 500 .. 4,000 ops).
+bench-compile: $(STAMP)
+	$(BIN)/python bench/compile_time.py
 
 # Models on an emulated Cortex-M4: exact instructions per inference, flash, RAM.
 bench-embedded: $(STAMP) $(SYSSTAMP)

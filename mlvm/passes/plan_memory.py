@@ -17,6 +17,7 @@ into the IR:
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -37,15 +38,33 @@ def _overlap_in_time(a: Interval, b: Interval) -> bool:
     return a.start <= b.end and b.start <= a.end
 
 
-def _place_in_order(order: list[Interval], alignment: int) -> dict[Interval, int]:
-    """Each buffer, in `order`, at the lowest gap free for its whole lifetime."""
+def _conflicts(intervals: list[Interval]) -> dict[int, list[Interval]]:
+    """For each buffer (by id), the buffers live at some op it is live at:
+    one sweep in start order over a heap of the live ones by end, so the
+    cost is the number of such pairs, not every pair."""
+    out: dict[int, list[Interval]] = {id(iv): [] for iv in intervals}
+    live: list[tuple[int, int, Interval]] = []  # (end, tie-break, buffer)
+    for k, iv in enumerate(sorted(intervals, key=lambda iv: iv.start)):
+        while live and live[0][0] < iv.start:
+            heapq.heappop(live)
+        for _, _, o in live:
+            out[id(iv)].append(o)
+            out[id(o)].append(iv)
+        heapq.heappush(live, (iv.end, k, iv))
+    return out
+
+
+def _place_in_order(order: list[Interval], alignment: int,
+                    conflicts: dict[int, list[Interval]]) -> dict[Interval, int]:
+    """Each buffer, in `order`, at the lowest gap free for its whole lifetime
+    (among the buffers placed before it, those it `conflicts` with)."""
     offsets: dict[Interval, int] = {}
     for iv in order:
         size = _align(iv.size, alignment)
         busy = sorted(
             (offsets[o], offsets[o] + _align(o.size, alignment))
-            for o in offsets
-            if _overlap_in_time(iv, o)
+            for o in conflicts[id(iv)]
+            if o in offsets
         )
         off = 0
         for lo, hi in busy:
@@ -72,23 +91,28 @@ _ORDERS = (
 def place(intervals: list[Interval], alignment: int) -> dict[Interval, int]:
     """Offsets for every buffer: the best of a few greedy placements."""
     best: dict[Interval, int] = {}
+    conflicts = _conflicts(intervals)
     for key in _ORDERS:
-        cand = _place_in_order(sorted(intervals, key=key), alignment)
+        cand = _place_in_order(sorted(intervals, key=key), alignment, conflicts)
         if not best or peak(cand) < peak(best):
             best = cand
     return best
 
 
 def lower_bound(intervals: list[Interval], alignment: int) -> int:
-    """Max over program points of the bytes live there: no plan can beat it."""
-    points = sorted({iv.start for iv in intervals})
-    return max(
-        (
-            sum(_align(iv.size, alignment) for iv in intervals if iv.start <= t <= iv.end)
-            for t in points
-        ),
-        default=0,
+    """Max over program points of the bytes live there: no plan can beat it.
+    One sweep: a buffer counts from its start to its end, inclusive (the
+    ends of a point are taken off after the point is counted)."""
+    events = sorted(
+        ev for iv in intervals
+        for ev in ((iv.start, 0, _align(iv.size, alignment)), (iv.end, 1, -_align(iv.size, alignment)))
     )
+    live = best = 0
+    for _, kind, delta in events:
+        live += delta
+        if kind == 0:
+            best = max(best, live)
+    return best
 
 
 def validate(offsets: dict[Interval, int]) -> None:

@@ -459,6 +459,22 @@ typedef struct qtile {
     const uint8_t *xs; /* the group's copy, lanes of 4 bytes */
 } qtile_t;
 
+#if defined(MLVM_Q_ZMM) || defined(MLVM_Q_VNNI) || defined(MLVM_Q_AVX2)
+/* The vector tiles' row r: its sums of both halves, and its step (the
+ * vector type, the weight's broadcast and the dot product are each ISA's
+ * below). Named variables, not arrays: in arrays gcc kept copies of the
+ * sums in the loop and spilled them. */
+#define MLVM_Q_SUMS(r)                                                                            \
+    MLVM_QV a##r = MLVM_QV_ZERO(), b##r = MLVM_QV_ZERO();                                         \
+    const int32_t *w##r = t->w4 + (r < mr ? r : 0) * t->k
+#define MLVM_Q_ROW_STEP(r)                                                                        \
+    do {                                                                                          \
+        const MLVM_QV wv = MLVM_Q_WEIGHT(w##r[kk]);                                               \
+        a##r = MLVM_Q_DOT(a##r, x0, wv);                                                          \
+        b##r = MLVM_Q_DOT(b##r, x1, wv);                                                          \
+    } while (0)
+#endif
+
 #if defined(MLVM_Q_ZMM)
 
 /* Channel o's results v[0 .. nv) (16 positions each, from q; masks m),
@@ -504,17 +520,10 @@ static void q_finish_run(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, const
     }
 }
 
-/* Row r's sums of both halves, and its step. Named variables, not arrays:
- * in arrays gcc kept a second copy of each sum in the loop and spilled one. */
-#define MLVM_Q_SUMS(r)                                                                            \
-    __m512i a##r = _mm512_setzero_si512(), b##r = _mm512_setzero_si512();                        \
-    const int32_t *w##r = t->w4 + (r < mr ? r : 0) * t->k
-#define MLVM_Q_ROW_STEP(r)                                                                        \
-    do {                                                                                          \
-        const __m512i wv = _mm512_set1_epi32(w##r[kk]);                                           \
-        a##r = _mm512_dpbusd_epi32(a##r, x0, wv);                                                 \
-        b##r = _mm512_dpbusd_epi32(b##r, x1, wv);                                                 \
-    } while (0)
+#define MLVM_QV __m512i
+#define MLVM_QV_ZERO _mm512_setzero_si512
+#define MLVM_Q_WEIGHT(w) _mm512_set1_epi32(w)
+#define MLVM_Q_DOT(acc, x, wv) _mm512_dpbusd_epi32(acc, x, wv)
 
 static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_index_t q0, int mr,
                    int np)
@@ -603,18 +612,9 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
 #define MLVM_Q_WEIGHT(w) _mm256_cvtepi8_epi16(_mm_castps_si128(_mm_broadcast_ss((const float *)(const void *)&(w))))
 #define MLVM_Q_DOT(acc, x, wv) _mm256_add_epi32(acc, _mm256_madd_epi16(x, wv))
 #endif
+#define MLVM_QV __m256i
+#define MLVM_QV_ZERO _mm256_setzero_si256
 
-/* Row r's sums of both halves, and its step. Named variables, not arrays:
- * in arrays gcc spilled the sums to the stack on every step. */
-#define MLVM_Q_SUMS(r)                                                                            \
-    __m256i a##r = _mm256_setzero_si256(), b##r = _mm256_setzero_si256();                        \
-    const int32_t *w##r = t->w4 + (r < mr ? r : 0) * t->k
-#define MLVM_Q_ROW_STEP(r)                                                                        \
-    do {                                                                                          \
-        const __m256i wv = MLVM_Q_WEIGHT(w##r[kk]);                                               \
-        a##r = MLVM_Q_DOT(a##r, x0, wv);                                                          \
-        b##r = MLVM_Q_DOT(b##r, x1, wv);                                                          \
-    } while (0)
 
 /* Eight results from flat position q (np of them real). colx has slack
  * past its n positions, so a short tile reads it whole. */

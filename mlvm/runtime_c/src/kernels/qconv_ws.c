@@ -616,6 +616,16 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
 #define MLVM_QV_ZERO _mm256_setzero_si256
 
 
+/* The low 8 bytes of b at dst, n <= 8 of them (a short tile's through a
+ * buffer: no store past its end). */
+static void q_store8(uint8_t *dst, __m128i b, int n)
+{
+    uint8_t tmp[16];
+    _mm_storel_epi64((__m128i *)(void *)(n == 8 ? dst : tmp), b);
+    if (n < 8)
+        memcpy(dst, tmp, (size_t)n);
+}
+
 /* Eight results from flat position q (np of them real). colx has slack
  * past its n positions, so a short tile reads it whole. */
 static void q_finish_ymm(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, __m256i v, int np)
@@ -637,12 +647,7 @@ static void q_finish_ymm(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, __m25
         v = _mm256_add_epi32(v, _mm256_set1_epi32(s->bias[o]));
     v = mlvm_requant256(v, _mm256_set1_ps(s->mult[s->mult_per_o ? o : 0]), zy,
                         _mm256_set1_ps(s->lo), _mm256_set1_ps(s->hi));
-    {
-        uint8_t *dst = (uint8_t *)s->out + o * s->ld + (q - s->q0), tmp[16];
-        _mm_storel_epi64((__m128i *)(void *)(np == 8 ? dst : tmp), mlvm_low_bytes256(v));
-        if (np < 8)
-            memcpy(dst, tmp, (size_t)np);
-    }
+    q_store8((uint8_t *)s->out + o * s->ld + (q - s->q0), mlvm_low_bytes256(v), np);
 }
 
 /* The tile's rows in the common case (requantized, finite multipliers,
@@ -666,12 +671,8 @@ static void q_finish_rows_ymm(const qsink_t *s, mlvm_index_t o, mlvm_index_t q0,
         const __m256 mu = _mm256_set1_ps(mult[per_o ? o + r : 0]);
         for (i = 0; i < nv; ++i) {
             const int n = np - 8 * i < 8 ? np - 8 * i : 8;
-            const __m128i b = mlvm_low_bytes256(
-                mlvm_requant256_finite(_mm256_add_epi32(v[2 * r + i], add), mu, zy, lo, hi));
-            uint8_t tmp[16];
-            _mm_storel_epi64((__m128i *)(void *)(n == 8 ? dst + 8 * i : tmp), b);
-            if (n < 8) /* a short tile's results through a buffer */
-                memcpy(dst + 8 * i, tmp, (size_t)n);
+            q_store8(dst + 8 * i, mlvm_low_bytes256(mlvm_requant256_finite(
+                         _mm256_add_epi32(v[2 * r + i], add), mu, zy, lo, hi)), n);
         }
     }
 }

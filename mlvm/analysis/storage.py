@@ -46,18 +46,12 @@ def _aliased(v: SSAValue) -> SSAValue:
     return v
 
 
-def root(v: SSAValue) -> SSAValue:
-    """The value that owns the bytes `v` names (through views and in-place ops)."""
-    while (up := _aliased(v)) is not v:
-        v = up
-    return v
-
-
 class Roots:
-    """`root` for the values of one function, each alias chain walked once:
-    answers are remembered (path compression), so a chain of n in-place ops
-    costs O(n) in all rather than per query. `alias` records an in-place
-    decision taken after some answers were given."""
+    """The value that owns the bytes each value of one function names
+    (through views and in-place ops), each alias chain walked once: answers
+    are remembered (path compression), so a chain of n in-place ops costs
+    O(n) in all rather than per query. `alias` records an in-place decision
+    taken after some answers were given."""
 
     def __init__(self) -> None:
         self._up: dict[SSAValue, SSAValue] = {}  # a value nearer the root; the root itself

@@ -256,18 +256,23 @@ class FusedOp(MlvmOp):
             return None
         return b.index, 0.0
 
-    def _epilogue_of(self, cg: Lowering, n: int) -> tuple[str, str]:
-        """The epilogue function and its ctx: the runtime's clamp with its
-        bounds, or a generated function with the operands."""
+    def _epilogue_of(self, cg: Lowering, n: int) -> tuple[str, str, list[str]]:
+        """The epilogue function, its ctx and the lines declaring that ctx
+        in the call's block: the runtime's clamp with its bounds, the
+        runtime's bias with a local struct (the bias is an operand), or a
+        generated function with the operands."""
         c = self.clamp()
         if c is not None:
             lo, hi, relu = c
             return "mlvm_epilogue_clamp_f32", cg.const_struct(
-                "mlvm_clamp_t", f"{cg.flt(lo)}, {cg.flt(hi)}, {int(relu)}")
+                "mlvm_clamp_t", f"{cg.flt(lo)}, {cg.flt(hi)}, {int(relu)}"), []
         b = self.bias()
-        if b is not None:  # its struct is local: the bias is an operand
-            return "mlvm_epilogue_bias_f32", "&bias"
-        return cg.function(lambda name: self._epilogue_function(name, n)), "ctx"
+        if b is not None:
+            return "mlvm_epilogue_bias_f32", "&bias", [
+                f"    const mlvm_bias_t bias = {{in{b[0]}, {cg.flt(b[1])}}};"]
+        k = len(self.body.block.args)
+        return cg.function(lambda name: self._epilogue_function(name, n)), "ctx", [
+            f"    const void *ctx[{k}];", *(f"    ctx[{kk}] = in{kk};" for kk in range(k))]
 
     def _lower_with_head(self, cg: Lowering) -> None:
         head = self.head()
@@ -277,9 +282,9 @@ class FusedOp(MlvmOp):
             return
         m, n = result_shape(self)
         p = head.descriptor(cg)
-        epilogue, ctx = self._epilogue_of(cg, n)
+        epilogue, ctx, decl = self._epilogue_of(cg, n)
         entry = "mlvm_matmul_row_f32" if m == 1 else "mlvm_matmul_epilogue_f32"
-        self._call_with_epilogue(cg, f"{entry}({p}, in0, in1, out, {epilogue}, {ctx});",
+        self._call_with_epilogue(cg, f"{entry}({p}, in0, in1, out, {epilogue}, {ctx});", decl,
                                  ctx == "ctx")
 
     def _lower_with_conv(self, cg: Lowering, head: Conv2dOp) -> None:
@@ -287,7 +292,7 @@ class FusedOp(MlvmOp):
             return
         d = head.dims()
         p = head.descriptor(cg)
-        epilogue, ctx = self._epilogue_of(cg, d["oh"] * d["ow"])
+        epilogue, ctx, decl = self._epilogue_of(cg, d["oh"] * d["ow"])
         bias = "in2" if head.bias is not None else "NULL"
         ws = cg.workspace(self)
         if ws is None and not head.ihwo() and conv2d_sums_in_place(d):
@@ -295,24 +300,22 @@ class FusedOp(MlvmOp):
         else:
             entry = "mlvm_conv2d_ihwo_f32" if head.ihwo() else "mlvm_conv2d_epilogue_f32"
             call = f"{entry}({p}, in0, in1, {bias}, out, {ws or 'NULL'}, {epilogue}, {ctx});"
-        self._call_with_epilogue(cg, call, ctx == "ctx")
+        self._call_with_epilogue(cg, call, decl, ctx == "ctx")
 
-    def _call_with_epilogue(self, cg: Lowering, call: str, with_ctx: bool) -> None:
-        """A block naming every operand (in0, ...) and the output, with the
-        operands in ctx for a generated epilogue function (or, for the
-        runtime's clamp, the operands it does not read marked unused: their
-        constants stay referenced), around the kernel call."""
+    def _call_with_epilogue(self, cg: Lowering, call: str, decl: list[str], with_ctx: bool) -> None:
+        """A block naming every operand (in0, ...) and the output, the
+        epilogue's ctx declared (`decl`) and, for the runtime's epilogues,
+        the operands they do not read marked unused (their constants stay
+        referenced), around the kernel call."""
         n = len(self.body.block.args)
         head = self.head()
         assert head is not None
         unread = range(len(head.operands), n)  # the clamp's bounds: in its struct
-        b = None if with_ctx else self.bias()
         lines = [
             "{",
             *self._pointers(cg, range(n)),
-            *([f"    const void *ctx[{n}];", *(f"    ctx[{kk}] = in{kk};" for kk in range(n))]
-              if with_ctx else [f"    (void)in{kk};" for kk in unread]),
-            *([f"    const mlvm_bias_t bias = {{in{b[0]}, {cg.flt(b[1])}}};"] if b is not None else []),
+            *([] if with_ctx else [f"    (void)in{kk};" for kk in unread]),
+            *decl,
             f"    {call}",
             "}",
         ]

@@ -83,6 +83,9 @@ typedef struct {
     unsigned char *state; const void *const *params; void *comm;
 } mlvm_instance_t;
 int mlvm_call_drive(mlvm_resume_fn resume, void *call, size_t max_resumes, int (*idle)(void));
+int mlvm_call_steps(const mlvm_export_t *fn, const void *inst, void *call, void *arena,
+                    size_t steps, void *const *inputs, const size_t *in_strides,
+                    void *const *outputs, const size_t *out_strides, void **ptrs, size_t *done);
 int sched_yield(void);
 size_t mlvm_mpi_comm_bytes(void);
 int mlvm_mpi_world_init(void *comm_storage);
@@ -719,6 +722,82 @@ class Function:
             if status != 0:
                 self._failed(status)
         return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def scan(self, *args: Any, **inputs: Any) -> Any:
+        """Calls the function once per step, in order, without coming back to
+        Python in between: a training loop over an epoch's batches is one call.
+
+        Each input (by position or by name) is either of its declared shape,
+        the same array at every step, or has one more leading axis, the
+        steps: step k takes `x[k]`. Stepped inputs agree on the number of
+        steps; at least one input is stepped. What the module keeps in its
+        state (`mlvm.global`) carries from step to step, as over separate
+        calls. Returns each output stacked over the steps (`[steps, *shape]`;
+        a tuple for several). A step that fails raises `MlvmCallError` naming
+        the step; the steps before it have run (and updated the state).
+        """
+        if inputs:
+            args = self._by_name(args, inputs)
+        self._arity(args)
+        steps: int | None = None
+        stepped: list[bool] = []
+        for i, x in enumerate(args):
+            spec = self.info.inputs[i]
+            if isinstance(x, np.ndarray) and x.ndim == len(spec.shape) + 1:
+                what = f"{self.info.name}.scan: input {i} ({spec.name!r})"
+                if x.shape[1:] != spec.shape or x.dtype != spec.dtype:
+                    raise ValueError(
+                        f"{what} must be {spec.dtype} {spec.shape} or steps of it, "
+                        f"got {x.dtype} {x.shape}"
+                    )
+                if x.flags.num & (_C_CONTIGUOUS | _ALIGNED) != _C_CONTIGUOUS | _ALIGNED:
+                    raise ValueError(f"{what} must be C-contiguous and aligned")
+                if steps is not None and x.shape[0] != steps:
+                    raise ValueError(f"{what} has {x.shape[0]} steps, an earlier input {steps}")
+                steps = x.shape[0]
+                stepped.append(True)
+            else:
+                self._check(i, x)
+                stepped.append(False)
+        if steps is None:
+            raise ValueError(
+                f"{self.info.name}.scan: no input has a leading axis of steps "
+                f"(inputs: {', '.join(f'{s.name} {s.shape}' for s in self.info.inputs)})"
+            )
+        outs = [np.empty((steps, *shape), dtype) for dtype, shape in self._out_specs]
+        if steps > 0:
+            self._scan_into(args, stepped, steps, outs)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def _scan_into(self, args: Sequence[Any], stepped: Sequence[bool], steps: int, outs: list[np.ndarray]) -> None:
+        """The steps of `scan`: one runtime loop for functions with a one-shot
+        entry, else one call per step from here (natives, suspension)."""
+        run = getattr(self._owner._lib, "mlvm_call_steps", None) if self._one_shot is not None else None
+        if run is None:
+            for k in range(steps):
+                try:
+                    got = self._run_to_end([a[k] if s else a for a, s in zip(args, stepped, strict=True)])
+                except MlvmCallError as e:
+                    detail = str(e).removeprefix(f"{self.info.name}: ")
+                    raise MlvmCallError(f"{self.info.name}: step {k} of {steps}: {detail}") from e
+                for o, g in zip(outs, got if isinstance(got, tuple) else (got,), strict=True):
+                    o[k] = g
+            return
+        n = self._n_in + self._n_out
+        ins = _ffi.new("void *[]", [_from_buffer(a) for a in args] or [_ffi.NULL])
+        in_strides = _ffi.new("size_t[]", [a[0].nbytes if s else 0 for a, s in zip(args, stepped, strict=True)] or [0])
+        out_ptrs = _ffi.new("void *[]", [_from_buffer(o) for o in outs] or [_ffi.NULL])
+        out_strides = _ffi.new("size_t[]", [o[0].nbytes for o in outs] or [0])
+        ptrs = _ffi.new("void *[]", max(n, 1))
+        call = _ffi.new("int64_t[]", -(-self._call_bytes // 8))
+        done = _ffi.new("size_t *")
+        arena = self._arena() if self.info.arena_bytes > 0 else _ffi.NULL
+        status = run(_ffi.addressof(self._export), self._owner._instance, call, arena, steps,
+                     ins, in_strides, out_ptrs, out_strides, ptrs, done)
+        if status != 0:
+            raise MlvmCallError(
+                f"{self.info.name}: step {done[0]} of {steps}: call is {STATUS_NAMES.get(status, status)}"
+            )
 
     def _check_out(self, out: Any, args: Sequence[Any]) -> list[np.ndarray]:
         outs = list(out) if isinstance(out, tuple | list) else [out]

@@ -5,8 +5,8 @@
 `train_step.mlir` holds the whole training step (forward, hand-written
 backward, update) twice. `@sgd_step` keeps the weights and the momentum
 velocities in the module (module state, `mlvm.global`): this script feeds it
-batches and reads back one loss per step, and `@classify` predicts with the
-trained weights. `@train_step` / `@predict` are the same model without
+an epoch's batches per call (`Function.scan`: the steps run in C, one loss
+back per step), and `@classify` predicts with the trained weights. `@train_step` / `@predict` are the same model without
 state, the parameters sent in and returned on every call (plain SGD); the
 script times both. `numpy_step` / `numpy_momentum_step` are the steps in
 plain numpy, the oracles the compiled steps are checked against.
@@ -106,19 +106,25 @@ def init_params(seed: int = DEFAULT_SEED) -> Params:
     )
 
 
-def batches(data: Digits, seed: int = DEFAULT_SEED) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Endless (x, one-hot y) batches of BATCH rows: a fresh seeded shuffle per
-    epoch, the last incomplete batch of each epoch dropped (the shapes are static).
+def epochs(data: Digits, seed: int = DEFAULT_SEED) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Endless epochs, each its (x, one-hot y) batches stacked: arrays of
+    [steps, BATCH, FEATURES] and [steps, BATCH, CLASSES]. A fresh seeded
+    shuffle per epoch; the last incomplete batch is dropped (static shapes).
     """
     rng = np.random.default_rng(seed)
     y = data.y_train
     n = len(data.x_train)
+    steps = n // BATCH
     while True:
-        order = rng.permutation(n)
-        for start in range(0, n - BATCH + 1, BATCH):
-            idx = order[start : start + BATCH]
-            # Fancy indexing copies, so both arrays are C-contiguous.
-            yield data.x_train[idx], y[idx]
+        idx = rng.permutation(n)[: steps * BATCH]
+        # Fancy indexing copies: every batch is a C-contiguous slice.
+        yield data.x_train[idx].reshape(steps, BATCH, FEATURES), y[idx].reshape(steps, BATCH, CLASSES)
+
+
+def batches(data: Digits, seed: int = DEFAULT_SEED) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The batches of `epochs`, one (x, one-hot y) at a time."""
+    for xs, ys in epochs(data, seed):
+        yield from zip(xs, ys)
 
 
 # --------------------------------------------------------------------------
@@ -208,17 +214,30 @@ def state_losses(
     module: mlvm.Module, data: Digits, steps: int, seed: int = DEFAULT_SEED,
     lr: np.float32 = MOMENTUM_LR, mu: np.float32 = MOMENTUM,
     log: Callable[[int, float], None] | None = None,
+    per_call: bool = False,
 ) -> list[float]:
-    """`steps` calls of @sgd_step from the module's current state; the losses."""
+    """`steps` steps of @sgd_step from the module's current state; the losses.
+
+    An epoch's steps are one `scan` call (the loop runs in C); with
+    `per_call`, one Python call per step. Same batches, same losses.
+    """
     lr_a, mu_a = np.array(lr, np.float32), np.array(mu, np.float32)
     step = module.sgd_step
     losses: list[float] = []
-    stream = batches(data, seed)
-    for i in range(steps):
-        x, y = next(stream)
-        losses.append(float(step(x, y, lr_a, mu_a)))
-        if log is not None:
-            log(i, losses[-1])
+    if per_call:
+        stream = batches(data, seed)
+        for _ in range(steps):
+            x, y = next(stream)
+            losses.append(float(step(x, y, lr_a, mu_a)))
+    else:
+        for xs, ys in epochs(data, seed):
+            if len(losses) == steps:
+                break
+            take = min(len(xs), steps - len(losses))
+            losses.extend(step.scan(xs[:take], ys[:take], lr_a, mu_a).tolist())
+    if log is not None:
+        for i, loss in enumerate(losses):
+            log(i, loss)
     return losses
 
 
@@ -309,20 +328,25 @@ def train(
     return losses, accuracy
 
 
-def steps_per_second(module: mlvm.Module, steps: int = 400, seed: int = DEFAULT_SEED) -> tuple[float, float]:
-    """(round trip, state) steps per second of the same update (plain SGD:
-    @sgd_step with momentum 0), on the same batches, measured alternately."""
+def steps_per_second(
+    module: mlvm.Module, steps: int = 400, seed: int = DEFAULT_SEED
+) -> tuple[float, float, float]:
+    """Steps per second of the same update (plain SGD: @sgd_step with
+    momentum 0) on the same batches, measured alternately: parameters
+    round-tripped through numpy (@train_step), state in the module with one
+    call per step, and state in the module with one call per epoch."""
     data = load_digits(seed)
-    best = [0.0, 0.0]
+    best = [0.0, 0.0, 0.0]
     for _ in range(3):
-        t0 = time.perf_counter()
+        t = [time.perf_counter()]
         run_steps(compiled_step(module), init_params(seed), data, steps, seed)
-        t1 = time.perf_counter()
-        set_params(module, init_params(seed))
-        state_losses(module, data, steps, seed, lr=LEARNING_RATE, mu=np.float32(0))
-        t2 = time.perf_counter()
-        best = [max(best[0], steps / (t1 - t0)), max(best[1], steps / (t2 - t1))]
-    return best[0], best[1]
+        t.append(time.perf_counter())
+        for per_call in (True, False):
+            set_params(module, init_params(seed))
+            state_losses(module, data, steps, seed, lr=LEARNING_RATE, mu=np.float32(0), per_call=per_call)
+            t.append(time.perf_counter())
+        best = [max(b, steps / (t1 - t0)) for b, t0, t1 in zip(best, t, t[1:])]
+    return best[0], best[1], best[2]
 
 
 def compare_with_numpy(
@@ -363,8 +387,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "state vs round trip (momentum 0), first 10 steps: max |loss diff| "
         f"{max(abs(a - b) for a, b in zip(l_s, l_c)):.1e}"
     )
-    rt, st = steps_per_second(module)
-    print(f"steps/s at batch {BATCH}: round trip {rt:.0f}, state in the module {st:.0f} ({st / rt:.1f}x)")
+    rt, call, scan = steps_per_second(module)
+    print(
+        f"steps/s at batch {BATCH}: round trip {rt:.0f}; state in the module: a call per step "
+        f"{call:.0f} ({call / rt:.1f}x), a call per epoch {scan:.0f} ({scan / rt:.1f}x)"
+    )
 
     # Single-batch losses are noisy: print the mean over each window of steps.
     window: list[float] = []

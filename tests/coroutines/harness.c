@@ -122,5 +122,59 @@ int main(void)
         CHECK(model_checked(arena_a, x, x, idx, out) == MLVM_OK && out[5] == -5.0f);
     }
 
+    /* Steps of one export in a row: the inputs stepped or fixed, a failing
+     * step stops the run, a suspending export is refused. */
+    {
+        const mlvm_export_t *checked = NULL, *steps = NULL;
+        float x[3][6], y[3][6], out[3][6];
+        int32_t idx[3] = {1, 2, 3};
+        void *ins[3], *outs[1], *ptrs[4];
+        const size_t in_strides[3] = {sizeof x[0], sizeof y[0], 0}, out_strides[1] = {sizeof out[0]};
+        model_checked_call_t call;
+        size_t done = 99;
+        int k;
+        for (k = 0; k < model_module.num_exports; ++k) {
+            if (strcmp(model_module.exports[k].name, "checked") == 0)
+                checked = &model_module.exports[k];
+            if (strcmp(model_module.exports[k].name, "steps") == 0)
+                steps = &model_module.exports[k];
+        }
+        CHECK(checked != NULL && steps != NULL);
+        for (k = 0; k < 18; ++k)
+            x[k / 6][k % 6] = y[k / 6][k % 6] = (float)k;
+        ins[0] = x;
+        ins[1] = y;
+        ins[2] = idx;
+        outs[0] = out;
+        CHECK(mlvm_call_steps(checked, &inst, &call, arena_a, 3, ins, in_strides, outs, out_strides,
+                              ptrs, &done) == MLVM_OK && done == 3);
+        CHECK(out[0][1] == -1.0f && out[2][5] == -17.0f);
+        y[2][0] = 100.0f;
+        CHECK(mlvm_call_steps(checked, &inst, &call, arena_a, 3, ins, in_strides, outs, out_strides,
+                              ptrs, &done) == MLVM_ERR_CHECK && done == 2);
+        CHECK(call.hdr.check.where != NULL && call.hdr.check.index == 0);
+        CHECK(mlvm_call_steps(NULL, &inst, &call, arena_a, 1, ins, in_strides, outs, out_strides,
+                              ptrs, &done) == MLVM_ERR_INVALID && done == 0);
+        /* A step that suspends stops the run; it resumes from `call`. */
+        {
+            float sx[2][8], sy[2][8], want[8];
+            void *sin[1], *sout[1];
+            const size_t s_in[1] = {sizeof sx[0]}, s_out[1] = {sizeof sy[0]};
+            model_steps_call_t scall;
+            mlvm_status_t st;
+            for (k = 0; k < 16; ++k)
+                sx[k / 8][k % 8] = (float)k / 8.0f - 1.0f;
+            sin[0] = sx;
+            sout[0] = sy;
+            CHECK(mlvm_call_steps(steps, &inst, &scall, arena_b, 2, sin, s_in, sout, s_out, ptrs,
+                                  &done) == MLVM_SUSPENDED && done == 0);
+            do
+                st = steps->resume(&scall);
+            while (st == MLVM_SUSPENDED);
+            CHECK(st == MLVM_OK);
+            CHECK(model_steps(arena_a, sx[0], want) == MLVM_OK && memcmp(want, sy[0], sizeof want) == 0);
+        }
+    }
+
     return EXPECT_REPORT();
 }

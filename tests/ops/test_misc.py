@@ -247,6 +247,18 @@ y[4] = 0.0
 y[5] = np.float32(0.3)
 add_xent(y, x, "edges")
 
+# Non-finite logits: a NaN (first, middle, last) or +inf makes its row NaN,
+# as in numpy; a -inf contributes nothing where its label is 0 ... and NaN
+# to the loss all the same (0 * -inf), as in numpy.
+x = (g.normal(0, 3, size=(7, 11))).astype(np.float32)
+x[0, 0] = np.nan
+x[1, 5] = np.nan
+x[2, 10] = np.nan
+x[3, 2] = np.inf
+x[4, 7] = -np.inf
+x[5, :] = -np.inf
+add_xent(one_hot(g, (7, 11)), x, "nonfinite")
+
 
 # --------------------------------------------------------------------------
 # cast

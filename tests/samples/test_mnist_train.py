@@ -117,6 +117,22 @@ def test_state_step_is_the_round_trip_step_without_momentum(built: Built) -> Non
         assert np.array_equal(a, b)
 
 
+def test_a_call_per_epoch_is_a_call_per_step(built: Built) -> None:
+    """state_losses scans an epoch per call; one call per step gives the
+    same losses and state, bit for bit, across an epoch boundary."""
+    t = built.train
+    data = t.load_digits()
+    steps = len(data.x_train) // t.BATCH + 5
+    runs = []
+    for per_call in (False, True):
+        t.set_params(built.module, t.init_params())
+        losses = t.state_losses(built.module, data, steps, per_call=per_call)
+        runs.append((losses, {n: built.module.state[n] for n in built.module.state}))
+    (l_scan, s_scan), (l_call, s_call) = runs
+    assert len(l_scan) == steps and l_scan == l_call
+    assert all(np.array_equal(s_scan[n], s_call[n]) for n in s_call)
+
+
 def test_training_with_state_reaches_accuracy(built: Built) -> None:
     losses, accuracy = built.train.train(module=built.module)
     assert len(losses) == built.train.DEFAULT_STEPS and np.all(np.isfinite(losses))

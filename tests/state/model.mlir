@@ -77,3 +77,12 @@ func.func @peek() -> (tensor<4xf32>, tensor<i32>) {
   %k = "mlvm.global_load"() <{global = @calls}> : () -> tensor<i32>
   func.return %c, %k : tensor<4xf32>, tensor<i32>
 }
+
+// The counter, after a check that x is `want`: a failing step stores nothing.
+func.func @checked_step(%x: tensor<4xf32>, %want: tensor<4xf32>) -> tensor<4xf32> {
+  "mlvm.check_eq"(%x, %want) : (tensor<4xf32>, tensor<4xf32>) -> ()
+  %c = "mlvm.global_load"() <{global = @count}> : () -> tensor<4xf32>
+  %n = "mlvm.add"(%c, %x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  "mlvm.global_store"(%n) <{global = @count}> : (tensor<4xf32>) -> ()
+  func.return %n : tensor<4xf32>
+}

@@ -43,3 +43,30 @@ mlvm_status_t mlvm_call_drive(mlvm_status_t (*resume)(void *call), void *call,
     }
     return st;
 }
+
+mlvm_status_t mlvm_call_steps(const mlvm_export_t *fn, const struct mlvm_instance *inst,
+                              void *call, void *arena, size_t steps,
+                              void *const *inputs, const size_t *in_strides,
+                              void *const *outputs, const size_t *out_strides,
+                              void **ptrs, size_t *done)
+{
+    size_t k, i, n_in, n_out;
+    mlvm_status_t st;
+    *done = 0;
+    if (fn == NULL || fn->begin == NULL || call == NULL || fn->num_inputs < 0
+        || fn->num_outputs < 0)
+        return MLVM_ERR_INVALID;
+    n_in = (size_t)fn->num_inputs;
+    n_out = (size_t)fn->num_outputs;
+    for (k = 0; k < steps; ++k) {
+        for (i = 0; i < n_in; ++i)
+            ptrs[i] = (unsigned char *)inputs[i] + k * in_strides[i];
+        for (i = 0; i < n_out; ++i)
+            ptrs[n_in + i] = (unsigned char *)outputs[i] + k * out_strides[i];
+        st = fn->begin(call, inst, arena, ptrs, ptrs + n_in);
+        if (st != MLVM_OK)
+            return st;
+        *done = k + 1;
+    }
+    return MLVM_OK;
+}

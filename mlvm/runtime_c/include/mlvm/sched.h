@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "mlvm/module.h"
 #include "mlvm/status.h"
 
 typedef struct mlvm_task {
@@ -29,5 +30,21 @@ mlvm_status_t mlvm_sched_run(mlvm_task_t *tasks, size_t num_tasks, size_t max_ro
  * at a collective. The call's last status. */
 mlvm_status_t mlvm_call_drive(mlvm_status_t (*resume)(void *call), void *call,
                               size_t max_resumes, int (*idle)(void));
+
+/* Runs export `fn` of `inst` `steps` times in a row, as a training loop
+ * over an epoch's batches does: step k reads input i at inputs[i] +
+ * k * in_strides[i] bytes and writes output j at outputs[j] + k *
+ * out_strides[j] (a stride of 0: the same buffer at every step). The
+ * module's state carries from step to step with no return to the caller
+ * in between. `call` holds fn->call_bytes bytes, `ptrs` room for
+ * num_inputs + num_outputs pointers. Stops at the first step that does not
+ * end with MLVM_OK and returns its status; *done = the steps that ended OK.
+ * A step that suspends (MLVM_SUSPENDED) is left in `call`: resume it with
+ * fn->resume, then run the steps after it. */
+mlvm_status_t mlvm_call_steps(const mlvm_export_t *fn, const struct mlvm_instance *inst,
+                              void *call, void *arena, size_t steps,
+                              void *const *inputs, const size_t *in_strides,
+                              void *const *outputs, const size_t *out_strides,
+                              void **ptrs, size_t *done);
 
 #endif /* MLVM_SCHED_H_ */

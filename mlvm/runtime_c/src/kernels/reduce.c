@@ -56,6 +56,9 @@ static void reduce_walk(const mlvm_iter_t *it, const float *in, float *out,
         } else if (is_max) {
             for (i = 0; i < n; ++i)
                 po[i * so] = max2(po[i * so], pi[i * si]);
+        } else if (so == 1 && si == 1) { /* a row into a row: vectorised */
+            for (i = 0; i < n; ++i)
+                po[i] += pi[i];
         } else {
             for (i = 0; i < n; ++i)
                 po[i * so] += pi[i * si];
@@ -115,37 +118,58 @@ void mlvm_argmax_f32(size_t outer, size_t n, size_t inner, const float *in,
     }
 }
 
+#define XENT_ROWS 16
+
 void mlvm_softmax_xent_f32(size_t rows, size_t cols, const float *labels,
                            const float *logits, float *loss, float *grad)
 {
     const size_t n = rows * cols;
-    size_t r, c, i;
+    size_t r, r0, k, c, i;
     /* Rows are short (one per class): shift each by its max into grad, keep
      * the max in loss[r], then take every exponential in one flat vector
-     * loop, and finish row by row (sums in order). */
+     * loop, and finish the rows (each row's sums in order). */
     for (r = 0; r < rows; ++r) {
         const float *x = logits + r * cols;
         float *g = grad + r * cols;
-        const float mx = row_max((mlvm_index_t)cols, x, -HUGE_VALF);
+        float mx = -HUGE_VALF;
+        /* No branch: rows of random logits mispredict the one of max2. A
+         * NaN need not win here: through the row's sum it makes every
+         * output of its row NaN all the same. */
+        for (c = 0; c < cols; ++c)
+            mx = x[c] > mx ? x[c] : mx;
         for (c = 0; c < cols; ++c)
             g[c] = x[c] - mx;
         loss[r] = mx;
     }
     for (i = 0; i < n; ++i)
         grad[i] = mlvm_expf(grad[i]);
-    for (r = 0; r < rows; ++r) {
-        const float *x = logits + r * cols;
-        const float *y = labels + r * cols;
-        float *g = grad + r * cols;
-        const float mx = loss[r];
-        float s = 0.0f, l = 0.0f, lse;
-        for (c = 0; c < cols; ++c)
-            s += g[c];
-        lse = logf(s);
-        for (c = 0; c < cols; ++c) {
-            l -= y[c] * (x[c] - mx - lse);
-            g[c] = g[c] / s - y[c];
+    /* Sixteen rows at a time, each pass over all of them: the rows' sums,
+     * logarithms and losses are independent chains the core overlaps (one
+     * row's serial sums alone leave it waiting on each add). */
+    for (r0 = 0; r0 < rows; r0 += XENT_ROWS) {
+        const size_t nb = rows - r0 < XENT_ROWS ? rows - r0 : XENT_ROWS;
+        float s[XENT_ROWS], lse[XENT_ROWS];
+        for (k = 0; k < nb; ++k) {
+            const float *g = grad + (r0 + k) * cols;
+            float sum = 0.0f;
+            for (c = 0; c < cols; ++c)
+                sum += g[c];
+            s[k] = sum;
         }
-        loss[r] = l;
+        for (k = 0; k < nb; ++k)
+            lse[k] = logf(s[k]);
+        for (k = 0; k < nb; ++k) {
+            const size_t r = r0 + k;
+            const float *x = logits + r * cols;
+            const float *y = labels + r * cols;
+            float *g = grad + r * cols;
+            const float mx = loss[r];
+            float l = 0.0f;
+            for (c = 0; c < cols; ++c) {
+                l -= y[c] * (x[c] - mx - lse[k]);
+                g[c] = g[c] / s[k] - y[c];
+            }
+            loss[r] = l;
+        }
     }
 }

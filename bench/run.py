@@ -19,6 +19,9 @@ onnxruntime runs. Each is timed, side by side:
               OpenBLAS as numpy's wheel selects it;
   numpy-SKX   the same with OPENBLAS_CORETYPE=SkylakeX (AVX-512 kernels), run
               only on a CPU with avx512f (elsewhere OpenBLAS dies with SIGILL);
+  numpy-HSW   the same with OPENBLAS_CORETYPE=Haswell (AVX2 kernels), on a CPU
+              with avx2: the peer of mlvm's AVX2 path, which an AVX-512 host
+              runs with MLVM_CFLAGS="-std=c99 -O3 -march=haswell -fPIC";
   onnxruntime the ONNX graph, one intra-op and one inter-op thread.
 
 Every runner is checked before it is timed, against the numpy result where
@@ -82,7 +85,9 @@ sys.path.insert(0, str(ROOT / "samples" / "mlp"))
 sys.path.insert(0, str(ROOT / "samples" / "mlp_mixer"))
 sys.path.insert(0, str(BENCH))
 
-ALL_RUNNERS = ("mlvm-py", "mlvm-C", "numpy", "numpy-SKX", "onnxruntime")
+ALL_RUNNERS = ("mlvm-py", "mlvm-C", "numpy", "numpy-SKX", "numpy-HSW", "onnxruntime")
+# OpenBLAS forced to one core type: (coretype, the CPU flag its kernels need).
+CORE_RUNNERS = {"numpy-SKX": ("SkylakeX", "avx512f"), "numpy-HSW": ("Haswell", "avx2")}
 MATMUL_SIZES = (128, 256, 512, 1024)
 LINEAR_M = (1, 8, 64, 512)
 LINEAR_N = 1024
@@ -101,6 +106,16 @@ TARGETS = [
     ("512^3 matmul speed >= 0.9x numpy, default core (numpy time / mlvm time)",
      "matmul-512", "numpy", "mlvm-py", ">=", 0.9),
 ]
+# Targets of mlvm's AVX2 path (kernel path "avx2"), against OpenBLAS's AVX2
+# kernels on the same host.
+AVX2_TARGETS = [
+    (f"AVX2 path: {n}^3 matmul speed >= 0.95x OpenBLAS Haswell (numpy-HSW time / mlvm time)",
+     f"matmul-{n}", "numpy-HSW", "mlvm-py", ">=", 0.95)
+    for n in (256, 512, 1024)
+] + [
+    ("AVX2 path: Linear M=1 speed >= 0.95x OpenBLAS Haswell (numpy-HSW time / mlvm time)",
+     "linear-pt-m1", "numpy-HSW", "mlvm-py", ">=", 0.95),
+]
 # Targets over the bench models (kind "model": every row but the no-op, the
 # square matmuls and the pre-transposed Linear variants), mlvm from Python.
 EVERY_MODEL_LIMIT = 1.0  # each model's mlvm / onnxruntime
@@ -113,14 +128,16 @@ LINEAR_TOLERANCE = 0.05  # Linear, PyTorch layout / pre-transposed, within 1 +- 
 # --------------------------------------------------------------------------
 
 
-def skx_unavailable() -> str | None:
-    """Why the numpy-SKX runner cannot run here, or None when it can."""
+def core_unavailable(runner: str) -> str | None:
+    """Why a numpy runner with a forced OpenBLAS core type cannot run here,
+    or None when it can."""
     from mlvm.codegen.cc import host_cpu_flags
 
+    coretype, flag = CORE_RUNNERS[runner]
     if platform.machine() not in ("x86_64", "AMD64"):
         return f"not an x86-64 CPU ({platform.machine()})"
-    if "avx512f" not in host_cpu_flags():
-        return ("the CPU has no AVX-512 (no avx512f in /proc/cpuinfo): OpenBLAS's SkylakeX "
+    if flag not in host_cpu_flags():
+        return (f"the CPU has no {flag} in /proc/cpuinfo: OpenBLAS's {coretype} "
                 "kernels would die with SIGILL")
     return None
 
@@ -606,11 +623,11 @@ def geomean(values: list[float]) -> float:
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
-def check_targets(models: list[Model], skipped: dict[str, str]) -> list[dict[str, Any]]:
+def check_targets(models: list[Model], skipped: dict[str, str], kernel: str) -> list[dict[str, Any]]:
     """Each target: met / missed with the measured value, or skipped with why."""
     by = {m.name: m for m in models}
     out: list[dict[str, Any]] = []
-    for label, model, runner, against, op, limit in TARGETS:
+    for label, model, runner, against, op, limit in TARGETS + (AVX2_TARGETS if kernel == "avx2" else []):
         if model not in by:
             continue
         if runner in skipped or against in skipped:
@@ -690,7 +707,7 @@ def chart(models: list[Model], runners: tuple[str, ...], path: Path, title: str)
     import numpy as np
 
     colors = {"mlvm-py": "#1f77b4", "mlvm-C": "#6baed6", "numpy": "#ff7f0e",
-              "numpy-SKX": "#fdae6b", "onnxruntime": "#2ca02c"}
+              "numpy-SKX": "#fdae6b", "numpy-HSW": "#c49c94", "onnxruntime": "#2ca02c"}
     n = len(models)
     fig, (rel, ax) = plt.subplots(2, 1, figsize=(max(12.0, 0.62 * n), 10), sharex=True,
                                   gridspec_kw={"height_ratios": [3, 2]})
@@ -917,12 +934,13 @@ def main() -> int:
               f"runner, the runners of a model taking turns")
     print(f"mlvm bench: one thread, {pinned}, clock: {args.clock}; {timing}", flush=True)
     numpy_runners: dict[str, NumpyRunner] = {}
-    skx = skx_unavailable()
-    if skx is not None:
-        print(f"numpy-SKX: not run: {skx}", flush=True)
-        skipped["numpy-SKX"] = skx
+    for name in CORE_RUNNERS:
+        why = core_unavailable(name)
+        if why is not None:
+            print(f"{name}: not run: {why}", flush=True)
+            skipped[name] = why
     blas = ""
-    for name, coretype in (("numpy", None), ("numpy-SKX", "SkylakeX")):
+    for name, coretype in (("numpy", None), *((n, c) for n, (c, _) in CORE_RUNNERS.items())):
         if name in skipped:
             continue
         try:
@@ -962,11 +980,10 @@ def main() -> int:
                else "python bench/run.py" + (" --quick" if args.quick else "")
                + (f" --models '{args.models}'" if args.models else ""))
     lines = table(models, runners, kernel)
-    notes = [f"- numpy-SKX not run: {skipped['numpy-SKX']}"] if "numpy-SKX" in skipped else []
-    notes += [f"- {r} not run: {w}" for r, w in skipped.items() if r != "numpy-SKX"]
+    notes = [f"- {r} not run: {w}" for r, w in skipped.items()]
     notes += [f"- mlvm, {m.label}: {m.error}" for m in models if m.error]
     notes += [f"- {m.label}: {n}" for m in models for n in m.notes]
-    targets = check_targets(models, skipped)
+    targets = check_targets(models, skipped, kernel)
     print()
     print(f"mlvm kernel path: {kernel}")
     print("\n".join(lines))

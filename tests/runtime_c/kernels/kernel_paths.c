@@ -415,6 +415,7 @@ int main(void)
     check_matmul(200, 70, 600, 0, 0);
     check_matmul(1, 300, 513, 0, 0);
     check_matmul(1, 129, 40, 1, 1);
+    check_matmul(1, 4200, 6, 1, 0); /* gemv: output chunks, a tail past them */
     check_matmul(520, 530, 64, 0, 0);
     check_matmul(9, 520, 520, 0, 1);
     {

@@ -37,6 +37,23 @@ static inline uint32_t mlvm_f32_to_bits(float f)
     return b;
 }
 
+/* a where cond holds, else b, chosen on the bits where cores have vectors:
+ * loops over the functions below then vectorise with AVX2 too. A float ?:
+ * lets gcc keep the arms apart (control flow, under -ftrapping-math), which
+ * only masked vector operations (AVX-512) turn back into one straight line.
+ * Cortex-M cores without vectors keep the ?: (a conditional move: fewer
+ * instructions than a round trip through the integer registers). */
+#if defined(__thumb__) && !defined(__ARM_FEATURE_MVE)
+#define MLVM_SELECT_F32(cond, a, b) ((cond) ? (a) : (b))
+#else
+#define MLVM_SELECT_F32(cond, a, b) mlvm_select_bits_f32((cond), (a), (b))
+static inline float mlvm_select_bits_f32(int cond, float a, float b)
+{
+    const uint32_t m = 0u - (uint32_t)(cond != 0);
+    return mlvm_bits_to_f32((mlvm_f32_to_bits(a) & m) | (mlvm_f32_to_bits(b) & ~m));
+}
+#endif
+
 /* x clamped to [lo, hi] on its bits mapped to an unsigned order (negative
  * floats: all bits flipped; positive: the sign bit flipped): integer min /
  * max stay one straight line that vectorises, where a float ?: lets the
@@ -75,7 +92,7 @@ static inline float mlvm_expf(float x)
     k1 = ki / 2;
     p = p * mlvm_bits_to_f32((uint32_t)(k1 + 127) << 23);
     p = p * mlvm_bits_to_f32((uint32_t)(ki - k1 + 127) << 23);
-    return x != x ? x : p;
+    return MLVM_SELECT_F32(x != x, x, p);
 }
 
 /* 1 / (1 + e^-x), as e^x / (1 + e^x) for x < 0 so that e^-x never
@@ -83,7 +100,7 @@ static inline float mlvm_expf(float x)
 static inline float mlvm_sigmoidf(float x)
 {
     const float e = mlvm_expf(-fabsf(x));
-    return (x < 0.0f ? e : 1.0f) / (1.0f + e);
+    return MLVM_SELECT_F32(x < 0.0f, e, 1.0f) / (1.0f + e);
 }
 
 /* tanh(x): Cephes' odd polynomial for |x| < 0.625, else
@@ -100,7 +117,7 @@ static inline float mlvm_tanhf(float x)
     p = MLVM_FMA(p * z, x, x);
     big = 1.0f - 2.0f / (mlvm_expf(2.0f * ax) + 1.0f);
     big = copysignf(big, x);
-    return ax < 0.625f ? p : big;
+    return MLVM_SELECT_F32(ax < 0.625f, p, big);
 }
 
 /* erf(x): x P(x^2) below |x| = 0.875; above, 1 - e^(-x^2) Q(1/|x| - c),
@@ -112,7 +129,7 @@ static inline float mlvm_tanhf(float x)
 static inline float mlvm_erff(float x)
 {
     const float ax0 = fabsf(x);
-    const float ax = ax0 < 4.0f ? ax0 : 4.0f; /* NaN: 4, restored below */
+    const float ax = MLVM_SELECT_F32(ax0 < 4.0f, ax0, 4.0f); /* NaN: 4, restored below */
     const float z = ax * ax;
     const float zlo = MLVM_FMA(ax, ax, -z);
     const float u = 1.0f / ax - 0.69642859697341919f;
@@ -136,8 +153,8 @@ static inline float mlvm_erff(float x)
     q = MLVM_FMA(q, u, 3.3239588141441345e-1f);
     big = mlvm_expf(-z) * (1.0f - zlo);
     big = 1.0f - big * q;
-    r = copysignf(ax < 0.875f ? p : big, x);
-    return x != x ? x : r;
+    r = copysignf(MLVM_SELECT_F32(ax < 0.875f, p, big), x);
+    return MLVM_SELECT_F32(x != x, x, r);
 }
 
 #endif /* MLVM_VMATH_H_ */

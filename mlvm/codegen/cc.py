@@ -22,7 +22,12 @@ INCLUDE_DIR = RUNTIME_DIR / "include"
 
 # -std=c99 also keeps gcc from contracting a*b+c into FMAs, so results
 # match the numpy references operation for operation.
-DEFAULT_CFLAGS = ["-std=c99", "-O3", "-march=native", "-fPIC"]
+# -fno-math-errno and -fno-trapping-math change no value (mlvm reads neither
+# errno nor the floating-point exception flags) but let gcc vectorise loops
+# over sqrtf (else a test and a call per element, for errno), floorf and
+# ceilf (else kept scalar, as they might raise an exception the scalar code
+# would not).
+DEFAULT_CFLAGS = ["-std=c99", "-O3", "-march=native", "-fno-math-errno", "-fno-trapping-math", "-fPIC"]
 
 
 def cache_dir() -> Path:

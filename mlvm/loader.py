@@ -118,9 +118,9 @@ _ffi.cdef(_CDEF)
 
 _DTYPES = {e.code: e.dtype for e in ELEMS.values()}
 _from_buffer = _ffi.from_buffer
-# numpy's flag bits (ndarray.flags.num): the fast path tests both at once.
+# numpy's flag bits (ndarray.flags.num): the fast path tests them at once.
 # ALIGNED means the data pointer is a multiple of the dtype's alignment.
-_C_CONTIGUOUS, _ALIGNED = 0x0001, 0x0100
+_C_CONTIGUOUS, _ALIGNED, _WRITEABLE = 0x0001, 0x0100, 0x0400
 _HEADER_BYTES = _ffi.sizeof("mlvm_call_header_t")
 
 OK, SUSPENDED = 0, 1
@@ -822,15 +822,16 @@ class Function:
         Like `dataclasses` and `namedtuple`, it is generated source: one
         chained test per input (the precise error comes from `_check` only
         when it fails), one `np.empty` per output (or a recycled buffer for
-        large ones, see `_OutputPool`) and one foreign call, with
+        large ones, see `_OutputPool`), or with `out=` one chained test per
+        caller array (`_check_out` for the error), and one foreign call, with
         every constant bound as a default argument. No user string reaches
         the source: names are positional (`x0`, `o0`, ...).
         """
         ins = [f"x{i}" for i in range(self._n_in)]
         outs = [f"o{j}" for j in range(self._n_out)]
         lines = [
-            "def fast(self, *args, **kw):",
-            "    if kw: return self._keywords(args, kw)",
+            "def fast(self, *args, out=None, **kw):",
+            "    if kw: return self._keywords(args, kw if out is None else {**kw, 'out': out})",
             f"    if len(args) != {len(ins)}: self._arity(args)",
         ]
         if ins:
@@ -849,13 +850,18 @@ class Function:
             j for j, (dtype, shape) in enumerate(self._out_specs)
             if np.dtype(dtype).itemsize * math.prod(shape) >= POOL_MIN_BYTES
         ]
+        lines.append("    if out is None:")
         if pooled:
-            lines.append("    pools = getattr(local, 'pools', None) or new_pools()")
+            lines.append("        pools = getattr(local, 'pools', None) or new_pools()")
         for j, o in enumerate(outs):
             if j in pooled:
-                lines.append(f"    {o} = pools[{j}].take()")
+                lines.append(f"        {o} = pools[{j}].take()")
             else:
-                lines.append(f"    {o} = empty(os{j}, od{j})")
+                lines.append(f"        {o} = empty(os{j}, od{j})")
+        if not outs:
+            lines.append("        pass")
+        lines.append("    else:")
+        lines.extend(f"        {line}" for line in self._out_lines(ins, outs))
         ptrs = ", ".join(f"fb({v})" for v in ins + outs)
         lead = "inst, " if self._lead else ""
         lines.append(f"    status = fn({lead}arena{', ' if ptrs else ''}{ptrs})")
@@ -868,6 +874,8 @@ class Function:
             "ndarray": np.ndarray, "empty": np.empty, "fb": _from_buffer, "fn": self._one_shot,
             "local": self._local, "arena_of": self._arena, "check": self._check,
             "failed": self._failed, "NULL": _ffi.NULL, "CA": _C_CONTIGUOUS | _ALIGNED,
+            "CAW": _C_CONTIGUOUS | _ALIGNED | _WRITEABLE, "TL": (tuple, list),
+            "msm": np.may_share_memory, "check_out": self._check_out,
             "new_pools": self._new_pools, "inst": self._lead[0] if self._lead else None,
         }
         for i, (dtype, shape) in enumerate(self._in_specs):
@@ -877,6 +885,24 @@ class Function:
         exec("\n".join(lines), env)  # noqa: S102 - generated from the signature only
         fast: Callable[..., Any] = env["fast"]
         return fast
+
+    def _out_lines(self, ins: list[str], outs: list[str]) -> list[str]:
+        """`_make_fast`'s lines that take the caller's arrays from `out`: one
+        chained test per array (the error from `_check_out` when it fails),
+        the same rules as `_check_out`'s."""
+        if len(outs) == 1:
+            lines = [f"{outs[0]} = out[0] if type(out) in TL and len(out) == 1 else out"]
+        else:
+            lines = [f"if type(out) not in TL or len(out) != {len(outs)}: check_out(out, args)",
+                     f"{', '.join(outs)}, = out"]
+        for j, o in enumerate(outs):
+            others = " or ".join(f"msm({o}, {v})" for v in [*ins, *outs[:j]])
+            lines.append(
+                f"if type({o}) is not ndarray or {o}.dtype != od{j} or {o}.shape != os{j} "
+                f"or {o}.flags.num & CAW != CAW{' or ' + others if others else ''}: "
+                "check_out(out, args)"
+            )
+        return lines
 
     def _new_pools(self) -> list[_OutputPool]:
         """This thread's output pools (one per output; unused for small ones)."""

@@ -69,15 +69,51 @@ def test_out_writes_into_the_callers_arrays(m: mlvm.Module) -> None:
     np.testing.assert_array_equal(z, want[1])
 
 
+def _read_only() -> np.ndarray:
+    a = np.empty((2, 3), np.float32)
+    a.flags.writeable = False
+    return a
+
+
+_SAME = np.empty((2, 3), np.float32)
+
+
 @pytest.mark.parametrize("out,message", [
     ((np.empty((3, 2), np.float32), np.empty((2, 3), np.float32)), r"out\[0\] \('out0'\) must be float32 \(2, 3\)"),
+    ((np.empty((2, 3), np.float32), np.empty((2, 3), np.float64)), r"out\[1\] \('out1'\) must be float32 \(2, 3\)"),
     ((np.empty((2, 3), np.float32),), "out= needs 2 arrays, got 1"),
+    (np.empty((2, 3), np.float32), "out= needs 2 arrays, got 1"),
     ((np.empty((2, 3), np.float32)[:, ::-1], np.empty((2, 3), np.float32)), "must be C-contiguous"),
+    ((np.empty((2, 3), np.float32), _read_only()), "must be C-contiguous, aligned and writeable"),
     ((X, np.empty((2, 3), np.float32)), "must not overlap an input"),
-], ids=["shape", "count", "layout", "overlap"])
+    ((_SAME, _SAME), "must not overlap an input or another output"),
+    ((np.empty((2, 3), np.float32), [1.0]), r"out\[1\] \('out1'\) must be a numpy array"),
+], ids=["shape", "dtype", "count", "one-array", "layout", "read-only", "overlap", "twice", "not-array"])
 def test_out_is_checked(m: mlvm.Module, out: tuple[np.ndarray, ...], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         m.main(X, B, out=out)
+    with pytest.raises(ValueError, match=message):  # the keyword path checks the same
+        m.main(x=X, bias=B, out=out)
+
+
+def test_out_with_one_result(tmp_path: Path) -> None:
+    """A function of one result takes out= as an array (returned) or a
+    sequence of one, with inputs by position or by name."""
+    src = tmp_path / "one.mlir"
+    src.write_text(TWO.replace("-> (tensor<2x3xf32>, tensor<2x3xf32>)", "-> tensor<2x3xf32>")
+                   .replace("func.return %y, %z : tensor<2x3xf32>, tensor<2x3xf32>",
+                            "func.return %z : tensor<2x3xf32>"))
+    one = mlvm.compile(src)
+    want = one.main(X, B)
+    for out in (np.empty((2, 3), np.float32), [np.empty((2, 3), np.float32)]):
+        for got in (one.main(X, B, out=out), one.main(x=X, bias=B, out=out)):
+            target = out[0] if isinstance(out, list) else out
+            assert got is target
+            np.testing.assert_array_equal(target, want)
+    with pytest.raises(ValueError, match="out= needs 1 arrays, got 2"):
+        one.main(X, B, out=(np.empty((2, 3), np.float32),) * 2)
+    with pytest.raises(ValueError, match="must not overlap an input"):
+        one.main(X, B, out=X)
 
 
 def test_errors_name_the_model_file_and_the_import_signature(tmp_path: Path) -> None:

@@ -747,12 +747,13 @@ def chart(models: list[Model], runners: tuple[str, ...], path: Path, title: str)
     plt.close(fig)
 
 
-def update_readme(lines: list[str]) -> None:
+def update_readme(lines: list[str], section: str = "") -> None:
     readme = BENCH / "README.md"
     if not readme.exists():
         return
     text = readme.read_text()
-    begin, end = "<!-- bench:begin -->", "<!-- bench:end -->"
+    name = f"bench-{section}" if section else "bench"
+    begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
     if begin not in text or end not in text:
         return
     pre, rest = text.split(begin, 1)
@@ -901,6 +902,9 @@ def main() -> int:
                     help="only the models whose name matches (e.g. 'resnet|dscnn'); "
                          "implies --no-readme")
     ap.add_argument("--no-readme", action="store_true", help="do not rewrite bench/README.md")
+    ap.add_argument("--section", metavar="NAME", default="",
+                    help="write the table between bench/README.md's <!-- bench-NAME:begin/end --> "
+                         "markers and the results as NAME-<date>.json (make bench-avx2: avx2)")
     ap.add_argument("--keep-build", action="store_true",
                     help="keep the generated C and the harnesses (for perf) instead of deleting "
                          "them at the end")
@@ -976,7 +980,8 @@ def main() -> int:
     info["pinned"] = pinned
     info["mlvm_kernel_path"] = kernel
     stamp = datetime.datetime.now().strftime("%Y-%m-%d")
-    command = ("make bench" if not args.quick and not args.models
+    command = (f"make bench{'-' + args.section if args.section else ''}"
+               if not args.quick and not args.models
                else "python bench/run.py" + (" --quick" if args.quick else "")
                + (f" --models '{args.models}'" if args.models else ""))
     lines = table(models, runners, kernel)
@@ -1014,7 +1019,7 @@ def main() -> int:
     }
     # A --quick or --models run is a smoke test: it does not replace the recorded results.
     partial = args.quick or bool(args.models)
-    prefix = "quick-" if partial else ""
+    prefix = "quick-" if partial else f"{args.section}-" if args.section else ""
     stamp = prefix + stamp
     latest = f"{prefix}latest"
     for name in (f"{stamp}.json", f"{latest}.json"):
@@ -1039,7 +1044,7 @@ def main() -> int:
             *([""] if notes else []),
             *[target_line(t, md=True) for t in targets],
         ]
-        update_readme(md)
+        update_readme(md, args.section)
     if args.keep_build:
         print(f"\nthe generated C and harnesses are in {tmp}")
     else:

@@ -22,12 +22,11 @@ INCLUDE_DIR = RUNTIME_DIR / "include"
 
 # -std=c99 also keeps gcc from contracting a*b+c into FMAs, so results
 # match the numpy references operation for operation.
-# -fno-math-errno and -fno-trapping-math change no value (mlvm reads neither
-# errno nor the floating-point exception flags) but let gcc vectorise loops
-# over sqrtf (else a test and a call per element, for errno), floorf and
-# ceilf (else kept scalar, as they might raise an exception the scalar code
-# would not).
-DEFAULT_CFLAGS = ["-std=c99", "-O3", "-march=native", "-fno-math-errno", "-fno-trapping-math", "-fPIC"]
+# -fno-math-errno changes no value (mlvm never reads errno) but lets gcc
+# vectorise loops over sqrtf (else a test and a call per element, for
+# errno). -fno-trapping-math, which would do the same for floorf and ceilf,
+# made MobileNet-v1-0.25 3x slower (bench/README.md).
+DEFAULT_CFLAGS = ["-std=c99", "-O3", "-march=native", "-fno-math-errno", "-fPIC"]
 
 
 def cache_dir() -> Path:

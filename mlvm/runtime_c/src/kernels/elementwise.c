@@ -173,9 +173,12 @@ void mlvm_epilogue_clamp_f32(const void *ctx, mlvm_index_t i0, mlvm_index_t rows
                 row[j] = row[j] < 0.0f ? 0.0f : row[j];
             continue;
         }
+        /* !(h <= lo): above lo, or NaN (kept). Selected on the bits: a
+         * float ?: here stays a branch per element, unvectorised, when the
+         * code is built with -fno-trapping-math (or -ffast-math). */
         for (j = 0; j < cols; ++j) {
-            const float h = row[j], m = (h > lo || h != h) ? h : lo;
-            row[j] = (m < hi || m != m) ? m : hi;
+            const float h = row[j], m = MLVM_SELECT_F32(!(h <= lo), h, lo);
+            row[j] = MLVM_SELECT_F32(!(m >= hi), m, hi);
         }
     }
 }

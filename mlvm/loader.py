@@ -820,8 +820,9 @@ class Function:
         """The hot path of one-shot calls, written out for this signature.
 
         Like `dataclasses` and `namedtuple`, it is generated source: one
-        chained test per input (the precise error comes from `_check` only
-        when it fails), one `np.empty` per output (or a recycled buffer for
+        chained test per input (inputs by name put in order first; the
+        precise error comes from `_check` only when it fails), one `np.empty`
+        per output (or a recycled buffer for
         large ones, see `_OutputPool`), or with `out=` one chained test per
         caller array (`_check_out` for the error), and one foreign call, with
         every constant bound as a default argument. No user string reaches
@@ -831,7 +832,7 @@ class Function:
         outs = [f"o{j}" for j in range(self._n_out)]
         lines = [
             "def fast(self, *args, out=None, **kw):",
-            "    if kw: return self._keywords(args, kw if out is None else {**kw, 'out': out})",
+            "    if kw: args = by_name(args, kw)",
             f"    if len(args) != {len(ins)}: self._arity(args)",
         ]
         if ins:
@@ -875,7 +876,7 @@ class Function:
             "local": self._local, "arena_of": self._arena, "check": self._check,
             "failed": self._failed, "NULL": _ffi.NULL, "CA": _C_CONTIGUOUS | _ALIGNED,
             "CAW": _C_CONTIGUOUS | _ALIGNED | _WRITEABLE, "TL": (tuple, list),
-            "msm": np.may_share_memory, "check_out": self._check_out,
+            "msm": np.may_share_memory, "check_out": self._check_out, "by_name": self._by_name,
             "new_pools": self._new_pools, "inst": self._lead[0] if self._lead else None,
         }
         for i, (dtype, shape) in enumerate(self._in_specs):

@@ -125,6 +125,7 @@ _HEADER_BYTES = _ffi.sizeof("mlvm_call_header_t")
 
 OK, SUSPENDED = 0, 1
 ERR_IMPORT = -5
+ERR_CHECK = -6
 STATUS_NAMES = {
     0: "OK", 1: "SUSPENDED", -1: "ERR_INVALID", -2: "ERR_SHAPE", -3: "ERR_BOUNDS",
     -4: "ERR_NOMEM", -5: "ERR_IMPORT", -6: "ERR_CHECK", -7: "ERR_BUSY",
@@ -190,6 +191,18 @@ def _foreign(entry: Any, *args: Any) -> tuple[int, _Frame]:
     finally:
         _running.frame = outer
     return status, frame
+
+
+def _check_text(hdr: Any, code: int) -> str | None:
+    """For a call whose header says it ended in ERR_CHECK: where the check is
+    and its worst element."""
+    chk = hdr.check
+    if code != ERR_CHECK or chk.where == _ffi.NULL:
+        return None
+    return (
+        f"{_ffi.string(chk.where, MAX_NAME).decode('utf-8', 'replace')} failed: worst element "
+        f"at flat index {int(chk.index)}: got {float(chk.got):.9g}, want {float(chk.want):.9g}"
+    )
 
 
 def _one_line(text: str) -> str:
@@ -570,13 +583,7 @@ class Call:
 
     def check_message(self) -> str | None:
         """For a call that ended in ERR_CHECK: where the check is and its worst element."""
-        chk = self._hdr.check
-        if self.code != -6 or chk.where == _ffi.NULL:
-            return None
-        return (
-            f"{_ffi.string(chk.where, MAX_NAME).decode('utf-8', 'replace')} failed: worst element "
-            f"at flat index {int(chk.index)}: got {float(chk.got):.9g}, want {float(chk.want):.9g}"
-        )
+        return _check_text(self._hdr, self.code)
 
     def result(self) -> Any:
         """The outputs of a call that ended with OK (an error otherwise)."""
@@ -770,10 +777,14 @@ class Function:
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _scan_into(self, args: Sequence[Any], stepped: Sequence[bool], steps: int, outs: list[np.ndarray]) -> None:
-        """The steps of `scan`: one runtime loop for functions with a one-shot
-        entry, else one call per step from here (natives, suspension)."""
-        run = getattr(self._owner._lib, "mlvm_call_steps", None) if self._one_shot is not None else None
-        if run is None:
+        """The steps of `scan`: runtime loops (`mlvm_call_steps`) in modules
+        without natives and queues, a step that yields resumed from here in
+        between; one call per step from here otherwise (natives, queues,
+        collectives)."""
+        owner = self._owner
+        run = getattr(owner._lib, "mlvm_call_steps", None)
+        alone = owner._desc.num_imports == 0 and owner._desc.num_queues == 0
+        if run is None or not alone or owner._instance.comm != _ffi.NULL:
             for k in range(steps):
                 try:
                     got = self._run_to_end([a[k] if s else a for a, s in zip(args, stepped, strict=True)])
@@ -783,21 +794,37 @@ class Function:
                 for o, g in zip(outs, got if isinstance(got, tuple) else (got,), strict=True):
                     o[k] = g
             return
-        n = self._n_in + self._n_out
-        ins = _ffi.new("void *[]", [_from_buffer(a) for a in args] or [_ffi.NULL])
-        in_strides = _ffi.new("size_t[]", [a[0].nbytes if s else 0 for a, s in zip(args, stepped, strict=True)] or [0])
-        out_ptrs = _ffi.new("void *[]", [_from_buffer(o) for o in outs] or [_ffi.NULL])
-        out_strides = _ffi.new("size_t[]", [o[0].nbytes for o in outs] or [0])
-        ptrs = _ffi.new("void *[]", max(n, 1))
+        bases = [_ffi.cast("char *", _from_buffer(a)) for a in (*args, *outs)]
+        strides = [a[0].nbytes if s else 0 for a, s in zip(args, stepped, strict=True)]
+        strides += [o[0].nbytes for o in outs]
+        n_in = self._n_in
+        in_strides = _ffi.new("size_t[]", strides[:n_in] or [0])
+        out_strides = _ffi.new("size_t[]", strides[n_in:] or [0])
+        ptrs = _ffi.new("void *[]", max(len(bases), 1))
         call = _ffi.new("int64_t[]", -(-self._call_bytes // 8))
+        hdr = _ffi.cast("mlvm_call_header_t *", call)
         done = _ffi.new("size_t *")
         arena = self._arena() if self.info.arena_bytes > 0 else _ffi.NULL
-        status = run(_ffi.addressof(self._export), self._owner._instance, call, arena, steps,
-                     ins, in_strides, out_ptrs, out_strides, ptrs, done)
-        if status != 0:
-            raise MlvmCallError(
-                f"{self.info.name}: step {done[0]} of {steps}: call is {STATUS_NAMES.get(status, status)}"
-            )
+        k = 0
+        while k < steps:
+            at = [b + k * st for b, st in zip(bases, strides, strict=True)]
+            ins = _ffi.new("void *[]", at[:n_in] or [_ffi.NULL])
+            out_ptrs = _ffi.new("void *[]", at[n_in:] or [_ffi.NULL])
+            status = run(_ffi.addressof(self._export), self._owner._instance, call, arena, steps - k,
+                         ins, in_strides, out_ptrs, out_strides, ptrs, done)
+            k += int(done[0])
+            if status == OK:
+                return
+            last = -2
+            while status == SUSPENDED:  # step k yielded: it goes on from here
+                if hdr.pc == last:  # no progress: nothing here could unblock it
+                    raise MlvmCallError(f"{self.info.name}: step {k} of {steps} makes no progress")
+                last = int(hdr.pc)
+                status = int(self._resume(call))
+            if status != OK:
+                detail = _check_text(hdr, status) or f"call is {STATUS_NAMES.get(status, status)}"
+                raise MlvmCallError(f"{self.info.name}: step {k} of {steps}: {detail}")
+            k += 1
 
     def _check_out(self, out: Any, args: Sequence[Any]) -> list[np.ndarray]:
         outs = list(out) if isinstance(out, tuple | list) else [out]

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import mlvm
+import mlvm.loader
 from mlvm.loader import MlvmCallError
 
 MODEL = Path(__file__).parent / "model.mlir"
@@ -41,9 +42,11 @@ def state_of(m: mlvm.Module) -> dict[str, np.ndarray]:
 
 
 @pytest.mark.parametrize("steps", [1, 3, 17])
-def test_scan_is_the_steps_one_by_one(fresh: mlvm.Module, steps: int) -> None:
+def test_scan_is_the_steps_one_by_one(fresh: mlvm.Module, steps: int, monkeypatch: pytest.MonkeyPatch) -> None:
     xs = RNG.standard_normal((steps, 4)).astype(np.float32)
-    got = fresh.step.scan(xs)
+    with monkeypatch.context() as mp:
+        mp.setattr(mlvm.loader.Function, "_run_to_end", None)  # the runtime loops
+        got = fresh.step.scan(xs)
     after_scan = state_of(fresh)
     fresh.reset_state()
     want = np.stack([fresh.step(x) for x in xs])
@@ -85,20 +88,43 @@ def test_zero_steps_run_nothing(fresh: mlvm.Module) -> None:
     assert not fresh.state["count"].any()
 
 
-def test_a_suspending_function_steps_too(fresh: mlvm.Module) -> None:
+@pytest.fixture
+def in_c(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fails any step run from Python: the steps of functions without
+    natives (checks and yields included) run in the runtime's loop."""
+    def from_python(*_: object) -> None:
+        raise AssertionError("a step ran from Python")
+    monkeypatch.setattr(mlvm.loader.Function, "_run_to_end", from_python)
+
+
+def test_a_suspending_function_steps_too(fresh: mlvm.Module, in_c: None) -> None:
     xs = RNG.standard_normal((3, 4)).astype(np.float32)
     got = fresh.slow_step.scan(xs)
     assert same_bits(got, np.cumsum(xs, axis=0, dtype=np.float32))
     assert same_bits(fresh.state["count"], got[-1])
 
 
-def test_a_failing_step_names_itself_and_keeps_the_steps_before(fresh: mlvm.Module) -> None:
+def test_a_failing_step_names_itself_and_keeps_the_steps_before(fresh: mlvm.Module, in_c: None) -> None:
     xs = np.arange(16, dtype=np.float32).reshape(4, 4)
     want = xs.copy()
     want[2, 1] += 1  # step 2 fails its check
     with pytest.raises(MlvmCallError, match=r"checked_step: step 2 of 4: .*model.mlir:\d+:\d+: mlvm.check_eq failed"):
         fresh.checked_step.scan(xs, want)
     assert same_bits(fresh.state["count"], xs[0] + xs[1])
+
+
+def test_yields_and_checks_mixed_over_many_steps(fresh: mlvm.Module, in_c: None) -> None:
+    """Every step of slow_step suspends once and resumes; checked_step's
+    passing checks: both equal the steps one by one."""
+    xs = RNG.standard_normal((9, 4)).astype(np.float32)
+    a = fresh.slow_step.scan(xs)
+    b = fresh.checked_step.scan(xs, xs)
+    assert same_bits(a, np.cumsum(xs, axis=0, dtype=np.float32))
+    count, want = a[-1], []
+    for x in xs:  # the counter goes on from where slow_step left it
+        count = count + x
+        want.append(count)
+    assert same_bits(b, np.stack(want))
 
 
 @pytest.mark.parametrize(

@@ -921,8 +921,9 @@ class Function:
         if len(outs) == 1:
             lines = [f"{outs[0]} = out[0] if type(out) in TL and len(out) == 1 else out"]
         else:
-            lines = [f"if type(out) not in TL or len(out) != {len(outs)}: check_out(out, args)",
-                     f"{', '.join(outs)}, = out"]
+            lines = [f"if type(out) not in TL or len(out) != {len(outs)}: check_out(out, args)"]
+            if outs:
+                lines.append(f"{', '.join(outs)}, = out")
         for j, o in enumerate(outs):
             others = " or ".join(f"msm({o}, {v})" for v in [*ins, *outs[:j]])
             lines.append(

@@ -86,3 +86,12 @@ func.func @checked_step(%x: tensor<4xf32>, %want: tensor<4xf32>) -> tensor<4xf32
   "mlvm.global_store"(%n) <{global = @count}> : (tensor<4xf32>) -> ()
   func.return %n : tensor<4xf32>
 }
+
+// The counter, with no result: what a training step that keeps everything
+// in the state may look like.
+func.func @add_only(%x: tensor<4xf32>) {
+  %c = "mlvm.global_load"() <{global = @count}> : () -> tensor<4xf32>
+  %n = "mlvm.add"(%c, %x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  "mlvm.global_store"(%n) <{global = @count}> : (tensor<4xf32>) -> ()
+  func.return
+}

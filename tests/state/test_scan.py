@@ -146,3 +146,15 @@ def test_refusals(fresh: mlvm.Module, args: tuple[np.ndarray, ...], words: str) 
 def test_stepped_inputs_must_agree_on_steps(fresh: mlvm.Module) -> None:
     with pytest.raises(ValueError, match="has 3 steps, an earlier input 2"):
         fresh.checked_step.scan(np.ones((2, 4), np.float32), np.ones((3, 4), np.float32))
+
+
+def test_a_function_without_results(fresh: mlvm.Module, in_c: None) -> None:
+    """Called, with out=(), and scanned: nothing comes back, the state moves."""
+    x = np.ones(4, np.float32)
+    assert fresh.add_only(x) == ()
+    assert fresh.add_only(x, out=()) == ()
+    assert fresh.add_only(x=x) == ()
+    with pytest.raises(ValueError, match="out= needs 0 arrays, got 1"):
+        fresh.add_only(x, out=(np.empty(4, np.float32),))
+    assert fresh.add_only.scan(np.ones((5, 4), np.float32)) == ()
+    assert same_bits(fresh.state["count"], np.full(4, 8.0, np.float32))

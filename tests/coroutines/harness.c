@@ -155,6 +155,12 @@ int main(void)
         CHECK(call.hdr.check.where != NULL && call.hdr.check.index == 0);
         CHECK(mlvm_call_steps(NULL, &inst, &call, arena_a, 1, ins, in_strides, outs, out_strides,
                               ptrs, &done) == MLVM_ERR_INVALID && done == 0);
+        CHECK(mlvm_call_steps(checked, &inst, &call, arena_a, 1, NULL, in_strides, outs,
+                              out_strides, ptrs, &done) == MLVM_ERR_INVALID && done == 0);
+        CHECK(mlvm_call_steps(checked, &inst, &call, arena_a, 1, ins, in_strides, outs, NULL,
+                              ptrs, &done) == MLVM_ERR_INVALID);
+        CHECK(mlvm_call_steps(checked, &inst, &call, arena_a, 1, ins, in_strides, outs,
+                              out_strides, ptrs, NULL) == MLVM_ERR_INVALID);
         /* A step that suspends stops the run; it resumes from `call`. */
         {
             float sx[2][8], sy[2][8], want[8];

@@ -52,12 +52,17 @@ mlvm_status_t mlvm_call_steps(const mlvm_export_t *fn, const struct mlvm_instanc
 {
     size_t k, i, n_in, n_out;
     mlvm_status_t st;
+    if (done == NULL)
+        return MLVM_ERR_INVALID;
     *done = 0;
-    if (fn == NULL || fn->begin == NULL || call == NULL || fn->num_inputs < 0
+    if (fn == NULL || fn->begin == NULL || call == NULL || ptrs == NULL || fn->num_inputs < 0
         || fn->num_outputs < 0)
         return MLVM_ERR_INVALID;
     n_in = (size_t)fn->num_inputs;
     n_out = (size_t)fn->num_outputs;
+    if ((n_in > 0 && (inputs == NULL || in_strides == NULL))
+        || (n_out > 0 && (outputs == NULL || out_strides == NULL)))
+        return MLVM_ERR_INVALID;
     for (k = 0; k < steps; ++k) {
         for (i = 0; i < n_in; ++i)
             ptrs[i] = (unsigned char *)inputs[i] + k * in_strides[i];

@@ -40,7 +40,9 @@ mlvm_status_t mlvm_call_drive(mlvm_status_t (*resume)(void *call), void *call,
  * num_inputs + num_outputs pointers. Stops at the first step that does not
  * end with MLVM_OK and returns its status; *done = the steps that ended OK.
  * A step that suspends (MLVM_SUSPENDED) is left in `call`: resume it with
- * fn->resume, then run the steps after it. */
+ * fn->resume, then run the steps after it. MLVM_ERR_INVALID (no step run)
+ * for a NULL export, call, ptrs or done, or NULL arrays or strides where
+ * the export has inputs or outputs. */
 mlvm_status_t mlvm_call_steps(const mlvm_export_t *fn, const struct mlvm_instance *inst,
                               void *call, void *arena, size_t steps,
                               void *const *inputs, const size_t *in_strides,

@@ -86,7 +86,8 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, ml
         out[name] = (d / f"{name}.c", mlvm.compile(d / f"{name}.onnx"))
     aot("compile", str(d / "dscnn.onnx"), "-o", str(d / "dscnn_nows.c"), "--no-workspaces")
     out["dscnn-nows"] = (d / "dscnn_nows.c", out["dscnn"][1])
-    # The int8 convolution's paths (SMLAD tiles, tap pairs, the VCVTR
+    # The int8 convolution's paths (SMLAD tiles, tap pairs of odd and even
+    # depthwise windows, the VCVTR
     # requantization on the M4): f32 in, quantized, convolved, dequantized
     # (exact) out.
     (d / "qconv.mlir").write_text(QCONV_MLIR)
@@ -99,7 +100,8 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, ml
              zw2=g.integers(0, 256, 12).astype(np.uint8),
              w3=g.integers(-128, 128, (6, 12, 1, 1)).astype(np.int8),
              zw3=g.integers(-5, 5, 6).astype(np.int8),
-             w4=g.integers(-128, 128, (8, 1, 5, 3)).astype(np.int8))
+             w4=g.integers(-128, 128, (8, 1, 5, 3)).astype(np.int8),
+             w5=g.integers(-128, 128, (12, 1, 2, 2)).astype(np.int8))
     aot("compile", str(d / "qconv.mlir"), "-o", str(d / "qconv.c"), "--params", str(d / "qconv.npz"))
     out["qconv"] = (d / "qconv.c", mlvm.compile(d / "qconv.mlir", params=d / "qconv.npz"))
     (d / "quant.mlir").write_text(QUANT_MLIR)
@@ -133,7 +135,7 @@ ROUNDING = np.array(
 
 
 QCONV_MLIR = """
-func.func @main(%x: tensor<1x5x9x7xf32>, %y: tensor<1x1x11x6xf32>) -> (tensor<1x6x9x7xf32>, tensor<1x8x4x2xf32>) {
+func.func @main(%x: tensor<1x5x9x7xf32>, %y: tensor<1x1x11x6xf32>) -> (tensor<1x6x9x7xf32>, tensor<1x8x4x2xf32>, tensor<1x12x8x6xf32>) {
   %s = "mlvm.constant"() <{value = dense<0.05> : tensor<f32>}> : () -> tensor<f32>
   %zx = "mlvm.constant"() <{value = dense<131> : tensor<ui8>}> : () -> tensor<ui8>
   %zi = "mlvm.constant"() <{value = dense<-3> : tensor<i8>}> : () -> tensor<i8>
@@ -147,6 +149,7 @@ func.func @main(%x: tensor<1x5x9x7xf32>, %y: tensor<1x1x11x6xf32>) -> (tensor<1x
   %w3 = "mlvm.param"() <{name = "w3"}> : () -> tensor<6x12x1x1xi8>
   %zw3 = "mlvm.param"() <{name = "zw3"}> : () -> tensor<6xi8>
   %w4 = "mlvm.param"() <{name = "w4"}> : () -> tensor<8x1x5x3xi8>
+  %w5 = "mlvm.param"() <{name = "w5"}> : () -> tensor<12x1x2x2xi8>
   %xq = "mlvm.quantize"(%x, %s, %zx) : (tensor<1x5x9x7xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x5x9x7xui8>
   %c1 = "mlvm.qconv2d_requant"(%xq, %w1, %zx, %z0, %m1, %zx, %b1) <{padding = array<i64: 1, 1, 1, 1>, relu = 1 : i64}> : (tensor<1x5x9x7xui8>, tensor<12x5x3x3xi8>, tensor<ui8>, tensor<i8>, tensor<12xf32>, tensor<ui8>, tensor<12xi32>) -> tensor<1x12x9x7xui8>
   %zu = "mlvm.constant"() <{value = dense<7> : tensor<ui8>}> : () -> tensor<ui8>
@@ -156,7 +159,9 @@ func.func @main(%x: tensor<1x5x9x7xf32>, %y: tensor<1x1x11x6xf32>) -> (tensor<1x
   %yq = "mlvm.quantize"(%y, %s, %zi) : (tensor<1x1x11x6xf32>, tensor<f32>, tensor<i8>) -> tensor<1x1x11x6xi8>
   %c4 = "mlvm.qconv2d_requant"(%yq, %w4, %zi, %z0, %m, %zi) <{strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>}> : (tensor<1x1x11x6xi8>, tensor<8x1x5x3xi8>, tensor<i8>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x8x4x2xi8>
   %o2 = "mlvm.dequantize"(%c4, %s, %zi) : (tensor<1x8x4x2xi8>, tensor<f32>, tensor<i8>) -> tensor<1x8x4x2xf32>
-  func.return %o1, %o2 : tensor<1x6x9x7xf32>, tensor<1x8x4x2xf32>
+  %c5 = "mlvm.qconv2d_requant"(%c1, %w5, %zx, %z0, %m, %zu) <{groups = 12 : i64}> : (tensor<1x12x9x7xui8>, tensor<12x1x2x2xi8>, tensor<ui8>, tensor<i8>, tensor<f32>, tensor<ui8>) -> tensor<1x12x8x6xui8>
+  %o3 = "mlvm.dequantize"(%c5, %s, %zu) : (tensor<1x12x8x6xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x12x8x6xf32>
+  func.return %o1, %o2, %o3 : tensor<1x6x9x7xf32>, tensor<1x8x4x2xf32>, tensor<1x12x8x6xf32>
 }
 """
 

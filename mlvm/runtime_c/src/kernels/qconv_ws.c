@@ -1117,13 +1117,13 @@ static void q_taps_chunk(mlvm_index_t k, const mlvm_index_t *off, const uint8_t 
  * its bytes for the four positions, UXTB16 and halfword packing
  * (PKHBT / PKHTB) pair each position's bytes of the two taps, and one SMLAD
  * multiplies them by the pair of weights (|wt| <= 255: exact). */
-/* Taps t and t + 1 (u for t alone: its weight's high half is 0) of the
- * four positions from xj into the sums a0 .. a3. */
-#define MLVM_QT_PAIR4(xj, t, u, wp)                                                        \
+/* The taps at offsets ot and ou (ou = ot for a tap alone: its weight's
+ * high half is 0) of the four positions from xj into the sums a0 .. a3. */
+#define MLVM_QT_PAIR4(xj, ot, ou, wp)                                                      \
     do {                                                                                   \
         uint32_t a, b, al, ah, bl, bh;                                                     \
-        memcpy(&a, (xj) + off[t], 4);                                                      \
-        memcpy(&b, (xj) + off[u], 4);                                                      \
+        memcpy(&a, (xj) + (ot), 4);                                                        \
+        memcpy(&b, (xj) + (ou), 4);                                                        \
         al = __uxtb16(a), ah = q_uxtb16_8(a);                                              \
         bl = __uxtb16(b), bh = q_uxtb16_8(b);                                              \
         a0 = __smlad((int32_t)q_pkhbt(al, bl), (wp), a0);                                  \
@@ -1132,22 +1132,24 @@ static void q_taps_chunk(mlvm_index_t k, const mlvm_index_t *off, const uint8_t 
         a3 = __smlad((int32_t)q_pkhtb(bh, ah), (wp), a3);                                  \
     } while (0)
 
+/* wt: the weight pairs (q_pair_weights), taps t and t + 1 in one word. */
 static void q_taps_chunk(mlvm_index_t k, const mlvm_index_t *off, const uint8_t *xs,
                          const int32_t *wt, uint32_t *dst)
 {
     /* full pairs in the loop, an odd last tap after it: no test per pair
-     * (-O2 does not unswitch), fewer registers live */
-    const mlvm_index_t pairs_end = k & ~(mlvm_index_t)1;
-    mlvm_index_t t;
+     * (-O2 does not unswitch), fewer registers live; the pairs' offsets
+     * and weights walked by pointer to their end (no count to keep) */
+    const mlvm_index_t *const pairs_end = off + (k & ~(mlvm_index_t)1);
+    const mlvm_index_t *o;
+    const int32_t *wp;
     int j;
     for (j = 0; j < MLVM_QW_CHUNK; j += 4) {
         const uint8_t *const xj = xs + j;
         int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-        for (t = 0; t < pairs_end; t += 2)
-            MLVM_QT_PAIR4(xj, t, t + 1,
-                          (int32_t)((uint32_t)(uint16_t)wt[t] | (uint32_t)wt[t + 1] << 16));
+        for (o = off, wp = wt; o < pairs_end; o += 2, ++wp)
+            MLVM_QT_PAIR4(xj, o[0], o[1], *wp);
         if (k & 1)
-            MLVM_QT_PAIR4(xj, t, t, (int32_t)(uint32_t)(uint16_t)wt[t]);
+            MLVM_QT_PAIR4(xj, o[0], o[0], *wp);
         dst[j] = (uint32_t)a0, dst[j + 1] = (uint32_t)a1;
         dst[j + 2] = (uint32_t)a2, dst[j + 3] = (uint32_t)a3;
     }
@@ -1171,6 +1173,22 @@ static void q_taps_chunk(mlvm_index_t k, const mlvm_index_t *off, const uint8_t 
     for (j = 0; j < MLVM_QW_CHUNK; ++j)
         dst[j] = acc[j];
 }
+#endif
+
+#ifdef MLVM_QT_V
+#define q_pair_weights(k, wt) ((void)(k), (void)(wt))
+#elif defined(MLVM_Q_DSP)
+/* The DSP chunk's weights: taps t and t + 1 as one word of halfwords
+ * (t + 1's half 0 past the last tap), in place (pair i from taps 2i, 2i+1). */
+static void q_pair_weights(mlvm_index_t k, int32_t *wt)
+{
+    mlvm_index_t t;
+    for (t = 0; t < k; t += 2)
+        wt[t / 2] = (int32_t)((uint32_t)(uint16_t)wt[t]
+                              | (t + 1 < k ? (uint32_t)wt[t + 1] << 16 : 0u));
+}
+#else
+#define q_pair_weights(k, wt) ((void)(k), (void)(wt))
 #endif
 
 static void q_taps_path(const qcall_t *c, const qgeom_t *g)
@@ -1206,6 +1224,7 @@ static void q_taps_path(const qcall_t *c, const qgeom_t *g)
                 }
                 shares[o] = sum * st.zxu;
                 s.share = shares;
+                q_pair_weights(g->k, wt);
                 for (q0 = 0; q0 < g->ph.n; q0 += MLVM_QW_CHUNK) {
                     q_taps_chunk(g->k, st.off, xg + q0, wt, acc);
                     q_finish_run(&s, o, q0, acc, mlvm_imin(MLVM_QW_CHUNK, g->ph.n - q0));

@@ -777,8 +777,13 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
 {
     const int32_t *w0 = t->w4, *w1 = t->w4 + (mr > 1 ? t->k : 0), *const w0_end = w0 + t->k;
     const mlvm_index_t *off = t->off;
-    const uint8_t *const xq = t->xs + q0 * 4;
+    const uint8_t *xq = t->xs + q0 * 4;
     int32_t c00 = 0, c01 = 0, c10 = 0, c11 = 0;
+#if defined(__GNUC__)
+    /* one register for the positions' base: gcc otherwise splits it into
+     * the copy's base and q0 * 4 and keeps both on the stack */
+    __asm__("" : "+r"(xq));
+#endif
     /* pointers stepped, not indices: the loop keeps no invariant but the
      * end and the positions' base in registers (13 of them for 4 sums,
      * 2 weights, 2 positions and their halves) */

@@ -688,10 +688,20 @@ class Function:
         self._arity(args)
         return Call(self, args)
 
-    def __call__(self, *args: Any, **kw: Any) -> Any:
-        # One-shot functions get a class whose __call__ is `_make_fast`'s code;
-        # keywords (inputs by name, out=) take `_keywords` there too.
-        return self._keywords(args, kw)
+    def __call__(self, *args: Any, out: Any = None, **kw: Any) -> Any:
+        # One-shot functions get a class whose __call__ is `_make_fast`'s code
+        # (inputs by name and out= included): this one runs calls that may
+        # suspend, to their end.
+        if kw:
+            args = self._by_name(args, kw)
+        self._arity(args)
+        if out is None:
+            return self._run_to_end(args)
+        outs = self._check_out(out, args)
+        got = self._run_to_end(args)  # then copied into the caller's arrays
+        for o, g in zip(outs, got if isinstance(got, tuple) else (got,), strict=True):
+            o[...] = g
+        return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _by_name(self, args: Sequence[Any], inputs: Mapping[str, Any]) -> tuple[Any, ...]:
         """Positional and named inputs as one tuple in the function's order."""
@@ -708,27 +718,6 @@ class Function:
         if missing:
             raise TypeError(f"{self.info.name}: missing input {missing[0]!r}")
         return tuple(out)
-
-    def _keywords(self, args: Sequence[Any], kw: dict[str, Any]) -> Any:
-        """A call with inputs by name and/or `out=` (arrays the results are written to)."""
-        out = kw.pop("out", None)
-        if kw:
-            args = self._by_name(args, kw)
-        self._arity(args)
-        if out is None:
-            return self._run_to_end(args)
-        outs = self._check_out(out, args)
-        if self._one_shot is None:  # suspending: run, then copy into the caller's arrays
-            got = self._run_to_end(args)
-            for o, g in zip(outs, got if isinstance(got, tuple) else (got,), strict=True):
-                o[...] = g
-        else:
-            ins = [self._check(i, x) for i, x in enumerate(args)]
-            arena = self._arena() if self.info.arena_bytes > 0 else _ffi.NULL
-            status = self._one_shot(*self._lead, arena, *(_from_buffer(a) for a in (*ins, *outs)))
-            if status != 0:
-                self._failed(status)
-        return outs[0] if len(outs) == 1 else tuple(outs)
 
     def scan(self, *args: Any, **inputs: Any) -> Any:
         """Calls the function once per step, in order, without coming back to

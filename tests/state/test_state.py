@@ -292,3 +292,14 @@ def test_pass_combinations_agree_bit_for_bit() -> None:
         outs.extend(mod.state[k] for k in sorted(mod.state))
         results[name] = b"".join(o.tobytes() for o in outs)
     assert len(set(results.values())) == 1
+
+
+def test_a_suspending_call_takes_names_and_out(fresh: mlvm.Module) -> None:
+    """slow_step has no one-shot entry: by name and with out= it runs to its
+    end and writes the caller's array, which is checked first."""
+    x = np.ones(4, np.float32)
+    o = np.empty(4, np.float32)
+    assert fresh.slow_step(x=x, out=o) is o and same_bits(o, x)
+    with pytest.raises(ValueError, match=r"out\[0\] \('out0'\) must be float32 \(4,\)"):
+        fresh.slow_step(x, out=np.empty(3, np.float32))
+    assert same_bits(fresh.state["count"], x)  # the refused call did not run

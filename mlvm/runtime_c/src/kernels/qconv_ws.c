@@ -1180,9 +1180,7 @@ static void q_taps_chunk(mlvm_index_t k, const mlvm_index_t *off, const uint8_t 
 }
 #endif
 
-#ifdef MLVM_QT_V
-#define q_pair_weights(k, wt) ((void)(k), (void)(wt))
-#elif defined(MLVM_Q_DSP)
+#ifdef MLVM_Q_DSP
 /* The DSP chunk's weights: taps t and t + 1 as one word of halfwords
  * (t + 1's half 0 past the last tap), in place (pair i from taps 2i, 2i+1). */
 static void q_pair_weights(mlvm_index_t k, int32_t *wt)

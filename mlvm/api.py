@@ -13,7 +13,9 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from mlvm.codegen.names import c_ident
-from mlvm.codegen.cc import build_lock, build_shared, cache_dir, cflags, compiler, fingerprint
+from mlvm.codegen.cc import (
+    build_lock, build_shared, cache_dir, cflags, compiler, fingerprint, module_cflags,
+)
 from mlvm.diagnostics import read_source_bytes, verify_module
 from mlvm.loader import Module
 from mlvm.pipeline import (
@@ -74,7 +76,7 @@ def compile(
         text = read_source_bytes(source)
     given = check_params(params) if isinstance(params, dict) else load_params(params, options.max_bytes)
     key = fingerprint(
-        text, _params_digest(given), _compiler_fingerprint(), compiler(), *cflags(),
+        text, _params_digest(given), _compiler_fingerprint(), compiler(), *cflags(), "|", *module_cflags(),
         repr(options), repr(sorted((input_shapes or {}).items())),
     )
     so = cache_dir() / "modules" / f"{key}.so"

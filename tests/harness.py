@@ -43,7 +43,8 @@ import hashlib
 import os
 import tempfile
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -303,6 +304,28 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "no-workspaces": {"workspaces": False},
 }
 
+# The generated C of the largest suites (thousands of functions, megabytes
+# of C: the ONNX node suite, the element types, resize) is compiled at -O1:
+# they check what the importer and the op templates compute, and gcc -O3
+# took most of their build. Every template also runs at -O3 in the op
+# suites, and the runtime they link is always built with the default flags.
+LARGE_MODULE_CFLAGS = "-O1"
+
+
+@contextmanager
+def module_cflags(flags: str) -> Iterator[None]:
+    """`mlvm.compile` inside adds `flags` to the generated module's own
+    compile (MLVM_MODULE_CFLAGS), not to the runtime's."""
+    old = os.environ.get("MLVM_MODULE_CFLAGS")
+    os.environ["MLVM_MODULE_CFLAGS"] = flags
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ["MLVM_MODULE_CFLAGS"]
+        else:
+            os.environ["MLVM_MODULE_CFLAGS"] = old
+
 
 @dataclass
 class Suite:
@@ -315,6 +338,7 @@ class Suite:
     name: str
     params: dict[str, np.ndarray] = field(default_factory=dict)
     variants: tuple[str, ...] = ("default",)
+    module_cflags: str = ""  # e.g. LARGE_MODULE_CFLAGS
     cases: list[Case] = field(default_factory=list)
     _built: dict[tuple[str, str], _Built] = field(default_factory=dict)
     _parsed: dict[str, Any] = field(default_factory=dict)
@@ -415,11 +439,12 @@ class Suite:
             assert _lowered(sub, variant) == {n: mine[n] for n in only}, "cases lower together"
         path = self.path(group, only)
         kw = VARIANTS[variant]
-        if kw:
-            options = mlvm.CompileOptions(**kw)
-            module = mlvm.compile(path, params=self.params or None, options=options)
-        else:
-            module = mlvm.compile(path, params=self.params or None)
+        with module_cflags(self.module_cflags):
+            if kw:
+                options = mlvm.CompileOptions(**kw)
+                module = mlvm.compile(path, params=self.params or None, options=options)
+            else:
+                module = mlvm.compile(path, params=self.params or None)
         built = self._built[(group, variant)] = _Built(path, module, parsed, shared)
         return built
 

@@ -61,6 +61,25 @@ def test_cache_key_follows_source_and_options(tmp_path: Path) -> None:
     np.testing.assert_allclose(d.main(x), np.sqrt(np.exp(x)), rtol=1e-6)
 
 
+def test_module_cflags_reach_the_module_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """MLVM_MODULE_CFLAGS: in the module's compile (and its cache key), not
+    in the runtime library's."""
+    from mlvm.codegen.cc import runtime_library
+
+    (tmp_path / "m.mlir").write_text(SRC)
+    lib = runtime_library()
+    a = mlvm.compile(tmp_path / "m.mlir")
+    monkeypatch.setenv("MLVM_MODULE_CFLAGS", "-O1")
+    b = mlvm.compile(tmp_path / "m.mlir")
+    assert b.path != a.path and runtime_library() == lib
+    x = np.linspace(-1, 1, 4, dtype=np.float32)
+    np.testing.assert_array_equal(b.main(x), a.main(x))
+    (tmp_path / "no.h").write_text("#error included by MLVM_MODULE_CFLAGS\n")
+    monkeypatch.setenv("MLVM_MODULE_CFLAGS", f"-O1 -include {tmp_path / 'no.h'}")
+    with pytest.raises(mlvm.MlvmError, match="included by MLVM_MODULE_CFLAGS"):
+        mlvm.compile(tmp_path / "m.mlir")
+
+
 def test_concurrent_compiles_of_one_model_build_it_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -75,6 +75,13 @@ def cflags() -> list[str]:
     return shlex.split(extra) if extra is not None else list(DEFAULT_CFLAGS)
 
 
+def module_cflags() -> list[str]:
+    """Flags for a generated module's own compile, after `cflags()` (so a
+    later -O wins), never for the runtime it links: `MLVM_MODULE_CFLAGS`,
+    e.g. "-O1" for a test suite's large module whose speed does not matter."""
+    return shlex.split(os.environ.get("MLVM_MODULE_CFLAGS", ""))
+
+
 def host_cpu_flags() -> set[str]:
     """The instruction-set flags /proc/cpuinfo lists (empty where it is absent)."""
     try:
@@ -257,7 +264,7 @@ def build_shared(
             objs.append(obj)
         run_cc(
             [
-                cc, *flags, "-shared", "-DMLVM_SO_ENTRY",
+                cc, *flags, *module_cflags(), "-shared", "-DMLVM_SO_ENTRY",
                 "-I", str(INCLUDE_DIR), "-I", str(c_path.parent),
                 # The whole runtime, so loaders find its entry points too.
                 str(c_path), *objs, "-Wl,--whole-archive", str(lib), "-Wl,--no-whole-archive",

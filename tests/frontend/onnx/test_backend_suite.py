@@ -23,6 +23,8 @@ from onnx.backend.test.loader import load_model_tests
 import mlvm
 from mlvm.frontend.onnx import backend, import_onnx
 
+from harness import LARGE_MODULE_CFLAGS, module_cflags
+
 from .merge import Merged
 
 PASSING = [
@@ -59,7 +61,8 @@ def suite() -> tuple[mlvm.Module, dict[str, Any]]:
         module, params, baked = backend.import_specialized(model, given)
         merged.add(module, params)
         BAKED[name] = [names.index(n) for n in baked]
-    return mlvm.compile(merged.module, merged.params), cases
+    with module_cflags(LARGE_MODULE_CFLAGS):
+        return mlvm.compile(merged.module, merged.params), cases
 
 
 BAKED: dict[str, list[int]] = {}  # case -> positions of the inputs compiled in

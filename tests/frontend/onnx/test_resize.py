@@ -28,6 +28,8 @@ import mlvm
 from mlvm.diagnostics import MlvmError
 from mlvm.frontend.onnx import import_onnx
 
+from harness import LARGE_MODULE_CFLAGS, module_cflags
+
 from .merge import Merged
 
 RNG = np.random.default_rng(11)
@@ -111,7 +113,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> mlvm.Module:
         path = tmp / f"c{k}.onnx"
         onnx.save(m, path)
         merged.add(*import_onnx(path))
-    return mlvm.compile(merged.module, merged.params)
+    with module_cflags(LARGE_MODULE_CFLAGS):
+        return mlvm.compile(merged.module, merged.params)
 
 
 def scale_tol(want: np.ndarray) -> float:

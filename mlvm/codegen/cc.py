@@ -78,7 +78,7 @@ def cflags() -> list[str]:
 def module_cflags() -> list[str]:
     """Flags for a generated module's own compile, after `cflags()` (so a
     later -O wins), never for the runtime it links: `MLVM_MODULE_CFLAGS`,
-    e.g. "-O1" for a test suite's large module whose speed does not matter."""
+    e.g. "-O0" for a test suite's large module whose speed does not matter."""
     return shlex.split(os.environ.get("MLVM_MODULE_CFLAGS", ""))
 
 

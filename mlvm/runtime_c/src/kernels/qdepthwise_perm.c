@@ -111,8 +111,13 @@ void mlvm_qdw_perm_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const v
     const __m512i flip64 = _mm512_set1_epi8((char)flip);
     mlvm_requant_bounds_t b = {0.0f, 0.0f, 0.0f};
     mlvm_index_t n, c, v, g, t;
+    __m512 vmo, vzy, vlo, vhi;
+    __m512i vzyi;
+    int fin;
     if (rq != NULL)
         b = mlvm_requant_bounds(rq, zy);
+    vzy = _mm512_set1_ps(b.zy);
+    vzyi = _mm512_set1_epi32((int32_t)b.zy);
     perm_indices(p, nv, idx);
     for (n = 0; n < p->n; ++n)
         for (c = 0; c < p->c; ++c) {
@@ -143,6 +148,12 @@ void mlvm_qdw_perm_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const v
                                               - (uint32_t)zxu * (uint32_t)sum));
             if (rq != NULL)
                 mo = mult[rq->mult_per_o ? c : 0];
+            /* the channel's requantization constants, once (gcc had kept
+             * their broadcasts and subtractions in the vector loop) */
+            fin = rq != NULL && isfinite(mo);
+            vmo = _mm512_set1_ps(mo);
+            vlo = _mm512_set1_ps(fin ? b.lo - b.zy : b.lo);
+            vhi = _mm512_set1_ps(fin ? b.hi - b.zy : b.hi);
             for (v = 0; v < nv; v += MLVM_QDWP_PASS) {
                 /* a pass's vectors side by side: the multiply-adds' and the
                  * requantization's latencies overlap */
@@ -167,16 +178,10 @@ void mlvm_qdw_perm_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const v
                     dst = (uint8_t *)out + at + 16 * (v + k);
                     if (rq == NULL)
                         _mm512_mask_storeu_epi32((int32_t *)out + at + 16 * (v + k), m, r);
-                    else if (isfinite(mo))
-                        _mm512_mask_cvtepi32_storeu_epi8(
-                            dst, m,
-                            mlvm_requant512_finite(r, _mm512_set1_ps(mo), _mm512_set1_epi32((int32_t)b.zy),
-                                                   _mm512_set1_ps(b.lo - b.zy), _mm512_set1_ps(b.hi - b.zy)));
+                    else if (fin)
+                        _mm512_mask_cvtepi32_storeu_epi8(dst, m, mlvm_requant512_finite(r, vmo, vzyi, vlo, vhi));
                     else
-                        _mm512_mask_cvtepi32_storeu_epi8(
-                            dst, m,
-                            mlvm_requant512(r, _mm512_set1_ps(mo), _mm512_set1_ps(b.zy),
-                                            _mm512_set1_ps(b.lo), _mm512_set1_ps(b.hi)));
+                        _mm512_mask_cvtepi32_storeu_epi8(dst, m, mlvm_requant512(r, vmo, vzy, vlo, vhi));
                 }
             }
         }

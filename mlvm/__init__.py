@@ -5,21 +5,44 @@
     y = m.main(x)
 """
 
-from mlvm.api import compile, load
-from mlvm.diagnostics import MlvmError
-from mlvm.loader import (
-    WOULD_BLOCK,
-    Call,
-    Context,
-    FunctionInfo,
-    MlvmCallError,
-    Module,
-    Queue,
-    TensorSpec,
-)
-from mlvm.pipeline import CompileOptions
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mlvm.api import compile, load
+    from mlvm.diagnostics import MlvmError
+    from mlvm.loader import (
+        WOULD_BLOCK,
+        Call,
+        Context,
+        FunctionInfo,
+        MlvmCallError,
+        Module,
+        Queue,
+        TensorSpec,
+    )
+    from mlvm.pipeline import CompileOptions
 
 __version__ = "0.1.0"
+
+# The public names, imported on first use: the command-line tools start
+# without the loader (cffi) or the pass pipeline when they do not need them.
+_HOME = {
+    "compile": "mlvm.api",
+    "load": "mlvm.api",
+    "MlvmError": "mlvm.diagnostics",
+    "WOULD_BLOCK": "mlvm.loader",
+    "Call": "mlvm.loader",
+    "Context": "mlvm.loader",
+    "FunctionInfo": "mlvm.loader",
+    "MlvmCallError": "mlvm.loader",
+    "Module": "mlvm.loader",
+    "Queue": "mlvm.loader",
+    "TensorSpec": "mlvm.loader",
+    "CompileOptions": "mlvm.pipeline",
+}
 
 __all__ = [
     "compile",
@@ -36,3 +59,16 @@ __all__ = [
     "TensorSpec",
     "__version__",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'mlvm' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # once: later lookups find it directly
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOME))

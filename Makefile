@@ -52,6 +52,7 @@ $(BENCHSTAMP): $(STAMP) pyproject.toml
 
 bench: $(BENCHSTAMP) $(SYSSTAMP)
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/parallel.py
 
 # The compiler's time against graph size (chains of 500 .. 4,000 ops).
 # mlvm's AVX2 kernels on any AVX2 host (an AVX-512 one included), next to

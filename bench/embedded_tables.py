@@ -5,11 +5,9 @@ table into bench/README.md between a section's markers."""
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from embedded.cortex_m import harness
-
-README = Path(__file__).resolve().parent / "README.md"
+from readme import write_readme  # noqa: F401 - the embedded scripts call it from here
 
 
 def start(description: str) -> argparse.Namespace | None:
@@ -23,14 +21,3 @@ def start(description: str) -> argparse.Namespace | None:
         print(f"not measured: {missing} (make sysdeps installs them)")
         return None
     return args
-
-
-def write_readme(section: str, table: str) -> None:
-    """table into README.md between <!-- section:begin --> and <!-- section:end -->."""
-    begin, end = f"<!-- {section}:begin -->", f"<!-- {section}:end -->"
-    text = README.read_text()
-    if begin not in text or end not in text:
-        raise SystemExit(f"{README}: no {begin} ... {end} markers")
-    head, rest = text.split(begin, 1)
-    README.write_text(head + begin + "\n" + table + end + rest.split(end, 1)[1])
-    print(f"wrote the table into {README}")

@@ -1,6 +1,9 @@
 """In-process collectives and data-parallel training, measured in C.
 
-    python bench/parallel.py
+    python bench/parallel.py [--no-readme]
+
+(`make bench` runs it; the output goes into bench/README.md between the
+parallel markers.)
 
 1. all_reduce (sum, f32) between 2 ranks on 2 threads over the shared-memory
    communicator: 64 MiB against one thread's memcpy of 64 MiB (the cost of
@@ -17,10 +20,15 @@
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import datetime
+import io
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 
@@ -246,7 +254,7 @@ def aot(tmp: Path, name: str, text: str, params: Path | None = None) -> Path:
     return tmp / f"{name}.c"
 
 
-def main() -> int:
+def measure() -> None:
     import train as mnist
     from step import step_source
 
@@ -265,6 +273,36 @@ def main() -> int:
                     aot(tmp, "half", step_source(batch // 2), tmp / "init.npz")]
             exe = cc(tmp, DP_C, mods, "dp", [f"-DB={batch}"])
             print(subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout, end="")
+
+
+
+class Tee:
+    """stdout that also keeps what is written."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out, self.kept = out, io.StringIO()
+
+    def write(self, text: str) -> int:
+        self.kept.write(text)
+        return self.out.write(text)
+
+    def flush(self) -> None:
+        self.out.flush()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--no-readme", action="store_true", help="do not rewrite bench/README.md")
+    args = ap.parse_args()
+    tee = Tee(sys.stdout)
+    with contextlib.redirect_stdout(tee):  # type: ignore[type-var]
+        measure()
+    if not args.no_readme:
+        from readme import write_readme
+
+        when = datetime.datetime.now().isoformat(timespec="seconds")
+        write_readme("parallel", f"{when}, `python bench/parallel.py` (run by `make bench`):\n\n"
+                                 f"```\n{tee.kept.getvalue()}```\n")
     return 0
 
 

@@ -748,17 +748,9 @@ def chart(models: list[Model], runners: tuple[str, ...], path: Path, title: str)
 
 
 def update_readme(lines: list[str], section: str = "") -> None:
-    readme = BENCH / "README.md"
-    if not readme.exists():
-        return
-    text = readme.read_text()
-    name = f"bench-{section}" if section else "bench"
-    begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
-    if begin not in text or end not in text:
-        return
-    pre, rest = text.split(begin, 1)
-    _, post = rest.split(end, 1)
-    readme.write_text(pre + begin + "\n" + "\n".join(lines) + "\n" + end + post)
+    from readme import write_readme
+
+    write_readme(f"bench-{section}" if section else "bench", "\n".join(lines) + "\n")
 
 
 # --------------------------------------------------------------------------

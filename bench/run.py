@@ -750,7 +750,7 @@ def chart(models: list[Model], runners: tuple[str, ...], path: Path, title: str)
 def update_readme(lines: list[str], section: str = "") -> None:
     from readme import write_readme
 
-    write_readme(f"bench-{section}" if section else "bench", "\n".join(lines) + "\n")
+    write_readme(f"bench-{section}" if section else "bench", "\n".join(lines) + "\n", missing_ok=True)
 
 
 # --------------------------------------------------------------------------

@@ -7,10 +7,10 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+import importlib as _importlib
+import typing as _typing
 
-if TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
     from mlvm.api import compile, load
     from mlvm.diagnostics import MlvmError
     from mlvm.loader import (
@@ -61,14 +61,15 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module 'mlvm' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # once: later lookups find it directly
-    return value
+if not _typing.TYPE_CHECKING:  # type checkers see the imports above, and no catch-all
 
+    def __getattr__(name: str) -> object:
+        home = _HOME.get(name)
+        if home is None:
+            raise AttributeError(f"module 'mlvm' has no attribute {name!r}")
+        value = getattr(_importlib.import_module(home), name)
+        globals()[name] = value  # once: later lookups find it directly
+        return value
 
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_HOME))
+    def __dir__() -> list[str]:
+        return sorted(set(globals()) | set(_HOME))

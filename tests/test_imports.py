@@ -14,12 +14,13 @@ PACKAGE = Path(mlvm.__file__).parent
 # Each module in a child forked from a parent that holds only the
 # third-party packages (imported once: the children import mlvm alone).
 SCRIPT = """
-import os, sys, importlib
+import os, signal, sys, importlib
 import numpy, onnx, jinja2, cffi, xdsl.dialects.builtin, xdsl.xdsl_opt_main
 failed = []
 for name in sys.argv[1:]:
     pid = os.fork()
     if pid == 0:
+        signal.alarm(60)  # a hang is a failure of this module, not of the run
         try:
             importlib.import_module(name)
         except BaseException as e:
@@ -28,7 +29,8 @@ for name in sys.argv[1:]:
         os._exit(0)
     _, status = os.waitpid(pid, 0)
     if status != 0:
-        failed.append(name)
+        failed.append(f"{name} (wait status {status})")
+print("failed:", ", ".join(failed) if failed else "none", flush=True)
 sys.exit(1 if failed else 0)
 """
 

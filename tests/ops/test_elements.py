@@ -28,13 +28,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from harness import (  # noqa: E402
-    EXACT, LARGE_MODULE_CFLAGS, Suite, Tolerance, op_func, rng, ttype,
-)
+from harness import EXACT, Suite, Tolerance, op_func, rng, ttype  # noqa: E402
 
 from mlvm.dialect.elements import ALL, ELEMS, FLOATS, INTS, NUMERIC, SIGNED  # noqa: E402
 
-SUITE = Suite("elements", variants=("default", "plain"), module_cflags=LARGE_MODULE_CFLAGS)
+SUITE = Suite("elements", variants=("default", "plain"))
 INDEX_TYPES = ("i32", "i64")
 BF16 = np.dtype(ml_dtypes.bfloat16)
 

@@ -16,7 +16,6 @@
  * once per call; a pass sums four output vectors side by side. Weights i8 with zero points 0 (symmetric, as quantizers
  * write them): |w| <= 128, so each product and sum is exact. */
 #include <math.h>
-#include <string.h>
 
 #include "depthwise.h"
 
@@ -108,9 +107,10 @@ void mlvm_qdw_perm_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const v
     const uint8_t flip = p->x_signed ? 0x80 : 0, zxu = (uint8_t)(*(const uint8_t *)zx ^ flip);
     const __mmask64 m0 = plane >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << plane) - 1;
     const __mmask64 m1 = plane > 64 ? ((__mmask64)1 << (plane - 64)) - 1 : 0;
-    const __m512i flip64 = _mm512_set1_epi8((char)flip);
+    const __m512i flip64 = _mm512_set1_epi8((char)flip), flip80 = _mm512_set1_epi8((char)0x80);
+    const __mmask64 mt = taps >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << taps) - 1;
     mlvm_requant_bounds_t b = {0.0f, 0.0f, 0.0f};
-    mlvm_index_t n, c, v, g, t;
+    mlvm_index_t n, c, v, g;
     __m512 vmo, vzy, vlo, vhi;
     __m512i vzyi;
     int fin;
@@ -126,23 +126,21 @@ void mlvm_qdw_perm_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const v
             const size_t at = (size_t)((n * p->o + c) * nq);
             __m512i lo = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m0, xc), flip64);
             __m512i hi = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m1, xc + 64), flip64);
-            __m512i wq[16], add; /* tq <= 16: tq * nv <= 64 with nv >= MLVM_QDWP_PASS */
+            __m512i wq[16], add, wv; /* tq <= 16: tq * nv <= 64 with nv >= MLVM_QDWP_PASS */
             float mo = 0.0f;
-            int32_t sum = 0;
+            int32_t sum;
             if (plane < 64)
                 lo = _mm512_mask_set1_epi8(lo, (__mmask64)1 << plane, (char)zxu);
             else
                 hi = _mm512_mask_set1_epi8(hi, (__mmask64)1 << (plane - 64), (char)zxu);
-            for (g = 0; g < tq; ++g) { /* four weights per lane, zero past the last tap */
-                uint8_t four[4] = {0, 0, 0, 0};
-                int32_t q;
-                for (t = 4 * g; t < taps && t < 4 * g + 4; ++t) {
-                    four[t - 4 * g] = (uint8_t)wc[t];
-                    sum += wc[t];
-                }
-                memcpy(&q, four, 4);
-                wq[g] = _mm512_set1_epi32(q);
-            }
+            /* the taps in one register, zero past the last (taps <= 64):
+             * their sum by vpsadbw of (w + 128), and four weights per lane,
+             * quad g broadcast */
+            wv = _mm512_maskz_loadu_epi8(mt, wc);
+            sum = (int32_t)(_mm512_reduce_add_epi64(_mm512_sad_epu8(_mm512_xor_si512(wv, flip80),
+                                                                   _mm512_setzero_si512())) - 128 * 64);
+            for (g = 0; g < tq; ++g)
+                wq[g] = _mm512_permutexvar_epi32(_mm512_set1_epi32((int32_t)g), wv);
             /* the bias (requantized results only) less the zero point's share */
             add = _mm512_set1_epi32((int32_t)((uint32_t)(rq != NULL && bias != NULL ? bias[c] : 0)
                                               - (uint32_t)zxu * (uint32_t)sum));

@@ -318,18 +318,12 @@ def module_cflags(flags: str) -> Iterator[None]:
     """`mlvm.compile` inside adds `flags` to the generated module's own
     compile (MLVM_MODULE_CFLAGS, after what the environment already has),
     not to the runtime's."""
-    if not flags:
+    import pytest
+
+    with pytest.MonkeyPatch.context() as mp:
+        if flags:
+            mp.setenv("MLVM_MODULE_CFLAGS", f"{os.environ.get('MLVM_MODULE_CFLAGS', '')} {flags}".strip())
         yield
-        return
-    old = os.environ.get("MLVM_MODULE_CFLAGS")
-    os.environ["MLVM_MODULE_CFLAGS"] = f"{old or ''} {flags}".strip()
-    try:
-        yield
-    finally:
-        if old is None:
-            del os.environ["MLVM_MODULE_CFLAGS"]
-        else:
-            os.environ["MLVM_MODULE_CFLAGS"] = old
 
 
 @dataclass

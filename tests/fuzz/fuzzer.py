@@ -35,6 +35,7 @@ import multiprocessing
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -612,59 +613,62 @@ def fuzz(seconds: float, seed: int, out: Path, jobs: int = 1) -> tuple[int, dict
     onnx_seeds = onnx_corpus()
     out.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="mlvm-fuzz-"))
-    san = Sanitizer(work)
-    san.prepare()
-    call_so = _call_module(work)
-    params_so, params_good = _params_module(work)
-    findings: dict[str, tuple[str, str, Path]] = {}
-    tried = 0
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        tried += 1
-        k = rng.random()
-        case = work / f"case{tried % 4}"
-        if k < 0.7:
-            src = case.with_suffix(".mlir")
-            text = mutate(rng.choice(seeds), rng, seeds)
-            src.write_bytes(text.encode("utf-8", "surrogatepass"))
-            res = in_child(compile_target(src, case.with_suffix(".c")))
-            target, data, repro = "compile", src.read_bytes(), "mlvm-aot compile INPUT -o out.c"
-            if res.kind == "ok" and res.compiled and rng.random() < 0.25:
-                res = san.run(case.with_suffix(".c"))
-                target, repro = "sanitize", "mlvm-aot compile INPUT -o out.c; build with ASan/UBSan"
-        elif k < 0.8:
-            path = case.with_suffix(".onnx")
-            path.write_bytes(mutate_onnx(onnx_seeds, rng))
-            res = in_child(onnx_target(path, case.with_suffix(".c")))
-            target, data, repro = "onnx", path.read_bytes(), "mlvm-aot compile INPUT -o out.c --max-bytes 67108864"
-        elif k < 0.86:
-            path = case.with_suffix(".npz")
-            path.write_bytes(mutate_npz(rng))
-            res = in_child(npz_target(path))
-            target, data, repro = "npz", path.read_bytes(), "mlvm-aot compile M.mlir -o o.c --params INPUT"
-        elif k < 0.88:
-            path = case.with_suffix(".safetensors")
-            path.write_bytes(mutate_safetensors(rng))
-            res = in_child(safetensors_target(path))
-            target, data, repro = "safetensors", path.read_bytes(), "load_params(INPUT)"
-        elif k < 0.94:
-            path = case.with_suffix(".mlvmp")
-            path.write_bytes(mutate_params(rng, params_good))
-            res = in_child(params_target(params_so, path))
-            target, data, repro = "params", path.read_bytes(), "mlvm.load(PARAMS_SRC module, params=INPUT)"
-        else:
-            s = rng.randrange(1 << 30)
-            res = in_child(call_target(call_so, s))
-            target, data, repro = "call", f"seed {s}".encode(), f"call_target(CALL_SRC module, {s})"
-        if res.kind == "finding":
-            sig = f"{target}: {signature(res.detail)}"
-            if sig not in findings:
-                digest = hashlib.sha256(data).hexdigest()[:12]
-                path = out / f"{target}-{digest}.input"
-                path.write_bytes(data)
-                (out / f"{target}-{digest}.txt").write_text(f"{sig}\nreproduce: {repro}\n\n{res.detail}\n")
-                findings[sig] = (res.detail, repro, path)
-                print(f"finding {len(findings)}: {sig}", file=sys.stderr)
+    try:
+        san = Sanitizer(work)
+        san.prepare()
+        call_so = _call_module(work)
+        params_so, params_good = _params_module(work)
+        findings: dict[str, tuple[str, str, Path]] = {}
+        tried = 0
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            tried += 1
+            k = rng.random()
+            case = work / f"case{tried % 4}"
+            if k < 0.7:
+                src = case.with_suffix(".mlir")
+                text = mutate(rng.choice(seeds), rng, seeds)
+                src.write_bytes(text.encode("utf-8", "surrogatepass"))
+                res = in_child(compile_target(src, case.with_suffix(".c")))
+                target, data, repro = "compile", src.read_bytes(), "mlvm-aot compile INPUT -o out.c"
+                if res.kind == "ok" and res.compiled and rng.random() < 0.25:
+                    res = san.run(case.with_suffix(".c"))
+                    target, repro = "sanitize", "mlvm-aot compile INPUT -o out.c; build with ASan/UBSan"
+            elif k < 0.8:
+                path = case.with_suffix(".onnx")
+                path.write_bytes(mutate_onnx(onnx_seeds, rng))
+                res = in_child(onnx_target(path, case.with_suffix(".c")))
+                target, data, repro = "onnx", path.read_bytes(), "mlvm-aot compile INPUT -o out.c --max-bytes 67108864"
+            elif k < 0.86:
+                path = case.with_suffix(".npz")
+                path.write_bytes(mutate_npz(rng))
+                res = in_child(npz_target(path))
+                target, data, repro = "npz", path.read_bytes(), "mlvm-aot compile M.mlir -o o.c --params INPUT"
+            elif k < 0.88:
+                path = case.with_suffix(".safetensors")
+                path.write_bytes(mutate_safetensors(rng))
+                res = in_child(safetensors_target(path))
+                target, data, repro = "safetensors", path.read_bytes(), "load_params(INPUT)"
+            elif k < 0.94:
+                path = case.with_suffix(".mlvmp")
+                path.write_bytes(mutate_params(rng, params_good))
+                res = in_child(params_target(params_so, path))
+                target, data, repro = "params", path.read_bytes(), "mlvm.load(PARAMS_SRC module, params=INPUT)"
+            else:
+                s = rng.randrange(1 << 30)
+                res = in_child(call_target(call_so, s))
+                target, data, repro = "call", f"seed {s}".encode(), f"call_target(CALL_SRC module, {s})"
+            if res.kind == "finding":
+                sig = f"{target}: {signature(res.detail)}"
+                if sig not in findings:
+                    digest = hashlib.sha256(data).hexdigest()[:12]
+                    path = out / f"{target}-{digest}.input"
+                    path.write_bytes(data)
+                    (out / f"{target}-{digest}.txt").write_text(f"{sig}\nreproduce: {repro}\n\n{res.detail}\n")
+                    findings[sig] = (res.detail, repro, path)
+                    print(f"finding {len(findings)}: {sig}", file=sys.stderr)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)  # findings were copied to out
     return tried, findings
 
 

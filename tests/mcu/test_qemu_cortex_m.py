@@ -15,6 +15,7 @@ under the `<M>_STACK_BYTES` its header states for the core.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -68,6 +69,19 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, ml
     )
     aot("compile", str(d / "rows.mlir"), "-o", str(d / "rows.c"))
     out["rows"] = (d / "rows.c", mlvm.compile(d / "rows.mlir"))
+    # A weight large enough to be stored in panels (512 x 520: sixteen
+    # columns a pass across 16 full panels and a padded one, 8 alone).
+    (d / "panels.mlir").write_text(
+        "func.func @main(%x: tensor<1x512xf32>) -> tensor<1x520xf32> {\n"
+        '  %w = "mlvm.param"() <{name = "w"}> : () -> tensor<512x520xf32>\n'
+        '  %y = "mlvm.matmul"(%x, %w) : (tensor<1x512xf32>, tensor<512x520xf32>) -> tensor<1x520xf32>\n'
+        "  func.return %y : tensor<1x520xf32>\n}\n"
+    )
+    np.savez(d / "panels.npz", w=np.random.default_rng(5).standard_normal((512, 520)).astype(np.float32))
+    aot("compile", str(d / "panels.mlir"), "-o", str(d / "panels.c"), "--params", str(d / "panels.npz"))
+    # (the matmul's last field: panels 32 wide)
+    assert re.search(r"mlvm_matmul_t \w+ = \{1, 520, 512, [^}]*, 32\};", (d / "panels.c").read_text())
+    out["panels"] = (d / "panels.c", mlvm.compile(d / "panels.mlir", params=d / "panels.npz"))
     # A 28x28 CNN as PyTorch exports it (strided convs, ReLU, Gemm transB).
     cnn28(d / "cnn28.onnx")
     aot("compile", str(d / "cnn28.onnx"), "-o", str(d / "cnn28.c"))
@@ -165,7 +179,7 @@ func.func @main(%x: tensor<1x5x9x7xf32>, %y: tensor<1x1x11x6xf32>) -> (tensor<1x
 }
 """
 
-CASES = [("mlp", "m4"), ("resnet8", "m4"), ("mlp", "m3"), ("rows", "m4"), ("cnn28", "m4"),
+CASES = [("mlp", "m4"), ("resnet8", "m4"), ("mlp", "m3"), ("rows", "m4"), ("panels", "m4"), ("panels", "m3"), ("cnn28", "m4"),
          ("cnn28", "m3"), ("cnn28-nows", "m4"), ("dscnn", "m4"), ("dscnn-nows", "m4"),
          ("mobilenet", "m4"), ("autoencoder", "m4"), ("autoencoder", "m3"), ("qconv", "m4"),
          ("qconv", "m3")]

@@ -679,41 +679,55 @@ static void pack_rows_at(mlvm_index_t kc, int nr, const float *b, const mlvm_ind
 
 #ifdef MLVM_FPU_VLDM
 #define MLVM_ROW_VLDM 1
-/* out[0 .. 16) (row16_vldm) or out[0 .. 8) (row8_vldm) = sum over p < k
- * (k >= 1) of a[p] * b[p][..], a's elements a_step bytes apart, b's rows
- * b_step: per step one VLDR of a, one VLDM per eight b values and a VFMA
- * per output, the sums in s0-s15 (one rounding per term, in p order:
- * MLVM_MADD's sums). gcc does not merge separate loads into a VLDM: 22
- * instructions per 16 multiply-adds instead of 35. */
+/* out[0 .. 16) = sum over p < k (k >= 1) of a[p] * b[p][0 .. 16), a's
+ * elements a_step bytes apart, b's rows b_step: per step one VLDR of a, one
+ * VLDM per eight b values and a VFMA per output, the sums in s0-s15 (one
+ * rounding per term, in p order: MLVM_MADD's sums). gcc does not merge
+ * separate loads into a VLDM: 22 instructions per 16 multiply-adds instead
+ * of 35. The memory the loop reads and writes is named by operands (arrays
+ * of unknown size from a and b), not a "memory" clobber, which made gcc
+ * reload every field of the caller's matmul after each block. */
 #define MLVM_FMA8(a, b, c, d, e, f, g, h)                                                          \
     "vldmia %[b]!, {s16-s23}\n\tvfma.f32 s" #a ", s24, s16\n\tvfma.f32 s" #b ", s24, s17\n\t"   \
     "vfma.f32 s" #c ", s24, s18\n\tvfma.f32 s" #d ", s24, s19\n\tvfma.f32 s" #e ", s24, s20\n\t"  \
     "vfma.f32 s" #f ", s24, s21\n\tvfma.f32 s" #g ", s24, s22\n\tvfma.f32 s" #h ", s24, s23\n\t"
-#define MLVM_ROW_VLDM_FN(name, width, ZERO, FMAS, LAST)                                             \
-    static void name(const float *a, mlvm_index_t a_step, const float *b, mlvm_index_t b_step,    \
-                     mlvm_index_t k, float *out)                                                  \
-    {                                                                                             \
-        const mlvm_index_t b_rest = b_step - (width) * 4; /* the VLDMs advanced b */               \
-        const int32_t zero = 0;                                                                   \
-        __asm__ volatile(ZERO "1:\n\tvldr s24, [%[a]]\n\t" FMAS "add %[a], %[a], %[as]\n\t"        \
-                         "add %[b], %[b], %[bs]\n\tsubs %[k], %[k], #1\n\tbne 1b\n\t"              \
-                         "vstmia %[o], {s0-" LAST "}"                                             \
-                         : [a] "+r"(a), [b] "+r"(b), [k] "+r"(k)                                   \
-                         : [as] "r"(a_step), [bs] "r"(b_rest), [o] "r"(out), [z] "r"(zero)         \
-                         : "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10",      \
-                           "s11", "s12", "s13", "s14", "s15", "s16", "s17", "s18", "s19", "s20",   \
-                           "s21", "s22", "s23", "s24", "memory", "cc");                            \
-    }
-MLVM_ROW_VLDM_FN(row16_vldm, 16, MLVM_ZERO_16,
-                 MLVM_FMA8(0, 1, 2, 3, 4, 5, 6, 7) MLVM_FMA8(8, 9, 10, 11, 12, 13, 14, 15), "s15")
-MLVM_ROW_VLDM_FN(row8_vldm, 8, MLVM_ZERO_D(0, 1) MLVM_ZERO_D(2, 3), MLVM_FMA8(0, 1, 2, 3, 4, 5, 6, 7),
-                 "s7")
-#undef MLVM_ROW_VLDM_FN
+static void row16_vldm(const float *a, mlvm_index_t a_step, const float *b, mlvm_index_t b_step,
+                       mlvm_index_t k, float *out)
+{
+    const mlvm_index_t b_rest = b_step - 16 * 4; /* the VLDMs advanced b */
+    const int32_t zero = 0;
+    __asm__ volatile(MLVM_ZERO_16 "1:\n\tvldr s24, [%[a]]\n\t" MLVM_FMA8(0, 1, 2, 3, 4, 5, 6, 7)
+                     MLVM_FMA8(8, 9, 10, 11, 12, 13, 14, 15) "add %[a], %[a], %[as]\n\t"
+                     "add %[b], %[b], %[bs]\n\tsubs %[k], %[k], #1\n\tbne 1b\n\t"
+                     "vstmia %[o], {s0-s15}"
+                     : [a] "+r"(a), [b] "+r"(b), [k] "+r"(k), "=m"(*(float(*)[16])out)
+                     : [as] "r"(a_step), [bs] "r"(b_rest), [o] "r"(out), [z] "r"(zero),
+                       "m"(*(const float(*)[])a), "m"(*(const float(*)[])b)
+                     : "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11",
+                       "s12", "s13", "s14", "s15", "s16", "s17", "s18", "s19", "s20", "s21", "s22",
+                       "s23", "s24", "cc");
+}
 #undef MLVM_FMA8
+/* *out = sum over p < k (k >= 0) of a[p] * b[p][0], in p order: the
+ * same addressing as row16_vldm's, in less code than gcc makes of the C. */
+static void row1_vldm(const float *a, mlvm_index_t a_step, const float *b, mlvm_index_t b_step,
+                      mlvm_index_t k, float *out)
+{
+    const int32_t zero = 0;
+    __asm__ volatile("vmov s0, %[z]\n\tcmp %[k], #0\n\tbeq 2f\n"
+                     "1:\n\tvldr s24, [%[a]]\n\tvldr s16, [%[b]]\n\tvfma.f32 s0, s24, s16\n\t"
+                     "add %[a], %[a], %[as]\n\tadd %[b], %[b], %[bs]\n\tsubs %[k], %[k], #1\n\tbne 1b\n"
+                     "2:\n\tvstr s0, [%[o]]"
+                     : [a] "+r"(a), [b] "+r"(b), [k] "+r"(k), "=m"(*out)
+                     : [as] "r"(a_step), [bs] "r"(b_step), [o] "r"(out), [z] "r"(zero),
+                       "m"(*(const float(*)[])a), "m"(*(const float(*)[])b)
+                     : "s0", "s16", "s24", "cc");
+}
 #undef MLVM_ZERO_16
 #undef MLVM_ZERO_D
 #endif
 
+#ifndef MLVM_ROW_VLDM
 /* One output of the single row: its terms summed in order. */
 static float one_column(const float *a, mlvm_index_t a_cs, const float *b, mlvm_index_t b_rs,
                         mlvm_index_t k)
@@ -724,100 +738,100 @@ static float one_column(const float *a, mlvm_index_t a_cs, const float *b, mlvm_
         MLVM_MADD(s, a[p * a_cs], b[p * b_rs]);
     return s;
 }
+#endif
 
-/* One row on a core without vectors (Cortex-M): b is read in place,
- * sixteen outputs per pass held in FPU registers while the contraction
- * streams down b's rows (no packing, no tile of zero rows; one load of a
- * per sixteen multiply-adds), then eight, four, one (with VLDM: sixteen,
- * eight, one, in one loop over the blocks, which then share their
- * addressing: less code). Each output sums its terms in order, as the
- * tiled kernel does. */
-#ifdef MLVM_ROW_VLDM
-static void row_times_matrix(const mlvm_gemm_t *g)
+/* Column j of b, for the single-row kernels below. */
+static const float *row_column(const mlvm_matmul_t *p, const float *b, mlvm_index_t j)
 {
-    const mlvm_index_t n = g->n, k = g->k, a_cs = g->a_cs;
-    const mlvm_index_t b_rs = g->b_panel != 0 ? g->b_panel : g->b_rs;
-    /* blocks of 16 and 8 (never across a panel); no contraction: one by one */
-    const int blocks = k > 0 && (g->b_cs == 1 || g->b_panel != 0);
-    const float *a = g->a;
-    float *out = g->out;
+    const mlvm_index_t w = p->b_panel;
+    return w != 0 ? b + (j / w) * p->k * w + j % w : b + j * p->b_cs;
+}
+
+/* out[0 .. n) = the single row a times b on a core without vectors
+ * (Cortex-M): b is read in place, sixteen outputs per pass held in FPU
+ * registers while the contraction streams down b's rows (no packing, no
+ * tile of zero rows; one load of a per sixteen multiply-adds), then (without
+ * VLDM) eight, four, one. With VLDM the last n % 16 go one by one: an
+ * eight-wide copy of the loop cost 110 bytes of flash, a third of the
+ * kernel, to save 3 % of the MLP's instructions (10 % of the 28x28 CNN's,
+ * whose ten-class layer is all it runs). Blocks never cross a panel (panels
+ * are multiples of 32 wide); b's columns must be adjacent, else every
+ * output goes alone. Each output sums its terms in order, as the tiled
+ * kernel does. Not inlined: the matmul entry and the gemm share it. */
+MLVM_NOINLINE static void row_core(const mlvm_matmul_t *p, const float *a, const float *b, float *out)
+{
+    const mlvm_index_t n = p->n, k = p->k, a_cs = p->a_cs;
+    const mlvm_index_t b_rs = p->b_panel != 0 ? p->b_panel : p->b_rs;
+    const int blocks = k > 0 && (p->b_cs == 1 || p->b_panel != 0);
+#ifdef MLVM_ROW_VLDM
     mlvm_index_t j, w;
     for (j = 0; j < n; j += w) {
-        const float *b = column_at(g, j);
-        w = !blocks ? 1 : n - j >= 16 ? 16 : n - j >= 8 ? 8 : 1;
-        if (w == 16) {
-            row16_vldm(a, a_cs * (mlvm_index_t)sizeof *a, b, b_rs * (mlvm_index_t)sizeof *b, k, out + j);
-        } else if (w == 8) {
-            row8_vldm(a, a_cs * (mlvm_index_t)sizeof *a, b, b_rs * (mlvm_index_t)sizeof *b, k, out + j);
-        } else {
-            out[j] = one_column(a, a_cs, b, b_rs, k);
-        }
+        const float *c = row_column(p, b, j);
+        w = blocks && n - j >= 16 ? 16 : 1;
+        if (w == 16)
+            row16_vldm(a, a_cs * (mlvm_index_t)sizeof *a, c, b_rs * (mlvm_index_t)sizeof *b, k, out + j);
+        else
+            row1_vldm(a, a_cs * (mlvm_index_t)sizeof *a, c, b_rs * (mlvm_index_t)sizeof *b, k, out + j);
     }
-    if (g->epilogue != NULL)
-        g->epilogue(g->epilogue_ctx, 0, 1, 0, n, out, g->c_rs);
-}
 #else
-static void row_times_matrix(const mlvm_gemm_t *g)
-{
-    const mlvm_index_t n = g->n, k = g->k, a_cs = g->a_cs;
-    const mlvm_index_t b_rs = g->b_panel != 0 ? g->b_panel : g->b_rs;
-    const float *a = g->a;
-    float *out = g->out;
-    mlvm_index_t j = 0, p;
-    /* blocks of 16, 8, 4 (never across a panel); no contraction: one by one */
-    if (k > 0 && (g->b_cs == 1 || g->b_panel != 0)) {
-        for (; j + 16 <= n; j += 16) {
-            const float *b = column_at(g, j);
-            float t0 = 0.0f, t1 = 0.0f, t2 = 0.0f, t3 = 0.0f, t4 = 0.0f, t5 = 0.0f, t6 = 0.0f;
-            float t7 = 0.0f, t8 = 0.0f, t9 = 0.0f, ta = 0.0f, tb = 0.0f, tc = 0.0f, td = 0.0f;
-            float te = 0.0f, tf = 0.0f;
-            for (p = 0; p < k; ++p, b += b_rs) {
-                const float x = a[p * a_cs];
-                MLVM_MADD(t0, x, b[0]), MLVM_MADD(t1, x, b[1]), MLVM_MADD(t2, x, b[2]);
-                MLVM_MADD(t3, x, b[3]), MLVM_MADD(t4, x, b[4]), MLVM_MADD(t5, x, b[5]);
-                MLVM_MADD(t6, x, b[6]), MLVM_MADD(t7, x, b[7]), MLVM_MADD(t8, x, b[8]);
-                MLVM_MADD(t9, x, b[9]), MLVM_MADD(ta, x, b[10]), MLVM_MADD(tb, x, b[11]);
-                MLVM_MADD(tc, x, b[12]), MLVM_MADD(td, x, b[13]), MLVM_MADD(te, x, b[14]);
-                MLVM_MADD(tf, x, b[15]);
-            }
-            out[j] = t0, out[j + 1] = t1, out[j + 2] = t2, out[j + 3] = t3, out[j + 4] = t4;
-            out[j + 5] = t5, out[j + 6] = t6, out[j + 7] = t7, out[j + 8] = t8, out[j + 9] = t9;
-            out[j + 10] = ta, out[j + 11] = tb, out[j + 12] = tc, out[j + 13] = td;
-            out[j + 14] = te, out[j + 15] = tf;
+    mlvm_index_t j = 0, q;
+    for (; blocks && j + 16 <= n; j += 16) {
+        const float *c = row_column(p, b, j);
+        float t0 = 0.0f, t1 = 0.0f, t2 = 0.0f, t3 = 0.0f, t4 = 0.0f, t5 = 0.0f, t6 = 0.0f;
+        float t7 = 0.0f, t8 = 0.0f, t9 = 0.0f, ta = 0.0f, tb = 0.0f, tc = 0.0f, td = 0.0f;
+        float te = 0.0f, tf = 0.0f;
+        for (q = 0; q < k; ++q, c += b_rs) {
+            const float x = a[q * a_cs];
+            MLVM_MADD(t0, x, c[0]), MLVM_MADD(t1, x, c[1]), MLVM_MADD(t2, x, c[2]);
+            MLVM_MADD(t3, x, c[3]), MLVM_MADD(t4, x, c[4]), MLVM_MADD(t5, x, c[5]);
+            MLVM_MADD(t6, x, c[6]), MLVM_MADD(t7, x, c[7]), MLVM_MADD(t8, x, c[8]);
+            MLVM_MADD(t9, x, c[9]), MLVM_MADD(ta, x, c[10]), MLVM_MADD(tb, x, c[11]);
+            MLVM_MADD(tc, x, c[12]), MLVM_MADD(td, x, c[13]), MLVM_MADD(te, x, c[14]);
+            MLVM_MADD(tf, x, c[15]);
         }
-        for (; j + 8 <= n; j += 8) {
-            const float *b = column_at(g, j);
-            float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
-            float s4 = 0.0f, s5 = 0.0f, s6 = 0.0f, s7 = 0.0f;
-            for (p = 0; p < k; ++p, b += b_rs) {
-                const float x = a[p * a_cs];
-                MLVM_MADD(s0, x, b[0]), MLVM_MADD(s1, x, b[1]), MLVM_MADD(s2, x, b[2]);
-                MLVM_MADD(s3, x, b[3]), MLVM_MADD(s4, x, b[4]), MLVM_MADD(s5, x, b[5]);
-                MLVM_MADD(s6, x, b[6]), MLVM_MADD(s7, x, b[7]);
-            }
-            out[j] = s0, out[j + 1] = s1, out[j + 2] = s2, out[j + 3] = s3;
-            out[j + 4] = s4, out[j + 5] = s5, out[j + 6] = s6, out[j + 7] = s7;
+        out[j] = t0, out[j + 1] = t1, out[j + 2] = t2, out[j + 3] = t3, out[j + 4] = t4;
+        out[j + 5] = t5, out[j + 6] = t6, out[j + 7] = t7, out[j + 8] = t8, out[j + 9] = t9;
+        out[j + 10] = ta, out[j + 11] = tb, out[j + 12] = tc, out[j + 13] = td;
+        out[j + 14] = te, out[j + 15] = tf;
+    }
+    for (; blocks && j + 8 <= n; j += 8) {
+        const float *c = row_column(p, b, j);
+        float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
+        float s4 = 0.0f, s5 = 0.0f, s6 = 0.0f, s7 = 0.0f;
+        for (q = 0; q < k; ++q, c += b_rs) {
+            const float x = a[q * a_cs];
+            MLVM_MADD(s0, x, c[0]), MLVM_MADD(s1, x, c[1]), MLVM_MADD(s2, x, c[2]);
+            MLVM_MADD(s3, x, c[3]), MLVM_MADD(s4, x, c[4]), MLVM_MADD(s5, x, c[5]);
+            MLVM_MADD(s6, x, c[6]), MLVM_MADD(s7, x, c[7]);
         }
-        for (; j + 4 <= n; j += 4) {
-            const float *b = column_at(g, j);
-            float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
-            for (p = 0; p < k; ++p, b += b_rs) {
-                const float x = a[p * a_cs];
-                MLVM_MADD(s0, x, b[0]), MLVM_MADD(s1, x, b[1]);
-                MLVM_MADD(s2, x, b[2]), MLVM_MADD(s3, x, b[3]);
-            }
-            out[j] = s0;
-            out[j + 1] = s1;
-            out[j + 2] = s2;
-            out[j + 3] = s3;
+        out[j] = s0, out[j + 1] = s1, out[j + 2] = s2, out[j + 3] = s3;
+        out[j + 4] = s4, out[j + 5] = s5, out[j + 6] = s6, out[j + 7] = s7;
+    }
+    for (; blocks && j + 4 <= n; j += 4) {
+        const float *c = row_column(p, b, j);
+        float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
+        for (q = 0; q < k; ++q, c += b_rs) {
+            const float x = a[q * a_cs];
+            MLVM_MADD(s0, x, c[0]), MLVM_MADD(s1, x, c[1]);
+            MLVM_MADD(s2, x, c[2]), MLVM_MADD(s3, x, c[3]);
         }
+        out[j] = s0, out[j + 1] = s1, out[j + 2] = s2, out[j + 3] = s3;
     }
     for (; j < n; ++j)
-        out[j] = one_column(a, a_cs, column_at(g, j), b_rs, k);
-    if (g->epilogue != NULL)
-        g->epilogue(g->epilogue_ctx, 0, 1, 0, n, out, g->c_rs);
+        out[j] = one_column(a, a_cs, row_column(p, b, j), b_rs, k);
+#endif
 }
-#endif /* MLVM_ROW_VLDM */
+
+/* The gemm's single row: its fields as a matmul's, then the epilogue. */
+static void row_times_matrix(const mlvm_gemm_t *g)
+{
+    mlvm_matmul_t p;
+    p.m = 1, p.n = g->n, p.k = g->k;
+    p.a_rs = g->a_rs, p.a_cs = g->a_cs, p.b_rs = g->b_rs, p.b_cs = g->b_cs, p.b_panel = g->b_panel;
+    row_core(&p, g->a, g->b, g->out);
+    if (g->epilogue != NULL)
+        g->epilogue(g->epilogue_ctx, 0, 1, 0, g->n, g->out, g->c_rs);
+}
 #endif
 
 /* The blocked product, in functions of their own: the packing buffer is
@@ -1000,9 +1014,9 @@ void mlvm_matmul_row_f32(const mlvm_matmul_t *p, const float *a, const float *b,
                          float *out, mlvm_epilogue_fn fn, const void *ctx)
 {
 #ifdef MLVM_HAVE_ROW
-    mlvm_gemm_t g;
-    gemm_of(&g, p, a, b, out, fn, ctx);
-    row_times_matrix(&g);
+    row_core(p, a, b, out);
+    if (fn != NULL)
+        fn(ctx, 0, 1, 0, p->n, out, p->n);
 #else
     matmul_2d(p, a, b, out, fn, ctx);
 #endif

@@ -97,10 +97,13 @@ static void check_matmul(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, int ta,
     check_matmul_as(m, n, k, ta, tb, 0);
 }
 
-/* The activation epilogue, tile by tile, against the plain product with
- * mlvm_epilogue_clamp_f32 applied after: bit for bit, NaN and infinities
- * planted in a. */
-static void check_clamp(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, const mlvm_clamp_t *c)
+/* An epilogue the GEMM applies in its tiles' stores (an activation alone,
+ * a Linear layer's column bias with a ReLU or nothing) against the plain
+ * product with the epilogue function applied after: bit for bit, NaN and
+ * infinities planted in a, but for which NaN a sum of two NaNs is (IEEE
+ * leaves it open, and compilers swap the operands of an addition). */
+static void check_epilogue(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, mlvm_epilogue_fn fn,
+                           const void *ctx, const char *what)
 {
     mlvm_matmul_t p;
     mlvm_iter_t one = {1, {1}, {{0}, {0}}};
@@ -112,16 +115,36 @@ static void check_clamp(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, const ml
         a[i] = i % 3 == 0 ? NAN : i % 3 == 1 ? INFINITY : -INFINITY;
     p.m = m, p.n = n, p.k = k, p.a_rs = k, p.a_cs = 1, p.b_rs = n, p.b_cs = 1, p.b_panel = 0;
     mlvm_matmul_f32(&p, &one, a, b, want);
-    mlvm_epilogue_clamp_f32(c, 0, m, 0, n, want, n);
-    mlvm_matmul_epilogue_f32(&p, a, b, got, mlvm_epilogue_clamp_f32, c);
+    fn(ctx, 0, m, 0, n, want, n);
+    mlvm_matmul_epilogue_f32(&p, a, b, got, fn, ctx);
     for (i = 0; i < m * n; ++i)
-        if (memcmp(&got[i], &want[i], sizeof *got) != 0) {
+        if (memcmp(&got[i], &want[i], sizeof *got) != 0 && !(isnan(got[i]) && isnan(want[i]))) {
             ++failures;
-            fprintf(stderr, "clamp m=%td n=%td k=%td relu=%d: element %td is %.9g, want %.9g\n", m,
-                    n, k, (int)c->relu, i, got[i], want[i]);
+            fprintf(stderr, "%s m=%td n=%td k=%td: element %td is %.9g, want %.9g\n", what, m, n, k,
+                    i, got[i], want[i]);
             break;
         }
     free(a), free(b), free(want), free(got);
+}
+
+static void check_clamp(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, const mlvm_clamp_t *c)
+{
+    check_epilogue(m, n, k, mlvm_epilogue_clamp_f32, c, c->relu ? "clamp relu" : "clamp bounds");
+}
+
+/* A column bias (-0, NaN and infinities among them) with a ReLU (lo 0) or
+ * nothing (lo -inf). */
+static void check_bias(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, int relu)
+{
+    float *bias = random_array((size_t)n);
+    mlvm_bias_t b;
+    mlvm_index_t j;
+    for (j = 0; j < n; j += 5)
+        bias[j] = j % 4 == 0 ? -0.0f : j % 4 == 1 ? NAN : j % 4 == 2 ? INFINITY : -INFINITY;
+    b.bias = bias;
+    b.lo = relu ? 0.0f : -HUGE_VALF;
+    check_epilogue(m, n, k, mlvm_epilogue_bias_f32, &b, relu ? "bias relu" : "bias");
+    free(bias);
 }
 
 typedef void (*conv_epilogue_fn)(const mlvm_conv2d_t *p, const float *x, const float *w,
@@ -428,6 +451,13 @@ int main(void)
         }
         check_clamp(1, 300, 40, &clip); /* the single-row kernel, a gemv */
         check_clamp(70, 90, 600, &relu); /* several contraction slices */
+        for (i = 0; i < ns; ++i) {
+            check_bias(sizes[i], sizes[(i + 2) % ns], sizes[(i + 4) % ns], (int)(i % 2));
+            check_bias(sizes[(i + 3) % ns], sizes[i], sizes[(i + 1) % ns], (int)(i % 2 == 0));
+        }
+        check_bias(1, 300, 40, 1); /* a gemv's columns, then tiles for the rest */
+        check_bias(1, 4200, 6, 0);
+        check_bias(70, 90, 600, 1); /* the bias on the last of several slices only */
     }
     /* b in panels: one row (every row path), ragged last panel, several
      * contraction slices and row blocks, panels wider than a sliver */

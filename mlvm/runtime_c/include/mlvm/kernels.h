@@ -77,8 +77,9 @@ typedef void (*mlvm_epilogue_fn)(const void *ctx, mlvm_index_t i0, mlvm_index_t 
 /* The epilogue of an activation alone, with ctx a const mlvm_clamp_t *:
  * relu (h < 0 ? 0 : h), or the dialect's max with lo then min with hi
  * (ties give the bound, NaN stays; lo = -inf / hi = inf when absent).
- * conv2d's depthwise kernels (AVX2 / AVX-512) recognise it and apply it to
- * their sums before the store, so no pass over their output is left. */
+ * The GEMM's tile kernels (a matmul's, a convolution's) and conv2d's
+ * depthwise kernels (AVX2 / AVX-512) recognise it and apply it to their
+ * sums before the store, so no pass over their output is left. */
 typedef struct mlvm_clamp {
     float lo, hi;
     int32_t relu;
@@ -89,7 +90,8 @@ void mlvm_epilogue_clamp_f32(const void *ctx, mlvm_index_t i0, mlvm_index_t rows
  * Linear layer's), with ctx a const mlvm_bias_t *: row[j] = t < lo ? lo : t
  * for t = row[j] + bias[j0 + j], lo 0 for ReLU (which keeps -0 and NaN, as
  * relu does) or -inf. One runtime function for both forms, so that a module
- * links it once instead of a generated function per layer form. */
+ * links it once instead of a generated function per layer form; the GEMM's
+ * tile kernels recognise it and apply it to their sums before the store. */
 typedef struct mlvm_bias {
     const float *bias;
     float lo;

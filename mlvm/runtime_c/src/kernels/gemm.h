@@ -75,6 +75,10 @@ typedef struct mlvm_gemm {
     mlvm_gemm_pack_fn pack;    /* or NULL */
     const void *pack_ctx;
     const float *bias;         /* one per row of out, or NULL */
+    const float *col_bias;     /* or NULL: one per column of out, added to the final sums */
+    const mlvm_clamp_t *act;   /* or NULL: mlvm_epilogue_clamp_f32's clamp of the final sums
+                                  (after col_bias); both in registers as the tiles are stored,
+                                  then the epilogue */
     float *out;
     mlvm_index_t c_rs;
     mlvm_epilogue_fn epilogue; /* or NULL: called on each finished tile */

@@ -40,6 +40,7 @@
  * with four partial sums per vector, so that the FMA chain's latency is
  * hidden. The AVX2 kernel uses
  * masked loads and stores only on a tile's ragged edge. */
+#include <math.h>
 #include <string.h>
 
 #include "gemm.h"
@@ -89,7 +90,22 @@ typedef struct mm_ctx {
     const mlvm_index_t *b_off;     /* or row offsets of an unpacked sliver */
     mlvm_index_t c_rs;             /* row stride of out */
     int accumulate;                /* add to out (slices after the first) */
+    const float *col_bias;         /* or NULL: the tile's column biases (last slice) */
+    const mlvm_clamp_t *act;       /* or NULL: clamp the sums as they are stored (last slice) */
 } mm_ctx_t;
+
+#if !defined(MLVM_MM_AVX512) && !defined(MLVM_MM_AVX2)
+/* mlvm_epilogue_clamp_f32's clamp of one sum, for the scalar stores:
+ * relu h < 0 ? 0 : h, else !(h <= lo) ? h : lo then !(m >= hi) ? m : hi. */
+static float act_scalar(const mlvm_clamp_t *t, float h)
+{
+    float m;
+    if (t->relu)
+        return h < 0.0f ? 0.0f : h;
+    m = !(h <= t->lo) ? h : t->lo;
+    return !(m >= t->hi) ? m : t->hi;
+}
+#endif
 
 /* -------------------------------------------------------------------------
  * Micro-kernels: out[0..mr) x [0..nr) (+)= a rows x b sliver
@@ -98,6 +114,15 @@ typedef struct mm_ctx {
 #if defined(MLVM_MM_AVX512)
 
 #define MLVM_INLINE static inline __attribute__((always_inline))
+
+/* mlvm_epilogue_clamp_f32's clamp on a vector: max(0, v) is relu's
+ * v < 0 ? 0 : v, NaN and -0 kept (max returns its second operand for
+ * those); the bounds by compare and select, ties giving the bound. */
+MLVM_INLINE __m512 bounds_avx512(__m512 lo, __m512 hi, __m512 v)
+{
+    v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, lo, _CMP_LE_OQ), lo);
+    return _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, hi, _CMP_GE_OQ), hi);
+}
 
 /* off: NULL, or b's row offsets (a constant NULL in the plain instances,
  * so that their loop keeps its simple addressing). */
@@ -137,6 +162,31 @@ MLVM_INLINE void kern_avx512(const mm_ctx_t *x, int mr, int wide, const mlvm_ind
             c0[r] = _mm512_add_ps(c0[r], _mm512_set1_ps(bias[r]));
             c1[r] = _mm512_add_ps(c1[r], _mm512_set1_ps(bias[r]));
         }
+    }
+    if (x->col_bias != NULL) {
+        const __m512 cb0 = _mm512_maskz_loadu_ps(m0, x->col_bias);
+        const __m512 cb1 = _mm512_maskz_loadu_ps(m1, x->col_bias + 16);
+        for (r = 0; r < mr; ++r) {
+            c0[r] = _mm512_add_ps(c0[r], cb0);
+            c1[r] = _mm512_add_ps(c1[r], cb1);
+        }
+    }
+    /* tested once per tile: tests between the rows' stores cost the sums
+     * their registers (gcc kept them in memory, the kernel 2x slower) */
+    if (x->act != NULL && x->act->relu) {
+        for (r = 0; r < mr; ++r) {
+            c0[r] = _mm512_max_ps(_mm512_setzero_ps(), c0[r]);
+            c1[r] = _mm512_max_ps(_mm512_setzero_ps(), c1[r]);
+        }
+    } else if (x->act != NULL) {
+        const __m512 lo = _mm512_set1_ps(x->act->lo), hi = _mm512_set1_ps(x->act->hi);
+        for (r = 0; r < mr; ++r) {
+            c0[r] = bounds_avx512(lo, hi, c0[r]);
+            c1[r] = bounds_avx512(lo, hi, c1[r]);
+        }
+    }
+    for (r = 0; r < mr; ++r) {
+        float *cr = c + r * x->c_rs;
         _mm512_mask_storeu_ps(cr, m0, c0[r]);
         if (wide)
             _mm512_mask_storeu_ps(cr + 16, m1, c1[r]);
@@ -177,6 +227,18 @@ static void kern_row_avx512(const mm_ctx_t *x, const mlvm_index_t *off, const fl
     } else if (bias != NULL) {
         s0[0] = _mm512_add_ps(s0[0], _mm512_set1_ps(bias[0]));
         s1[0] = _mm512_add_ps(s1[0], _mm512_set1_ps(bias[0]));
+    }
+    if (x->col_bias != NULL) {
+        s0[0] = _mm512_add_ps(s0[0], _mm512_maskz_loadu_ps(m0, x->col_bias));
+        s1[0] = _mm512_add_ps(s1[0], _mm512_maskz_loadu_ps(m1, x->col_bias + 16));
+    }
+    if (x->act != NULL && x->act->relu) {
+        s0[0] = _mm512_max_ps(_mm512_setzero_ps(), s0[0]);
+        s1[0] = _mm512_max_ps(_mm512_setzero_ps(), s1[0]);
+    } else if (x->act != NULL) {
+        const __m512 lo = _mm512_set1_ps(x->act->lo), hi = _mm512_set1_ps(x->act->hi);
+        s0[0] = bounds_avx512(lo, hi, s0[0]);
+        s1[0] = bounds_avx512(lo, hi, s1[0]);
     }
     _mm512_mask_storeu_ps(c, m0, s0[0]);
     _mm512_mask_storeu_ps(c + 16, m1, s1[0]);
@@ -272,6 +334,13 @@ MLVM_INLINE void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int n
 
 #define MLVM_INLINE static inline __attribute__((always_inline))
 
+/* The clamp on a vector, as bounds_avx512. */
+MLVM_INLINE __m256 bounds_avx2(__m256 lo, __m256 hi, __m256 v)
+{
+    v = _mm256_blendv_ps(v, lo, _mm256_cmp_ps(v, lo, _CMP_LE_OQ));
+    return _mm256_blendv_ps(v, hi, _mm256_cmp_ps(v, hi, _CMP_GE_OQ));
+}
+
 /* full: all 16 columns, plain loads and stores (masked ones cost more on
  * every AVX2 core); the masks are used only on the ragged edge. wide: both
  * vectors of the sliver; otherwise only the first (nr <= 8). */
@@ -311,6 +380,31 @@ MLVM_INLINE void kern_avx2(const mm_ctx_t *x, int mr, int full, int wide, const 
             c0[r] = _mm256_add_ps(c0[r], _mm256_set1_ps(bias[r]));
             c1[r] = _mm256_add_ps(c1[r], _mm256_set1_ps(bias[r]));
         }
+    }
+    if (x->col_bias != NULL) {
+        const __m256 cb0 = full ? _mm256_loadu_ps(x->col_bias) : _mm256_maskload_ps(x->col_bias, m0);
+        const __m256 cb1 = !wide ? cb0 : full ? _mm256_loadu_ps(x->col_bias + 8)
+                                              : _mm256_maskload_ps(x->col_bias + 8, m1);
+        for (r = 0; r < mr; ++r) {
+            c0[r] = _mm256_add_ps(c0[r], cb0);
+            c1[r] = _mm256_add_ps(c1[r], cb1);
+        }
+    }
+    /* tested once per tile, as in kern_avx512 */
+    if (x->act != NULL && x->act->relu) {
+        for (r = 0; r < mr; ++r) {
+            c0[r] = _mm256_max_ps(_mm256_setzero_ps(), c0[r]);
+            c1[r] = _mm256_max_ps(_mm256_setzero_ps(), c1[r]);
+        }
+    } else if (x->act != NULL) {
+        const __m256 lo = _mm256_set1_ps(x->act->lo), hi = _mm256_set1_ps(x->act->hi);
+        for (r = 0; r < mr; ++r) {
+            c0[r] = bounds_avx2(lo, hi, c0[r]);
+            c1[r] = bounds_avx2(lo, hi, c1[r]);
+        }
+    }
+    for (r = 0; r < mr; ++r) {
+        float *cr = c + r * x->c_rs;
         if (full) {
             _mm256_storeu_ps(cr, c0[r]);
             _mm256_storeu_ps(cr + 8, c1[r]);
@@ -500,6 +594,10 @@ static void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int nr, co
             else
                 for (j = 0; j < nr && j < 4; ++j)
                     cr[j] = t[r][j];
+            for (j = 0; x->col_bias != NULL && j < nr && j < 4; ++j)
+                cr[j] += x->col_bias[j];
+            for (j = 0; x->act != NULL && j < nr && j < 4; ++j)
+                cr[j] = act_scalar(x->act, cr[j]);
         }
     }
 }
@@ -536,6 +634,10 @@ static void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int nr, co
         else
             for (j = 0; j < nr && j < MLVM_MM_NR; ++j)
                 cr[j] = t[r][j];
+        for (j = 0; x->col_bias != NULL && j < nr && j < MLVM_MM_NR; ++j)
+            cr[j] += x->col_bias[j];
+        for (j = 0; x->act != NULL && j < nr && j < MLVM_MM_NR; ++j)
+            cr[j] = act_scalar(x->act, cr[j]);
     }
 }
 
@@ -573,6 +675,22 @@ static const float *column_at(const mlvm_gemm_t *g, mlvm_index_t j)
 {
     const mlvm_index_t w = g->b_panel;
     return w != 0 ? g->b + (j / w) * g->k * w + j % w : g->b + j * g->b_cs;
+}
+
+/* Outputs the tile kernels did not store (an empty contraction, the
+ * single-row kernels): the gemm's column bias, clamp, then epilogue. */
+static void finish(const mlvm_gemm_t *g, mlvm_index_t i0, mlvm_index_t rows, mlvm_index_t j0,
+                   mlvm_index_t cols)
+{
+    float *tile = g->out + i0 * g->c_rs + j0;
+    if (g->col_bias != NULL) {
+        const mlvm_bias_t b = {g->col_bias, -HUGE_VALF};
+        mlvm_epilogue_bias_f32(&b, i0, rows, j0, cols, tile, g->c_rs);
+    }
+    if (g->act != NULL)
+        mlvm_epilogue_clamp_f32(g->act, i0, rows, j0, cols, tile, g->c_rs);
+    if (g->epilogue != NULL)
+        g->epilogue(g->epilogue_ctx, i0, rows, j0, cols, tile, g->c_rs);
 }
 
 #ifdef MLVM_VF_LEN
@@ -829,10 +947,10 @@ static void row_times_matrix(const mlvm_gemm_t *g)
     p.m = 1, p.n = g->n, p.k = g->k;
     p.a_rs = g->a_rs, p.a_cs = g->a_cs, p.b_rs = g->b_rs, p.b_cs = g->b_cs, p.b_panel = g->b_panel;
     row_core(&p, g->a, g->b, g->out);
-    if (g->epilogue != NULL)
-        g->epilogue(g->epilogue_ctx, 0, 1, 0, g->n, g->out, g->c_rs);
+    finish(g, 0, 1, 0, g->n);
 }
 #endif
+
 
 /* The blocked product, in functions of their own: the packing buffer is
  * stack only while one runs (the single-row path above needs none). One
@@ -862,8 +980,7 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
     if (k == 0) {
         for (i = 0; i < m; ++i)
             mlvm_fill_f32((size_t)n, g->bias != NULL ? g->bias[i] : 0.0f, g->out + i * g->c_rs);
-        if (g->epilogue != NULL)
-            g->epilogue(g->epilogue_ctx, 0, m, 0, n, g->out, g->c_rs);
+        finish(g, 0, m, 0, n);
         return;
     }
 #ifdef MLVM_HAVE_GEMV
@@ -887,8 +1004,8 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
                 gemv(j_first, k, g->a, g->a_cs, g->b, g->b_rs, g->out);
             }
         }
-        if (j_first > 0 && g->epilogue != NULL)
-            g->epilogue(g->epilogue_ctx, 0, 1, 0, j_first, g->out, g->c_rs);
+        if (j_first > 0)
+            finish(g, 0, 1, 0, j_first);
     }
 #endif
     x.a_rs = g->a_rs;
@@ -909,11 +1026,13 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
         const int last = pc + kc_step >= k;
         x.kc = k - pc < kc_step ? k - pc : kc_step;
         x.accumulate = pc > 0;
+        x.act = last ? g->act : NULL;
         for (ic = 0; ic < m; ic += MLVM_MM_MC) {
             const mlvm_index_t mc = m - ic < MLVM_MM_MC ? m - ic : MLVM_MM_MC;
             for (jr = j_first; jr < n; jr += MLVM_MM_NR) {
                 const int nr = (int)(n - jr < MLVM_MM_NR ? n - jr : MLVM_MM_NR);
                 const float *bs = g->b + pc * g->b_rs + jr * g->b_cs;
+                x.col_bias = last && g->col_bias != NULL ? g->col_bias + jr : NULL;
                 x.b_off = NULL;
                 if (g->b_off != NULL) {
                     bs = g->b + jr;
@@ -990,10 +1109,26 @@ static void gemm_of(mlvm_gemm_t *g, const mlvm_matmul_t *p, const float *a, cons
     g->pack = NULL;
     g->pack_ctx = NULL;
     g->bias = NULL;
+    g->col_bias = NULL;
+    g->act = NULL;
     g->out = out;
     g->c_rs = p->n;
     g->epilogue = fn;
     g->epilogue_ctx = ctx;
+    /* an activation alone, or a Linear layer's bias with a ReLU or
+     * nothing: stored so by the tile kernels, without a pass per tile */
+    if (fn == mlvm_epilogue_clamp_f32) {
+        g->act = (const mlvm_clamp_t *)ctx;
+        g->epilogue = NULL;
+    } else if (fn == mlvm_epilogue_bias_f32) {
+        static const mlvm_clamp_t relu = {0.0f, 0.0f, 1};
+        const mlvm_bias_t *b = (const mlvm_bias_t *)ctx;
+        if ((b->lo == 0.0f && !signbit(b->lo)) || b->lo == -HUGE_VALF) {
+            g->col_bias = b->bias;
+            g->act = b->lo == 0.0f ? &relu : NULL;
+            g->epilogue = NULL;
+        }
+    }
 }
 
 static void matmul_2d(const mlvm_matmul_t *p, const float *a, const float *b, float *out,

@@ -298,7 +298,8 @@ class FusedOp(MlvmOp):
         if ws is None and not head.ihwo() and conv2d_sums_in_place(d):
             call = f"{conv2d_direct_entry(d)}({p}, in0, in1, {bias}, out, {epilogue}, {ctx});"
         else:
-            entry = "mlvm_conv2d_ihwo_f32" if head.ihwo() else "mlvm_conv2d_epilogue_f32"
+            entry = ("mlvm_conv2d_ihwo_f32" if head.ihwo() else
+                     "mlvm_conv2d_epilogue_f32" if ws is None else "mlvm_conv2d_direct_ws_f32")
             call = f"{entry}({p}, in0, in1, {bias}, out, {ws or 'NULL'}, {epilogue}, {ctx});"
         self._call_with_epilogue(cg, call, decl, ctx == "ctx")
 

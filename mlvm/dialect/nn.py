@@ -794,7 +794,7 @@ class Conv2dOp(ConvWindowOp):
         elif ws is None:
             cg.stmt(f"mlvm_conv2d_f32({args});")
         else:
-            cg.stmt(f"mlvm_conv2d_ws_f32({args}, {ws});")
+            cg.stmt(f"mlvm_conv2d_direct_ws_f32({args}, {ws}, NULL, NULL);")
 
 
 POOL_KINDS = ("max", "avg")

@@ -209,23 +209,36 @@ def test_model_on_emulated_cortex_m(models: dict[str, tuple[Path, mlvm.Module]],
     assert res.stack_stated is not None and 0 < res.stack_call <= res.stack_stated
 
 
+def _functions(models: dict[str, tuple[Path, mlvm.Module]], name: str) -> set[str]:
+    """The function symbols of the model's M4 firmware."""
+    c_file, host = models[name]
+    info = host.functions["main"]
+    elf = harness.firmware(c_file, info, [np.zeros(s.shape, s.dtype) for s in info.inputs], "m4")
+    table = subprocess.run(["arm-none-eabi-readelf", "-sW", str(elf)], capture_output=True,
+                           text=True, check=True).stdout
+    return {p[7] for p in (line.split() for line in table.splitlines())
+            if len(p) >= 8 and p[3] == "FUNC"}
+
+
 def test_groups_of_four_channels_link_no_one_channel_pass(
         models: dict[str, tuple[Path, mlvm.Module]]) -> None:
     """Without workspaces the CNN's convolutions (8 and 16 channels) call
     mlvm_conv2d_direct4_f32: its firmware has no one-channel pass, while the
     DS-CNN's (depthwise layers) keeps it."""
-    def functions(name: str) -> set[str]:
-        c_file, host = models[name]
-        info = host.functions["main"]
-        elf = harness.firmware(c_file, info, [np.zeros(s.shape, s.dtype) for s in info.inputs], "m4")
-        table = subprocess.run(["arm-none-eabi-readelf", "-sW", str(elf)], capture_output=True,
-                               text=True, check=True).stdout
-        return {p[7] for p in (line.split() for line in table.splitlines())
-                if len(p) >= 8 and p[3] == "FUNC"}
-
-    cnn, dscnn = functions("cnn28-nows"), functions("dscnn-nows")
+    cnn, dscnn = _functions(models, "cnn28-nows"), _functions(models, "dscnn-nows")
     assert "mlvm_conv2d_direct4_f32" in cnn and "one_channel" not in cnn
     assert "mlvm_conv2d_direct_f32" in dscnn and "one_channel" in dscnn
+
+
+def test_convolutions_with_a_workspace_link_the_direct_path_alone(
+        models: dict[str, tuple[Path, mlvm.Module]]) -> None:
+    """With workspaces the CNN's convolutions call mlvm_conv2d_direct_ws_f32,
+    the padded copy and the GEMM at tap offsets: no in-place sums, no
+    window packing, no strided GEMM in the firmware."""
+    cnn = _functions(models, "cnn28")
+    assert {"mlvm_conv2d_direct_ws_f32", "direct_all", "gemm_blocked_at"} <= cnn
+    assert not cnn & {"mlvm_conv2d_f32", "four_channels", "one_channel", "pack_window",
+                      "gemm_blocked_strided", "mlvm_conv2d_epilogue_f32"}, sorted(cnn)
 
 
 @pytest.mark.parametrize("board", ["m4", "m3"])

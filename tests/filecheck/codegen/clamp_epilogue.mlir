@@ -13,7 +13,7 @@
 // CHECK: mlvm_matmul_epilogue_f32({{.*}}, mlvm_epilogue_clamp_f32, &[[RELU]]);
 // CHECK-LABEL: mlvm_status_t module_clip({{[^;]*$}}
 // CHECK-NOT: ctx[
-// CHECK: mlvm_conv2d_epilogue_f32({{.*}}, mlvm_epilogue_clamp_f32, &[[CLIP]]);
+// CHECK: mlvm_conv2d_direct_ws_f32({{.*}}, mlvm_epilogue_clamp_f32, &[[CLIP]]);
 // CHECK-LABEL: mlvm_status_t module_max_only({{[^;]*$}}
 // CHECK: mlvm_matmul_epilogue_f32({{.*}}, mlvm_epilogue_clamp_f32, &[[LOW]]);
 // CHECK-LABEL: mlvm_status_t module_min_then_max({{[^;]*$}}

@@ -4,8 +4,9 @@
 // kw, oh, ow, strides, top and left padding, dilations, groups. Without a
 // bias the kernel gets NULL. A convolution that copies its input gets its
 // workspace in the arena (conv2d_workspace_bytes: 2688 and 2880 bytes
-// here; groups of fewer than 4 outputs copy all channels); a 1x1 one
-// with stride 1 reads x in place and needs none.
+// here; groups of fewer than 4 outputs copy all channels) and calls the
+// entry of that path (on cores without vectors it links nothing else); a
+// 1x1 one with stride 1 reads x in place and needs none.
 // CHECK: #define MODULE_CONV_ARENA_BYTES 2688u
 // CHECK: #define MODULE_DEPTHWISE_ARENA_BYTES 2880u
 // CHECK: #define MODULE_POINTWISE_ARENA_BYTES 0u
@@ -13,9 +14,9 @@
 // CHECK-DAG: static const mlvm_conv2d_t [[D:module__s[0-9]+]] = {1, 6, 13, 7, 6, 3, 3, 9, 3, 1, 1, 0, 0, 2, 2, 6};
 // CHECK-DAG: static const mlvm_conv2d_t [[P:module__s[0-9]+]] = {1, 8, 3, 5, 4, 1, 1, 3, 5, 1, 1, 0, 0, 1, 1, 1};
 // CHECK-LABEL: mlvm_status_t module_conv({{[^;]*$}}
-// CHECK: mlvm_conv2d_ws_f32(&[[C]], in_x, in_w, in_b, out0, ((void *)(arena + 0)));
+// CHECK: mlvm_conv2d_direct_ws_f32(&[[C]], in_x, in_w, in_b, out0, ((void *)(arena + 0)), NULL, NULL);
 // CHECK-LABEL: mlvm_status_t module_depthwise({{[^;]*$}}
-// CHECK: mlvm_conv2d_ws_f32(&[[D]], in_x, in_w, NULL, out0, ((void *)(arena + 0)));
+// CHECK: mlvm_conv2d_direct_ws_f32(&[[D]], in_x, in_w, NULL, out0, ((void *)(arena + 0)), NULL, NULL);
 // CHECK-LABEL: mlvm_status_t module_pointwise({{[^;]*$}}
 // CHECK: mlvm_conv2d_f32(&[[P]], in_x, in_w, NULL, out0);
 func.func @conv(%x: tensor<2x4x9x11xf32>, %w: tensor<6x2x3x2xf32>, %b: tensor<6xf32>) -> tensor<2x6x5x4xf32> {

@@ -13,9 +13,9 @@
 // CHECK-NOT: ldo == cols
 // CHECK: const float a2 = in2[(i0 + i) * 1 + (j0 + j) * 0];
 // CHECK-LABEL: mlvm_status_t module_residual({{[^;]*$}}
-// CHECK: mlvm_conv2d_epilogue_f32({{.*}}, [[R]], ctx);
+// CHECK: mlvm_conv2d_direct_ws_f32({{.*}}, [[R]], ctx);
 // CHECK-LABEL: mlvm_status_t module_per_channel({{[^;]*$}}
-// CHECK: mlvm_conv2d_epilogue_f32({{.*}}, [[C]], ctx);
+// CHECK: mlvm_conv2d_direct_ws_f32({{.*}}, [[C]], ctx);
 func.func @residual(%x: tensor<1x8x6x6xf32>, %w: tensor<8x8x3x3xf32>, %r: tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32> {
   %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x6x6xf32>
   %1 = "mlvm.add"(%0, %r) : (tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>

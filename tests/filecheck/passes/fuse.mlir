@@ -103,7 +103,7 @@ func.func @ints(%a: tensor<6xi32>, %b: tensor<6xi32>) -> tensor<6xf32> {
 // C: const float a4 = in4[(i0 + i) * 1 + (j0 + j) * 0];
 // C: const float a5 = in5[(i0 + i) * 0 + (j0 + j) * 0];
 // C-LABEL: mlvm_status_t module_conv_head({{[^;]*$}}
-// C: mlvm_conv2d_epilogue_f32(&{{.*}}, in0, in1, in2, out, ((void *)(arena + {{[0-9]+}})), {{[a-z_0-9]+}}, ctx);
+// C: mlvm_conv2d_direct_ws_f32(&{{.*}}, in0, in1, in2, out, ((void *)(arena + {{[0-9]+}})), {{[a-z_0-9]+}}, ctx);
 // NOEPI-LABEL: func.func @conv_head
 // NOEPI: %0 = "mlvm.conv2d"
 func.func @conv_head(%x: tensor<1x8x9x9xf32>, %w: tensor<8x8x3x3xf32>, %b: tensor<8xf32>, %r: tensor<1x8x9x9xf32>, %c: tensor<1x8x1x1xf32>, %lo: tensor<1xf32>) -> tensor<1x8x9x9xf32> {

@@ -91,6 +91,15 @@ void mlvm_conv2d_ws_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
 void mlvm_conv2d_epilogue_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                               const float *bias, float *out, void *ws, mlvm_epilogue_fn fn,
                               const void *ctx);
+/* conv2d given its workspace, then fn (or NULL) as above: the entry the
+ * compiler calls where mlvm_conv2d_workspace(p) is not 0 (a workspace of
+ * that size must be given). On cores without vectors that is the direct
+ * path alone (the padded copy, a GEMM reading it at the taps' offsets), so
+ * a firmware links no other convolution; on other cores it is
+ * mlvm_conv2d_epilogue_f32. */
+void mlvm_conv2d_direct_ws_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                               const float *bias, float *out, void *ws, mlvm_epilogue_fn fn,
+                               const void *ctx);
 /* conv2d without a workspace, then fn (or NULL) as above: the entry the
  * compiler calls where cores without vectors sum the taps in place (any
  * but a 1x1 stride-1 convolution). There it

@@ -29,6 +29,15 @@
 #include "window.h"
 #include "mlvm/kernels.h"
 
+/* Whether the GEMM's tile kernels clamp as they store (matmul.c's
+ * MLVM_MM_TILE_ACT): on cores without vectors an activation is a pass
+ * over each group's outputs instead. */
+#ifdef MLVM_SCALAR_CORE
+#define MLVM_CONV_TILE_ACT 0
+#else
+#define MLVM_CONV_TILE_ACT 1
+#endif
+
 typedef struct window_ctx {
     const mlvm_conv2d_t *p;
     const float *x; /* the group's first input channel of this image */
@@ -543,7 +552,7 @@ static void direct_gemm(const direct_geom_t *g, mlvm_index_t m, mlvm_index_t k,
     gm.c_rs = c_rs;
     gm.epilogue = NULL;
     gm.epilogue_ctx = NULL;
-    mlvm_gemm_f32(&gm);
+    mlvm_gemm_at_f32(&gm);
 }
 
 /* One output channel of a group with too few for a GEMM (depthwise):
@@ -652,8 +661,8 @@ static void direct_all(const mlvm_conv2d_t *p, const float *x, const float *w, c
     const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups, in_plane = p->h * p->w;
     const mlvm_index_t plane = p->oh * p->ow;
     /* an activation alone: stored clamped by the GEMM's tile kernels */
-    const mlvm_clamp_t *act = fn == mlvm_epilogue_clamp_f32 && og >= MLVM_CONV_GEMM_ROWS
-                                  ? (const mlvm_clamp_t *)ctx : NULL;
+    const mlvm_clamp_t *act = MLVM_CONV_TILE_ACT && fn == mlvm_epilogue_clamp_f32
+                                  && og >= MLVM_CONV_GEMM_ROWS ? (const mlvm_clamp_t *)ctx : NULL;
     direct_geom_t g;
     float *xs;
     mlvm_index_t n, gi;
@@ -716,7 +725,8 @@ static void conv_all(const mlvm_conv2d_t *p, const float *x, const float *w, con
     const mlvm_index_t k = cg * p->kh * p->kw;
     const int pointwise = is_pointwise(p);
     /* an activation alone: stored clamped by the GEMM's tile kernels */
-    const mlvm_clamp_t *act = fn == mlvm_epilogue_clamp_f32 ? (const mlvm_clamp_t *)ctx : NULL;
+    const mlvm_clamp_t *act = MLVM_CONV_TILE_ACT && fn == mlvm_epilogue_clamp_f32
+                                  ? (const mlvm_clamp_t *)ctx : NULL;
     mlvm_index_t n, g;
 #ifdef MLVM_SCALAR_CORE
     if (mlvm_conv2d_scalar_applies(p)) {
@@ -808,6 +818,17 @@ void mlvm_conv2d_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                      const float *bias, float *out)
 {
     conv_all(p, x, w, bias, out, NULL, NULL);
+}
+
+void mlvm_conv2d_direct_ws_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                               const float *bias, float *out, void *ws, mlvm_epilogue_fn fn,
+                               const void *ctx)
+{
+#ifdef MLVM_SCALAR_CORE
+    direct_all(p, x, w, bias, out, ws, fn, ctx); /* no depthwise vector kernels there */
+#else
+    mlvm_conv2d_epilogue_f32(p, x, w, bias, out, ws, fn, ctx);
+#endif
 }
 
 /* IHWO weights without a workspace (not what the compiler plans): the sums

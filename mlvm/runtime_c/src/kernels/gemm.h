@@ -86,5 +86,8 @@ typedef struct mlvm_gemm {
 } mlvm_gemm_t;
 
 void mlvm_gemm_f32(const mlvm_gemm_t *g);
+/* mlvm_gemm_f32 for a b read at row offsets (b_off not NULL), which takes
+ * no other path: a caller that only has such products links no other. */
+void mlvm_gemm_at_f32(const mlvm_gemm_t *g);
 
 #endif /* MLVM_KERNELS_GEMM_H_ */

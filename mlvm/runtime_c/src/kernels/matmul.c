@@ -94,8 +94,18 @@ typedef struct mm_ctx {
     const mlvm_clamp_t *act;       /* or NULL: clamp the sums as they are stored (last slice) */
 } mm_ctx_t;
 
-#if !defined(MLVM_MM_AVX512) && !defined(MLVM_MM_AVX2)
-/* mlvm_epilogue_clamp_f32's clamp of one sum, for the scalar stores:
+/* Whether the tile kernels apply a column bias and a clamp as they store
+ * (mlvm_gemm_t's col_bias and act). Not the 4 x 4 tile of cores without
+ * vectors: there a pass per group (a convolution's) or per tile costs
+ * fewer instructions than tests in its store, and less flash. */
+#ifdef MLVM_SCALAR_CORE
+#define MLVM_MM_TILE_ACT 0
+#else
+#define MLVM_MM_TILE_ACT 1
+#endif
+
+#if !defined(MLVM_MM_AVX512) && !defined(MLVM_MM_AVX2) && !defined(MLVM_SCALAR_CORE)
+/* mlvm_epilogue_clamp_f32's clamp of one sum, for the portable stores:
  * relu h < 0 ? 0 : h, else !(h <= lo) ? h : lo then !(m >= hi) ? m : hi. */
 static float act_scalar(const mlvm_clamp_t *t, float h)
 {
@@ -594,10 +604,6 @@ static void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int nr, co
             else
                 for (j = 0; j < nr && j < 4; ++j)
                     cr[j] = t[r][j];
-            for (j = 0; x->col_bias != NULL && j < nr && j < 4; ++j)
-                cr[j] += x->col_bias[j];
-            for (j = 0; x->act != NULL && j < nr && j < 4; ++j)
-                cr[j] = act_scalar(x->act, cr[j]);
         }
     }
 }
@@ -954,7 +960,8 @@ static void row_times_matrix(const mlvm_gemm_t *g)
 
 /* The blocked product, in functions of their own: the packing buffer is
  * stack only while one runs (the single-row path above needs none). One
- * instance reads b's rows at offsets (by_off), one as the strides say:
+ * instance reads b's rows at offsets (by_off, exactly when b_off is set),
+ * so that the other paths are not compiled into it; one as the strides say:
  * gcc keeps the kernel's accumulators in registers only when one kernel
  * instance is inlined into one function. */
 MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
@@ -966,11 +973,11 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
 #if defined(MLVM_MM_AVX512) || defined(MLVM_MM_AVX2)
     /* Large b: contiguous slivers spare the TLB and the L1 sets. */
     const int pack = g->pack != NULL || g->b_cs != 1
-                     || (g->b_off == NULL && k * n >= MLVM_MM_PACK_ABOVE && m >= 4 * MLVM_MM_MR);
-    const int in_place_off = g->b_off != NULL;
+                     || (!by_off && k * n >= MLVM_MM_PACK_ABOVE && m >= 4 * MLVM_MM_MR);
+    const int in_place_off = by_off;
 #elif defined(MLVM_MM_SCALAR)
     const int pack = 1;
-    const int in_place_off = g->b_off != NULL; /* full slivers */
+    const int in_place_off = by_off; /* full slivers */
 #else
     const int in_place_off = 0;
     const int pack = 1;
@@ -985,7 +992,7 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
     }
 #ifdef MLVM_HAVE_GEMV
     /* One row: the columns the single-row kernels cover; the tiles the rest. */
-    if (m == 1 && g->pack == NULL && g->b_off == NULL && g->bias == NULL) {
+    if (m == 1 && g->pack == NULL && !by_off && g->bias == NULL) {
 #ifdef MLVM_HAVE_GEMV_PANELS
         if (g->b_panel == 32) {
             j_first = n - n % 32;
@@ -1026,15 +1033,15 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
         const int last = pc + kc_step >= k;
         x.kc = k - pc < kc_step ? k - pc : kc_step;
         x.accumulate = pc > 0;
-        x.act = last ? g->act : NULL;
+        x.act = MLVM_MM_TILE_ACT && last ? g->act : NULL;
         for (ic = 0; ic < m; ic += MLVM_MM_MC) {
             const mlvm_index_t mc = m - ic < MLVM_MM_MC ? m - ic : MLVM_MM_MC;
             for (jr = j_first; jr < n; jr += MLVM_MM_NR) {
                 const int nr = (int)(n - jr < MLVM_MM_NR ? n - jr : MLVM_MM_NR);
                 const float *bs = g->b + pc * g->b_rs + jr * g->b_cs;
-                x.col_bias = last && g->col_bias != NULL ? g->col_bias + jr : NULL;
+                x.col_bias = MLVM_MM_TILE_ACT && last && g->col_bias != NULL ? g->col_bias + jr : NULL;
                 x.b_off = NULL;
-                if (g->b_off != NULL) {
+                if (by_off) { /* g->b_off is set exactly then */
                     bs = g->b + jr;
 #if defined(MLVM_MM_AVX512) || defined(MLVM_MM_AVX2)
                     if (in_place_off) { /* masked loads stop at nr */
@@ -1066,8 +1073,13 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
                     float *tile = g->out + ir * g->c_rs + jr;
                     micro(&x, by_off ? x.b_off : NULL, mr, nr, g->a + ir * g->a_rs + pc * g->a_cs,
                           bs, tile, g->bias != NULL ? g->bias + ir : NULL);
+#if MLVM_MM_TILE_ACT
                     if (last && g->epilogue != NULL)
                         g->epilogue(g->epilogue_ctx, ir, mr, jr, nr, tile, g->c_rs);
+#else
+                    if (last && (g->epilogue != NULL || g->act != NULL || g->col_bias != NULL))
+                        finish(g, ir, mr, jr, nr);
+#endif
                 }
             }
         }
@@ -1076,6 +1088,8 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
 
 MLVM_NOINLINE static void gemm_blocked_strided(const mlvm_gemm_t *g) { gemm_blocked(g, 0); }
 MLVM_NOINLINE static void gemm_blocked_at(const mlvm_gemm_t *g) { gemm_blocked(g, 1); }
+
+void mlvm_gemm_at_f32(const mlvm_gemm_t *g) { gemm_blocked_at(g); }
 
 void mlvm_gemm_f32(const mlvm_gemm_t *g)
 {
@@ -1117,7 +1131,9 @@ static void gemm_of(mlvm_gemm_t *g, const mlvm_matmul_t *p, const float *a, cons
     g->epilogue_ctx = ctx;
     /* an activation alone, or a Linear layer's bias with a ReLU or
      * nothing: stored so by the tile kernels, without a pass per tile */
-    if (fn == mlvm_epilogue_clamp_f32) {
+    if (!MLVM_MM_TILE_ACT) {
+        return;
+    } else if (fn == mlvm_epilogue_clamp_f32) {
         g->act = (const mlvm_clamp_t *)ctx;
         g->epilogue = NULL;
     } else if (fn == mlvm_epilogue_bias_f32) {

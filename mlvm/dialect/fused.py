@@ -40,7 +40,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from mlvm.codegen.lowering import elem, elementwise_loop, output_shared, value_shape
 from mlvm.dialect.base import MlvmOp, result_shape
-from mlvm.dialect.nn import Conv2dOp, conv2d_direct_entry, conv2d_sums_in_place
+from mlvm.dialect.nn import Conv2dOp, conv2d_call
 from mlvm.dialect.ops import AddOp, ConstantOp, MatmulOp, MaxOp, MinOp, ReluOp
 from mlvm.dialect.shapes import broadcast_strides
 
@@ -294,13 +294,7 @@ class FusedOp(MlvmOp):
         p = head.descriptor(cg)
         epilogue, ctx, decl = self._epilogue_of(cg, d["oh"] * d["ow"])
         bias = "in2" if head.bias is not None else "NULL"
-        ws = cg.workspace(self)
-        if ws is None and not head.ihwo() and conv2d_sums_in_place(d):
-            call = f"{conv2d_direct_entry(d)}({p}, in0, in1, {bias}, out, {epilogue}, {ctx});"
-        else:
-            entry = ("mlvm_conv2d_ihwo_f32" if head.ihwo() else
-                     "mlvm_conv2d_epilogue_f32" if ws is None else "mlvm_conv2d_direct_ws_f32")
-            call = f"{entry}({p}, in0, in1, {bias}, out, {ws or 'NULL'}, {epilogue}, {ctx});"
+        call = conv2d_call(d, head.ihwo(), f"{p}, in0, in1, {bias}, out", cg.workspace(self), epilogue, ctx)
         self._call_with_epilogue(cg, call, decl, ctx == "ctx")
 
     def _call_with_epilogue(self, cg: Lowering, call: str, decl: list[str], with_ctx: bool) -> None:

@@ -636,6 +636,19 @@ def conv2d_direct_entry(d: Mapping[str, int]) -> str:
     return "mlvm_conv2d_direct4_f32" if (d["o"] // d["groups"]) % 4 == 0 else "mlvm_conv2d_direct_f32"
 
 
+def conv2d_call(d: Mapping[str, int], ihwo: bool, args: str, ws: str | None, fn: str, ctx: str) -> str:
+    """The runtime call of a conv2d of dims `d` (args: its descriptor, x,
+    w, bias and output), with its workspace (or None) and epilogue: each
+    path has an entry of its own, so that on cores without vectors a
+    firmware links the paths its convolutions take and no other."""
+    if ihwo:
+        return f"mlvm_conv2d_ihwo_f32({args}, {ws or 'NULL'}, {fn}, {ctx});"
+    if ws is not None:
+        return f"mlvm_conv2d_direct_ws_f32({args}, {ws}, {fn}, {ctx});"
+    entry = conv2d_direct_entry(d) if conv2d_sums_in_place(d) else "mlvm_conv2d_pointwise_f32"
+    return f"{entry}({args}, {fn}, {ctx});"
+
+
 def conv2d_phase_plane(d: Mapping[str, int]) -> tuple[int, int]:
     """Rows and row pitch of one stride phase of the padded input copies of
     conv.c and qconv_ws.c (the padded window the outputs read, split by the
@@ -786,15 +799,7 @@ class Conv2dOp(ConvWindowOp):
         p = self.descriptor(cg)
         bias = cg.ptr(self.bias) if self.bias is not None else "NULL"
         args = f"{p}, {cg.ptr(self.x)}, {cg.ptr(self.w)}, {bias}, {cg.ptr(self.result)}"
-        ws = cg.workspace(self)
-        if self.ihwo():
-            cg.stmt(f"mlvm_conv2d_ihwo_f32({args}, {ws or 'NULL'}, NULL, NULL);")
-        elif ws is None and conv2d_sums_in_place(self.dims()):
-            cg.stmt(f"{conv2d_direct_entry(self.dims())}({args}, NULL, NULL);")
-        elif ws is None:
-            cg.stmt(f"mlvm_conv2d_f32({args});")
-        else:
-            cg.stmt(f"mlvm_conv2d_direct_ws_f32({args}, {ws}, NULL, NULL);")
+        cg.stmt(conv2d_call(self.dims(), self.ihwo(), args, cg.workspace(self), "NULL", "NULL"))
 
 
 POOL_KINDS = ("max", "avg")

@@ -241,6 +241,17 @@ def test_convolutions_with_a_workspace_link_the_direct_path_alone(
                       "gemm_blocked_strided", "mlvm_conv2d_epilogue_f32"}, sorted(cnn)
 
 
+def test_pointwise_convolutions_link_their_gemm_alone(
+        models: dict[str, tuple[Path, mlvm.Module]]) -> None:
+    """The DS-CNN's 1x1 convolutions call mlvm_conv2d_pointwise_f32, the
+    GEMM reading x in place: the general entry and its other paths (the
+    window packing, the rows without a GEMM) are not in the firmware."""
+    dscnn = _functions(models, "dscnn")
+    assert {"mlvm_conv2d_pointwise_f32", "gemm_blocked_strided"} <= dscnn
+    assert not dscnn & {"mlvm_conv2d_f32", "mlvm_conv2d_epilogue_f32", "conv_all", "pack_window"}, \
+        sorted(dscnn)
+
+
 @pytest.mark.parametrize("board", ["m4", "m3"])
 def test_quantize_rounds_as_the_host(models: dict[str, tuple[Path, mlvm.Module]], board: str) -> None:
     """Ties to even, the saturation bounds, NaN to the zero point, values

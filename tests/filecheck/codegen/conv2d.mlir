@@ -18,7 +18,7 @@
 // CHECK-LABEL: mlvm_status_t module_depthwise({{[^;]*$}}
 // CHECK: mlvm_conv2d_direct_ws_f32(&[[D]], in_x, in_w, NULL, out0, ((void *)(arena + 0)), NULL, NULL);
 // CHECK-LABEL: mlvm_status_t module_pointwise({{[^;]*$}}
-// CHECK: mlvm_conv2d_f32(&[[P]], in_x, in_w, NULL, out0);
+// CHECK: mlvm_conv2d_pointwise_f32(&[[P]], in_x, in_w, NULL, out0, NULL, NULL);
 func.func @conv(%x: tensor<2x4x9x11xf32>, %w: tensor<6x2x3x2xf32>, %b: tensor<6xf32>) -> tensor<2x6x5x4xf32> {
   %0 = "mlvm.conv2d"(%x, %w, %b) <{strides = array<i64: 2, 3>, padding = array<i64: 1, 0, 2, 1>, dilations = array<i64: 1, 1>, groups = 2 : i64}> : (tensor<2x4x9x11xf32>, tensor<6x2x3x2xf32>, tensor<6xf32>) -> tensor<2x6x5x4xf32>
   func.return %0 : tensor<2x6x5x4xf32>

@@ -91,6 +91,14 @@ void mlvm_conv2d_ws_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
 void mlvm_conv2d_epilogue_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                               const float *bias, float *out, void *ws, mlvm_epilogue_fn fn,
                               const void *ctx);
+/* A 1x1 convolution with stride 1 and no padding (x read in place as a
+ * GEMM's b), then fn (or NULL) as above: the entry the compiler calls for
+ * one. On cores without vectors that GEMM alone, so a firmware links no
+ * other convolution for it; on other cores mlvm_conv2d_epilogue_f32
+ * without a workspace. */
+void mlvm_conv2d_pointwise_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                               const float *bias, float *out, mlvm_epilogue_fn fn,
+                               const void *ctx);
 /* conv2d given its workspace, then fn (or NULL) as above: the entry the
  * compiler calls where mlvm_conv2d_workspace(p) is not 0 (a workspace of
  * that size must be given). On cores without vectors that is the direct

@@ -820,6 +820,56 @@ void mlvm_conv2d_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
     conv_all(p, x, w, bias, out, NULL, NULL);
 }
 
+#ifdef MLVM_SCALAR_CORE
+/* Each image's and group's 1x1 product as the blocked GEMM reading x in
+ * place, then fn over the group's outputs. */
+static void pointwise_groups(const mlvm_conv2d_t *p, const float *x, const float *w,
+                             const float *bias, float *out, mlvm_epilogue_fn fn, const void *ctx)
+{
+    const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups, plane = p->oh * p->ow;
+    mlvm_index_t n, g;
+    mlvm_gemm_t gm;
+    gm.m = og;
+    gm.n = plane;
+    gm.k = cg;
+    gm.a_rs = cg;
+    gm.a_cs = 1;
+    gm.b_rs = plane;
+    gm.b_cs = 1;
+    gm.b_panel = 0;
+    gm.b_off = NULL;
+    gm.pack = NULL;
+    gm.pack_ctx = NULL;
+    gm.col_bias = NULL;
+    gm.act = NULL;
+    gm.c_rs = plane;
+    gm.epilogue = NULL;
+    gm.epilogue_ctx = NULL;
+    for (n = 0; n < p->n; ++n)
+        for (g = 0; g < p->groups; ++g) {
+            const mlvm_index_t row = n * p->o + g * og;
+            gm.a = w + g * og * cg;
+            gm.b = x + (n * p->c + g * cg) * plane;
+            gm.bias = bias != NULL ? bias + g * og : NULL;
+            gm.out = out + row * plane;
+            mlvm_gemm_strided_f32(&gm);
+            if (fn != NULL)
+                fn(ctx, row, og, 0, plane, gm.out, plane);
+        }
+}
+#endif
+
+void mlvm_conv2d_pointwise_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                               const float *bias, float *out, mlvm_epilogue_fn fn, const void *ctx)
+{
+#ifdef MLVM_SCALAR_CORE
+    if (p->n * p->o > 0 && p->oh * p->ow > 0)
+        pointwise_groups(p, x, w, bias, out, fn, ctx);
+#else
+    mlvm_conv2d_epilogue_f32(p, x, w, bias, out, NULL, fn, ctx);
+#endif
+}
+
 void mlvm_conv2d_direct_ws_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                                const float *bias, float *out, void *ws, mlvm_epilogue_fn fn,
                                const void *ctx)

@@ -89,5 +89,8 @@ void mlvm_gemm_f32(const mlvm_gemm_t *g);
 /* mlvm_gemm_f32 for a b read at row offsets (b_off not NULL), which takes
  * no other path: a caller that only has such products links no other. */
 void mlvm_gemm_at_f32(const mlvm_gemm_t *g);
+/* mlvm_gemm_f32 for a b read by its strides (b_off NULL), its blocked path
+ * alone. */
+void mlvm_gemm_strided_f32(const mlvm_gemm_t *g);
 
 #endif /* MLVM_KERNELS_GEMM_H_ */

@@ -1090,6 +1090,7 @@ MLVM_NOINLINE static void gemm_blocked_strided(const mlvm_gemm_t *g) { gemm_bloc
 MLVM_NOINLINE static void gemm_blocked_at(const mlvm_gemm_t *g) { gemm_blocked(g, 1); }
 
 void mlvm_gemm_at_f32(const mlvm_gemm_t *g) { gemm_blocked_at(g); }
+void mlvm_gemm_strided_f32(const mlvm_gemm_t *g) { gemm_blocked_strided(g); }
 
 void mlvm_gemm_f32(const mlvm_gemm_t *g)
 {

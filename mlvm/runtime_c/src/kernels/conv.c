@@ -525,6 +525,36 @@ static void pad_phases(const mlvm_conv2d_t *p, const direct_geom_t *g, mlvm_inde
     }
 }
 
+/* A convolution's GEMM: out (m x n, row stride c_rs) = the weights w (rows
+ * of k) times b (rows b_rs apart), bias per row and act (or NULL); no
+ * panels, row offsets, packing, column bias or epilogue unless the caller
+ * sets them. */
+static void conv_gemm(mlvm_gemm_t *gm, mlvm_index_t m, mlvm_index_t n, mlvm_index_t k,
+                      const float *w, const float *b, mlvm_index_t b_rs, const float *bias,
+                      const mlvm_clamp_t *act, float *out, mlvm_index_t c_rs)
+{
+    gm->m = m;
+    gm->n = n;
+    gm->k = k;
+    gm->a = w;
+    gm->a_rs = k;
+    gm->a_cs = 1;
+    gm->b = b;
+    gm->b_rs = b_rs;
+    gm->b_cs = 1;
+    gm->b_panel = 0;
+    gm->b_off = NULL;
+    gm->pack = NULL;
+    gm->pack_ctx = NULL;
+    gm->bias = bias;
+    gm->col_bias = NULL;
+    gm->act = act;
+    gm->out = out;
+    gm->c_rs = c_rs;
+    gm->epilogue = NULL;
+    gm->epilogue_ctx = NULL;
+}
+
 /* Rows of out (m x n, row stride c_rs) as one GEMM whose b rows are read
  * at the tap offsets. */
 static void direct_gemm(const direct_geom_t *g, mlvm_index_t m, mlvm_index_t k,
@@ -532,26 +562,8 @@ static void direct_gemm(const direct_geom_t *g, mlvm_index_t m, mlvm_index_t k,
                         const float *bias, const mlvm_clamp_t *act, float *out, mlvm_index_t c_rs)
 {
     mlvm_gemm_t gm;
-    gm.m = m;
-    gm.n = g->ph.n;
-    gm.k = k;
-    gm.a = w;
-    gm.a_rs = k;
-    gm.a_cs = 1;
-    gm.b = xs;
-    gm.b_rs = 0;
-    gm.b_cs = 1;
-    gm.b_panel = 0;
+    conv_gemm(&gm, m, g->ph.n, k, w, xs, 0, bias, act, out, c_rs);
     gm.b_off = off;
-    gm.pack = NULL;
-    gm.pack_ctx = NULL;
-    gm.bias = bias;
-    gm.col_bias = NULL;
-    gm.act = act;
-    gm.out = out;
-    gm.c_rs = c_rs;
-    gm.epilogue = NULL;
-    gm.epilogue_ctx = NULL;
     mlvm_gemm_at_f32(&gm);
 }
 
@@ -771,26 +783,10 @@ static void conv_all(const mlvm_conv2d_t *p, const float *x, const float *w, con
             }
             wctx.p = p;
             wctx.x = xg;
-            gm.m = og;
-            gm.n = plane;
-            gm.k = k;
-            gm.a = w + g * og * k;
-            gm.a_rs = k;
-            gm.a_cs = 1;
-            gm.b = pointwise ? xg : NULL;
-            gm.b_rs = plane;
-            gm.b_cs = 1;
-            gm.b_panel = 0;
-            gm.b_off = NULL;
+            conv_gemm(&gm, og, plane, k, w + g * og * k, pointwise ? xg : NULL, plane, bg, act, og_out,
+                      plane);
             gm.pack = pointwise ? NULL : pack_window;
             gm.pack_ctx = &wctx;
-            gm.bias = bg;
-            gm.col_bias = NULL;
-            gm.act = act;
-            gm.out = og_out;
-            gm.c_rs = plane;
-            gm.epilogue = NULL;
-            gm.epilogue_ctx = NULL;
             mlvm_gemm_f32(&gm);
             if (fn != NULL && act == NULL)
                 fn(ctx, row, og, 0, plane, og_out, plane);
@@ -829,29 +825,11 @@ static void pointwise_groups(const mlvm_conv2d_t *p, const float *x, const float
     const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups, plane = p->oh * p->ow;
     mlvm_index_t n, g;
     mlvm_gemm_t gm;
-    gm.m = og;
-    gm.n = plane;
-    gm.k = cg;
-    gm.a_rs = cg;
-    gm.a_cs = 1;
-    gm.b_rs = plane;
-    gm.b_cs = 1;
-    gm.b_panel = 0;
-    gm.b_off = NULL;
-    gm.pack = NULL;
-    gm.pack_ctx = NULL;
-    gm.col_bias = NULL;
-    gm.act = NULL;
-    gm.c_rs = plane;
-    gm.epilogue = NULL;
-    gm.epilogue_ctx = NULL;
     for (n = 0; n < p->n; ++n)
         for (g = 0; g < p->groups; ++g) {
             const mlvm_index_t row = n * p->o + g * og;
-            gm.a = w + g * og * cg;
-            gm.b = x + (n * p->c + g * cg) * plane;
-            gm.bias = bias != NULL ? bias + g * og : NULL;
-            gm.out = out + row * plane;
+            conv_gemm(&gm, og, plane, cg, w + g * og * cg, x + (n * p->c + g * cg) * plane, plane,
+                      bias != NULL ? bias + g * og : NULL, NULL, out + row * plane, plane);
             mlvm_gemm_strided_f32(&gm);
             if (fn != NULL)
                 fn(ctx, row, og, 0, plane, gm.out, plane);

@@ -80,7 +80,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--calls", type=int, default=200)
     args = ap.parse_args()
-    d = Path(tempfile.mkdtemp())
+    tmp = tempfile.TemporaryDirectory(prefix="mlvm-int8-")  # removed at exit, even on an error
+    d = Path(tmp.name)
     so = ort.SessionOptions()
     so.intra_op_num_threads = 1
     print("| model | mlvm f32 | mlvm int8 | onnxruntime f32 | onnxruntime int8 | "

@@ -88,7 +88,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--calls", type=int, default=10)
     args = ap.parse_args()
-    d = Path(tempfile.mkdtemp())
+    tmp = tempfile.TemporaryDirectory(prefix="mlvm-resnet50-")  # removed at exit, even on an error
+    d = Path(tmp.name)
     path = model_file(d)
     params = sum(int(np.prod(t.dims)) for t in onnx.load(path).graph.initializer)
     imp_s, imp_rss = timed_child(

@@ -641,8 +641,12 @@ def conv2d_call(d: Mapping[str, int], ihwo: bool, args: str, ws: str | None, fn:
     w, bias and output), with its workspace (or None) and epilogue: each
     path has an entry of its own, so that on cores without vectors a
     firmware links the paths its convolutions take and no other."""
-    if ihwo:
-        return f"mlvm_conv2d_ihwo_f32({args}, {ws or 'NULL'}, {fn}, {ctx});"
+    if ihwo and conv2d_pointwise(d):
+        return f"mlvm_conv2d_ihwo_pointwise_f32({args}, {fn}, {ctx});"
+    if ihwo and ws is not None:
+        return f"mlvm_conv2d_ihwo_ws_f32({args}, {ws}, {fn}, {ctx});"
+    if ihwo:  # not planned by the compiler (weights packed without a workspace)
+        return f"mlvm_conv2d_ihwo_f32({args}, NULL, {fn}, {ctx});"
     if ws is not None:
         return f"mlvm_conv2d_direct_ws_f32({args}, {ws}, {fn}, {ctx});"
     entry = conv2d_direct_entry(d) if conv2d_sums_in_place(d) else "mlvm_conv2d_pointwise_f32"

@@ -190,7 +190,8 @@ def test_small_map_conv_same_results_packed_or_not(tmp_path: Path, n: int, c: in
     x = g.standard_normal((n, c, h, w)).astype(np.float32)
     packed_c, _ = compile_to_c(*parse_file(path)[:1], tmp_path / "a.c", params, str(path),
                                CompileOptions(workspaces=ws))
-    assert "mlvm_conv2d_ihwo_f32(" in packed_c
+    # the IHWO entry of the convolution's kind (with its workspace, or 1x1)
+    assert ("mlvm_conv2d_ihwo_ws_f32(" if ws else "mlvm_conv2d_ihwo_pointwise_f32(") in packed_c
     packed = mlvm.compile(path, params=params, options=CompileOptions(workspaces=ws)).main(x)
     plain = mlvm.compile(path, params=params,
                          options=CompileOptions(workspaces=ws, pack_weights=False)).main(x)
@@ -209,8 +210,8 @@ def test_conv_without_workspace_keeps_oihw(tmp_path: Path) -> None:
     with_ws, _ = compile_to_c(*parse_file(path)[:1], tmp_path / "a.c", params, str(path))
     without, _ = compile_to_c(*parse_file(path)[:1], tmp_path / "b.c", params, str(path),
                               CompileOptions(workspaces=False))
-    assert "mlvm_conv2d_ihwo_f32(" in with_ws
-    assert "mlvm_conv2d_ihwo_f32(" not in without
+    assert "mlvm_conv2d_ihwo_ws_f32(" in with_ws
+    assert "mlvm_conv2d_ihwo" not in without
 
 
 QCONV = """func.func @main(%x: tensor<{n}x{c}x{h}x{w}xui8>) -> (tensor<{n}x{o}x{oh}x{ow}xi32>, tensor<{n}x{o}x{oh}x{ow}xui8>) {{

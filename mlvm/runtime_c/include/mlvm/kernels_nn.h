@@ -131,6 +131,15 @@ void mlvm_conv2d_direct4_f32(const mlvm_conv2d_t *p, const float *x, const float
 void mlvm_conv2d_ihwo_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                           const float *bias, float *out, void *ws, mlvm_epilogue_fn fn,
                           const void *ctx);
+/* The same for the two kinds the compiler calls, each linking its kernel
+ * alone: a 1x1 stride-1 convolution without padding (no workspace), and
+ * any other given its workspace (mlvm_conv2d_workspace(p) bytes, not 0). */
+void mlvm_conv2d_ihwo_pointwise_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                                    const float *bias, float *out, mlvm_epilogue_fn fn,
+                                    const void *ctx);
+void mlvm_conv2d_ihwo_ws_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                             const float *bias, float *out, void *ws, mlvm_epilogue_fn fn,
+                             const void *ctx);
 
 /* Pooling over planes of [planes, h, w]; padded positions are left out (of
  * the max, and of the average's count). */

@@ -884,45 +884,53 @@ static void ihwo_loops(const mlvm_conv2d_t *p, const float *x, const float *w, c
                 }
 }
 
-void mlvm_conv2d_ihwo_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
-                          const float *bias, float *out, void *ws, mlvm_epilogue_fn fn,
-                          const void *ctx)
+/* The IHWO product's descriptor for one image (or all, set by the caller). */
+static void ihwo_cvec(const mlvm_conv2d_t *p, const float *w, const float *bias, mlvm_cvec_t *g)
+{
+    g->m = p->oh * p->ow;
+    g->ow = p->ow;
+    g->n = p->o;
+    g->k = p->c * p->kh * p->kw;
+    g->w = w;
+    g->bias = bias;
+    g->images = 1;
+    g->x_image = p->c * p->h * p->w;
+    g->out_image = p->o * p->oh * p->ow;
+}
+
+void mlvm_conv2d_ihwo_pointwise_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                                    const float *bias, float *out, mlvm_epilogue_fn fn,
+                                    const void *ctx)
+{
+    const mlvm_index_t plane = p->oh * p->ow;
+    mlvm_cvec_t g;
+    if (p->n * p->o == 0 || plane == 0)
+        return;
+    ihwo_cvec(p, w, bias, &g);
+    /* tap c of position q at x[c * plane + q]; tiles across images */
+    g.wq = p->ow;
+    g.off = NULL;
+    g.t_stride = p->h * p->w;
+    g.images = p->n;
+    g.x = x;
+    g.out = out;
+    mlvm_cvec_strided_f32(&g);
+    if (fn != NULL)
+        fn(ctx, 0, p->n * p->o, 0, plane, out, plane);
+}
+
+void mlvm_conv2d_ihwo_ws_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                             const float *bias, float *out, void *ws, mlvm_epilogue_fn fn,
+                             const void *ctx)
 {
     const mlvm_index_t in_plane = p->h * p->w, plane = p->oh * p->ow;
-    const int pointwise = is_pointwise(p);
     direct_geom_t dg;
     mlvm_cvec_t g;
     float *xs;
     mlvm_index_t n;
     if (p->n * p->o == 0 || plane == 0)
         return;
-    g.m = plane;
-    g.ow = p->ow;
-    g.n = p->o;
-    g.k = p->c * p->kh * p->kw;
-    g.w = w;
-    g.bias = bias;
-    g.images = 1;
-    g.x_image = p->c * in_plane;
-    g.out_image = p->o * plane;
-    if (pointwise) { /* tap c of position q at x[c * plane + q]; tiles across images */
-        g.wq = p->ow;
-        g.off = NULL;
-        g.t_stride = in_plane;
-        g.images = p->n;
-        g.x = x;
-        g.out = out;
-        mlvm_cvec_f32(&g);
-        if (fn != NULL)
-            fn(ctx, 0, p->n * p->o, 0, plane, out, plane);
-        return;
-    }
-    if (ws == NULL || !direct_applies(p)) {
-        ihwo_loops(p, x, w, bias, out);
-        if (fn != NULL)
-            fn(ctx, 0, p->n * p->o, 0, plane, out, plane);
-        return;
-    }
+    ihwo_cvec(p, w, bias, &g);
     /* taps at offsets in the phase planes */
     direct_geom(p, &dg);
     mlvm_tap_offsets(&dg.win, &dg.ph, g.k, (mlvm_index_t *)ws);
@@ -934,8 +942,28 @@ void mlvm_conv2d_ihwo_f32(const mlvm_conv2d_t *p, const float *x, const float *w
         pad_phases(p, &dg, p->c, x + n * p->c * in_plane, xs);
         g.x = xs;
         g.out = out + n * p->o * plane;
-        mlvm_cvec_f32(&g);
+        mlvm_cvec_at_f32(&g);
         if (fn != NULL)
             fn(ctx, n * p->o, p->o, 0, plane, g.out, plane);
     }
+}
+
+void mlvm_conv2d_ihwo_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                          const float *bias, float *out, void *ws, mlvm_epilogue_fn fn,
+                          const void *ctx)
+{
+    const mlvm_index_t plane = p->oh * p->ow;
+    if (p->n * p->o == 0 || plane == 0)
+        return;
+    if (is_pointwise(p)) {
+        mlvm_conv2d_ihwo_pointwise_f32(p, x, w, bias, out, fn, ctx);
+        return;
+    }
+    if (ws != NULL && direct_applies(p)) {
+        mlvm_conv2d_ihwo_ws_f32(p, x, w, bias, out, ws, fn, ctx);
+        return;
+    }
+    ihwo_loops(p, x, w, bias, out);
+    if (fn != NULL)
+        fn(ctx, 0, p->n * p->o, 0, plane, out, plane);
 }

@@ -333,10 +333,20 @@ MLVM_NOINLINE static void cvec_strided(const mlvm_cvec_t *g) { cvec_all(g, 0); }
 
 void mlvm_cvec_f32(const mlvm_cvec_t *g)
 {
-    if (g->m <= 0 || g->n <= 0 || g->images <= 0)
-        return;
     if (g->off != NULL)
-        cvec_at(g);
+        mlvm_cvec_at_f32(g);
     else
+        mlvm_cvec_strided_f32(g);
+}
+
+void mlvm_cvec_at_f32(const mlvm_cvec_t *g)
+{
+    if (g->m > 0 && g->n > 0 && g->images > 0)
+        cvec_at(g);
+}
+
+void mlvm_cvec_strided_f32(const mlvm_cvec_t *g)
+{
+    if (g->m > 0 && g->n > 0 && g->images > 0)
         cvec_strided(g);
 }

@@ -632,8 +632,12 @@ def conv2d_sums_in_place(d: Mapping[str, int]) -> bool:
 def conv2d_direct_entry(d: Mapping[str, int]) -> str:
     """The no-workspace entry of a conv2d that sums in place: the one
     without a one-channel pass where every group has a multiple of 4
-    output channels (a firmware whose convolutions all do links none)."""
-    return "mlvm_conv2d_direct4_f32" if (d["o"] // d["groups"]) % 4 == 0 else "mlvm_conv2d_direct_f32"
+    output channels, the one-channel pass alone where every group has one
+    (depthwise), both passes otherwise: a firmware links only the passes
+    its convolutions take."""
+    og = d["o"] // d["groups"]
+    return ("mlvm_conv2d_direct4_f32" if og % 4 == 0 else
+            "mlvm_conv2d_direct1_f32" if og == 1 else "mlvm_conv2d_direct_f32")
 
 
 def conv2d_call(d: Mapping[str, int], ihwo: bool, args: str, ws: str | None, fn: str, ctx: str) -> str:

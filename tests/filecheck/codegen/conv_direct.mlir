@@ -5,7 +5,9 @@
 // vectors the in-place sums alone, so a firmware links no other
 // convolution), with its epilogue when one is fused; where every group
 // has a multiple of 4 output channels, mlvm_conv2d_direct4_f32 (the same
-// without the one-channel pass, which a firmware then does not link); a
+// without the one-channel pass, which a firmware then does not link), and
+// where every group has one (depthwise), mlvm_conv2d_direct1_f32 (the
+// one-channel pass alone); a
 // pointwise one calls mlvm_conv2d_pointwise_f32 (the GEMM reading x in
 // place alone, on such cores).
 // CHECK-LABEL: mlvm_status_t module_conv({{[^;]*$}}
@@ -19,7 +21,7 @@
 // CHECK-LABEL: mlvm_status_t module_pointwise({{[^;]*$}}
 // CHECK: mlvm_conv2d_pointwise_f32(&module__s{{[0-9]+}}, in_x, in_w, NULL, out0, NULL, NULL);
 // CHECK-LABEL: mlvm_status_t module_depthwise({{[^;]*$}}
-// CHECK: mlvm_conv2d_direct_f32(&module__s{{[0-9]+}}, in_x, in_w, NULL, out0, NULL, NULL);
+// CHECK: mlvm_conv2d_direct1_f32(&module__s{{[0-9]+}}, in_x, in_w, NULL, out0, NULL, NULL);
 func.func @conv(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x3x3xf32>, %b: tensor<8xf32>) -> tensor<1x8x3x3xf32> {
   %0 = "mlvm.conv2d"(%x, %w, %b) <{strides = array<i64: 2, 2>}> : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<1x8x3x3xf32>
   func.return %0 : tensor<1x8x3x3xf32>

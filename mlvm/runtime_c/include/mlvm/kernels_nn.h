@@ -123,6 +123,11 @@ void mlvm_conv2d_direct_f32(const mlvm_conv2d_t *p, const float *x, const float 
  * groups links no one-channel code. */
 void mlvm_conv2d_direct4_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                              const float *bias, float *out, mlvm_epilogue_fn fn, const void *ctx);
+/* The same where every group has one output channel (depthwise: the
+ * compiler calls it only then): on cores without vectors the one-channel
+ * pass alone. */
+void mlvm_conv2d_direct1_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                             const float *bias, float *out, mlvm_epilogue_fn fn, const void *ctx);
 /* conv2d with the weights stored [c][kh][kw][o] ("IHWO", the compiler's
  * layout for constant weights where it pays; groups must be 1): the
  * output channels in the vector lanes, so small maps fill them. ws: a

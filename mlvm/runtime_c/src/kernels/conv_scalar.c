@@ -179,10 +179,11 @@ MLVM_NOINLINE static void one_channel(const mlvm_conv2d_t *p, mlvm_index_t cg, c
     }
 }
 
-/* Every group four output channels at a time, then (`ones`) the rest of
- * the group one channel at a time. */
+/* Every group four output channels at a time (`fours`), then (`ones`) the
+ * rest of the group one channel at a time. */
 MLVM_ALWAYS_INLINE void scalar_groups(const mlvm_conv2d_t *p, const float *x, const float *w,
-                                      const float *bias, float *out, const int ones)
+                                      const float *bias, float *out, const int fours,
+                                      const int ones)
 {
     const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups, plane = p->oh * p->ow;
     const mlvm_index_t in_plane = p->h * p->w, wsize = cg * p->kh * p->kw;
@@ -192,7 +193,7 @@ MLVM_ALWAYS_INLINE void scalar_groups(const mlvm_conv2d_t *p, const float *x, co
             const float *xg = x + (n * p->c + g * cg) * in_plane;
             const mlvm_index_t end = (g + 1) * og;
             float *dst = out + n * p->o * plane;
-            for (o = g * og; o + 4 <= end; o += 4)
+            for (o = g * og; fours && o + 4 <= end; o += 4)
                 four_channels(p, cg, xg, w + o * wsize, bias != NULL ? bias + o : NULL, dst + o * plane);
             for (; ones && o < end; ++o)
                 one_channel(p, cg, xg, w + o * wsize, bias != NULL ? bias + o : NULL, dst + o * plane);
@@ -202,21 +203,22 @@ MLVM_ALWAYS_INLINE void scalar_groups(const mlvm_conv2d_t *p, const float *x, co
 void mlvm_conv2d_scalar_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                             const float *bias, float *out)
 {
-    scalar_groups(p, x, w, bias, out, 1);
+    scalar_groups(p, x, w, bias, out, 1, 1);
 }
 
-/* The two no-workspace entries: on cores without vectors the in-place
- * sums (with or without the one-channel pass), then fn over the output. */
+/* The no-workspace entries: on cores without vectors the in-place sums
+ * (with or without the four-channel and the one-channel passes), then fn
+ * over the output. */
 MLVM_ALWAYS_INLINE void direct(const mlvm_conv2d_t *p, const float *x, const float *w,
                                const float *bias, float *out, mlvm_epilogue_fn fn,
-                               const void *ctx, const int ones)
+                               const void *ctx, const int fours, const int ones)
 {
 #ifdef MLVM_SCALAR_CORE
-    scalar_groups(p, x, w, bias, out, ones);
+    scalar_groups(p, x, w, bias, out, fours, ones);
     if (fn != NULL && p->n * p->o > 0 && p->oh * p->ow > 0)
         fn(ctx, 0, p->n * p->o, 0, p->oh * p->ow, out, p->oh * p->ow);
 #else
-    (void)ones;
+    (void)fours, (void)ones;
     mlvm_conv2d_epilogue_f32(p, x, w, bias, out, NULL, fn, ctx);
 #endif
 }
@@ -224,11 +226,17 @@ MLVM_ALWAYS_INLINE void direct(const mlvm_conv2d_t *p, const float *x, const flo
 void mlvm_conv2d_direct_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                             const float *bias, float *out, mlvm_epilogue_fn fn, const void *ctx)
 {
-    direct(p, x, w, bias, out, fn, ctx, 1);
+    direct(p, x, w, bias, out, fn, ctx, 1, 1);
 }
 
 void mlvm_conv2d_direct4_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                              const float *bias, float *out, mlvm_epilogue_fn fn, const void *ctx)
 {
-    direct(p, x, w, bias, out, fn, ctx, 0);
+    direct(p, x, w, bias, out, fn, ctx, 1, 0);
+}
+
+void mlvm_conv2d_direct1_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                             const float *bias, float *out, mlvm_epilogue_fn fn, const void *ctx)
+{
+    direct(p, x, w, bias, out, fn, ctx, 0, 1);
 }

@@ -877,8 +877,8 @@ static const float *row_column(const mlvm_matmul_t *p, const float *b, mlvm_inde
  * tile of zero rows; one load of a per sixteen multiply-adds), then (without
  * VLDM) eight, four, one. With VLDM the last n % 16 go one by one: an
  * eight-wide copy of the loop cost 110 bytes of flash, a third of the
- * kernel, to save 3 % of the MLP's instructions (10 % of the 28x28 CNN's,
- * whose ten-class layer is all it runs). Blocks never cross a panel (panels
+ * kernel, to save 3 % of the MLP's instructions (10 % of the 28x28 CNN's:
+ * its one dense layer has ten outputs). Blocks never cross a panel (panels
  * are multiples of 32 wide); b's columns must be adjacent, else every
  * output goes alone. Each output sums its terms in order, as the tiled
  * kernel does. Not inlined: the matmul entry and the gemm share it. */

@@ -29,15 +29,6 @@
 #include "window.h"
 #include "mlvm/kernels.h"
 
-/* Whether the GEMM's tile kernels clamp as they store (matmul.c's
- * MLVM_MM_TILE_ACT): on cores without vectors an activation is a pass
- * over each group's outputs instead. */
-#ifdef MLVM_SCALAR_CORE
-#define MLVM_CONV_TILE_ACT 0
-#else
-#define MLVM_CONV_TILE_ACT 1
-#endif
-
 typedef struct window_ctx {
     const mlvm_conv2d_t *p;
     const float *x; /* the group's first input channel of this image */
@@ -525,6 +516,14 @@ static void pad_phases(const mlvm_conv2d_t *p, const direct_geom_t *g, mlvm_inde
     }
 }
 
+/* fn (or NULL) over the whole output, seen as [n * o, oh * ow]. */
+static void epilogue_whole(const mlvm_conv2d_t *p, float *out, mlvm_epilogue_fn fn, const void *ctx)
+{
+    const mlvm_index_t plane = p->oh * p->ow;
+    if (fn != NULL && p->n * p->o > 0 && plane > 0)
+        fn(ctx, 0, p->n * p->o, 0, plane, out, plane);
+}
+
 /* A convolution's GEMM: out (m x n, row stride c_rs) = the weights w (rows
  * of k) times b (rows b_rs apart), bias per row and act (or NULL); no
  * panels, row offsets, packing, column bias or epilogue unless the caller
@@ -673,7 +672,7 @@ static void direct_all(const mlvm_conv2d_t *p, const float *x, const float *w, c
     const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups, in_plane = p->h * p->w;
     const mlvm_index_t plane = p->oh * p->ow;
     /* an activation alone: stored clamped by the GEMM's tile kernels */
-    const mlvm_clamp_t *act = MLVM_CONV_TILE_ACT && fn == mlvm_epilogue_clamp_f32
+    const mlvm_clamp_t *act = MLVM_GEMM_TILE_ACT && fn == mlvm_epilogue_clamp_f32
                                   && og >= MLVM_CONV_GEMM_ROWS ? (const mlvm_clamp_t *)ctx : NULL;
     direct_geom_t g;
     float *xs;
@@ -737,14 +736,13 @@ static void conv_all(const mlvm_conv2d_t *p, const float *x, const float *w, con
     const mlvm_index_t k = cg * p->kh * p->kw;
     const int pointwise = is_pointwise(p);
     /* an activation alone: stored clamped by the GEMM's tile kernels */
-    const mlvm_clamp_t *act = MLVM_CONV_TILE_ACT && fn == mlvm_epilogue_clamp_f32
+    const mlvm_clamp_t *act = MLVM_GEMM_TILE_ACT && fn == mlvm_epilogue_clamp_f32
                                   ? (const mlvm_clamp_t *)ctx : NULL;
     mlvm_index_t n, g;
 #ifdef MLVM_SCALAR_CORE
     if (mlvm_conv2d_scalar_applies(p)) {
         mlvm_conv2d_scalar_f32(p, x, w, bias, out);
-        if (fn != NULL && p->n * p->o > 0 && plane > 0)
-            fn(ctx, 0, p->n * p->o, 0, plane, out, plane);
+        epilogue_whole(p, out, fn, ctx);
         return;
     }
 #endif
@@ -753,8 +751,7 @@ static void conv_all(const mlvm_conv2d_t *p, const float *x, const float *w, con
     int flat;
 #endif
     if (depthwise_regs(p, x, w, bias, out, NULL)) {
-        if (fn != NULL && p->n * p->o > 0 && plane > 0)
-            fn(ctx, 0, p->n * p->o, 0, plane, out, plane);
+        epilogue_whole(p, out, fn, ctx);
         return;
     }
 #ifdef MLVM_DW_FLAT
@@ -915,8 +912,7 @@ void mlvm_conv2d_ihwo_pointwise_f32(const mlvm_conv2d_t *p, const float *x, cons
     g.x = x;
     g.out = out;
     mlvm_cvec_strided_f32(&g);
-    if (fn != NULL)
-        fn(ctx, 0, p->n * p->o, 0, plane, out, plane);
+    epilogue_whole(p, out, fn, ctx);
 }
 
 void mlvm_conv2d_ihwo_ws_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
@@ -964,6 +960,5 @@ void mlvm_conv2d_ihwo_f32(const mlvm_conv2d_t *p, const float *x, const float *w
         return;
     }
     ihwo_loops(p, x, w, bias, out);
-    if (fn != NULL)
-        fn(ctx, 0, p->n * p->o, 0, plane, out, plane);
+    epilogue_whole(p, out, fn, ctx);
 }

@@ -331,14 +331,6 @@ MLVM_ALWAYS_INLINE void cvec_all(const mlvm_cvec_t *g, const int by_off)
 MLVM_NOINLINE static void cvec_at(const mlvm_cvec_t *g) { cvec_all(g, 1); }
 MLVM_NOINLINE static void cvec_strided(const mlvm_cvec_t *g) { cvec_all(g, 0); }
 
-void mlvm_cvec_f32(const mlvm_cvec_t *g)
-{
-    if (g->off != NULL)
-        mlvm_cvec_at_f32(g);
-    else
-        mlvm_cvec_strided_f32(g);
-}
-
 void mlvm_cvec_at_f32(const mlvm_cvec_t *g)
 {
     if (g->m > 0 && g->n > 0 && g->images > 0)

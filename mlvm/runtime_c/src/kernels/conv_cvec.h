@@ -28,9 +28,8 @@ typedef struct mlvm_cvec {
     float *out;              /* n x m */
 } mlvm_cvec_t;
 
-void mlvm_cvec_f32(const mlvm_cvec_t *g);
-/* The same for off set (mlvm_cvec_at_f32) or NULL (mlvm_cvec_strided_f32):
- * a caller with one kind links only that kernel. */
+/* For off set (mlvm_cvec_at_f32) or NULL (mlvm_cvec_strided_f32): a
+ * caller with one kind links only that kernel. */
 void mlvm_cvec_at_f32(const mlvm_cvec_t *g);
 void mlvm_cvec_strided_f32(const mlvm_cvec_t *g);
 

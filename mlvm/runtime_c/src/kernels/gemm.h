@@ -85,6 +85,16 @@ typedef struct mlvm_gemm {
     const void *epilogue_ctx;
 } mlvm_gemm_t;
 
+/* Whether the tile kernels apply col_bias and act in registers as they
+ * store. Not the 4 x 4 tile of cores without vectors: there a pass per
+ * group (a convolution's) or per tile costs fewer instructions than tests
+ * in its store, and less flash; callers there pass an epilogue instead. */
+#ifdef MLVM_SCALAR_CORE
+#define MLVM_GEMM_TILE_ACT 0
+#else
+#define MLVM_GEMM_TILE_ACT 1
+#endif
+
 void mlvm_gemm_f32(const mlvm_gemm_t *g);
 /* mlvm_gemm_f32 for a b read at row offsets (b_off not NULL), which takes
  * no other path: a caller that only has such products links no other. */

@@ -94,16 +94,6 @@ typedef struct mm_ctx {
     const mlvm_clamp_t *act;       /* or NULL: clamp the sums as they are stored (last slice) */
 } mm_ctx_t;
 
-/* Whether the tile kernels apply a column bias and a clamp as they store
- * (mlvm_gemm_t's col_bias and act). Not the 4 x 4 tile of cores without
- * vectors: there a pass per group (a convolution's) or per tile costs
- * fewer instructions than tests in its store, and less flash. */
-#ifdef MLVM_SCALAR_CORE
-#define MLVM_MM_TILE_ACT 0
-#else
-#define MLVM_MM_TILE_ACT 1
-#endif
-
 #if !defined(MLVM_MM_AVX512) && !defined(MLVM_MM_AVX2) && !defined(MLVM_SCALAR_CORE)
 /* mlvm_epilogue_clamp_f32's clamp of one sum, for the portable stores:
  * relu h < 0 ? 0 : h, else !(h <= lo) ? h : lo then !(m >= hi) ? m : hi. */
@@ -864,7 +854,10 @@ static float one_column(const float *a, mlvm_index_t a_cs, const float *b, mlvm_
 }
 #endif
 
-/* Column j of b, for the single-row kernels below. */
+/* Column j of b, for the single-row kernels below: column_at's formula
+ * over a matmul's fields. One helper taking the fields as arguments cost
+ * the Cortex-M row kernel 18 bytes (gcc then loads both k and b_cs before
+ * the loop). */
 static const float *row_column(const mlvm_matmul_t *p, const float *b, mlvm_index_t j)
 {
     const mlvm_index_t w = p->b_panel;
@@ -957,7 +950,6 @@ static void row_times_matrix(const mlvm_gemm_t *g)
 }
 #endif
 
-
 /* The blocked product, in functions of their own: the packing buffer is
  * stack only while one runs (the single-row path above needs none). One
  * instance reads b's rows at offsets (by_off, exactly when b_off is set),
@@ -1033,13 +1025,13 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
         const int last = pc + kc_step >= k;
         x.kc = k - pc < kc_step ? k - pc : kc_step;
         x.accumulate = pc > 0;
-        x.act = MLVM_MM_TILE_ACT && last ? g->act : NULL;
+        x.act = MLVM_GEMM_TILE_ACT && last ? g->act : NULL;
         for (ic = 0; ic < m; ic += MLVM_MM_MC) {
             const mlvm_index_t mc = m - ic < MLVM_MM_MC ? m - ic : MLVM_MM_MC;
             for (jr = j_first; jr < n; jr += MLVM_MM_NR) {
                 const int nr = (int)(n - jr < MLVM_MM_NR ? n - jr : MLVM_MM_NR);
                 const float *bs = g->b + pc * g->b_rs + jr * g->b_cs;
-                x.col_bias = MLVM_MM_TILE_ACT && last && g->col_bias != NULL ? g->col_bias + jr : NULL;
+                x.col_bias = MLVM_GEMM_TILE_ACT && last && g->col_bias != NULL ? g->col_bias + jr : NULL;
                 x.b_off = NULL;
                 if (by_off) { /* g->b_off is set exactly then */
                     bs = g->b + jr;
@@ -1073,7 +1065,7 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
                     float *tile = g->out + ir * g->c_rs + jr;
                     micro(&x, by_off ? x.b_off : NULL, mr, nr, g->a + ir * g->a_rs + pc * g->a_cs,
                           bs, tile, g->bias != NULL ? g->bias + ir : NULL);
-#if MLVM_MM_TILE_ACT
+#if MLVM_GEMM_TILE_ACT
                     if (last && g->epilogue != NULL)
                         g->epilogue(g->epilogue_ctx, ir, mr, jr, nr, tile, g->c_rs);
 #else
@@ -1132,7 +1124,7 @@ static void gemm_of(mlvm_gemm_t *g, const mlvm_matmul_t *p, const float *a, cons
     g->epilogue_ctx = ctx;
     /* an activation alone, or a Linear layer's bias with a ReLU or
      * nothing: stored so by the tile kernels, without a pass per tile */
-    if (!MLVM_MM_TILE_ACT) {
+    if (!MLVM_GEMM_TILE_ACT) {
         return;
     } else if (fn == mlvm_epilogue_clamp_f32) {
         g->act = (const mlvm_clamp_t *)ctx;

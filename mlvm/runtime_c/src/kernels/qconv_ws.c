@@ -979,9 +979,10 @@ static void q_sink_done(const qcall_t *c, const qgeom_t *g, mlvm_index_t n, mlvm
     const mlvm_qconv2d_t *p = c->p;
     const mlvm_index_t og = p->o / p->groups, hw = p->oh * p->ow;
     const size_t size = c->rq != NULL ? 1 : 4;
-    uint8_t *out = (uint8_t *)c->out + (size_t)((n * p->o + gi * og) * hw) * size;
+    uint8_t *out;
     if (g->out_bytes == 0)
         return;
+    out = (uint8_t *)c->out + (size_t)((n * p->o + gi * og) * hw) * size;
 #ifdef MLVM_Q_ROWS_PERM
     if (size == 1 && q_rows_out_perm(p, g, og, (const uint8_t *)rows, out))
         return;

@@ -82,6 +82,19 @@
 #ifndef MLVM_MM_MC
 #define MLVM_MM_MC 192
 #endif
+/* Bytes of out one block of columns may span (its m rows), so that the
+ * partial sums of a long contraction stay in L2 from one slice to the next
+ * (a convolution's output plane or a large product's out would otherwise
+ * stream through memory once per slice): 0 = no column blocks. */
+#ifndef MLVM_MM_NC_BYTES
+#if defined(MLVM_MM_AVX512)
+#define MLVM_MM_NC_BYTES (512 * 1024)
+#elif defined(MLVM_MM_AVX2)
+#define MLVM_MM_NC_BYTES (256 * 1024)
+#else
+#define MLVM_MM_NC_BYTES 0
+#endif
+#endif
 
 typedef struct mm_ctx {
     mlvm_index_t kc;               /* contraction length of this slice */
@@ -960,7 +973,7 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
 {
     float buf[MLVM_MM_KC * MLVM_MM_NR];
     const mlvm_index_t m = g->m, n = g->n, k = g->k;
-    mlvm_index_t pc, ic, jr, ir, i, j_first = 0, kc_step;
+    mlvm_index_t pc, ic, jc, nc, jr, ir, i, j_first = 0, kc_step;
     mm_ctx_t x;
 #if defined(MLVM_MM_AVX512) || defined(MLVM_MM_AVX2)
     /* Large b: contiguous slivers spare the TLB and the L1 sets. */
@@ -1021,6 +1034,11 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
     kc_step = m <= 4 * MLVM_MM_MR && !by_off && g->pack == NULL && g->b_panel == 0
                   ? MLVM_MM_KC_SMALL_M
                   : MLVM_MM_KC;
+    /* Column blocks: slices of the contraction inside each (sums in the
+     * same order as without). */
+    nc = MLVM_MM_NC_BYTES / ((mlvm_index_t)sizeof(float) * m) / MLVM_MM_NR * MLVM_MM_NR;
+    nc = nc == 0 ? (MLVM_MM_NC_BYTES == 0 ? n : MLVM_MM_NR) : nc;
+    for (jc = j_first; jc < n; jc += nc)
     for (pc = 0; pc < k; pc += kc_step) {
         const int last = pc + kc_step >= k;
         x.kc = k - pc < kc_step ? k - pc : kc_step;
@@ -1028,8 +1046,9 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
         x.act = MLVM_GEMM_TILE_ACT && last ? g->act : NULL;
         for (ic = 0; ic < m; ic += MLVM_MM_MC) {
             const mlvm_index_t mc = m - ic < MLVM_MM_MC ? m - ic : MLVM_MM_MC;
-            for (jr = j_first; jr < n; jr += MLVM_MM_NR) {
-                const int nr = (int)(n - jr < MLVM_MM_NR ? n - jr : MLVM_MM_NR);
+            const mlvm_index_t jn = n - jc < nc ? n : jc + nc;
+            for (jr = jc; jr < jn; jr += MLVM_MM_NR) {
+                const int nr = (int)(jn - jr < MLVM_MM_NR ? jn - jr : MLVM_MM_NR);
                 const float *bs = g->b + pc * g->b_rs + jr * g->b_cs;
                 x.col_bias = MLVM_GEMM_TILE_ACT && last && g->col_bias != NULL ? g->col_bias + jr : NULL;
                 x.b_off = NULL;

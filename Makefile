@@ -13,7 +13,7 @@ APT_PACKAGES := clang:clang valgrind:valgrind \
                 qemu-system-arm:qemu-system-arm \
                 mpicc:libopenmpi-dev mpirun:openmpi-bin
 
-.PHONY: all demo test bench bench-avx2 bench-compile bench-embedded bench-embedded-peers conformance fuzz venv sysdeps clean
+.PHONY: all demo test bench bench-avx2 bench-compile bench-zoo bench-embedded bench-embedded-peers conformance fuzz venv sysdeps clean
 
 all: test
 
@@ -63,6 +63,11 @@ bench-avx2: $(BENCHSTAMP) $(SYSSTAMP)
 
 bench-compile: $(STAMP)
 	$(BIN)/python bench/compile_time.py
+
+# The onnx package's classic networks (AlexNet ... VGG-19) with seeded
+# weights, batch 1, one thread, next to onnxruntime.
+bench-zoo: $(BENCHSTAMP)
+	taskset -c 1 $(BIN)/python bench/zoo.py
 
 # Models on an emulated Cortex-M4: exact instructions per inference, flash, RAM.
 bench-embedded: $(STAMP) $(SYSSTAMP)

@@ -26,52 +26,15 @@ from pathlib import Path
 import numpy as np
 import onnx
 import onnxruntime as ort
-from onnx import numpy_helper
 
 import mlvm
 
-
-def _value(name: str, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
-    if len(shape) >= 2:  # conv / dense weights: He initialisation
-        return rng.standard_normal(shape) * np.sqrt(2.0 / int(np.prod(shape[1:])))
-    if name.endswith("_riv_0") or "var" in name:  # BatchNormalization variance
-        return 1.0 + 0.1 * rng.random(shape)
-    if name.endswith("_s_0"):  # BatchNormalization scale
-        return 0.5 + 0.1 * rng.random(shape)
-    return 0.05 * rng.standard_normal(shape)  # biases and means
+import zoo  # bench/zoo.py: the light models with seeded weights
 
 
 def model_file(d: Path) -> Path:
-    """The light model's weights are ConstantOfShape nodes (of shapes kept
-    as initializers) and its BatchNormalization statistics graph inputs:
-    each becomes an initializer of seeded values."""
-    light = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light" / "light_resnet50.onnx"
-    m = onnx.load(light)
-    rng = np.random.default_rng(0)
-    shapes = {t.name: tuple(int(v) for v in numpy_helper.to_array(t).reshape(-1))
-              for t in m.graph.initializer}
-    weights, nodes = [], []
-    for n in m.graph.node:
-        value = next((a.t for a in n.attribute if a.name == "value"), None)
-        if n.op_type == "ConstantOfShape" and value is not None and value.data_type == onnx.TensorProto.FLOAT:
-            name = n.output[0]
-            weights.append(numpy_helper.from_array(
-                _value(name, shapes[n.input[0]], rng).astype(np.float32), name))
-        else:
-            nodes.append(n)
-    data = m.graph.input[0]
-    for inp in m.graph.input[1:]:  # BatchNormalization statistics, fed as inputs by the suite
-        if inp.name in shapes:
-            continue
-        shape = tuple(d.dim_value for d in inp.type.tensor_type.shape.dim)
-        weights.append(numpy_helper.from_array(_value(inp.name, shape, rng).astype(np.float32), inp.name))
-    used = {i for n in nodes for i in n.input}
-    kept = [t for t in m.graph.initializer if t.name in used]  # the shapes of the remaining ones
-    g = onnx.helper.make_graph(nodes, "resnet50", [data], list(m.graph.output), weights + kept)
-    out = onnx.helper.make_model(g, opset_imports=list(m.opset_import))
-    out.ir_version = max(m.ir_version, 4)  # initializers that are not graph inputs
-    path = d / "resnet50.onnx"
-    onnx.save(out, path)
+    """The light model with seeded weights (bench/zoo.py's, shared by both)."""
+    path, _, _ = zoo.model_file(zoo.LIGHT / "light_resnet50.onnx", d)
     return path
 
 

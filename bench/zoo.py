@@ -1,0 +1,174 @@
+"""Real model architectures from ONNX, side by side with onnxruntime.
+
+The models are the onnx package's "light" copies of the ONNX model zoo's
+classic networks (AlexNet, DenseNet-121, Inception v1 and v2, ResNet-50,
+ShuffleNet, SqueezeNet, VGG-19, ZFNet-512), as their exporters wrote them:
+their weights are ConstantOfShape placeholders, which this script replaces
+with seeded values (He-initialised convolution and dense weights,
+BatchNormalization statistics near 1), so that activations stay in range.
+mlvm and onnxruntime get the same file, batch 1, one thread (pin the process
+to one CPU with `taskset -c 1`). Each model's output is compared with
+onnxruntime's before it is timed; times are the median over rounds in which
+the two runtimes take turns (`--rounds`, each a batch of calls of about
+`--batch-ms`), the ratio the median of the rounds' ratios.
+
+    taskset -c 1 python bench/zoo.py [--models REGEX] [--rounds N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import re
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import numpy_helper
+
+import mlvm
+
+LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
+
+# ConstantOfShape placeholders and the BatchNormalization statistics that the
+# files take as graph inputs get values by the input slot that consumes them.
+_BN_SLOTS = {1: "scale", 2: "shift", 3: "shift", 4: "var"}
+
+
+def _consumers(m: onnx.ModelProto) -> dict[str, tuple[str, int]]:
+    """Each value's first consumer (op type, input slot), seen through
+    Unsqueeze (DenseNet and Inception v2 scale channels by Unsqueeze + Mul)."""
+    first: dict[str, tuple[str, int]] = {}
+    for n in m.graph.node:
+        for i, name in enumerate(n.input):
+            first.setdefault(name, (n.op_type, i))
+    through = {n.input[0]: n.output[0] for n in m.graph.node if n.op_type == "Unsqueeze"}
+    out = {}
+    for name in first:
+        seen = name
+        while seen in through:
+            seen = through[seen]
+        out[name] = first.get(seen, first[name])
+    return out
+
+
+def _value(shape: tuple[int, ...], use: tuple[str, int], rng: np.random.Generator) -> np.ndarray:
+    op, slot = use
+    if len(shape) >= 2:  # convolution / dense weights: He initialisation
+        return rng.standard_normal(shape) * np.sqrt(2.0 / int(np.prod(shape[1:])))
+    kind = _BN_SLOTS.get(slot) if op == "BatchNormalization" else ("scale" if op == "Mul" else "shift")
+    if kind == "var":
+        return 1.0 + 0.1 * rng.random(shape)
+    if kind == "scale":
+        return 0.5 + 0.1 * rng.random(shape)
+    return 0.05 * rng.standard_normal(shape)
+
+
+def model_file(light: Path, out_dir: Path) -> tuple[Path, str, tuple[int, ...]]:
+    """A copy of a light model with seeded weights as initializers; its path,
+    data input name and shape."""
+    m = onnx.load(light)
+    rng = np.random.default_rng(0)
+    shapes = {t.name: tuple(int(v) for v in numpy_helper.to_array(t).reshape(-1))
+              for t in m.graph.initializer}
+    use = _consumers(m)
+    weights, nodes = [], []
+    for n in m.graph.node:
+        value = next((a.t for a in n.attribute if a.name == "value"), None)
+        if n.op_type == "ConstantOfShape" and value is not None and value.data_type == onnx.TensorProto.FLOAT:
+            name = n.output[0]
+            weights.append(numpy_helper.from_array(
+                _value(shapes[n.input[0]], use[name], rng).astype(np.float32), name))
+        else:
+            nodes.append(n)
+    data = next(i for i in m.graph.input if len(i.type.tensor_type.shape.dim) == 4)
+    for inp in m.graph.input:  # statistics fed as graph inputs by the backend suite
+        if inp is data or inp.name in shapes:
+            continue
+        shape = tuple(d.dim_value for d in inp.type.tensor_type.shape.dim)
+        weights.append(numpy_helper.from_array(
+            _value(shape, use[inp.name], rng).astype(np.float32), inp.name))
+    used = {i for n in nodes for i in n.input}
+    kept = [t for t in m.graph.initializer if t.name in used]  # the shapes that stay
+    g = onnx.helper.make_graph(nodes, light.stem, [data], list(m.graph.output), weights + kept)
+    out = onnx.helper.make_model(g, opset_imports=list(m.opset_import))
+    out.ir_version = max(m.ir_version, 4)  # initializers that are not graph inputs
+    path = out_dir / f"{light.stem.removeprefix('light_')}.onnx"
+    onnx.save(out, path)
+    dims = tuple(d.dim_value for d in data.type.tensor_type.shape.dim)
+    return path, data.name, dims
+
+
+def _batch(fn: Callable[[], object], calls: int) -> float:
+    t = time.thread_time()
+    for _ in range(calls):
+        fn()
+    return (time.thread_time() - t) / calls
+
+
+def measure(path: Path, data: str, shape: tuple[int, ...], rounds: int, batch_ms: float) -> dict[str, object]:
+    row: dict[str, object] = {"params": sum(int(np.prod(t.dims)) for t in onnx.load(path).graph.initializer)}
+    t = time.perf_counter()
+    try:
+        m = mlvm.compile(path)
+    except mlvm.MlvmError as e:
+        row["error"] = str(e).splitlines()[0]
+        return row
+    row["compile_s"] = time.perf_counter() - t
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    so.inter_op_num_threads = 1
+    sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    got, want = m.main(x), sess.run(None, {data: x})[0]
+    row["rel_err"] = float(np.max(np.abs(got - want)) / np.max(np.abs(want)))
+    fns = {"mlvm": lambda: m.main(x), "ort": lambda: sess.run(None, {data: x})}
+    calls = max(1, int(batch_ms * 1e-3 / _batch(fns["ort"], 1)))
+    times: dict[str, list[float]] = {k: [] for k in fns}
+    for r in range(rounds):
+        for k in (list(fns) if r % 2 == 0 else list(fns)[::-1]):
+            times[k].append(_batch(fns[k], calls))
+    row["mlvm_ms"] = statistics.median(times["mlvm"]) * 1e3
+    row["ort_ms"] = statistics.median(times["ort"]) * 1e3
+    row["ratio"] = statistics.median(a / b for a, b in zip(times["mlvm"], times["ort"]))
+    kp = ctypes.CDLL(str(m.path)).mlvm_kernel_path
+    kp.restype = ctypes.c_char_p
+    row["path"] = kp().decode()
+    return row
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--models", default=".", help="regular expression over the model names")
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--batch-ms", type=float, default=200.0)
+    args = ap.parse_args()
+    print("| model | parameters | mlvm.compile s | mlvm ms | onnxruntime ms | mlvm / onnxruntime | max rel. error |")
+    print("|---|---|---|---|---|---|---|")
+    ratios = []
+    with tempfile.TemporaryDirectory(prefix="mlvm-zoo-") as tmp:
+        for light in sorted(LIGHT.glob("light_*.onnx")):
+            name = light.stem.removeprefix("light_")
+            if re.search(args.models, name) is None:
+                continue
+            path, data, shape = model_file(light, Path(tmp))
+            row = measure(path, data, shape, args.rounds, args.batch_ms)
+            params = f"{int(row['params']) / 1e6:.1f} M"  # type: ignore[call-overload]
+            if "error" in row:
+                print(f"| {name} | {params} | not supported: {row['error']} | | | | |", flush=True)
+                continue
+            ratios.append(float(row["ratio"]))  # type: ignore[arg-type]
+            print(f"| {name} | {params} | {row['compile_s']:.1f} | {row['mlvm_ms']:.2f} | {row['ort_ms']:.2f} | "
+                  f"{row['ratio']:.2f}x | {row['rel_err']:.1e} |", flush=True)
+    if ratios:
+        print(f"\ngeometric mean mlvm / onnxruntime: {float(np.exp(np.mean(np.log(ratios)))):.3f}x "
+              f"over {len(ratios)} models; kernel path {row.get('path')}")
+
+
+if __name__ == "__main__":
+    main()

@@ -256,6 +256,22 @@ wide_x = f32_data(g, (1, 2, 3, 2101))
 wide_x[0, 1, 2, 1500] = np.nan
 add_pool(g, "max", wide_x.shape, (3, 3), (1, 2), (1, 1, 1, 1), x=wide_x, tag="-wide")
 add_pool(g, "max", (1, 1, 4, 700), (2, 5), (2, 3), (1, 2, 0, 4))
+# the vector rows (strides 1 and 2, windows up to 16 columns): outputs in
+# ragged chunks of 16, padding on every side, the widest window (stride 2
+# reads past 32 columns), one column past it (the other kernels), a NaN
+# and infinities in a vector row
+for kind in ("max", "avg"):
+    add_pool(g, kind, (2, 3, 11, 33), (3, 3), (2, 2), (1, 1, 1, 1))
+    add_pool(g, kind, (1, 2, 7, 47), (5, 5), (1, 1), (2, 2, 2, 2))
+    add_pool(g, kind, (1, 3, 6, 37), (1, 16), (1, 2), (0, 7, 0, 8))
+    add_pool(g, kind, (1, 2, 5, 50), (3, 17), (1, 1), (1, 8, 1, 8))
+    add_pool(g, kind, (1, 1, 3, 16), (2, 2), (1, 2), (0, 1, 0, 0))
+vec_x = f32_data(g, (1, 3, 9, 40))
+vec_x[0, 0, 4, 21] = np.nan
+vec_x[0, 1, 2, 3] = np.inf
+vec_x[0, 2, 7, 39] = -np.inf
+add_pool(g, "max", vec_x.shape, (3, 3), (2, 2), (1, 1, 1, 1), x=vec_x, tag="-vec-nan")
+add_pool(g, "avg", vec_x.shape, (3, 3), (1, 1), (1, 1, 1, 1), x=vec_x, tag="-vec-nan")
 
 
 @pytest.mark.parametrize("case,variant", SUITE.params_list())

@@ -2,8 +2,8 @@
 AVX2 + FMA and with AVX-512 (each where the CPU runs it), and for the host
 itself (-march=native, what mlvm builds by default).
 
-* tests/runtime_c/kernels/kernel_paths.c: matmul and conv2d against float64
-  loops. It names the path it ran, so a build that silently fell back is
+* tests/runtime_c/kernels/kernel_paths.c: matmul, conv2d and pooling
+  against float64 loops. It names the path it ran, so a build that silently fell back is
   caught. The host's build and the scalar one run again under ASan/UBSan.
 * tests/runtime_c/kernels/conv_workspace.c: the workspace conv2d's direct
   path asks for, the same as the compiler plans (conv2d_workspace_bytes).
@@ -60,7 +60,7 @@ QPATHS = {
 # the int8 paths' flag sets need no f32 kernels, and the other way round).
 _K = {f.stem: f for f in c_build.KERNELS}
 F32_KERNELS = [_K[n] for n in ("conv", "conv_cvec", "conv_scalar", "depthwise", "depthwise_lanes",
-                               "elementwise", "matmul")]
+                               "elementwise", "matmul", "nn")]
 INT8_KERNELS = [_K[n] for n in ("qadd", "qconv_ws", "qdepthwise_lanes", "qdepthwise_perm", "qmatmul")]
 LINKS = {PROGRAM: F32_KERNELS, VMATH: F32_KERNELS, WORKSPACE: F32_KERNELS, QCONV: INT8_KERNELS}
 QLINE = re.compile(r"^qconv_paths\[([\w-]+)\]: (\d+) cases, (\d+) failures$", re.M)

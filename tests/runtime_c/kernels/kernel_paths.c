@@ -1,4 +1,4 @@
-/* matmul and conv2d kernels against float64 loops, for one kernel path
+/* matmul, conv2d and pooling kernels against float64 loops, for one kernel path
  * (the build's flags choose it: portable C, AVX2 + FMA or AVX-512).
  * Sizes cross every blocking edge: ragged tiles, several contraction
  * slices, more rows than a row block, transposed and strided operands;
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mlvm/kernels.h"
+#include "mlvm/kernels_nn.h"
 
 static unsigned long long rng_state = 0x9e3779b97f4a7c15ull;
 
@@ -423,6 +424,74 @@ static void check_ihwo(void)
     check_conv_sw(1, 3, 9, 13, 4, 3, 3, 3, 1, 1, same3, 1, 1, 1);
 }
 
+/* Max and average pooling of exactly sized planes (the vector rows read
+ * with masked loads right up to both ends) against one window at a time:
+ * the maximum exact, the average within its sum's bound. */
+static void check_pool(int is_max, mlvm_index_t planes, mlvm_index_t h, mlvm_index_t w,
+                       mlvm_index_t kh, mlvm_index_t kw, mlvm_index_t sh, mlvm_index_t sw,
+                       mlvm_index_t pt, mlvm_index_t pl, mlvm_index_t pb, mlvm_index_t pr)
+{
+    mlvm_pool2d_t p;
+    float *x, *got;
+    double *want, *bound;
+    mlvm_index_t q, oh, ow, i, j;
+    char what[160];
+    p.planes = planes, p.h = h, p.w = w, p.kh = kh, p.kw = kw, p.sh = sh, p.sw = sw;
+    p.pt = pt, p.pl = pl;
+    p.oh = (h + pt + pb - kh) / sh + 1, p.ow = (w + pl + pr - kw) / sw + 1;
+    x = random_array((size_t)(planes * h * w));
+    got = (float *)malloc((size_t)(planes * p.oh * p.ow) * sizeof *got);
+    want = (double *)malloc((size_t)(planes * p.oh * p.ow) * sizeof *want);
+    bound = (double *)malloc((size_t)(planes * p.oh * p.ow) * sizeof *bound);
+    (is_max ? mlvm_maxpool2d_f32 : mlvm_avgpool2d_f32)(&p, x, got);
+    for (q = 0; q < planes; ++q)
+        for (oh = 0; oh < p.oh; ++oh)
+            for (ow = 0; ow < p.ow; ++ow) {
+                const mlvm_index_t o = (q * p.oh + oh) * p.ow + ow;
+                double acc = is_max ? -HUGE_VAL : 0.0, mag = 0.0;
+                long cnt = 0;
+                for (i = oh * sh - pt; i < oh * sh - pt + kh; ++i)
+                    for (j = ow * sw - pl; j < ow * sw - pl + kw; ++j) {
+                        double v;
+                        if (i < 0 || i >= h || j < 0 || j >= w)
+                            continue;
+                        v = x[(q * h + i) * w + j];
+                        acc = is_max ? (v > acc ? v : acc) : acc + v;
+                        mag += fabs(v), ++cnt;
+                    }
+                want[o] = is_max ? acc : acc / (double)cnt;
+                bound[o] = is_max ? 0.0 : mag / (double)cnt;
+            }
+    snprintf(what, sizeof what, "%s pool %tdx%tdx%td k=%tdx%td s=%tdx%td pad=%td,%td,%td,%td",
+             is_max ? "max" : "avg", planes, h, w, kh, kw, sh, sw, pt, pl, pb, pr);
+    compare(what, (size_t)(planes * p.oh * p.ow), got, want, bound);
+    free(x), free(got), free(want), free(bound);
+}
+
+/* Pooling windows of 1 to 17 columns (16 is the vector rows' widest),
+ * strides 1 to 3, padding on every side, rows of 1 to 70 columns. */
+static void check_pools(void)
+{
+    static const mlvm_index_t ws[] = {1, 2, 3, 15, 16, 17, 33, 70};
+    size_t a, b;
+    int is_max;
+    for (is_max = 0; is_max < 2; ++is_max)
+        for (a = 0; a < sizeof ws / sizeof *ws; ++a)
+            for (b = 0; b < 9; ++b) {
+                const mlvm_index_t w = ws[a], kw = 1 + (mlvm_index_t)(b * 7 + a) % 17;
+                const mlvm_index_t s = 1 + (mlvm_index_t)b % 3, kh = 1 + (mlvm_index_t)(a + b) % 3;
+                const mlvm_index_t pl = kw > 1 ? (mlvm_index_t)b % kw : 0, pr = kw > 1 ? (kw - 1) / 2 : 0;
+                const mlvm_index_t pt = kh > 1 ? (mlvm_index_t)a % kh : 0;
+                if (w + pl + pr < kw)
+                    continue;
+                check_pool(is_max, 1 + (mlvm_index_t)b % 2, 2 + (mlvm_index_t)a % 5, w, kh, kw, s,
+                           s, pt, pl, kh - 1 - pt, pr);
+            }
+    check_pool(1, 3, 27, 27, 3, 3, 2, 2, 0, 0, 0, 0);
+    check_pool(1, 2, 112, 112, 3, 3, 2, 2, 1, 1, 1, 1);
+    check_pool(0, 4, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1);
+}
+
 int main(void)
 {
     static const mlvm_index_t sizes[] = {1, 2, 5, 7, 17, 33, 64, 131};
@@ -485,6 +554,7 @@ int main(void)
     check_depthwise_stride2();
     check_depthwise_lanes();
     check_ihwo();
+    check_pools();
     printf("kernel_paths[%s]: %ld cases, %ld failures\n", mlvm_kernel_path(), cases, failures);
     return failures != 0;
 }

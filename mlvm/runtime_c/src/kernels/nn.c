@@ -204,27 +204,119 @@ void mlvm_gelu_erf_f32(size_t n, const float *a, float *out)
  * pooling
  * ---------------------------------------------------------------------- */
 
+/* Output row o of plane xp (its window rows [h0, h1)), one window at a time. */
+static void pool_window_row(const mlvm_pool2d_t *p, const float *xp, mlvm_index_t h0,
+                            mlvm_index_t h1, float *o, int is_max)
+{
+    mlvm_index_t ow, i, j;
+    for (ow = 0; ow < p->ow; ++ow) {
+        const mlvm_index_t w0 = imax(ow * p->sw - p->pl, 0);
+        const mlvm_index_t w1 = imin(ow * p->sw - p->pl + p->kw, p->w);
+        float acc = is_max ? -HUGE_VALF : 0.0f;
+        for (i = h0; i < h1; ++i)
+            for (j = w0; j < w1; ++j)
+                acc = is_max ? max_nan(acc, xp[i * p->w + j]) : acc + xp[i * p->w + j];
+        o[ow] = is_max ? acc : acc / (float)((h1 - h0) * (w1 - w0));
+    }
+}
+
 static void pool2d(const mlvm_pool2d_t *p, const float *x, float *out, int is_max)
 {
-    mlvm_index_t pl, oh, ow, i, j;
+    mlvm_index_t pl, oh;
+    for (pl = 0; pl < p->planes; ++pl)
+        for (oh = 0; oh < p->oh; ++oh)
+            pool_window_row(p, x + pl * p->h * p->w, imax(oh * p->sh - p->pt, 0),
+                            imin(oh * p->sh - p->pt + p->kh, p->h),
+                            out + (pl * p->oh + oh) * p->ow, is_max);
+}
+
+#if defined(__AVX512F__) && !defined(MLVM_PORTABLE_KERNELS)
+#include <immintrin.h>
+#define MLVM_POOL_AVX512 1
+
+/* The lanes t < 16 with 0 <= s + t < w. */
+static __mmask16 pool_lanes(mlvm_index_t s, mlvm_index_t w)
+{
+    const mlvm_index_t lo = imax(-s, 0), hi = imin(w - s, 16);
+    return hi <= lo ? 0 : (__mmask16)((0xFFFFu >> (16 - (hi - lo))) << lo);
+}
+
+/* One output row, sixteen outputs per vector: the window's rows joined
+ * per input column into vectors v0 .. v2 of the 16 * sw + 16 columns the
+ * sixteen read (masked loads: the padding's -inf or 0 outside x), then its
+ * columns j as lanes t of those at t * sw + j (vpermt2ps; the blend for
+ * stride 2 where they run into v2). The same joins in the same order as
+ * the two passes below, so the same results; the maximum keeps the
+ * earlier of equal values as max_nan does (vmaxps returns its second
+ * operand on ties). Returns 0 where it read a NaN: the caller redoes the
+ * row one window at a time, where NaN wins. sw is 1 or 2, kw <= 16. */
+MLVM_ALWAYS_INLINE int pool_row_avx512(const mlvm_pool2d_t *p, const float *xp, mlvm_index_t h0,
+                                       mlvm_index_t h1, float *o, int is_max, mlvm_index_t sw)
+{
+    const __m512 fill = _mm512_set1_ps(is_max ? -HUGE_VALF : 0.0f);
+    const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i step = _mm512_mullo_epi32(iota, _mm512_set1_epi32((int)sw));
+    const mlvm_index_t w = p->w, kw = p->kw;
+    __mmask16 nan = 0;
+    mlvm_index_t c0, i, j;
+    for (c0 = 0; c0 < p->ow; c0 += 16) {
+        const mlvm_index_t s = c0 * sw - p->pl; /* the column lane 0 reads first */
+        const __mmask16 m0 = pool_lanes(s, w), m1 = pool_lanes(s + 16, w);
+        const __mmask16 m2 = sw == 2 ? pool_lanes(s + 32, w) : 0;
+        const __mmask16 out = (__mmask16)(0xFFFFu >> (16 - imin(p->ow - c0, 16)));
+        __m512 v0 = fill, v1 = fill, v2 = fill, h = fill;
+        for (i = h0; i < h1; ++i) {
+            const float *r = xp + i * w + s;
+            const __m512 x0 = _mm512_mask_loadu_ps(fill, m0, r);
+            const __m512 x1 = _mm512_mask_loadu_ps(fill, m1, r + 16);
+            const __m512 x2 = sw == 2 ? _mm512_mask_loadu_ps(fill, m2, r + 32) : fill;
+            if (is_max) {
+                v0 = _mm512_max_ps(x0, v0), v1 = _mm512_max_ps(x1, v1), v2 = _mm512_max_ps(x2, v2);
+                nan |= _mm512_cmp_ps_mask(x0, x0, _CMP_UNORD_Q)
+                       | _mm512_cmp_ps_mask(x1, x1, _CMP_UNORD_Q)
+                       | _mm512_cmp_ps_mask(x2, x2, _CMP_UNORD_Q);
+            } else {
+                v0 = _mm512_add_ps(v0, x0), v1 = _mm512_add_ps(v1, x1), v2 = _mm512_add_ps(v2, x2);
+            }
+        }
+        for (j = 0; j < kw; ++j) {
+            const __m512i at = _mm512_add_epi32(step, _mm512_set1_epi32((int)j)); /* column t*sw+j */
+            __m512 c = _mm512_permutex2var_ps(v0, at, v1);
+            if (sw == 2 && j > 0) /* lanes past column 31 from v1, v2 */
+                c = _mm512_mask_mov_ps(c, (__mmask16)(0xFFFFu << ((33 - j) / 2)),
+                                       _mm512_permutex2var_ps(v1, _mm512_sub_epi32(at, _mm512_set1_epi32(16)), v2));
+            h = j == 0 ? c : is_max ? _mm512_max_ps(c, h) : _mm512_add_ps(h, c);
+        }
+        if (!is_max) { /* divided by the window's elements inside x */
+            const __m512i col = _mm512_add_epi32(step, _mm512_set1_epi32((int)s));
+            const __m512i lo = _mm512_max_epi32(col, _mm512_setzero_si512());
+            const __m512i hi = _mm512_min_epi32(_mm512_add_epi32(col, _mm512_set1_epi32((int)kw)),
+                                                _mm512_set1_epi32((int)w));
+            const __m512i n = _mm512_mullo_epi32(_mm512_sub_epi32(hi, lo), _mm512_set1_epi32((int)(h1 - h0)));
+            h = _mm512_div_ps(h, _mm512_cvtepi32_ps(n));
+        }
+        _mm512_mask_storeu_ps(o + c0, out, h);
+    }
+    return nan == 0;
+}
+
+/* Every plane's rows by pool_row_avx512 (its strides as constants). */
+static void pool_rows_avx512(const mlvm_pool2d_t *p, const float *x, float *out, int is_max)
+{
+    mlvm_index_t pl, oh;
     for (pl = 0; pl < p->planes; ++pl) {
         const float *xp = x + pl * p->h * p->w;
-        float *op = out + pl * p->oh * p->ow;
         for (oh = 0; oh < p->oh; ++oh) {
             const mlvm_index_t h0 = imax(oh * p->sh - p->pt, 0);
             const mlvm_index_t h1 = imin(oh * p->sh - p->pt + p->kh, p->h);
-            for (ow = 0; ow < p->ow; ++ow) {
-                const mlvm_index_t w0 = imax(ow * p->sw - p->pl, 0);
-                const mlvm_index_t w1 = imin(ow * p->sw - p->pl + p->kw, p->w);
-                float acc = is_max ? -HUGE_VALF : 0.0f;
-                for (i = h0; i < h1; ++i)
-                    for (j = w0; j < w1; ++j)
-                        acc = is_max ? max_nan(acc, xp[i * p->w + j]) : acc + xp[i * p->w + j];
-                op[oh * p->ow + ow] = is_max ? acc : acc / (float)((h1 - h0) * (w1 - w0));
-            }
+            float *o = out + (pl * p->oh + oh) * p->ow;
+            if (!(p->sw == 1 ? pool_row_avx512(p, xp, h0, h1, o, is_max, 1)
+                             : pool_row_avx512(p, xp, h0, h1, o, is_max, 2)))
+                pool_window_row(p, xp, h0, h1, o, is_max);
         }
     }
 }
+#endif
 
 /* Pooling in two passes per output row and chunk of output columns: the
  * maximum (or sum) over the window's rows of each padded input column the
@@ -323,6 +415,12 @@ static void avgpool_columns(const mlvm_pool2d_t *p, const float *x, float *out)
 
 void mlvm_maxpool2d_f32(const mlvm_pool2d_t *p, const float *x, float *out)
 {
+#ifdef MLVM_POOL_AVX512
+    if ((p->sw == 1 || p->sw == 2) && p->kw <= 16) {
+        pool_rows_avx512(p, x, out, 1);
+        return;
+    }
+#endif
     if (p->kw <= MLVM_POOL_COLS) {
         maxpool_columns(p, x, out);
         return;
@@ -332,6 +430,12 @@ void mlvm_maxpool2d_f32(const mlvm_pool2d_t *p, const float *x, float *out)
 
 void mlvm_avgpool2d_f32(const mlvm_pool2d_t *p, const float *x, float *out)
 {
+#ifdef MLVM_POOL_AVX512
+    if ((p->sw == 1 || p->sw == 2) && p->kw <= 16) {
+        pool_rows_avx512(p, x, out, 0);
+        return;
+    }
+#endif
     if (p->kw <= MLVM_POOL_COLS) {
         avgpool_columns(p, x, out);
         return;

@@ -95,6 +95,11 @@
 #define MLVM_MM_NC_BYTES 0
 #endif
 #endif
+/* and at least this many columns, so that the weights' slices are read
+ * for several slivers at a time */
+#ifndef MLVM_MM_NC_MIN
+#define MLVM_MM_NC_MIN (8 * MLVM_MM_NR)
+#endif
 
 typedef struct mm_ctx {
     mlvm_index_t kc;               /* contraction length of this slice */
@@ -1037,7 +1042,9 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
     /* Column blocks: slices of the contraction inside each (sums in the
      * same order as without). */
     nc = MLVM_MM_NC_BYTES / ((mlvm_index_t)sizeof(float) * m) / MLVM_MM_NR * MLVM_MM_NR;
-    nc = nc == 0 ? (MLVM_MM_NC_BYTES == 0 ? n : MLVM_MM_NR) : nc;
+    if (nc < MLVM_MM_NC_MIN) /* whole slivers: panels must not be cut */
+        nc = (MLVM_MM_NC_MIN + MLVM_MM_NR - 1) / MLVM_MM_NR * MLVM_MM_NR;
+    nc = MLVM_MM_NC_BYTES == 0 ? n : nc;
     for (jc = j_first; jc < n; jc += nc)
     for (pc = 0; pc < k; pc += kc_step) {
         const int last = pc + kc_step >= k;

@@ -702,18 +702,24 @@ def conv2d_prefers_ihwo(d: Mapping[str, int]) -> bool:
     output positions at the input copy's row pitch (and copies the rows out
     when the pitch is wider: 10 % off), the other slivers of 32 output
     channels. It needs at least one sliver of channels, every tap of a
-    sliver's weights in cache (no contraction slices), and 5 % fuller
-    lanes (its transposed stores cost a little). Its slivers each read all of
-    the input again, so past 64 output channels the input must stay in
-    cache (64 KiB). Measured 0.5x-0.9x on 3x3 to 56x56 maps; 1.1x-1.6x where
-    it would lose (full NCHW lanes, 16 channels, 512 x 3 x 3 contractions,
-    ResNet-50's 1x1 convolutions to 1024 and 2048 channels), which this
-    keeps out."""
+    sliver's weights in cache (no contraction slices: at most 2304 taps, a
+    sliver of 288 KiB), and 5 % fuller lanes (its transposed stores cost a
+    little). Its slivers each read all of the input again: past 64 output
+    channels the input must stay in cache (512 KiB; strided, 64 KiB).
+    First fitted on maps of 3x3 to 56x56 with up to 64 channels
+    (0.5x-0.9x); refitted on the layer shapes of ResNet-50, Inception and
+    VGG (AMD Zen 4, one layer + ReLU per model, both kernels in one
+    process): 0.80x-0.93x for 3x3 layers of 96 to 256 channels on 7x7 to
+    28x28 maps and 1x1 layers to and from 2048 channels on 7x7; 1.06x-1.24x
+    where it lost (512 channels at 4608 taps on 7x7 and, strided, 14x14;
+    strided 1x1 layers over 800 KiB and 1.6 MiB inputs; 1024 channels of
+    14x14 to 256), which this keeps out."""
     if d["groups"] != 1 or d["o"] < 32 or d["oh"] * d["ow"] == 0:
         return False
-    if d["c"] * d["kh"] * d["kw"] > 1024:
+    if d["c"] * d["kh"] * d["kw"] > 2304:
         return False
-    if d["o"] > 64 and d["c"] * d["h"] * d["w"] * 4 > 64 * 1024:
+    strided = (d["sh"], d["sw"]) != (1, 1)
+    if d["o"] > 64 and d["c"] * d["h"] * d["w"] * 4 > (64 if strided else 512) * 1024:
         return False
     plane = d["oh"] * d["ow"]
     if conv2d_pointwise(d):

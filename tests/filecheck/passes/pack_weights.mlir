@@ -66,14 +66,32 @@ func.func @small_map(%x: tensor<1x64x8x8xf32>, %y: tensor<2x64x3x3xf32>) -> (ten
 }
 
 // -----
+// Mid-sized maps with many channels (ResNet-50's and Inception's): 128
+// channels 3x3 on 28x28 (1152 taps, a 392 KiB input), 2048 to 512 1x1 on
+// 7x7 (a 392 KiB input).
+// CHECK-LABEL: func.func @mid_map
+// CHECK: %w = "mlvm.param"() <{name = "w", perm = array<i64: 1, 2, 3, 0>}> : () -> tensor<128x3x3x128xf32>
+// CHECK: "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "ihwo"}>
+// CHECK: %p = "mlvm.param"() <{name = "p", perm = array<i64: 1, 2, 3, 0>}> : () -> tensor<2048x1x1x512xf32>
+// CHECK: "mlvm.conv2d"(%y, %p) <{w_layout = "ihwo"}>
+func.func @mid_map(%x: tensor<1x128x28x28xf32>, %y: tensor<1x2048x7x7xf32>) -> (tensor<1x128x28x28xf32>, tensor<1x512x7x7xf32>) {
+  %w = "mlvm.param"() <{name = "w"}> : () -> tensor<128x128x3x3xf32>
+  %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x128x28x28xf32>, tensor<128x128x3x3xf32>) -> tensor<1x128x28x28xf32>
+  %p = "mlvm.param"() <{name = "p"}> : () -> tensor<512x2048x1x1xf32>
+  %1 = "mlvm.conv2d"(%y, %p) : (tensor<1x2048x7x7xf32>, tensor<512x2048x1x1xf32>) -> tensor<1x512x7x7xf32>
+  func.return %0, %1 : tensor<1x128x28x28xf32>, tensor<1x512x7x7xf32>
+}
+
+// -----
 // Must not: a large map (its NCHW lanes are full), groups, a weight also
 // read by a conv that keeps OIHW, fewer than 32 output channels, a
 // contraction too long for a sliver of weights in cache (512 x 3 x 3),
-// weights that are inputs, 128 output channels of a 72 KiB input.
+// weights that are inputs, 128 output channels of a 578 KiB input, 128
+// of a strided one of 72 KiB.
 // CHECK-LABEL: func.func @conv_must_not
 // CHECK-NOT: perm
 // CHECK-NOT: ihwo
-func.func @conv_must_not(%x: tensor<1x16x32x32xf32>, %g: tensor<1x32x6x6xf32>, %s: tensor<1x16x6x6xf32>, %d: tensor<1x512x7x7xf32>, %wi: tensor<32x16x1x1xf32>, %e: tensor<1x512x6x6xf32>) -> (tensor<1x32x32x32xf32>, tensor<1x32x6x6xf32>, tensor<1x32x6x6xf32>, tensor<1x32x32x32xf32>, tensor<1x16x6x6xf32>, tensor<1x32x7x7xf32>, tensor<1x32x6x6xf32>, tensor<1x128x6x6xf32>) {
+func.func @conv_must_not(%x: tensor<1x16x32x32xf32>, %g: tensor<1x32x6x6xf32>, %s: tensor<1x16x6x6xf32>, %d: tensor<1x512x7x7xf32>, %wi: tensor<32x16x1x1xf32>, %e: tensor<1x512x17x17xf32>, %f: tensor<1x512x6x6xf32>) -> (tensor<1x32x32x32xf32>, tensor<1x32x6x6xf32>, tensor<1x32x6x6xf32>, tensor<1x32x32x32xf32>, tensor<1x16x6x6xf32>, tensor<1x32x7x7xf32>, tensor<1x32x6x6xf32>, tensor<1x128x17x17xf32>, tensor<1x128x3x3xf32>) {
   %w = "mlvm.param"() <{name = "w"}> : () -> tensor<32x16x1x1xf32>
   %0 = "mlvm.conv2d"(%x, %w) : (tensor<1x16x32x32xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x32x32xf32>
   %wg = "mlvm.param"() <{name = "wg"}> : () -> tensor<32x16x3x3xf32>
@@ -87,8 +105,10 @@ func.func @conv_must_not(%x: tensor<1x16x32x32xf32>, %g: tensor<1x32x6x6xf32>, %
   %5 = "mlvm.conv2d"(%d, %wd) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x512x7x7xf32>, tensor<32x512x3x3xf32>) -> tensor<1x32x7x7xf32>
   %6 = "mlvm.conv2d"(%s, %wi) : (tensor<1x16x6x6xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x6x6xf32>
   %wb = "mlvm.param"() <{name = "wb"}> : () -> tensor<128x512x1x1xf32>
-  %7 = "mlvm.conv2d"(%e, %wb) : (tensor<1x512x6x6xf32>, tensor<128x512x1x1xf32>) -> tensor<1x128x6x6xf32>
-  func.return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<1x32x32x32xf32>, tensor<1x32x6x6xf32>, tensor<1x32x6x6xf32>, tensor<1x32x32x32xf32>, tensor<1x16x6x6xf32>, tensor<1x32x7x7xf32>, tensor<1x32x6x6xf32>, tensor<1x128x6x6xf32>
+  %7 = "mlvm.conv2d"(%e, %wb) : (tensor<1x512x17x17xf32>, tensor<128x512x1x1xf32>) -> tensor<1x128x17x17xf32>
+  %wf = "mlvm.param"() <{name = "wf"}> : () -> tensor<128x512x1x1xf32>
+  %8 = "mlvm.conv2d"(%f, %wf) <{strides = array<i64: 2, 2>}> : (tensor<1x512x6x6xf32>, tensor<128x512x1x1xf32>) -> tensor<1x128x3x3xf32>
+  func.return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<1x32x32x32xf32>, tensor<1x32x6x6xf32>, tensor<1x32x6x6xf32>, tensor<1x32x32x32xf32>, tensor<1x16x6x6xf32>, tensor<1x32x7x7xf32>, tensor<1x32x6x6xf32>, tensor<1x128x17x17xf32>, tensor<1x128x3x3xf32>
 }
 
 // -----

@@ -709,8 +709,9 @@ def conv2d_prefers_ihwo(d: Mapping[str, int]) -> bool:
     First fitted on maps of 3x3 to 56x56 with up to 64 channels
     (0.5x-0.9x); refitted on the layer shapes of ResNet-50, Inception and
     VGG (AMD Zen 4, one layer + ReLU per model, both kernels in one
-    process): 0.80x-0.93x for 3x3 layers of 96 to 256 channels on 7x7 to
-    28x28 maps and 1x1 layers to and from 2048 channels on 7x7; 1.06x-1.24x
+    process): 0.80x-0.90x for 3x3 layers of 96 to 256 channels on 7x7 to
+    28x28 maps; 1x1 layers to and from 2048 channels on 7x7 a tie (0.88x to
+    1.2x from run to run, which this host's noise spans); 1.06x-1.24x
     where it lost (512 channels at 4608 taps on 7x7 and, strided, 14x14;
     strided 1x1 layers over 800 KiB and 1.6 MiB inputs; 1024 channels of
     14x14 to 256), which this keeps out."""

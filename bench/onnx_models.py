@@ -75,6 +75,26 @@ def matmul(n: int) -> onnx.ModelProto:
     return g.model([("a", (n, n)), ("b", (n, n))], g.op("MatMul", "a", "b"), (n, n))
 
 
+# The vector-math rows: one op over [64, 1000] (the shape of a batch of
+# logits), as exporters write it; GELU in erf form as PyTorch exports
+# nn.GELU(): x * 0.5 * (1 + Erf(x / sqrt 2)).
+MATH_SHAPE = (64, 1000)
+MATH_OPS = ("softmax", "log-softmax", "exp", "sigmoid", "tanh", "gelu-erf")
+
+
+def vector_math(op: str) -> onnx.ModelProto:
+    g = Graph()
+    if op == "gelu-erf":
+        e = g.op("Erf", g.op("Div", "x", g.const("sqrt2", np.array(np.sqrt(2.0), np.float32))))
+        y = g.op("Mul", g.op("Mul", "x", g.op("Add", e, g.const("one", np.array(1.0, np.float32)))),
+                 g.const("half", np.array(0.5, np.float32)))
+    elif op in ("softmax", "log-softmax"):
+        y = g.op("Softmax" if op == "softmax" else "LogSoftmax", "x", axis=-1)
+    else:
+        y = g.op(op.capitalize(), "x")
+    return g.model([("x", MATH_SHAPE)], y, MATH_SHAPE)
+
+
 def mlp(params: Mapping[str, np.ndarray], batch: int) -> onnx.ModelProto:
     g = Graph()
     h = "x"

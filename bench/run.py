@@ -106,6 +106,38 @@ TARGETS = [
     ("512^3 matmul speed >= 0.9x numpy, default core (numpy time / mlvm time)",
      "matmul-512", "numpy", "mlvm-py", ">=", 0.9),
 ]
+# The vector-math rows (kind "math"): each <= onnxruntime's time.
+MATH_LIMIT = 1.0
+
+
+def _softmax_np(x: Any) -> Any:
+    import numpy as np
+
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _log_softmax_np(x: Any) -> Any:
+    import numpy as np
+
+    z = x - x.max(axis=-1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+
+
+def _np_fn(name: str) -> Callable[[Any], Any]:
+    def fn(x: Any) -> Any:
+        import numpy as np
+
+        return np.exp(x) if name == "exp" else np.tanh(x) if name == "tanh" else 1 / (1 + np.exp(-x))
+
+    return fn
+
+
+# numpy versions (none for erf: numpy has no vector erf)
+MATH_NUMPY: dict[str, Callable[[Any], Any]] = {
+    "softmax": _softmax_np, "log-softmax": _log_softmax_np, "exp": _np_fn("exp"),
+    "sigmoid": _np_fn("sigmoid"), "tanh": _np_fn("tanh")}
+
 # Targets of mlvm's AVX2 path (kernel path "avx2"), against OpenBLAS's AVX2
 # kernels on the same host.
 AVX2_TARGETS = [
@@ -158,7 +190,8 @@ class Model:
     params: dict[str, Any] = field(default_factory=dict)
     numpy_fn: Callable[..., Any] | None = None
     # "micro": no-op, square matmuls; "model": counts in the bench-model
-    # targets; "variant": a comparison variant of a model (not counted).
+    # targets; "variant": a comparison variant of a model (not counted);
+    # "math": one vector-math op, its own target.
     kind: str = "model"
     group: str | None = None  # models of one group are timed side by side (variants)
     results: dict[str, float] = field(default_factory=dict)  # seconds per call (--stat)
@@ -259,6 +292,12 @@ def make_models(quick: bool, select: str | None = None) -> list[Model]:
             name = f"{key}-b{b}"
             x = rng_for(name).standard_normal((b, *shape)).astype(np.float32)
             models.append(Model(name, f"{label} B={b}", lambda build=build, b=b: build(b), [x]))
+    for op in om.MATH_OPS if not quick else om.MATH_OPS[:1]:
+        name = f"math-{op}"
+        x = rng_for(name).standard_normal(om.MATH_SHAPE).astype(np.float32) * 4.0
+        models.append(Model(name, f"{op} {om.MATH_SHAPE[0]}x{om.MATH_SHAPE[1]}",
+                            lambda op=op: om.vector_math(op), [x], numpy_fn=MATH_NUMPY.get(op),
+                            kind="math"))
     tp = om.transformer_params()
     for b in batches:
         name = f"transformer-b{b}"
@@ -645,6 +684,14 @@ def check_targets(models: list[Model], skipped: dict[str, str], kernel: str) -> 
         out.append({"target": label, "value": value, "limit": limit, "met": met,
                     "unit": "x" if against is not None else "us"})
 
+    for m in (m for m in models if m.kind == "math"):
+        label = f"{m.label} <= {MATH_LIMIT}x onnxruntime"
+        v = ratio(m, "mlvm-py")
+        if v is None:
+            out.append({"target": label, "skipped": m.error or "not measured"})
+            continue
+        out.append({"target": label, "value": v, "limit": MATH_LIMIT, "met": v <= MATH_LIMIT,
+                    "unit": "x"})
     bench = [m for m in models if m.kind == "model"]
     if bench:
         ratios = {m.label: v for m in bench if (v := ratio(m, "mlvm-py")) is not None}

@@ -712,12 +712,16 @@ def _softmax(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs
     if imp.opset < 13:  # the input is coerced to 2-D at `axis` (default 1)
         axis = _axis(int(attrs.get("axis", 1)), len(s))
         flat = reshape(imp, x, (math.prod(s[:axis]), math.prod(s[axis:])))
-        y: Value = Tensor(imp.emit(SoftmaxOp, [imp.t(flat)], imp.shape(flat), "f32", axis=1))
     else:
         axis = _axis(int(attrs.get("axis", -1)), len(s))
-        y = Tensor(imp.emit(SoftmaxOp, [imp.t(x)], s, "f32", axis=axis))
+        flat = x
     if node.op_type == "LogSoftmax":
-        y = unary(imp, LogOp, y)
+        # z - log(sum(exp(z))), z max-shifted: log(softmax) would be -inf
+        # wherever the softmax underflows (a logit 104 below its row's max)
+        y = log_softmax(imp, flat, [1] if imp.opset < 13 else [axis])
+    else:
+        y = Tensor(imp.emit(SoftmaxOp, [imp.t(flat)], imp.shape(flat), "f32",
+                            axis=1 if imp.opset < 13 else axis))
     return [reshape(imp, y, s)]
 
 

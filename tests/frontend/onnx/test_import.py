@@ -267,6 +267,10 @@ CASES: list[Case] = [
     Case("softmax", [node("Softmax", ["x"])], {"x": rand(3, 7)}),
     Case("softmax_opset11", [node("Softmax", ["x"], axis=1)], {"x": rand(2, 3, 4)}, opset=11),
     Case("log_softmax", [node("LogSoftmax", ["x"], axis=0)], {"x": rand(5, 2)}),
+    # logits far apart: log(softmax) would give -inf where the softmax underflows
+    Case("log_softmax_wide", [node("LogSoftmax", ["x"])],
+         {"x": np.float32([[0.0, -150.0, 3.0, -300.0, 80.0], [-1e3, 1e3, 0.5, -20.0, 7.0]])}),
+    Case("log_softmax_opset11", [node("LogSoftmax", ["x"], axis=1)], {"x": rand(2, 3, 4)}, opset=11),
     Case("layer_norm", [node("LayerNormalization", ["x", "g", "b"], axis=-1, epsilon=1e-3)],
          {"x": rand(2, 3, 8)}, {"g": rand(8), "b": rand(8)}),
     Case("batch_norm", [node("BatchNormalization", ["x", "s", "b", "m", "v"])], {"x": rand(2, 3, 5, 5)},

@@ -24,17 +24,30 @@ static float row_sum(mlvm_index_t n, const float *x)
     return s;
 }
 
-/* NaN wins, as in numpy.max. */
+/* NaN wins, as in numpy.max (one condition, no short circuit: a form
+ * that vectorises). */
 static float max2(float acc, float v)
 {
-    return (v > acc || v != v) ? v : acc;
+    return ((v > acc) | (v != v)) ? v : acc;
 }
 
+/* In lanes (one running maximum made the loop a chain of compares, one
+ * element at a time): the maximum does not depend on the order, and NaN
+ * wins in any order. */
 static float row_max(mlvm_index_t n, const float *x, float acc)
 {
-    mlvm_index_t i;
-    for (i = 0; i < n; ++i)
+    float lane[MLVM_SUM_LANES];
+    mlvm_index_t i = 0;
+    int l;
+    for (l = 0; l < MLVM_SUM_LANES; ++l)
+        lane[l] = acc;
+    for (; i + MLVM_SUM_LANES <= n; i += MLVM_SUM_LANES)
+        for (l = 0; l < MLVM_SUM_LANES; ++l)
+            lane[l] = max2(lane[l], x[i + l]);
+    for (; i < n; ++i)
         acc = max2(acc, x[i]);
+    for (l = 0; l < MLVM_SUM_LANES; ++l)
+        acc = max2(acc, lane[l]);
     return acc;
 }
 

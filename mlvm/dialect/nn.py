@@ -300,16 +300,25 @@ def softmax_reference(x: np.ndarray, axis: int) -> np.ndarray:
         return (e / np.sum(e, axis=axis, keepdims=True)).astype(np.float32)
 
 
-@irdl_op_definition
-class SoftmaxOp(MlvmOp):
-    """exp(a - max(a)) / sum(exp(a - max(a))) along `axis` (default -1)."""
+def log_softmax_reference(x: np.ndarray, axis: int) -> np.ndarray:
+    """z - log(sum(exp(z))) with z = x - max along `axis`, in f32."""
+    with np.errstate(all="ignore"):
+        z = x - np.max(x, axis=axis, keepdims=True)
+        return (z - np.log(np.sum(np.exp(z), axis=axis, keepdims=True))).astype(np.float32)
 
-    name = "mlvm.softmax"
+
+class _SoftmaxBase(MlvmOp):
+    """An op over the rows along `axis` of one f32 operand, result alike."""
+
     operand = operand_def(TensorType)
     result = result_def(TensorType)
     axis = opt_prop_def(IntegerAttr.constr(type=i64), IntegerAttr(-1, i64))
     traits = traits_def(Pure())
     OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("operand",)
+    KERNEL: ClassVar[str] = ""  # mlvm_<KERNEL>_f32(outer, n, inner, in, out)
+
+    def rows_reference(self, x: np.ndarray, axis: int) -> np.ndarray:
+        raise NotImplementedError
 
     def norm_axis(self) -> int:
         shape = self.shape_of(self.operand, "operand")
@@ -330,7 +339,7 @@ class SoftmaxOp(MlvmOp):
     ) -> list[np.ndarray]:
         if inputs[0].size == 0:
             return [inputs[0].copy()]
-        return [softmax_reference(inputs[0], self.norm_axis())]
+        return [self.rows_reference(inputs[0], self.norm_axis())]
 
     def lower(self, cg: Lowering) -> None:
         shape = self.shape_of(self.operand, "operand")
@@ -339,9 +348,32 @@ class SoftmaxOp(MlvmOp):
         if outer * n * inner == 0:
             return
         cg.stmt(
-            f"mlvm_softmax_f32({outer}, {n}, {inner}, {cg.ptr(self.operand)}, "
+            f"mlvm_{self.KERNEL}_f32({outer}, {n}, {inner}, {cg.ptr(self.operand)}, "
             f"{cg.ptr(self.result)});"
         )
+
+
+@irdl_op_definition
+class SoftmaxOp(_SoftmaxBase):
+    """exp(a - max(a)) / sum(exp(a - max(a))) along `axis` (default -1)."""
+
+    name = "mlvm.softmax"
+    KERNEL: ClassVar[str] = "softmax"
+
+    def rows_reference(self, x: np.ndarray, axis: int) -> np.ndarray:
+        return softmax_reference(x, axis)
+
+
+@irdl_op_definition
+class LogSoftmaxOp(_SoftmaxBase):
+    """z - log(sum(exp(z))), z = a - max(a), along `axis` (default -1): the
+    log of the softmax without its underflow."""
+
+    name = "mlvm.log_softmax"
+    KERNEL: ClassVar[str] = "log_softmax"
+
+    def rows_reference(self, x: np.ndarray, axis: int) -> np.ndarray:
+        return log_softmax_reference(x, axis)
 
 
 def layer_norm_reference(
@@ -909,6 +941,7 @@ NN_OPS: list[type[MlvmOp]] = [
     SliceOp,
     ConcatOp,
     SoftmaxOp,
+    LogSoftmaxOp,
     LayerNormOp,
     GeluOp,
     Conv2dOp,

@@ -1,9 +1,13 @@
-"""`mlvm.softmax`, `mlvm.layer_norm` and `mlvm.gelu` against float64 numpy.
+"""`mlvm.softmax`, `mlvm.log_softmax`, `mlvm.layer_norm` and `mlvm.gelu`
+against float64 numpy.
 
 Tolerances (see tests/harness.py and docs/ops.md):
 
 * softmax: rel 1e-5 against float64 (and between the C and the op's
   reference): a sum of positive terms, then one division.
+* log_softmax, against float64 v = z - log(sum(exp(z))), z = x - max:
+  `|err| <= 1e-5 (|z| + 1)`: z is exact to an f32 rounding, and the log of
+  the sum carries the sum's relative error as an absolute one.
 * layer_norm, against the float64 result v = g * (x - m) / s + b, with
   s = sqrt(var + eps): `|err| <= 1e-5 * (|g| (|v0| + max|x| / s) + |b|)`,
   where v0 = (x - m) / s and max|x| is taken over the normalised group (the
@@ -87,6 +91,43 @@ add_softmax(f32_data(g, (4, 100, 3), -30, 30), 1, "-middle")
 add_softmax(f32_data(g, (5, 1)), 1, "-single")
 add_softmax(np.array([[1e30, -1e30, 0.0], [-INF, 0.0, 1.0], [NAN, 1.0, 2.0]], np.float32), 1,
             "-extremes")
+
+
+def log_softmax_expect(axis: int):  # noqa: ANN201
+    def expect(x: np.ndarray) -> list[Bound]:
+        x64 = x.astype(np.float64)
+        with np.errstate(all="ignore"):
+            z = x64 - x64.max(axis=axis, keepdims=True)
+            v = z - np.log(np.exp(z).sum(axis=axis, keepdims=True))
+            err = 1e-5 * (np.abs(z) + 1.0)
+        return [Bound(v, np.where(np.isfinite(err), err, 0.0) + TINY)]
+
+    return expect
+
+
+def add_log_softmax(x: np.ndarray, axis: int | None, tag: str = "") -> None:
+    props = {} if axis is None else {"axis": i64_attr(axis)}
+    body = op_func("mlvm.log_softmax", [x], [(x.shape, F32)], props)
+    SUITE.add(f"log_softmax-{sid(x.shape)}-axis{axis}{tag}", body, [x],
+              log_softmax_expect(-1 if axis is None else axis))
+
+
+g = rng(43)
+for rank in range(1, 5):
+    for _ in range(3):
+        shape = random_shape(g, rank)
+        add_log_softmax(f32_data(g, shape, -10, 10), int(g.integers(-rank, rank)))
+add_log_softmax(f32_data(g, (3, 257), -30, 30), None, "-default-axis")
+add_log_softmax(f32_data(g, (4, 100, 3), -30, 30), 1, "-middle")
+add_log_softmax(f32_data(g, (5, 1)), 1, "-single")
+add_log_softmax(f32_data(g, (2, 1, 7)), 1, "-single-strided")
+# logits far apart (the softmax underflows to 0 there, its log to -inf)
+add_log_softmax(np.array([[0.0, -150.0, 3.0, -300.0, 80.0, 1e3, -1e3]], np.float32), None, "-wide")
+add_log_softmax(np.array([[0.0, -150.0], [3.0, -300.0], [80.0, 1e3]], np.float32), 0, "-wide-strided")
+add_log_softmax(np.array([[1e30, -1e30, 0.0], [-INF, 0.0, 1.0], [NAN, 1.0, 2.0]], np.float32), 1,
+                "-extremes")
+add_log_softmax(np.array([[1e30, -1e30, 0.0], [-INF, 0.0, 1.0], [NAN, 1.0, 2.0]], np.float32).T.copy(),
+                0, "-extremes-strided")
 
 
 # --------------------------------------------------------------------------

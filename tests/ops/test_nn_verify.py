@@ -64,6 +64,11 @@ CASES = [
     Bad("softmax-axis", "softmax", [T], [T], "axis = 3 : i64", ("axis 3", "out of range", T)),
     Bad("softmax-i32", "softmax", ["tensor<3xi32>"], ["tensor<3xi32>"], "", ("tensor<3xi32>", "f32")),
     Bad("softmax-result", "softmax", [T], ["tensor<2x3x5xf32>"], "", ("tensor<2x3x5xf32>", T)),
+    Bad("log_softmax-axis", "log_softmax", [T], [T], "axis = -4 : i64", ("axis -4", "out of range", T)),
+    Bad("log_softmax-i32", "log_softmax", ["tensor<3xi32>"], ["tensor<3xi32>"], "",
+        ("tensor<3xi32>", "f32")),
+    Bad("log_softmax-scalar", "log_softmax", ["tensor<f32>"], ["tensor<f32>"], "",
+        ("tensor<f32>", "rank >= 1")),
     # --- layer_norm
     Bad("layer_norm-repeated-axis", "layer_norm", [T], [T], "axes = array<i64: 2, -1>",
         ("axis -1", "repeated", "[2, -1]")),

@@ -23,6 +23,7 @@ from mlvm.dialect.nn import (
     GeluOp,
     LayerNormOp,
     SliceOp,
+    LogSoftmaxOp,
     SoftmaxOp,
     TransposeOp,
 )
@@ -715,13 +716,11 @@ def _softmax(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs
     else:
         axis = _axis(int(attrs.get("axis", -1)), len(s))
         flat = x
-    if node.op_type == "LogSoftmax":
-        # z - log(sum(exp(z))), z max-shifted: log(softmax) would be -inf
-        # wherever the softmax underflows (a logit 104 below its row's max)
-        y = log_softmax(imp, flat, [1] if imp.opset < 13 else [axis])
-    else:
-        y = Tensor(imp.emit(SoftmaxOp, [imp.t(flat)], imp.shape(flat), "f32",
-                            axis=1 if imp.opset < 13 else axis))
+    # LogSoftmax: z - log(sum(exp(z))), z max-shifted (the log of the
+    # softmax would be -inf wherever it underflows: a logit 104 below its
+    # row's max)
+    op = LogSoftmaxOp if node.op_type == "LogSoftmax" else SoftmaxOp
+    y = Tensor(imp.emit(op, [imp.t(flat)], imp.shape(flat), "f32", axis=1 if imp.opset < 13 else axis))
     return [reshape(imp, y, s)]
 
 

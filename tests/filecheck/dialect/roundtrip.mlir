@@ -58,6 +58,8 @@ func.func @all_ops(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor<2x3xi32>) 
   %20 = "mlvm.reshape"(%19) : (tensor<3x2xf32>) -> tensor<2x3xf32>
   // CHECK: "mlvm.softmax_xent"(%{{.*}}, %{{.*}}) : (tensor<2x3xf32>, tensor<2x3xf32>) -> (tensor<2xf32>, tensor<2x3xf32>)
   %l, %g = "mlvm.softmax_xent"(%20, %a) : (tensor<2x3xf32>, tensor<2x3xf32>) -> (tensor<2xf32>, tensor<2x3xf32>)
+  // CHECK: "mlvm.log_softmax"(%{{.*}}) <{axis = 0 : i64}> : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %lsm = "mlvm.log_softmax"(%g) <{axis = 0 : i64}> : (tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK: "mlvm.cast"(%{{.*}}) : (tensor<2x3xf32>) -> tensor<2x3xi32>
   %22 = "mlvm.cast"(%g) : (tensor<2x3xf32>) -> tensor<2x3xi32>
   // CHECK: "mlvm.argmax"(%{{.*}}) <{axis = 1 : i64}> : (tensor<2x3xf32>) -> tensor<2xi32>

@@ -35,6 +35,8 @@ void mlvm_copy2d_b64(size_t rows, size_t cols, const void *src, ptrdiff_t src_rs
 /* Softmax along the middle dim of [outer, n, inner]. */
 void mlvm_softmax_f32(size_t outer, size_t n, size_t inner, const float *in,
                       float *out);
+/* z - log(sum(exp(z))), z = x - max along n (max-shifted: no underflow). */
+void mlvm_log_softmax_f32(size_t outer, size_t n, size_t inner, const float *in, float *out);
 
 /* Layer norm of each row of [rows, cols]; gamma and beta (cols each) may be
  * NULL together. Per row, the statistics (sums of x - x[0] and of their

@@ -87,6 +87,51 @@ void mlvm_softmax_f32(size_t outer, size_t n, size_t inner, const float *in,
     }
 }
 
+/* z - log(sum(exp(z))), z = x - max, over a contiguous row: the sum of the
+ * exponentials in lanes (not stored), one log per row, then one pass of
+ * subtractions. */
+static void log_softmax_row(size_t n, const float *x, float *o)
+{
+    float acc[MLVM_SOFTMAX_LANES] = {0};
+    const float mx = row_max(n, x);
+    float s = 0.0f, lse;
+    size_t i;
+    int l;
+    for (i = 0; i + MLVM_SOFTMAX_LANES <= n; i += MLVM_SOFTMAX_LANES)
+        for (l = 0; l < MLVM_SOFTMAX_LANES; ++l)
+            acc[l] += mlvm_expf(x[i + l] - mx);
+    for (l = 0; l < MLVM_SOFTMAX_LANES; ++l)
+        s += acc[l];
+    for (; i < n; ++i)
+        s += mlvm_expf(x[i] - mx);
+    lse = logf(s);
+    for (i = 0; i < n; ++i)
+        o[i] = (x[i] - mx) - lse;
+}
+
+void mlvm_log_softmax_f32(size_t outer, size_t n, size_t inner, const float *in, float *out)
+{
+    size_t b, i, j;
+    for (b = 0; b < outer; ++b) {
+        const float *x = in + b * n * inner;
+        float *o = out + b * n * inner;
+        if (inner == 1) {
+            log_softmax_row(n, x, o);
+            continue;
+        }
+        for (j = 0; j < inner; ++j) {
+            float mx = -HUGE_VALF, s = 0.0f, lse;
+            for (i = 0; i < n; ++i)
+                mx = max_nan(mx, x[i * inner + j]);
+            for (i = 0; i < n; ++i)
+                s += mlvm_expf(x[i * inner + j] - mx);
+            lse = logf(s);
+            for (i = 0; i < n; ++i)
+                o[i * inner + j] = (x[i * inner + j] - mx) - lse;
+        }
+    }
+}
+
 /* -------------------------------------------------------------------------
  * layer norm
  * ---------------------------------------------------------------------- */

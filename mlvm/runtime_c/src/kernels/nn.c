@@ -4,6 +4,7 @@
 
 #include "gemm.h" /* MLVM_SCALAR_CORE, MLVM_ALWAYS_INLINE */
 #include "iter.h"
+#include "vexp.h"
 
 #define MLVM_LN_LANES 16
 #define MLVM_SOFTMAX_LANES 16
@@ -52,7 +53,12 @@ static void softmax_row(size_t n, const float *x, float *o)
     float s = 0.0f, inv;
     size_t i = 0;
     int l;
-    for (i = 0; i < n; ++i)
+    i = 0;
+#ifdef MLVM_HAVE_EXP16
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(o + i, mlvm_exp16(_mm512_sub_ps(_mm512_loadu_ps(x + i), _mm512_set1_ps(mx))));
+#endif
+    for (; i < n; ++i)
         o[i] = mlvm_expf(x[i] - mx);
     for (i = 0; i + MLVM_SOFTMAX_LANES <= n; i += MLVM_SOFTMAX_LANES)
         for (l = 0; l < MLVM_SOFTMAX_LANES; ++l)
@@ -101,9 +107,18 @@ static void log_softmax_row(size_t n, const float *x, float *o)
     float s = 0.0f, lse;
     size_t i;
     int l;
+#if defined(MLVM_HAVE_EXP16) && MLVM_SOFTMAX_LANES == 16
+    { /* the same lanes, sixteen exponentials per vector */
+        __m512 a = _mm512_setzero_ps();
+        for (i = 0; i + 16 <= n; i += 16)
+            a = _mm512_add_ps(a, mlvm_exp16(_mm512_sub_ps(_mm512_loadu_ps(x + i), _mm512_set1_ps(mx))));
+        _mm512_storeu_ps(acc, a);
+    }
+#else
     for (i = 0; i + MLVM_SOFTMAX_LANES <= n; i += MLVM_SOFTMAX_LANES)
         for (l = 0; l < MLVM_SOFTMAX_LANES; ++l)
             acc[l] += mlvm_expf(x[i + l] - mx);
+#endif
     for (l = 0; l < MLVM_SOFTMAX_LANES; ++l)
         s += acc[l];
     for (; i < n; ++i)

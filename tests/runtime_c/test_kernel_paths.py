@@ -15,8 +15,8 @@ itself (-march=native, what mlvm builds by default).
 * tests/runtime_c/kernels/vmath_ulp.c: exp, sigmoid, tanh and erf of
   mlvm/vmath.h within their documented ulp bounds over a sweep of f32 bit
   patterns (every 10007th) and the edge values; with and without FMA the
-  polynomials round differently, so each path is measured. The exp and
-  sigmoid array kernels give the scalar functions' bits.
+  polynomials round differently, so each path is measured. The exp,
+  sigmoid and tanh array kernels give the scalar functions' bits.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@
  *
  * Prints "vmath_ulp[<path>] <fn>: max <ulps> ulp at <x>" per function and
  * exits 1 when a bound (BOUNDS below, the ones docs/ops.md states) is
- * exceeded. Then the array kernels mlvm_exp_f32 and mlvm_sigmoid_f32
+ * exceeded. Then the array kernels mlvm_exp_f32, mlvm_sigmoid_f32 and mlvm_tanh_f32
  * (sixteen lanes at a time on AVX-512) against the scalar functions over
  * the same inputs, bit for bit (any NaN for NaN), in runs of 4093 (a
  * masked tail): "vmath_ulp[<path>] arrays: <n> differ". */
@@ -106,6 +106,8 @@ static int check_arrays(uint64_t step)
             d += differ(out, in, n, mlvm_expf);
             mlvm_sigmoid_f32(n, in, out);
             d += differ(out, in, n, mlvm_sigmoidf);
+            mlvm_tanh_f32(n, in, out);
+            d += differ(out, in, n, mlvm_tanhf);
             n = 0;
         }
         if (end)

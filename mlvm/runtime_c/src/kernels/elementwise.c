@@ -82,7 +82,7 @@ MLVM_DEFINE_BINARY(cmpl, i32, int32_t, float, x > y ? 1.0f : 0.0f)
     }
 
 #ifdef MLVM_HAVE_EXP16
-/* exp and sigmoid sixteen lanes at a time (vexp.h: the same bits as the
+/* exp, sigmoid and tanh sixteen lanes at a time (vexp.h: the same bits as the
  * scalar functions), the last n % 16 masked. */
 #define MLVM_DEFINE_UNARY16(name, FN16)                                        \
     void mlvm_##name##_f32(size_t n, const float *a, float *out)               \
@@ -98,14 +98,15 @@ MLVM_DEFINE_BINARY(cmpl, i32, int32_t, float, x > y ? 1.0f : 0.0f)
     }
 MLVM_DEFINE_UNARY16(exp, mlvm_exp16)
 MLVM_DEFINE_UNARY16(sigmoid, mlvm_sigmoid16)
+MLVM_DEFINE_UNARY16(tanh, mlvm_tanh16)
 #else
 MLVM_DEFINE_UNARY(exp, mlvm_expf(x))
 MLVM_DEFINE_UNARY(sigmoid, mlvm_sigmoidf(x))
+MLVM_DEFINE_UNARY(tanh, mlvm_tanhf(x))
 #endif
 MLVM_DEFINE_UNARY(neg, -x)
 MLVM_DEFINE_UNARY(log, logf(x))
 MLVM_DEFINE_UNARY(sqrt, sqrtf(x))
-MLVM_DEFINE_UNARY(tanh, mlvm_tanhf(x))
 /* NaN passes through, like numpy.maximum(x, 0). */
 MLVM_DEFINE_UNARY(relu, x < 0.0f ? 0.0f : x)
 MLVM_DEFINE_UNARY(erf, mlvm_erff(x))

@@ -1,5 +1,5 @@
 /* Internal: mlvm_expf (mlvm/vmath.h) sixteen lanes at a time on AVX-512,
- * for the kernels that run exp over arrays (exp, sigmoid, softmax,
+ * for the kernels that run exp over arrays (exp, sigmoid, tanh, softmax,
  * log-softmax).
  * The same reduction and polynomial, the same bits: vscalefps applies 2^k
  * with one rounding, as mlvm_expf's two powers of two do (the first exact),
@@ -43,6 +43,24 @@ static inline __m512 mlvm_sigmoid16(__m512 x)
     const __m512 num = _mm512_mask_mov_ps(_mm512_set1_ps(1.0f),
                                           _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), e);
     return _mm512_div_ps(num, _mm512_add_ps(_mm512_set1_ps(1.0f), e));
+}
+
+/* mlvm_tanhf on sixteen lanes, the same operations (and bits). */
+static inline __m512 mlvm_tanh16(__m512 x)
+{
+    const __m512 ax = _mm512_abs_ps(x), z = _mm512_mul_ps(x, x), one = _mm512_set1_ps(1.0f);
+    const __m512i sign = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u));
+    __m512 p, big;
+    p = _mm512_set1_ps(-5.70498872745e-3f);
+    p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(2.06390887954e-2f));
+    p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(-5.37397155531e-2f));
+    p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(1.33314422036e-1f));
+    p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(-3.33332819422e-1f));
+    p = _mm512_fmadd_ps(_mm512_mul_ps(p, z), x, x);
+    big = _mm512_sub_ps(one, _mm512_div_ps(_mm512_set1_ps(2.0f),
+                                           _mm512_add_ps(mlvm_exp16(_mm512_add_ps(ax, ax)), one)));
+    big = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(_mm512_abs_ps(big)), sign));
+    return _mm512_mask_mov_ps(big, _mm512_cmp_ps_mask(ax, _mm512_set1_ps(0.625f), _CMP_LT_OQ), p);
 }
 #endif
 

@@ -53,16 +53,26 @@ static void softmax_row(size_t n, const float *x, float *o)
     float s = 0.0f, inv;
     size_t i = 0;
     int l;
-    i = 0;
-#ifdef MLVM_HAVE_EXP16
-    for (; i + 16 <= n; i += 16)
-        _mm512_storeu_ps(o + i, mlvm_exp16(_mm512_sub_ps(_mm512_loadu_ps(x + i), _mm512_set1_ps(mx))));
-#endif
-    for (; i < n; ++i)
+#if defined(MLVM_HAVE_EXP16) && MLVM_SOFTMAX_LANES == 16
+    { /* the exponentials stored and summed in the same pass, the same lanes */
+        __m512 a = _mm512_setzero_ps();
+        for (; i + 16 <= n; i += 16) {
+            const __m512 e = mlvm_exp16(_mm512_sub_ps(_mm512_loadu_ps(x + i), _mm512_set1_ps(mx)));
+            _mm512_storeu_ps(o + i, e);
+            a = _mm512_add_ps(a, e);
+        }
+        _mm512_storeu_ps(acc, a);
+        for (; i < n; ++i)
+            o[i] = mlvm_expf(x[i] - mx);
+        i = n - n % 16;
+    }
+#else
+    for (i = 0; i < n; ++i)
         o[i] = mlvm_expf(x[i] - mx);
     for (i = 0; i + MLVM_SOFTMAX_LANES <= n; i += MLVM_SOFTMAX_LANES)
         for (l = 0; l < MLVM_SOFTMAX_LANES; ++l)
             acc[l] += o[i + l];
+#endif
     for (l = 0; l < MLVM_SOFTMAX_LANES; ++l)
         s += acc[l];
     for (; i < n; ++i)

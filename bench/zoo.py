@@ -13,6 +13,7 @@ the two runtimes take turns (`--rounds`, each a batch of calls of about
 `--batch-ms`), the ratio the median of the rounds' ratios.
 
     taskset -c 1 python bench/zoo.py [--models REGEX] [--rounds N]
+    taskset -c 1 python bench/zoo.py --layers resnet50   # its convolutions one by one
 """
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ import re
 import statistics
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -143,12 +146,77 @@ def measure(path: Path, data: str, shape: tuple[int, ...], rounds: int, batch_ms
     return row
 
 
+def conv_layers(path: Path) -> Counter[tuple[Any, ...]]:
+    """The model's convolutions, by (input C, H, W), weight shape, strides,
+    pads, groups, bias: how many of each."""
+    m = onnx.shape_inference.infer_shapes(onnx.load(path))
+    shapes = {v.name: tuple(d.dim_value for d in v.type.tensor_type.shape.dim)
+              for v in list(m.graph.value_info) + list(m.graph.input)}
+    inits = {t.name: tuple(t.dims) for t in m.graph.initializer}
+    out: Counter[tuple[Any, ...]] = Counter()
+    for n in m.graph.node:
+        if n.op_type != "Conv":
+            continue
+        a = {x.name: onnx.helper.get_attribute_value(x) for x in n.attribute}
+        out[(shapes[n.input[0]][1:], inits[n.input[1]], tuple(a.get("strides", (1, 1))),
+             tuple(a.get("pads", (0, 0, 0, 0))), int(a.get("group", 1)), len(n.input) > 2)] += 1
+    return out
+
+
+def layer_model(key: tuple[Any, ...], d: Path) -> Path:
+    """One convolution + ReLU of `key` (conv_layers), seeded weights."""
+    (c, h, w), ws, st, pd, grp, bias = key
+    rng = np.random.default_rng(0)
+    inits = [numpy_helper.from_array(
+        (rng.standard_normal(ws) * np.sqrt(2.0 / int(np.prod(ws[1:])))).astype(np.float32), "w")]
+    if bias:
+        inits.append(numpy_helper.from_array((0.05 * rng.standard_normal(ws[0])).astype(np.float32), "b"))
+    nodes = [onnx.helper.make_node("Conv", ["x", "w", "b"] if bias else ["x", "w"], ["t"],
+                                   strides=list(st), pads=list(pd), group=grp, kernel_shape=list(ws[2:])),
+             onnx.helper.make_node("Relu", ["t"], ["y"])]
+    g = onnx.helper.make_graph(nodes, "layer", [onnx.helper.make_tensor_value_info(
+        "x", onnx.TensorProto.FLOAT, [1, c, h, w])], [onnx.helper.make_tensor_value_info(
+            "y", onnx.TensorProto.FLOAT, None)], inits)
+    path = d / ("conv_" + "_".join(str(v) for v in (c, h, w, *ws, *st, *pd, grp, int(bias))) + ".onnx")
+    onnx.save(onnx.helper.make_model(g, opset_imports=[onnx.helper.make_opsetid("", 13)]), path)
+    return path
+
+
+def layers(light: Path, rounds: int, batch_ms: float) -> None:
+    """Each distinct convolution of a model alone against onnxruntime, and
+    the ones that cost the most time over onnxruntime's (times the number
+    of layers of that shape): where to look first."""
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="mlvm-zoo-layers-") as tmp:
+        path, _, _ = model_file(light, Path(tmp))
+        for key, count in conv_layers(path).items():
+            row = measure(layer_model(key, Path(tmp)), "x", (1, *key[0]), rounds, batch_ms)
+            if "error" in row:
+                print(f"{key}: not supported: {row['error']}", flush=True)
+                continue
+            rows.append((float(row["mlvm_ms"]) * count, float(row["ort_ms"]) * count,  # type: ignore[arg-type]
+                         float(row["ratio"]), count, key))  # type: ignore[arg-type]
+            print(f"{key} x{count}: {row['ratio']:.2f}x", flush=True)
+    tm, to = sum(r[0] for r in rows), sum(r[1] for r in rows)
+    print(f"\nall convolutions, each counted as often as it occurs: mlvm {tm:.2f} ms, "
+          f"onnxruntime {to:.2f} ms, {tm / to:.3f}x\n"
+          "| ms over onnxruntime | mlvm / onnxruntime | layers | (C, H, W), weight, strides, pads, groups, bias |\n"
+          "|---|---|---|---|")
+    for r in sorted(rows, key=lambda r: r[1] - r[0])[:15]:
+        print(f"| {r[0] - r[1]:+.3f} | {r[2]:.2f}x | {r[3]} | {r[4]} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", default=".", help="regular expression over the model names")
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--batch-ms", type=float, default=200.0)
+    ap.add_argument("--layers", metavar="MODEL",
+                    help="time each distinct convolution of MODEL (e.g. resnet50) alone instead")
     args = ap.parse_args()
+    if args.layers:
+        layers(LIGHT / f"light_{args.layers}.onnx", args.rounds, min(args.batch_ms, 50.0))
+        return
     runtime_library()  # built once up front, so that no model's compile time includes it
     print("| model | parameters | mlvm.compile s | mlvm ms | onnxruntime ms | mlvm / onnxruntime | max rel. error |")
     print("|---|---|---|---|---|---|---|")

@@ -63,22 +63,37 @@ static inline float mlvm_select_bits_f32(int cond, float a, float b)
  * arithmetic then carries to the result (no select at the end: 25 % fewer
  * vector operations than a clamp on the bits and a final NaN select, the
  * same results). */
+/* Its constants, named once: src/kernels/vexp.h's sixteen-lane form uses
+ * the same ones. */
+#define MLVM_EXP_LO (-104.0f)
+#define MLVM_EXP_HI 0x1.62e430p+6f /* 88.72284 */
+#define MLVM_EXP_LOG2E 0x1.715476p+0f
+#define MLVM_EXP_ROUND 0x1.8p23f /* added and taken away: rounds to an integer */
+#define MLVM_EXP_MLN2_HI (-0x1.62e400p-1f)
+#define MLVM_EXP_MLN2_LO (-0x1.7f7d1cp-20f)
+#define MLVM_EXP_P5 1.9875691500e-4f
+#define MLVM_EXP_P4 1.3981999507e-3f
+#define MLVM_EXP_P3 8.3334519073e-3f
+#define MLVM_EXP_P2 4.1665795894e-2f
+#define MLVM_EXP_P1 1.6666665459e-1f
+#define MLVM_EXP_P0 5.0000001201e-1f
+
 static inline float mlvm_expf(float x)
 {
-    float xc = MLVM_SELECT_F32(x < -104.0f, -104.0f, x);
+    float xc = MLVM_SELECT_F32(x < MLVM_EXP_LO, MLVM_EXP_LO, x);
     float k, r, p;
     int32_t ki, k1;
-    xc = MLVM_SELECT_F32(xc > 0x1.62e430p+6f, 0x1.62e430p+6f, xc);
-    k = MLVM_FMA(xc, 0x1.715476p+0f, 0x1.8p23f); /* round to nearest integer ... */
-    k = k - 0x1.8p23f;                           /* ... (C99 keeps the two steps) */
-    r = MLVM_FMA(k, -0x1.62e400p-1f, xc);
-    r = MLVM_FMA(k, -0x1.7f7d1cp-20f, r);
-    p = 1.9875691500e-4f;
-    p = MLVM_FMA(p, r, 1.3981999507e-3f);
-    p = MLVM_FMA(p, r, 8.3334519073e-3f);
-    p = MLVM_FMA(p, r, 4.1665795894e-2f);
-    p = MLVM_FMA(p, r, 1.6666665459e-1f);
-    p = MLVM_FMA(p, r, 5.0000001201e-1f);
+    xc = MLVM_SELECT_F32(xc > MLVM_EXP_HI, MLVM_EXP_HI, xc);
+    k = MLVM_FMA(xc, MLVM_EXP_LOG2E, MLVM_EXP_ROUND); /* round to nearest integer ... */
+    k = k - MLVM_EXP_ROUND;                           /* ... (C99 keeps the two steps) */
+    r = MLVM_FMA(k, MLVM_EXP_MLN2_HI, xc);
+    r = MLVM_FMA(k, MLVM_EXP_MLN2_LO, r);
+    p = MLVM_EXP_P5;
+    p = MLVM_FMA(p, r, MLVM_EXP_P4);
+    p = MLVM_FMA(p, r, MLVM_EXP_P3);
+    p = MLVM_FMA(p, r, MLVM_EXP_P2);
+    p = MLVM_FMA(p, r, MLVM_EXP_P1);
+    p = MLVM_FMA(p, r, MLVM_EXP_P0);
     p = MLVM_FMA(p * r, r, r) + 1.0f;
     ki = (int32_t)k; /* -150 .. 128 (NaN: any) */
     k1 = ki >> 1;    /* floor(ki / 2), -75 .. 64: an arithmetic shift on every target compiler */
@@ -96,19 +111,26 @@ static inline float mlvm_sigmoidf(float x)
 
 /* tanh(x): Cephes' odd polynomial for |x| < 0.625, else
  * sign(x) (1 - 2 / (e^(2|x|) + 1)); both computed, one selected. */
+#define MLVM_TANH_SMALL 0.625f /* the polynomial below, the exponential above */
+#define MLVM_TANH_P4 (-5.70498872745e-3f)
+#define MLVM_TANH_P3 2.06390887954e-2f
+#define MLVM_TANH_P2 (-5.37397155531e-2f)
+#define MLVM_TANH_P1 1.33314422036e-1f
+#define MLVM_TANH_P0 (-3.33332819422e-1f)
+
 static inline float mlvm_tanhf(float x)
 {
     const float ax = fabsf(x), z = x * x;
     float p, big;
-    p = -5.70498872745e-3f;
-    p = MLVM_FMA(p, z, 2.06390887954e-2f);
-    p = MLVM_FMA(p, z, -5.37397155531e-2f);
-    p = MLVM_FMA(p, z, 1.33314422036e-1f);
-    p = MLVM_FMA(p, z, -3.33332819422e-1f);
+    p = MLVM_TANH_P4;
+    p = MLVM_FMA(p, z, MLVM_TANH_P3);
+    p = MLVM_FMA(p, z, MLVM_TANH_P2);
+    p = MLVM_FMA(p, z, MLVM_TANH_P1);
+    p = MLVM_FMA(p, z, MLVM_TANH_P0);
     p = MLVM_FMA(p * z, x, x);
     big = 1.0f - 2.0f / (mlvm_expf(2.0f * ax) + 1.0f);
     big = copysignf(big, x);
-    return MLVM_SELECT_F32(ax < 0.625f, p, big);
+    return MLVM_SELECT_F32(ax < MLVM_TANH_SMALL, p, big);
 }
 
 /* erf(x): x P(x^2) below |x| = 0.875; above, 1 - e^(-x^2) Q(1/|x| - c),

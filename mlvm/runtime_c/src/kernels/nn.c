@@ -43,41 +43,58 @@ static float row_max(size_t n, const float *x)
     return mx;
 }
 
-/* The maximum, the exponentials, their sum in lanes, then one
- * multiplication by 1 / sum per element (a division each had cost a fifth
- * of the row; within 1.5 ulp of the quotient). */
-static void softmax_row(size_t n, const float *x, float *o)
+/* The sum of exp(x[i] - mx), i < n, in MLVM_SOFTMAX_LANES lanes and then
+ * the last n % lanes in order; each exponential stored to o[i] when o is
+ * not NULL (softmax), only summed otherwise (log-softmax). On AVX-512
+ * sixteen at a time (vexp.h: the same bits); elsewhere the exponentials
+ * are stored first and summed in a second loop (gcc vectorised a loop doing
+ * both less well), the same sums. Inlined: o is NULL or not per caller. */
+MLVM_ALWAYS_INLINE float exp_sum_row(size_t n, const float *x, float mx, float *o)
 {
     float acc[MLVM_SOFTMAX_LANES] = {0};
-    const float mx = row_max(n, x);
-    float s = 0.0f, inv;
-    size_t i = 0;
+    float s = 0.0f;
+    size_t i = 0, t;
     int l;
 #if defined(MLVM_HAVE_EXP16) && MLVM_SOFTMAX_LANES == 16
-    { /* the exponentials stored and summed in the same pass, the same lanes */
-        __m512 a = _mm512_setzero_ps();
-        for (; i + 16 <= n; i += 16) {
-            const __m512 e = mlvm_exp16(_mm512_sub_ps(_mm512_loadu_ps(x + i), _mm512_set1_ps(mx)));
+    __m512 a = _mm512_setzero_ps();
+    for (; i + 16 <= n; i += 16) {
+        const __m512 e = mlvm_exp16(_mm512_sub_ps(_mm512_loadu_ps(x + i), _mm512_set1_ps(mx)));
+        if (o != NULL)
             _mm512_storeu_ps(o + i, e);
-            a = _mm512_add_ps(a, e);
-        }
-        _mm512_storeu_ps(acc, a);
-        for (; i < n; ++i)
-            o[i] = mlvm_expf(x[i] - mx);
-        i = n - n % 16;
+        a = _mm512_add_ps(a, e);
     }
+    _mm512_storeu_ps(acc, a);
 #else
-    for (i = 0; i < n; ++i)
-        o[i] = mlvm_expf(x[i] - mx);
-    for (i = 0; i + MLVM_SOFTMAX_LANES <= n; i += MLVM_SOFTMAX_LANES)
-        for (l = 0; l < MLVM_SOFTMAX_LANES; ++l)
-            acc[l] += o[i + l];
+    if (o != NULL) {
+        for (t = 0; t < n - n % MLVM_SOFTMAX_LANES; ++t)
+            o[t] = mlvm_expf(x[t] - mx);
+        for (; i + MLVM_SOFTMAX_LANES <= n; i += MLVM_SOFTMAX_LANES)
+            for (l = 0; l < MLVM_SOFTMAX_LANES; ++l)
+                acc[l] += o[i + l];
+    } else {
+        for (; i + MLVM_SOFTMAX_LANES <= n; i += MLVM_SOFTMAX_LANES)
+            for (l = 0; l < MLVM_SOFTMAX_LANES; ++l)
+                acc[l] += mlvm_expf(x[i + l] - mx);
+    }
 #endif
     for (l = 0; l < MLVM_SOFTMAX_LANES; ++l)
         s += acc[l];
-    for (; i < n; ++i)
-        s += o[i];
-    inv = 1.0f / s;
+    for (t = i; t < n; ++t) {
+        const float e = mlvm_expf(x[t] - mx);
+        if (o != NULL)
+            o[t] = e;
+        s += e;
+    }
+    return s;
+}
+
+/* The maximum, the exponentials and their sum, then one multiplication
+ * by 1 / sum per element (a division each had cost a fifth of the row;
+ * within 1.5 ulp of the quotient). */
+static void softmax_row(size_t n, const float *x, float *o)
+{
+    const float inv = 1.0f / exp_sum_row(n, x, row_max(n, x), o);
+    size_t i;
     for (i = 0; i < n; ++i)
         o[i] = o[i] * inv;
 }
@@ -107,33 +124,14 @@ void mlvm_softmax_f32(size_t outer, size_t n, size_t inner, const float *in,
     }
 }
 
-/* z - log(sum(exp(z))), z = x - max, over a contiguous row: the sum of the
- * exponentials in lanes (not stored), one log per row, then one pass of
+/* z - log(sum(exp(z))), z = x - max, over a contiguous row: the
+ * exponentials summed (not stored), one log per row, then one pass of
  * subtractions. */
 static void log_softmax_row(size_t n, const float *x, float *o)
 {
-    float acc[MLVM_SOFTMAX_LANES] = {0};
     const float mx = row_max(n, x);
-    float s = 0.0f, lse;
+    const float lse = logf(exp_sum_row(n, x, mx, NULL));
     size_t i;
-    int l;
-#if defined(MLVM_HAVE_EXP16) && MLVM_SOFTMAX_LANES == 16
-    { /* the same lanes, sixteen exponentials per vector */
-        __m512 a = _mm512_setzero_ps();
-        for (i = 0; i + 16 <= n; i += 16)
-            a = _mm512_add_ps(a, mlvm_exp16(_mm512_sub_ps(_mm512_loadu_ps(x + i), _mm512_set1_ps(mx))));
-        _mm512_storeu_ps(acc, a);
-    }
-#else
-    for (i = 0; i + MLVM_SOFTMAX_LANES <= n; i += MLVM_SOFTMAX_LANES)
-        for (l = 0; l < MLVM_SOFTMAX_LANES; ++l)
-            acc[l] += mlvm_expf(x[i + l] - mx);
-#endif
-    for (l = 0; l < MLVM_SOFTMAX_LANES; ++l)
-        s += acc[l];
-    for (; i < n; ++i)
-        s += mlvm_expf(x[i] - mx);
-    lse = logf(s);
     for (i = 0; i < n; ++i)
         o[i] = (x[i] - mx) - lse;
 }
@@ -294,16 +292,6 @@ static void pool_window_row(const mlvm_pool2d_t *p, const float *xp, mlvm_index_
     }
 }
 
-static void pool2d(const mlvm_pool2d_t *p, const float *x, float *out, int is_max)
-{
-    mlvm_index_t pl, oh;
-    for (pl = 0; pl < p->planes; ++pl)
-        for (oh = 0; oh < p->oh; ++oh)
-            pool_window_row(p, x + pl * p->h * p->w, imax(oh * p->sh - p->pt, 0),
-                            imin(oh * p->sh - p->pt + p->kh, p->h),
-                            out + (pl * p->oh + oh) * p->ow, is_max);
-}
-
 #if defined(__AVX512F__) && !defined(MLVM_PORTABLE_KERNELS)
 #include <immintrin.h>
 #define MLVM_POOL_AVX512 1
@@ -374,8 +362,12 @@ MLVM_ALWAYS_INLINE int pool_row_avx512(const mlvm_pool2d_t *p, const float *xp, 
     return nan == 0;
 }
 
-/* Every plane's rows by pool_row_avx512 (its strides as constants). */
-static void pool_rows_avx512(const mlvm_pool2d_t *p, const float *x, float *out, int is_max)
+#endif
+
+/* Every plane's rows, one window at a time, or (vector set: AVX-512,
+ * strides 1 or 2, kw <= 16) by pool_row_avx512, its strides as constants,
+ * a row that read a NaN redone one window at a time. */
+static void pool2d(const mlvm_pool2d_t *p, const float *x, float *out, int is_max, int vector)
 {
     mlvm_index_t pl, oh;
     for (pl = 0; pl < p->planes; ++pl) {
@@ -384,13 +376,27 @@ static void pool_rows_avx512(const mlvm_pool2d_t *p, const float *x, float *out,
             const mlvm_index_t h0 = imax(oh * p->sh - p->pt, 0);
             const mlvm_index_t h1 = imin(oh * p->sh - p->pt + p->kh, p->h);
             float *o = out + (pl * p->oh + oh) * p->ow;
-            if (!(p->sw == 1 ? pool_row_avx512(p, xp, h0, h1, o, is_max, 1)
-                             : pool_row_avx512(p, xp, h0, h1, o, is_max, 2)))
-                pool_window_row(p, xp, h0, h1, o, is_max);
+#ifdef MLVM_POOL_AVX512
+            if (vector && (p->sw == 1 ? pool_row_avx512(p, xp, h0, h1, o, is_max, 1)
+                                      : pool_row_avx512(p, xp, h0, h1, o, is_max, 2)))
+                continue;
+#endif
+            pool_window_row(p, xp, h0, h1, o, is_max);
         }
     }
+    (void)vector;
 }
+
+/* Whether pool2d's vector rows take p. */
+static int pool_vector(const mlvm_pool2d_t *p)
+{
+#ifdef MLVM_POOL_AVX512
+    return (p->sw == 1 || p->sw == 2) && p->kw <= 16;
+#else
+    (void)p;
+    return 0;
 #endif
+}
 
 /* Pooling in two passes per output row and chunk of output columns: the
  * maximum (or sum) over the window's rows of each padded input column the
@@ -489,30 +495,26 @@ static void avgpool_columns(const mlvm_pool2d_t *p, const float *x, float *out)
 
 void mlvm_maxpool2d_f32(const mlvm_pool2d_t *p, const float *x, float *out)
 {
-#ifdef MLVM_POOL_AVX512
-    if ((p->sw == 1 || p->sw == 2) && p->kw <= 16) {
-        pool_rows_avx512(p, x, out, 1);
+    if (pool_vector(p)) {
+        pool2d(p, x, out, 1, 1);
         return;
     }
-#endif
     if (p->kw <= MLVM_POOL_COLS) {
         maxpool_columns(p, x, out);
         return;
     }
-    pool2d(p, x, out, 1);
+    pool2d(p, x, out, 1, 0);
 }
 
 void mlvm_avgpool2d_f32(const mlvm_pool2d_t *p, const float *x, float *out)
 {
-#ifdef MLVM_POOL_AVX512
-    if ((p->sw == 1 || p->sw == 2) && p->kw <= 16) {
-        pool_rows_avx512(p, x, out, 0);
+    if (pool_vector(p)) {
+        pool2d(p, x, out, 0, 1);
         return;
     }
-#endif
     if (p->kw <= MLVM_POOL_COLS) {
         avgpool_columns(p, x, out);
         return;
     }
-    pool2d(p, x, out, 0);
+    pool2d(p, x, out, 0, 0);
 }

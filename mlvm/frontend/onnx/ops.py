@@ -22,8 +22,8 @@ from mlvm.dialect.nn import (
     Conv2dOp,
     GeluOp,
     LayerNormOp,
-    SliceOp,
     LogSoftmaxOp,
+    SliceOp,
     SoftmaxOp,
     TransposeOp,
 )

@@ -42,7 +42,10 @@ import onnx_models  # noqa: E402
 
 
 def aot(*args: str) -> None:
-    subprocess.run([sys.executable, "-m", "mlvm", *args, "-q"], check=True)
+    """mlvm-aot as docs/embedded.md says to compile for a microcontroller
+    (--no-winograd: its workspaces and transformed weights are for hosts)."""
+    extra = ["--no-winograd"] if args[:1] == ("compile",) else []
+    subprocess.run([sys.executable, "-m", "mlvm", *args, *extra, "-q"], check=True)
 
 
 def arena_bytes(c_file: Path) -> int:

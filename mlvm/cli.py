@@ -88,6 +88,9 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
         p.add_argument("--no-workspaces", action="store_true",
                        help="no kernel scratch in the arena: conv2d gathers its windows per "
                        "block instead of copying its input once (less RAM, slower on hosts)")
+        p.add_argument("--no-winograd", action="store_true",
+                       help="no Winograd F(2x2, 3x3) for 3x3 convolutions (smaller workspaces "
+                       "and weights, slower on hosts; for microcontrollers)")
         p.add_argument(
             "--arena", choices=("caller", "static"), default="caller",
             help="who provides the arena: the caller (default) or a static buffer",
@@ -140,6 +143,7 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
         bucket_collectives=not args.no_bucket_collectives,
         static_arena=args.arena == "static",
         workspaces=not args.no_workspaces,
+        winograd=not args.no_winograd,
         max_bytes=args.max_bytes,
     )
     progress = Progress(verbose=args.verbose, quiet=args.quiet)

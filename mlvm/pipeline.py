@@ -65,6 +65,9 @@ class CompileOptions:
     # Kernel scratch in the arena (conv2d copies its input padded, and reads
     # every tap in place): faster on hosts, more RAM.
     workspaces: bool = True
+    # 3x3 stride-1 convolutions by Winograd's F(2x2, 3x3) where it pays
+    # (with workspaces): faster, with larger workspaces and weights.
+    winograd: bool = True
     comm: str = "shm"  # the runtime's communicator for collectives: shm, or mpi (mpicc)
     # Largest tensor, arena or constant data a module may need; larger ones
     # are refused before anything is allocated or emitted.
@@ -79,7 +82,7 @@ class CompileOptions:
         if self.canonicalize:
             out.append(CanonicalizePass())
         if self.pack_weights:
-            out.append(PackWeightsPass(workspaces=self.workspaces))
+            out.append(PackWeightsPass(workspaces=self.workspaces, winograd=self.winograd))
         if self.fuse:
             out.append(FusePass())
         if self.inplace:

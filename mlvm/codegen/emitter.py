@@ -327,6 +327,8 @@ class ModuleEmitter:
                 declared += f" in panels {list(op.panels() or ())}"
             if op.lane_dims() is not None:
                 declared += f" in lanes {list(op.lane_dims() or ())}"
+            if op.wino_dims() is not None:
+                declared += " transformed for Winograd"
             raise op_error(
                 op,
                 f"parameter '{pname}' has shape {tuple(arr.shape)} in the archive but "
@@ -344,7 +346,7 @@ class ModuleEmitter:
 
     def _data_name(self, op: MlvmOp) -> str:
         if isinstance(op, ParamOp):
-            key: object = ("param", op.param_name.data, op.permutation(), op.panels(), op.lane_dims())
+            key: object = ("param", op.param_name.data, *op.layout_key())
             get = lambda: self._param_array(op)  # noqa: E731
         else:
             key = op
@@ -353,7 +355,8 @@ class ModuleEmitter:
 
     def _ext_slot(self, op: ParamOp) -> int:
         """The slot of a weight read from the parameter file."""
-        key = param_key(op.param_name.data, op.permutation(), op.panels(), op.lane_dims())
+        key = param_key(op.param_name.data, op.permutation(), op.panels(), op.lane_dims(),
+                        op.wino_dims())
         entry = self.ext_params.get(key)
         if entry is None:
             k = len(self.ext_params)

@@ -28,12 +28,14 @@ DTYPE_CODES = {np.dtype(e.dtype): e.code for e in ELEMS.values()}
 
 
 def param_key(name: str, perm: Sequence[int] | None, panel: Sequence[int] | None = None,
-              lanes: Sequence[int] | None = None) -> str:
+              lanes: Sequence[int] | None = None, wino: Sequence[int] | None = None) -> str:
     """A weight's name in the file: the archive's name, plus the permutation
-    and the panels or lanes the compiler stored it in (see mlvm-pack-weights)."""
+    and the panels, lanes or Winograd transform the compiler stored it in
+    (see mlvm-pack-weights)."""
     key = name if perm is None else f"{name}@perm={','.join(str(p) for p in perm)}"
     key = key if panel is None else f"{key}@panel={','.join(str(p) for p in panel)}"
-    return key if lanes is None else f"{key}@lanes={','.join(str(p) for p in lanes)}"
+    key = key if lanes is None else f"{key}@lanes={','.join(str(p) for p in lanes)}"
+    return key if wino is None else f"{key}@wino={','.join(str(p) for p in wino)}"
 
 
 def _align(n: int) -> int:

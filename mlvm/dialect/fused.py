@@ -294,7 +294,7 @@ class FusedOp(MlvmOp):
         p = head.descriptor(cg)
         epilogue, ctx, decl = self._epilogue_of(cg, d["oh"] * d["ow"])
         bias = "in2" if head.bias is not None else "NULL"
-        call = conv2d_call(d, head.ihwo(), f"{p}, in0, in1, {bias}, out", cg.workspace(self), epilogue, ctx)
+        call = conv2d_call(d, head.layout(), f"{p}, in0, in1, {bias}, out", cg.workspace(self), epilogue, ctx)
         self._call_with_epilogue(cg, call, decl, ctx == "ctx")
 
     def _call_with_epilogue(self, cg: Lowering, call: str, decl: list[str], with_ctx: bool) -> None:

@@ -41,7 +41,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from mlvm.dialect.base import MlvmOp, result_shape, type_str
 from mlvm.dialect.elements import ALL
-from mlvm.dialect.ops import UnaryOp, _f32_prop
+from mlvm.dialect.ops import UnaryOp, _f32_prop, from_wino23
 from mlvm.dialect.shapes import LAYER_NORM_EPS, Shape, contiguous_strides, normalize_axis
 
 if TYPE_CHECKING:
@@ -592,17 +592,24 @@ def conv2d_dims(self: MlvmOp, xv: SSAValue, wv: SSAValue, bias: SSAValue | None,
     tx, tw = type_str(xv.type), type_str(wv.type)
     if len(sx) != 4:
         raise VerifyException(f"{self.name}: x {tx} must be rank 4 (NCHW)")
-    if len(sw) != 4:
-        raise VerifyException(f"{self.name}: w {tw} must be rank 4 (OIHW)")
     n, c, h, w = sx
     groups = _int(self, "groups", 1)
     layout = _str(self, "w_layout", "oihw")
-    if layout not in ("oihw", "ihwo"):
-        raise VerifyException(f"{self.name}: w_layout {layout!r} is not 'oihw' or 'ihwo'")
-    if layout == "ihwo":
-        # constant weights the compiler stores [I][H][W][O] (PackWeightsPass)
-        if groups != 1:
-            raise VerifyException(f"{self.name}: w_layout ihwo needs groups 1, not {groups}")
+    if layout not in CONV_LAYOUTS:
+        raise VerifyException(f"{self.name}: w_layout {layout!r} is not one of "
+                              f"{', '.join(repr(k) for k in CONV_LAYOUTS)}")
+    if layout != "oihw" and groups != 1:
+        # constant weights the compiler stores otherwise (PackWeightsPass)
+        raise VerifyException(f"{self.name}: w_layout {layout} needs groups 1, not {groups}")
+    if layout == "wino23":
+        if len(sw) != 3 or sw[0] != 16:
+            raise VerifyException(f"{self.name}: w {tw} must be [16, O, C] for w_layout wino23")
+        if (_ints(self, "strides", (1, 1)), _ints(self, "dilations", (1, 1))) != ((1, 1), (1, 1)):
+            raise VerifyException(f"{self.name}: w_layout wino23 needs strides and dilations 1")
+        o, cg, kh, kw = sw[1], sw[2], 3, 3
+    elif len(sw) != 4:
+        raise VerifyException(f"{self.name}: w {tw} must be rank 4 (OIHW)")
+    elif layout == "ihwo":
         cg, kh, kw, o = sw
     else:
         o, cg, kh, kw = sw
@@ -643,6 +650,11 @@ def conv2d_dims(self: MlvmOp, xv: SSAValue, wv: SSAValue, bias: SSAValue | None,
                 dh=dil[0], dw=dil[1], groups=groups)
 
 
+# How a conv2d's w is stored (w_layout): the model's OIHW, or a layout
+# mlvm-pack-weights gives constant weights.
+CONV_LAYOUTS = ("oihw", "ihwo", "wino23")
+
+
 def align64(n: int) -> int:
     return (n + 63) // 64 * 64
 
@@ -672,11 +684,17 @@ def conv2d_direct_entry(d: Mapping[str, int]) -> str:
             "mlvm_conv2d_direct1_f32" if og == 1 else "mlvm_conv2d_direct_f32")
 
 
-def conv2d_call(d: Mapping[str, int], ihwo: bool, args: str, ws: str | None, fn: str, ctx: str) -> str:
-    """The runtime call of a conv2d of dims `d` (args: its descriptor, x,
-    w, bias and output), with its workspace (or None) and epilogue: each
-    path has an entry of its own, so that on cores without vectors a
-    firmware links the paths its convolutions take and no other."""
+def conv2d_call(d: Mapping[str, int], layout: str, args: str, ws: str | None, fn: str,
+                ctx: str) -> str:
+    """The runtime call of a conv2d of dims `d` with weights in `layout`
+    (args: its descriptor, x, w, bias and output), with its workspace (or
+    None) and epilogue: each path has an entry of its own, so that on cores
+    without vectors a firmware links the paths its convolutions take and no
+    other."""
+    ihwo = layout == "ihwo"
+    if layout == "wino23":  # packed only where the memory plan gives a workspace
+        assert ws is not None, "a wino23 conv2d without its workspace"
+        return f"mlvm_conv2d_wino_f32({args}, {ws}, {fn}, {ctx});"
     if ihwo and conv2d_pointwise(d):
         return f"mlvm_conv2d_ihwo_pointwise_f32({args}, {fn}, {ctx});"
     if ihwo and ws is not None:
@@ -720,6 +738,55 @@ def conv2d_workspace_bytes(d: Mapping[str, int]) -> int:
     phases = align64((chans * d["sh"] * d["sw"] * hq * wq + 64) * 4)  # + MLVM_WS_SLACK
     rows = 0 if wq == d["ow"] else align64(og * n * 4)
     return taps + phases + rows
+
+
+# conv_wino.c's MLVM_WINO_BLOCK_BYTES and MLVM_WINO_MIN_TILES
+WINO_BLOCK_BYTES = 512 * 1024
+WINO_MIN_TILES = 128
+
+
+def conv2d_wino_workspace_bytes(d: Mapping[str, int]) -> int:
+    """mlvm_conv2d_wino_workspace (conv_wino.c) for conv2d_dims `d`: the row
+    passes of a block of tile rows (Z), one channel's outputs (y), the
+    transformed inputs V [16][C][ld] and the products M [16][O][ld]."""
+    if d["n"] * d["o"] == 0 or d["oh"] * d["ow"] == 0:
+        return 0
+    tx, ty = (d["ow"] + 1) // 2, (d["oh"] + 1) // 2
+    rows = WINO_BLOCK_BYTES // (16 * (d["c"] + d["o"]) * 4 * tx)
+    if rows * tx < WINO_MIN_TILES:
+        rows = -(-WINO_MIN_TILES // tx)
+    rows = min(rows, d["n"] * ty)
+    ld = _round_up(rows * tx, 16) + 16
+    zs = (rows + 1) * tx + 16
+    return (align64(8 * zs * 4) + align64(4 * ld * 4) + align64(16 * d["c"] * ld * 4)
+            + align64(16 * d["o"] * ld * 4))
+
+
+def conv2d_wino_applies(d: Mapping[str, int]) -> bool:
+    """The convolutions mlvm_conv2d_wino_f32 computes: 3x3, stride 1,
+    dilation 1, groups 1 (any padding)."""
+    return (d["kh"], d["kw"], d["sh"], d["sw"], d["dh"], d["dw"], d["groups"]) == (3, 3, 1, 1, 1, 1, 1)
+
+
+def conv2d_prefers_wino(d: Mapping[str, int]) -> bool:
+    """Whether Winograd's F(2x2, 3x3) (conv_wino.c) beats the direct
+    kernels for conv2d_dims `d`, given a workspace. Fitted to both kernels
+    side by side in one process (AMD Zen 4, AVX-512 and AVX2 builds, one
+    thread): 1.2x-2x faster for 16 to 512 channels on maps from 56x56 down
+    to 16x16 (8x8 from 32 channels, 7x7 from 128); slower where the
+    transforms outweigh the products (16 channels on 12x12 or smaller, 64
+    on 6x6 or smaller) or where a third of the tiles' outputs would fall
+    outside an odd-sized small map (5x5, 3x3)."""
+    if not conv2d_wino_applies(d):
+        return False
+    few = min(d["c"], d["o"])
+    if few < 16:
+        return False
+    plane = d["oh"] * d["ow"]
+    tiles = ((d["oh"] + 1) // 2) * ((d["ow"] + 1) // 2)
+    if 4 * plane < 3 * 4 * tiles:  # under 3/4 of the computed outputs kept
+        return False
+    return plane >= (256 if few < 32 else 64 if few < 128 else 49)
 
 
 def _round_up(v: int, m: int) -> int:
@@ -783,8 +850,9 @@ class Conv2dOp(ConvWindowOp):
     w = operand_def(TensorType)
     bias = opt_operand_def(TensorType)
     result = result_def(TensorType)
-    # "ihwo": w is stored [C][KH][KW][O] (set by mlvm-pack-weights on
-    # constant weights; see conv2d_prefers_ihwo)
+    # "ihwo": w is stored [C][KH][KW][O]; "wino23": [16][O][C] for Winograd
+    # (both set by mlvm-pack-weights on constant weights; see
+    # conv2d_prefers_ihwo and conv2d_prefers_wino)
     w_layout = opt_prop_def(StringAttr)
     traits = traits_def(Pure())
     OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("x", "w", "bias")
@@ -808,6 +876,8 @@ class Conv2dOp(ConvWindowOp):
         x, w = inputs[0], inputs[1]
         if self.ihwo():
             w = np.transpose(w, (3, 0, 1, 2))
+        elif self.layout() == "wino23":
+            w = from_wino23(w)
         padding = _ints(self, "padding", (0, 0, 0, 0))
         xp = np.pad(x, ((0, 0), (0, 0), (padding[0], padding[2]), (padding[1], padding[3])))
         g = d["groups"]
@@ -827,11 +897,19 @@ class Conv2dOp(ConvWindowOp):
         return [res.astype(np.float32)]
 
     def workspace_bytes(self) -> int:
+        if self.layout() == "wino23":
+            return conv2d_wino_workspace_bytes(self.dims())
         return conv2d_workspace_bytes(self.dims())
+
+    def layout(self) -> str:
+        """How w is stored: "oihw", "ihwo" ([C][KH][KW][O],
+        mlvm_conv2d_ihwo_f32) or "wino23" ([16][O][C] for Winograd,
+        mlvm_conv2d_wino_f32)."""
+        return _str(self, "w_layout", "oihw")
 
     def ihwo(self) -> bool:
         """Whether w is stored [C][KH][KW][O] (mlvm_conv2d_ihwo_f32)."""
-        return _str(self, "w_layout", "oihw") == "ihwo"
+        return self.layout() == "ihwo"
 
     def descriptor(self, cg: Lowering) -> str:
         """A static mlvm_conv2d_t of the op's sizes."""
@@ -846,7 +924,7 @@ class Conv2dOp(ConvWindowOp):
         p = self.descriptor(cg)
         bias = cg.ptr(self.bias) if self.bias is not None else "NULL"
         args = f"{p}, {cg.ptr(self.x)}, {cg.ptr(self.w)}, {bias}, {cg.ptr(self.result)}"
-        cg.stmt(conv2d_call(self.dims(), self.ihwo(), args, cg.workspace(self), "NULL", "NULL"))
+        cg.stmt(conv2d_call(self.dims(), self.layout(), args, cg.workspace(self), "NULL", "NULL"))
 
 
 POOL_KINDS = ("max", "avg")

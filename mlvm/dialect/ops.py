@@ -166,7 +166,10 @@ class ParamOp(MlvmOp):
     j % width], zero past column N (a matmul's `rhs_panel` reads it so).
     With `lanes` = [I, KH, KW] instead, an i8 [O, I, KH, KW] convolution
     weight is stored [O, 4 k] in the lanes the int8 convolution kernel reads
-    (`to_qlanes`; an int8 convolution's `w_lanes` reads it so).
+    (`to_qlanes`; an int8 convolution's `w_lanes` reads it so). With `wino`
+    = [O, C] instead, an f32 [O, C, 3, 3] convolution weight is stored
+    [16, O, C], transformed for Winograd's F(2x2, 3x3) (`to_wino23`; a
+    conv2d with `w_layout = "wino23"` reads it so).
     """
 
     name = "mlvm.param"
@@ -174,9 +177,30 @@ class ParamOp(MlvmOp):
     perm = opt_prop_def(DenseArrayBase.constr(i64))
     panel = opt_prop_def(DenseArrayBase.constr(i64))
     lanes = opt_prop_def(DenseArrayBase.constr(i64))
+    wino = opt_prop_def(DenseArrayBase.constr(i64))
     result = result_def(TensorType)
     traits = traits_def(Pure())
     IS_DATA: ClassVar[bool] = True
+
+    def wino_dims(self) -> tuple[int, int] | None:
+        """The verified [O, C] of a 3x3 weight stored for Winograd, or None."""
+        if self.wino is None:
+            return None
+        vals = _array_prop(self, "wino")
+        shape = self.shape_of(self.result, "result")
+        ok = len(vals) == 2 and min(vals) > 0 and self.panel is None and self.lanes is None
+        ok = ok and elem_name(self.tensor(self.result, "result").element_type) == "f32"
+        if not ok or tuple(shape) != (16, *vals):
+            raise VerifyException(
+                f"{self.name}: wino [{', '.join(map(str, vals))}] does not describe "
+                f"{type_str(self.result.type)}: [O, C] stores an f32 [O, C, 3, 3] weight as "
+                "[16, O, C], without panels or lanes"
+            )
+        return vals[0], vals[1]
+
+    def layout_key(self) -> tuple[object, ...]:
+        """What makes two reads of one archive array store the same data."""
+        return (self.permutation(), self.panels(), self.lane_dims(), self.wino_dims())
 
     def lane_dims(self) -> tuple[int, int, int] | None:
         """The verified [I, KH, KW] of a convolution weight stored in lanes, or None."""
@@ -217,6 +241,9 @@ class ParamOp(MlvmOp):
     def logical_shape(self) -> tuple[int, ...]:
         """The shape before panels: the archive's, transposed by perm."""
         shape = tuple(self.shape_of(self.result, "result"))
+        wino = self.wino_dims()
+        if wino is not None:
+            return (*wino, 3, 3)
         lanes = self.lane_dims()
         if lanes is not None:
             return (shape[0], *lanes)
@@ -253,6 +280,8 @@ class ParamOp(MlvmOp):
         out = arr if perm is None else np.ascontiguousarray(np.transpose(arr, perm))
         if self.lane_dims() is not None:
             return to_qlanes(out)
+        if self.wino_dims() is not None:
+            return to_wino23(out)
         pan = self.panels()
         return out if pan is None else to_panels(out, pan[0])
 
@@ -260,6 +289,7 @@ class ParamOp(MlvmOp):
         self.tensor(self.result, "result")
         self.panels()
         self.lane_dims()
+        self.wino_dims()
         self.permutation()
 
     def reference(
@@ -291,6 +321,27 @@ def to_panels(b: np.ndarray, width: int) -> np.ndarray:
     padded = np.zeros((k, np_ * width), dtype=b.dtype)
     padded[:, :n] = b
     return np.ascontiguousarray(padded.reshape(k, np_, width).transpose(1, 0, 2))
+
+
+# Winograd F(2x2, 3x3): U = G g G^T of each 3x3 kernel g (conv_wino.c).
+WINO23_G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]])
+
+
+def to_wino23(w: np.ndarray) -> np.ndarray:
+    """An f32 [O, C, 3, 3] weight as [16, O, C]: plane 4 i + j holds element
+    (i, j) of G g G^T, computed in float64 and rounded once."""
+    o, c = w.shape[:2]
+    u = np.einsum("ia,ocab,jb->ijoc", WINO23_G, w.astype(np.float64), WINO23_G)
+    return np.ascontiguousarray(u.reshape(16, o, c).astype(np.float32))
+
+
+def from_wino23(u: np.ndarray) -> np.ndarray:
+    """The [O, C, 3, 3] weight `to_wino23` stored as u (G has full column
+    rank: its left inverse recovers g, to the rounding of u)."""
+    _, o, c = u.shape
+    gp = np.linalg.pinv(WINO23_G)
+    w = np.einsum("ai,ijoc,bj->ocab", gp, u.astype(np.float64).reshape(4, 4, o, c), gp)
+    return np.ascontiguousarray(w.astype(np.float32))
 
 
 def qconv_lane_count(cg: int, kh: int, kw: int) -> int:

@@ -17,6 +17,13 @@ the output channels in the vector lanes (`conv2d_prefers_ihwo`: small maps,
 given the workspace the memory plan gives them) is stored [C][KH][KW][O]
 (`perm` [1, 2, 3, 0]) and those convolutions get `w_layout = "ihwo"`.
 
+A parameter only ever read as the 3x3 weights of stride-1 conv2d ops that
+run faster by Winograd's F(2x2, 3x3) (`conv2d_prefers_wino`, given their
+workspace) is stored transformed, [16, O, C] (`wino` on the param,
+`to_wino23`), and those convolutions get `w_layout = "wino23"`: 16
+multiply-adds per pair of channels and 2x2 outputs where the direct sums
+take 36; the weights take 16/9 of the bytes.
+
 An i8 parameter only ever read as the weights of int8 convolutions whose
 kernel reads them in lanes of four bytes (`qconv2d_reads_lanes`, given a
 workspace) is stored in those lanes (`lanes` on the param, `to_qlanes`) and
@@ -37,7 +44,7 @@ from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 
 from mlvm.dialect.base import elem_name
-from mlvm.dialect.nn import Conv2dOp, conv2d_pointwise, conv2d_prefers_ihwo
+from mlvm.dialect.nn import Conv2dOp, conv2d_pointwise, conv2d_prefers_ihwo, conv2d_prefers_wino
 from mlvm.dialect.ops import PANEL_MULTIPLE, MatmulOp, ParamOp, matmul_prefers_panels, qconv_lane_count
 from mlvm.dialect.quant import QConvWindowOp, qconv2d_reads_lanes
 
@@ -67,6 +74,10 @@ def _set_ihwo(op: Operation, index: int) -> None:
     op.properties["w_layout"] = StringAttr("ihwo")
 
 
+def _set_wino(op: Operation, index: int) -> None:
+    op.properties["w_layout"] = StringAttr("wino23")
+
+
 def _set_panel(op: Operation, index: int) -> None:
     op.properties["rhs_panel"] = IntegerAttr(PANEL_MULTIPLE, i64)
 
@@ -94,6 +105,9 @@ class PackWeightsPass(ModulePass):
     # whether the memory plan gives conv2d its workspace (the IHWO layout
     # pays only with one, except for 1x1 stride-1 convolutions)
     workspaces: bool = True
+    # Winograd's F(2x2, 3x3) where it pays (needs workspaces; its
+    # workspace and weights are larger: off for the smallest RAM and flash)
+    winograd: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for f in op.walk():
@@ -106,6 +120,13 @@ class PackWeightsPass(ModulePass):
             return False
         d = use_op.dims()
         return conv2d_prefers_ihwo(d) and (self.workspaces or conv2d_pointwise(d))
+
+    def _conv_wants_wino(self, use_op: Operation, index: int) -> bool:
+        if not (self.winograd and self.workspaces) or not isinstance(use_op, Conv2dOp):
+            return False
+        if index != 1 or use_op.layout() != "oihw":
+            return False
+        return conv2d_prefers_wino(use_op.dims())
 
     def _qconv_wants_lanes(self, use_op: Operation, index: int) -> bool:
         if not isinstance(use_op, QConvWindowOp) or index != 1 or use_op.w_lanes is not None:
@@ -130,6 +151,13 @@ class PackWeightsPass(ModulePass):
             p = self._replace(p, {"perm": _ints(_swap_last_two(base))}, _swap_last_two(shape),
                               _clear_transpose)
             shape = _swap_last_two(shape)
+        elif (len(shape) == 4 and elem_name(t.element_type) == "f32"
+              and all(self._conv_wants_wino(u.operation, u.index) for u in uses)):
+            o, c = shape[:2]
+            props: dict[str, Attribute] = {} if p.perm is None else {"perm": p.perm}
+            props["wino"] = _ints([o, c])
+            self._replace(p, props, [16, o, c], _set_wino)
+            return
         elif len(shape) == 4 and all(self._conv_wants_ihwo(u.operation, u.index) for u in uses):
             self._replace(p, {"perm": _ints([base[i] for i in _IHWO])},
                           [shape[i] for i in _IHWO], _set_ihwo)
@@ -139,7 +167,7 @@ class PackWeightsPass(ModulePass):
         k, n = shape
         if not matmul_prefers_panels(k, n):
             return
-        props: dict[str, Attribute] = {"panel": _ints([PANEL_MULTIPLE, n])}
+        props = {"panel": _ints([PANEL_MULTIPLE, n])}
         if p.perm is not None:
             props["perm"] = p.perm
         self._replace(p, props, [-(-n // PANEL_MULTIPLE), k, PANEL_MULTIPLE], _set_panel)

@@ -285,26 +285,33 @@ def test_safetensors_are_a_parameter_source(tmp_path: Path) -> None:
         mlvm.compile(MLP, params=tmp_path / "bad.safetensors")
 
 
-def test_conv_weights_stored_for_their_kernel(tmp_path: Path) -> None:
-    """A small-map convolution's weights go into the file in the layout its
-    kernel reads ([I][H][W][O], `w@perm=1,2,3,0`), and the module run with
-    that file equals the reference on the archive's OIHW weights."""
+# (input channels, output channels, map, the weight's key in the file): a
+# small-map convolution's weights [I][H][W][O]; a 3x3 one's transformed for
+# Winograd ([16, O, C])
+@pytest.mark.parametrize("c,o,hw,key", [(32, 48, 6, b"w@perm=1,2,3,0"), (24, 32, 16, b"w@wino=32,24")],
+                         ids=["ihwo", "wino"])
+def test_conv_weights_stored_for_their_kernel(tmp_path: Path, c: int, o: int, hw: int,
+                                              key: bytes) -> None:
+    """A convolution's weights go into the file in the layout its kernel
+    reads, and the module run with that file equals the reference on the
+    archive's OIHW weights."""
+    tx, tw, to = (f"tensor<1x{c}x{hw}x{hw}xf32>", f"tensor<{o}x{c}x3x3xf32>",
+                  f"tensor<1x{o}x{hw}x{hw}xf32>")
     src = tmp_path / "conv.mlir"
     src.write_text(
-        'func.func @main(%x: tensor<1x32x6x6xf32>) -> tensor<1x48x6x6xf32> {\n'
-        '  %w = "mlvm.param"() <{name = "w"}> : () -> tensor<48x32x3x3xf32>\n'
-        '  %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>}> : '
-        "(tensor<1x32x6x6xf32>, tensor<48x32x3x3xf32>) -> tensor<1x48x6x6xf32>\n"
-        "  func.return %0 : tensor<1x48x6x6xf32>\n}\n"
+        f"func.func @main(%x: {tx}) -> {to} {{\n"
+        f'  %w = "mlvm.param"() <{{name = "w"}}> : () -> {tw}\n'
+        f'  %0 = "mlvm.conv2d"(%x, %w) <{{padding = array<i64: 1, 1, 1, 1>}}> : ({tx}, {tw}) -> {to}\n'
+        f"  func.return %0 : {to}\n}}\n"
     )
     g = np.random.default_rng(7)
-    w = g.standard_normal((48, 32, 3, 3)).astype(np.float32)
+    w = g.standard_normal((o, c, 3, 3)).astype(np.float32)
     np.savez(tmp_path / "w.npz", w=w)
     so, pfile = tmp_path / "conv.so", tmp_path / "conv.mlvmp"
     assert aot_main(["build", str(src), "-o", str(so), "-q", "--params", str(tmp_path / "w.npz"),
                      "--external-params", str(pfile)]) == 0
-    assert b"w@perm=1,2,3,0" in pfile.read_bytes()
-    x = g.standard_normal((1, 32, 6, 6)).astype(np.float32)
+    assert key in pfile.read_bytes()
+    x = g.standard_normal((1, c, hw, hw)).astype(np.float32)
     module, _ = parse_file(src)
     want = reference.run(module, "main", [x], {"w": w})[0]
     got = mlvm.load(so, params=pfile).main(x)

@@ -188,11 +188,11 @@ def test_small_map_conv_same_results_packed_or_not(tmp_path: Path, n: int, c: in
     params = {"w": g.standard_normal((o, c, k, k)).astype(np.float32),
               "b": g.standard_normal(o).astype(np.float32)}
     x = g.standard_normal((n, c, h, w)).astype(np.float32)
-    packed_c, _ = compile_to_c(*parse_file(path)[:1], tmp_path / "a.c", params, str(path),
-                               CompileOptions(workspaces=ws))
+    opts = CompileOptions(workspaces=ws, winograd=False)
+    packed_c, _ = compile_to_c(*parse_file(path)[:1], tmp_path / "a.c", params, str(path), opts)
     # the IHWO entry of the convolution's kind (with its workspace, or 1x1)
     assert ("mlvm_conv2d_ihwo_ws_f32(" if ws else "mlvm_conv2d_ihwo_pointwise_f32(") in packed_c
-    packed = mlvm.compile(path, params=params, options=CompileOptions(workspaces=ws)).main(x)
+    packed = mlvm.compile(path, params=params, options=opts).main(x)
     plain = mlvm.compile(path, params=params,
                          options=CompileOptions(workspaces=ws, pack_weights=False)).main(x)
     conv, bound = _conv_f64(x, params["w"], s, p)
@@ -207,11 +207,60 @@ def test_conv_without_workspace_keeps_oihw(tmp_path: Path) -> None:
     path = tmp_path / "conv.mlir"
     path.write_text(CONV.format(n=1, c=64, h=8, w=8, o=64, k=3, s=1, p=1, oh=8, ow=8))
     params = {"w": np.zeros((64, 64, 3, 3), np.float32), "b": np.zeros(64, np.float32)}
-    with_ws, _ = compile_to_c(*parse_file(path)[:1], tmp_path / "a.c", params, str(path))
+    with_ws, _ = compile_to_c(*parse_file(path)[:1], tmp_path / "a.c", params, str(path),
+                              CompileOptions(winograd=False))
     without, _ = compile_to_c(*parse_file(path)[:1], tmp_path / "b.c", params, str(path),
                               CompileOptions(workspaces=False))
     assert "mlvm_conv2d_ihwo_ws_f32(" in with_ws
-    assert "mlvm_conv2d_ihwo" not in without
+    assert "mlvm_conv2d_ihwo" not in without and "wino" not in without
+
+
+RESIDUAL = """func.func @main(%x: tensor<{n}x{c}x{h}x{w}xf32>, %r: tensor<{n}x{o}x{oh}x{ow}xf32>) -> tensor<{n}x{o}x{oh}x{ow}xf32> {{
+  %w = "mlvm.param"() <{{name = "w"}}> : () -> tensor<{o}x{c}x3x3xf32>
+  %b = "mlvm.param"() <{{name = "b"}}> : () -> tensor<{o}xf32>
+  %0 = "mlvm.conv2d"(%x, %w, %b) <{{padding = array<i64: {pads}>}}> : (tensor<{n}x{c}x{h}x{w}xf32>, tensor<{o}x{c}x3x3xf32>, tensor<{o}xf32>) -> tensor<{n}x{o}x{oh}x{ow}xf32>
+  %1 = "mlvm.add"(%0, %r) : (tensor<{n}x{o}x{oh}x{ow}xf32>, tensor<{n}x{o}x{oh}x{ow}xf32>) -> tensor<{n}x{o}x{oh}x{ow}xf32>
+  %2 = "mlvm.relu"(%1) : (tensor<{n}x{o}x{oh}x{ow}xf32>) -> tensor<{n}x{o}x{oh}x{ow}xf32>
+  func.return %2 : tensor<{n}x{o}x{oh}x{ow}xf32>
+}}
+"""
+
+
+# (n, c, h, w, o, padding): 3x3 stride-1 convolutions the pass gives
+# Winograd's transformed weights (ResNet-8's stages, an odd map with
+# asymmetric padding, "valid", several images), with bias, a residual add
+# and relu fused after
+@pytest.mark.parametrize("n,c,h,w,o,pads", [
+    (1, 16, 32, 32, 16, (1, 1, 1, 1)),
+    (3, 32, 16, 16, 32, (1, 1, 1, 1)),
+    (2, 64, 8, 8, 64, (1, 1, 1, 1)),
+    (1, 24, 17, 23, 40, (0, 1, 2, 0)),
+    (2, 48, 20, 9, 33, (0, 0, 0, 0)),
+])
+def test_winograd_conv_same_results_packed_or_not(tmp_path: Path, n: int, c: int, h: int, w: int,
+                                                  o: int, pads: tuple[int, int, int, int]) -> None:
+    g = np.random.default_rng(n + c + o + h)
+    oh, ow = h + pads[0] + pads[2] - 2, w + pads[1] + pads[3] - 2
+    path = tmp_path / "conv.mlir"
+    path.write_text(RESIDUAL.format(n=n, c=c, h=h, w=w, o=o, oh=oh, ow=ow,
+                                    pads=", ".join(map(str, pads))))
+    params = {"w": g.standard_normal((o, c, 3, 3)).astype(np.float32),
+              "b": g.standard_normal(o).astype(np.float32)}
+    x = g.standard_normal((n, c, h, w)).astype(np.float32)
+    r = g.standard_normal((n, o, oh, ow)).astype(np.float32)
+    source, _ = compile_to_c(*parse_file(path)[:1], tmp_path / "a.c", params, str(path))
+    assert "mlvm_conv2d_wino_f32(" in source
+    packed = mlvm.compile(path, params=params).main(x, r)
+    direct = mlvm.compile(path, params=params, options=CompileOptions(winograd=False)).main(x, r)
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    win = np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(2, 3))
+    w64 = params["w"].astype(np.float64)
+    conv = np.einsum("nchwij,ocij->nohw", win, w64)
+    bound = np.einsum("nchwij,ocij->nohw", np.abs(win), np.abs(w64))
+    b = params["b"].reshape(1, -1, 1, 1)
+    want = np.maximum(conv + b + r, 0)
+    for got in (packed, direct):
+        assert np.all(np.abs(got - want) <= 1e-5 * (bound + np.abs(b) + np.abs(r)))
 
 
 QCONV = """func.func @main(%x: tensor<{n}x{c}x{h}x{w}xui8>) -> (tensor<{n}x{o}x{oh}x{ow}xi32>, tensor<{n}x{o}x{oh}x{ow}xui8>) {{

@@ -60,7 +60,7 @@ QPATHS = {
 # The kernel files each program links (a path's library builds only those:
 # the int8 paths' flag sets need no f32 kernels, and the other way round).
 _K = {f.stem: f for f in c_build.KERNELS}
-F32_KERNELS = [_K[n] for n in ("conv", "conv_cvec", "conv_scalar", "depthwise", "depthwise_lanes",
+F32_KERNELS = [_K[n] for n in ("conv", "conv_cvec", "conv_scalar", "conv_wino", "depthwise", "depthwise_lanes",
                                "elementwise", "matmul", "nn")]
 INT8_KERNELS = [_K[n] for n in ("qadd", "qconv_ws", "qdepthwise_lanes", "qdepthwise_perm", "qmatmul")]
 LINKS = {PROGRAM: F32_KERNELS, VMATH: F32_KERNELS, WORKSPACE: F32_KERNELS, QCONV: INT8_KERNELS}
@@ -167,6 +167,13 @@ def test_column_blocks(tmp_path: Path) -> None:
     run_path(["-march=native", "-DMLVM_MM_NC_BYTES=4096", "-DMLVM_MM_NC_MIN=1"], tmp_path)
 
 
+def test_winograd_blocks(tmp_path: Path) -> None:
+    """Winograd's convolution with blocks of a few tile rows (at least 7
+    tiles: two rows of 4, one of 10, ...), so that blocks end mid-image and
+    span images: every case's block edges, on the host's path."""
+    run_path(["-march=native", "-DMLVM_WINO_BLOCK_BYTES=1", "-DMLVM_WINO_MIN_TILES=7"], tmp_path)
+
+
 def test_host_path_is_the_best_the_cpu_has(tmp_path: Path) -> None:
     have = host_cpu_flags()
     want = "avx512" if {"avx512f", "fma"} <= have else "avx2" if {"avx2", "fma"} <= have else "portable"
@@ -174,11 +181,11 @@ def test_host_path_is_the_best_the_cpu_has(tmp_path: Path) -> None:
 
 
 def test_conv_workspace_is_what_the_compiler_plans(tmp_path: Path) -> None:
-    """The arena holds the workspace the kernel will use, and the compiler
-    calls mlvm_conv2d_direct_f32 where cores without vectors sum in place:
-    each rule in C and its copy in the compiler agree on random and edge
-    shapes."""
-    from mlvm.dialect.nn import conv2d_sums_in_place, conv2d_workspace_bytes
+    """The arena holds the workspace the kernel will use (the direct one's,
+    Winograd's), and the compiler calls mlvm_conv2d_direct_f32 where cores
+    without vectors sum in place: each rule in C and its copy in the
+    compiler agree on random and edge shapes."""
+    from mlvm.dialect.nn import conv2d_sums_in_place, conv2d_wino_workspace_bytes, conv2d_workspace_bytes
 
     rng = np.random.default_rng(7)
     cases = []
@@ -190,6 +197,8 @@ def test_conv_workspace_is_what_the_compiler_plans(tmp_path: Path) -> None:
         sh, sw, dh, dw = (int(v) for v in rng.integers(1, 4, 4))
         h, w = (int(v) for v in rng.integers(1, 40, 2))
         pads = [int(v) for v in rng.integers(0, 3, 4)]
+        if t % 5 == 1:  # many channels: Winograd's blocks of a few tile rows
+            groups, c, o = 1, int(rng.integers(100, 700)), int(rng.integers(100, 700))
         if t % 7 == 0:
             kh = kw = sh = sw = dh = dw = 1
             pads = [0, 0, 0, 0]
@@ -203,10 +212,12 @@ def test_conv_workspace_is_what_the_compiler_plans(tmp_path: Path) -> None:
     stdin = "".join(" ".join(str(d[f]) for f in FIELDS) + "\n" for d in cases)
     got = [tuple(int(v) for v in line.split())
            for line in build_and_run(WORKSPACE, [], tmp_path, stdin).splitlines()]
-    want = [(conv2d_workspace_bytes(d), int(conv2d_sums_in_place(d))) for d in cases]
+    want = [(conv2d_workspace_bytes(d), int(conv2d_sums_in_place(d)), conv2d_wino_workspace_bytes(d))
+            for d in cases]
     assert got == want
-    assert sum(1 for v, _ in want if v > 0) > 100 and any(v == 0 for v, _ in want)
-    assert {s for _, s in want} == {0, 1}
+    assert sum(1 for v, _, _ in want if v > 0) > 100 and any(v == 0 for v, _, _ in want)
+    assert {s for _, s, _ in want} == {0, 1}
+    assert len({v for _, _, v in want}) > 100  # Winograd's blocks of every size
 
 
 @pytest.mark.parametrize("path", list(QPATHS))

@@ -1,4 +1,4 @@
-// RUN: mlvm-opt %s --split-input-file -p mlvm-pack-weights | filecheck %s
+// RUN: mlvm-opt %s --split-input-file -p 'mlvm-pack-weights{winograd=false}' | filecheck %s
 
 // A PyTorch-layout weight (transpose_rhs) is stored transposed once; the
 // matmul reads it as it is.

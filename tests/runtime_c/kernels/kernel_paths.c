@@ -183,6 +183,44 @@ static void check_conv_clamp(conv_epilogue_fn conv, const mlvm_conv2d_t *p, cons
     free(xn), free(want), free(got);
 }
 
+/* A 3x3 stride-1 convolution by Winograd's F(2x2, 3x3): the weights
+ * transformed as the compiler stores them (G g G^T in double, rounded
+ * once, [16][o][c]), a workspace of exactly the size it asks for filled
+ * with NaN, the outputs within the sums' bound; with the clamp epilogue,
+ * the same bits as the clamp applied after. */
+static void check_wino_of(const mlvm_conv2d_t *p, const float *x, const float *wt,
+                          const float *bias, float *out, const double *want,
+                          const double *bound, const char *what)
+{
+    static const double g[4][3] = {{1, 0, 0}, {.5, .5, .5}, {.5, -.5, .5}, {0, 0, 1}};
+    const size_t size = (size_t)(p->n * p->o * p->oh * p->ow);
+    const size_t ws_bytes = mlvm_conv2d_wino_workspace(p);
+    float *u = (float *)malloc((size_t)(16 * p->o * p->c) * sizeof *u + 1);
+    float *ws = ws_bytes > 0 ? (float *)malloc(ws_bytes) : NULL;
+    char what_w[160];
+    mlvm_index_t oc, ci, i, j, a, b;
+    size_t q;
+    for (oc = 0; oc < p->o; ++oc)
+        for (ci = 0; ci < p->c; ++ci)
+            for (i = 0; i < 4; ++i)
+                for (j = 0; j < 4; ++j) {
+                    double t = 0.0;
+                    for (a = 0; a < 3; ++a)
+                        for (b = 0; b < 3; ++b)
+                            t += g[i][a] * wt[((oc * p->c + ci) * 3 + a) * 3 + b] * g[j][b];
+                    u[((i * 4 + j) * p->o + oc) * p->c + ci] = (float)t;
+                }
+    for (q = 0; q < ws_bytes / sizeof *ws; ++q)
+        ws[q] = NAN;
+    for (q = 0; q < size; ++q)
+        out[q] = NAN;
+    mlvm_conv2d_wino_f32(p, x, u, bias, out, ws, NULL, NULL);
+    snprintf(what_w, sizeof what_w, "%s [wino]", what);
+    compare(what_w, size, out, want, bound);
+    check_conv_clamp(mlvm_conv2d_wino_f32, p, x, u, bias, ws, what_w);
+    free(u), free(ws);
+}
+
 static void check_conv_sw(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_index_t w,
                           mlvm_index_t o, mlvm_index_t kh, mlvm_index_t kw, mlvm_index_t s,
                           mlvm_index_t d, mlvm_index_t groups, const mlvm_index_t pad[4], int bias,
@@ -307,6 +345,8 @@ static void check_conv_sw(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_i
         }
         free(ws);
     }
+    if (kh == 3 && kw == 3 && s == 1 && sw == 1 && d == 1 && dw == 1 && groups == 1)
+        check_wino_of(&p, x, wt, bias ? bv : NULL, out, want, bound, what);
     free(x), free(wt), free(bv), free(out), free(want), free(bound);
 }
 
@@ -422,6 +462,29 @@ static void check_ihwo(void)
     check_conv_sw(1, 9, 11, 9, 33, 3, 3, 1, 2, 1, odd, 1, 2, 2);
     check_conv_sw(1, 16, 1, 1, 5, 1, 1, 1, 1, 1, none, 1, 1, 1);
     check_conv_sw(1, 3, 9, 13, 4, 3, 3, 3, 1, 1, same3, 1, 1, 1);
+}
+
+/* Convolutions by Winograd's F(2x2, 3x3) (the pass chooses them on maps
+ * of 7x7 and more, any padding): even and odd maps (a last tile row and
+ * column half outside), "same", "valid", asymmetric and wide padding,
+ * widths of 1 to past a vector of tiles (16 with AVX-512) and several
+ * rows of tiles per vector, channels from 1 to a GEMM's row block, images
+ * whose tile rows share a block; tests/runtime_c/test_kernel_paths.py
+ * also runs them with blocks of a few tile rows. */
+static void check_wino(void)
+{
+    static const mlvm_index_t same3[4] = {1, 1, 1, 1}, none[4] = {0, 0, 0, 0},
+                              odd[4] = {0, 1, 2, 0}, wide[4] = {2, 3, 2, 2};
+    check_conv_sw(1, 16, 32, 32, 16, 3, 3, 1, 1, 1, same3, 1, 1, 1);
+    check_conv_sw(3, 32, 16, 16, 32, 3, 3, 1, 1, 1, same3, 0, 1, 1);
+    check_conv_sw(2, 64, 8, 8, 64, 3, 3, 1, 1, 1, same3, 1, 1, 1);
+    check_conv_sw(2, 5, 7, 9, 3, 3, 3, 1, 1, 1, same3, 1, 1, 1);
+    check_conv_sw(1, 3, 13, 37, 7, 3, 3, 1, 1, 1, none, 1, 1, 1);
+    check_conv_sw(3, 4, 5, 3, 6, 3, 3, 1, 1, 1, odd, 1, 1, 1);
+    check_conv_sw(1, 2, 4, 1, 2, 3, 3, 1, 1, 1, wide, 0, 1, 1);
+    check_conv_sw(2, 1, 3, 3, 1, 3, 3, 1, 1, 1, none, 1, 1, 1);
+    check_conv_sw(1, 24, 11, 70, 200, 3, 3, 1, 1, 1, odd, 1, 1, 1);
+    check_conv_sw(2, 300, 6, 6, 20, 3, 3, 1, 1, 1, same3, 1, 1, 1);
 }
 
 /* Max and average pooling of exactly sized planes (the vector rows read
@@ -554,6 +617,7 @@ int main(void)
     check_depthwise_stride2();
     check_depthwise_lanes();
     check_ihwo();
+    check_wino();
     check_pools();
     printf("kernel_paths[%s]: %ld cases, %ld failures\n", mlvm_kernel_path(), cases, failures);
     return failures != 0;

@@ -1,0 +1,374 @@
+/* 3x3 stride-1 convolutions by Winograd's minimal filtering F(2x2, 3x3).
+ *
+ * Each 2x2 block of outputs ("tile") of a channel is A^T [sum_c U_c (.)
+ * V_c] A, where V_c = B^T d B transforms the tile's 4x4 input window d of
+ * channel c and U_c = G g G^T the channel's 3x3 weights (done once, by the
+ * compiler: w stored [16][O][C], element (i, j) of the 4x4 U in plane
+ * 4 i + j). The sum over channels is, for each of the 16 planes, one
+ * product [O x C] @ [C x tiles] on the blocked GEMM: 16 multiply-adds per
+ * tile and channel pair where the direct sums take 36.
+ *
+ * Tiles are numbered row by row across the images, and go in blocks of
+ * tile rows whose transformed inputs V [16][C][ld] and products M
+ * [16][O][ld] stay in cache (MLVM_WINO_BLOCK_BYTES). Both transforms are
+ * split in a pass along the rows and one down the columns, so that the
+ * vectors run over consecutive tiles of as many tile rows as they hold
+ * (full lanes on small maps too):
+ *   - input: each padded input row's window columns times B (Z, four
+ *     values per tile: from the row's even and odd columns, taken from the
+ *     input by masked loads and permutes), kept apart for even and odd
+ *     rows; then B^T down the four rows of each tile's window;
+ *   - output: A^T down each tile's four rows of M, then the columns times
+ *     A, plus the bias; the 2x2 outputs go interleaved into their rows.
+ * The epilogue (activation, residual add) runs per block and image while
+ * the outputs are in cache.
+ *
+ * Rounding: the transforms add and subtract (B and A hold 0 and +-1), U
+ * was rounded once from exact arithmetic; the products sum in the GEMM's
+ * order. The results differ from the direct sums' in the last bits
+ * (docs/ops.md gives the bound the tests check). */
+#include <string.h>
+
+#include "gemm.h"
+#include "mlvm/kernels.h"
+
+#if defined(__AVX512F__) && !defined(MLVM_PORTABLE_KERNELS)
+#include <immintrin.h>
+#define MLVM_WV_AVX512 1
+#define MLVM_WV_LANES 16
+typedef __m512 wv_t;
+#define WV_LOAD _mm512_loadu_ps
+#define WV_STORE _mm512_storeu_ps
+#define WV_ADD _mm512_add_ps
+#define WV_SUB _mm512_sub_ps
+#define WV_SET1 _mm512_set1_ps
+#elif defined(__AVX2__) && !defined(MLVM_PORTABLE_KERNELS)
+#include <immintrin.h>
+#define MLVM_WV_AVX2 1
+#define MLVM_WV_LANES 8
+typedef __m256 wv_t;
+#define WV_LOAD _mm256_loadu_ps
+#define WV_STORE _mm256_storeu_ps
+#define WV_ADD _mm256_add_ps
+#define WV_SUB _mm256_sub_ps
+#define WV_SET1 _mm256_set1_ps
+#else
+#define MLVM_WV_LANES 1
+typedef float wv_t;
+#define WV_LOAD(p) (*(p))
+#define WV_STORE(p, v) (*(p) = (v))
+#define WV_ADD(a, b) ((a) + (b))
+#define WV_SUB(a, b) ((a) - (b))
+#define WV_SET1(a) (a)
+#endif
+
+#ifndef MLVM_WINO_BLOCK_BYTES
+#define MLVM_WINO_BLOCK_BYTES (512 * 1024)
+#endif
+#ifndef MLVM_WINO_MIN_TILES
+#define MLVM_WINO_MIN_TILES 128
+#endif
+#define MLVM_WINO_ALIGN 64
+#define MLVM_WINO_PAD 16 /* vector tails: the widest vector's floats */
+
+typedef struct wino_geom {
+    mlvm_index_t tx, ty;     /* tiles per row, tile rows per image */
+    mlvm_index_t rows;       /* tile rows per block */
+    mlvm_index_t ld;         /* row stride of V and M (floats) */
+    mlvm_index_t zs;         /* floats per (parity, column) plane of Z */
+    size_t y_off, v_off, m_off; /* byte offsets in the workspace (Z at 0) */
+} wino_geom_t;
+
+static size_t wino_align(size_t n) { return (n + MLVM_WINO_ALIGN - 1) / MLVM_WINO_ALIGN * MLVM_WINO_ALIGN; }
+
+static mlvm_index_t round_up(mlvm_index_t v, mlvm_index_t m) { return (v + m - 1) / m * m; }
+
+static void wino_geom(const mlvm_conv2d_t *p, wino_geom_t *g)
+{
+    const mlvm_index_t per_tile = 16 * (p->c + p->o) * (mlvm_index_t)sizeof(float);
+    g->tx = (p->ow + 1) / 2;
+    g->ty = (p->oh + 1) / 2;
+    g->rows = MLVM_WINO_BLOCK_BYTES / (per_tile * g->tx);
+    /* at least MLVM_WINO_MIN_TILES columns per product: each block reads
+     * all of U, which many channels make larger than the block */
+    if (g->rows * g->tx < MLVM_WINO_MIN_TILES)
+        g->rows = (MLVM_WINO_MIN_TILES + g->tx - 1) / g->tx;
+    g->rows = g->rows > p->n * g->ty ? p->n * g->ty : g->rows;
+    g->ld = round_up(g->rows * g->tx, MLVM_WINO_PAD) + MLVM_WINO_PAD;
+    g->zs = (g->rows + 1) * g->tx + MLVM_WINO_PAD;
+    g->y_off = wino_align((size_t)(8 * g->zs) * sizeof(float));
+    g->v_off = g->y_off + wino_align((size_t)(4 * g->ld) * sizeof(float));
+    g->m_off = g->v_off + wino_align((size_t)(16 * p->c * g->ld) * sizeof(float));
+}
+
+size_t mlvm_conv2d_wino_workspace(const mlvm_conv2d_t *p)
+{
+    wino_geom_t g;
+    if (p->n * p->o == 0 || p->oh * p->ow == 0)
+        return 0;
+    wino_geom(p, &g);
+    return g.m_off + wino_align((size_t)(16 * p->o * g.ld) * sizeof(float));
+}
+
+#ifdef MLVM_WV_AVX512
+/* Lanes k of a 16-float load or store at s with 0 <= s + k < w. */
+static __mmask16 inside(mlvm_index_t s, mlvm_index_t w)
+{
+    const mlvm_index_t lo = s < 0 ? -s : 0, hi = w - s > 16 ? 16 : w - s;
+    if (hi <= lo)
+        return 0;
+    return (__mmask16)((0xffffu >> (16 - (hi - lo))) << lo);
+}
+#elif defined(MLVM_WV_AVX2)
+/* The same as lanes of -1 for _mm256_maskload_ps (8 floats). */
+static __m256i inside8(mlvm_index_t s, mlvm_index_t w)
+{
+    const __m256i i = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                                       _mm256_set1_epi32((int)s));
+    return _mm256_and_si256(_mm256_cmpgt_epi32(i, _mm256_set1_epi32(-1)),
+                            _mm256_cmpgt_epi32(_mm256_set1_epi32((int)w), i));
+}
+
+/* Even and odd floats of a (0 .. 7) then b (8 .. 15). */
+static void split8(__m256 a, __m256 b, __m256 *ev, __m256 *od)
+{
+    const __m256 e = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+    const __m256 o = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+    *ev = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xd8));
+    *od = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), 0xd8));
+}
+#endif
+
+/* The row pass of one padded input row xr (column j is input column j -
+ * pl, zero outside 0 .. w): tile t's window columns x0..x3 (padded columns
+ * 2t .. 2t + 3) times B, z[k * zs + t] = (x0 - x2, x1 + x2, x2 - x1, x1 -
+ * x3)[k] for t < tx (and up to a vector past it). Loads straight from the
+ * input, masked at its edges. */
+static void row_pass(const float *xr, mlvm_index_t w, mlvm_index_t pl, mlvm_index_t tx, float *z,
+                     mlvm_index_t zs)
+{
+    mlvm_index_t t = 0;
+#ifdef MLVM_WV_AVX512
+    const __m512i ie = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i io = _mm512_add_epi32(ie, _mm512_set1_epi32(1));
+    for (; t < tx; t += 16) {
+        const mlvm_index_t s = 2 * t - pl;
+        const __m512 a = _mm512_maskz_loadu_ps(inside(s, w), xr + s);
+        const __m512 b = _mm512_maskz_loadu_ps(inside(s + 16, w), xr + s + 16);
+        const __m512 a2 = _mm512_maskz_loadu_ps(inside(s + 2, w), xr + s + 2);
+        const __m512 b2 = _mm512_maskz_loadu_ps(inside(s + 18, w), xr + s + 18);
+        const __m512 x0 = _mm512_permutex2var_ps(a, ie, b), x1 = _mm512_permutex2var_ps(a, io, b);
+        const __m512 x2 = _mm512_permutex2var_ps(a2, ie, b2), x3 = _mm512_permutex2var_ps(a2, io, b2);
+        _mm512_storeu_ps(z + t, _mm512_sub_ps(x0, x2));
+        _mm512_storeu_ps(z + zs + t, _mm512_add_ps(x1, x2));
+        _mm512_storeu_ps(z + 2 * zs + t, _mm512_sub_ps(x2, x1));
+        _mm512_storeu_ps(z + 3 * zs + t, _mm512_sub_ps(x1, x3));
+    }
+#elif defined(MLVM_WV_AVX2)
+    for (; t < tx; t += 8) {
+        const mlvm_index_t s = 2 * t - pl;
+        __m256 x0, x1, x2, x3;
+        split8(_mm256_maskload_ps(xr + s, inside8(s, w)),
+               _mm256_maskload_ps(xr + s + 8, inside8(s + 8, w)), &x0, &x1);
+        split8(_mm256_maskload_ps(xr + s + 2, inside8(s + 2, w)),
+               _mm256_maskload_ps(xr + s + 10, inside8(s + 10, w)), &x2, &x3);
+        _mm256_storeu_ps(z + t, _mm256_sub_ps(x0, x2));
+        _mm256_storeu_ps(z + zs + t, _mm256_add_ps(x1, x2));
+        _mm256_storeu_ps(z + 2 * zs + t, _mm256_sub_ps(x2, x1));
+        _mm256_storeu_ps(z + 3 * zs + t, _mm256_sub_ps(x1, x3));
+    }
+#else
+    for (; t < tx; ++t) {
+        float x[4];
+        int k;
+        for (k = 0; k < 4; ++k) {
+            const mlvm_index_t j = 2 * t + k - pl;
+            x[k] = j >= 0 && j < w ? xr[j] : 0.0f;
+        }
+        z[t] = x[0] - x[2];
+        z[zs + t] = x[1] + x[2];
+        z[2 * zs + t] = x[2] - x[1];
+        z[3 * zs + t] = x[1] - x[3];
+    }
+#endif
+}
+
+/* V[plane][c][col0 ..] of an image's tile rows r0 .. r0 + rows, channel
+ * xc: the row pass of padded rows 2 r0 .. 2 (r0 + rows) + 1 into Z (even
+ * rows' planes then odd rows', row after row), then B^T down each tile's
+ * rows (2r, 2r + 1, 2r + 2, 2r + 3: Z even r, odd r, even r + 1, odd r + 1),
+ * over consecutive tiles of all the rows. */
+static void input_transform(const mlvm_conv2d_t *p, const wino_geom_t *g, const float *xc,
+                            mlvm_index_t r0, mlvm_index_t rows, float *z, float *v,
+                            mlvm_index_t ps)
+{
+    const mlvm_index_t tx = g->tx, zs = g->zs, n = rows * tx;
+    mlvm_index_t r, k, j;
+    for (r = 0; r <= rows; ++r)
+        for (k = 0; k < 2; ++k) {
+            const mlvm_index_t iy = 2 * (r0 + r) + k - p->pt;
+            float *zr = z + 4 * k * zs + r * tx;
+            if (iy >= 0 && iy < p->h) {
+                row_pass(xc + iy * p->w, p->w, p->pl, tx, zr, zs);
+                continue;
+            }
+            for (j = 0; j < 4; ++j)
+                memset(zr + j * zs, 0, (size_t)tx * sizeof(float));
+        }
+    for (j = 0; j < 4; ++j) {
+        const float *ze = z + j * zs, *zo = z + (4 + j) * zs;
+        float *vj = v + j * ps;
+        for (k = 0; k < n; k += MLVM_WV_LANES) {
+            const wv_t e0 = WV_LOAD(ze + k), e1 = WV_LOAD(ze + k + tx);
+            const wv_t o0 = WV_LOAD(zo + k), o1 = WV_LOAD(zo + k + tx);
+            WV_STORE(vj + k, WV_SUB(e0, e1));
+            WV_STORE(vj + 4 * ps + k, WV_ADD(o0, e1));
+            WV_STORE(vj + 8 * ps + k, WV_SUB(e1, o0));
+            WV_STORE(vj + 12 * ps + k, WV_SUB(o0, o1));
+        }
+    }
+}
+
+/* Tiles per put_rows. */
+#if defined(MLVM_WV_AVX2)
+#define MLVM_WINO_PUT 8
+#else
+#define MLVM_WINO_PUT 16
+#endif
+
+/* n0 floats of row0 and n1 of row1 (at most 2 MLVM_WINO_PUT each) from the
+ * interleaved even / odd columns y0, y1 and y2, y3. */
+static void put_rows(float *row0, float *row1, mlvm_index_t n0, mlvm_index_t n1, const float *y0,
+                     const float *y1, const float *y2, const float *y3)
+{
+    mlvm_index_t j;
+#if defined(MLVM_WV_AVX512)
+    const __m512i lo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+    const __m512i hi = _mm512_add_epi32(lo, _mm512_set1_epi32(8));
+    const __m512 a = _mm512_loadu_ps(y0), b = _mm512_loadu_ps(y1);
+    const __m512 c = _mm512_loadu_ps(y2), d = _mm512_loadu_ps(y3);
+    (void)j;
+    _mm512_mask_storeu_ps(row0, inside(0, n0), _mm512_permutex2var_ps(a, lo, b));
+    _mm512_mask_storeu_ps(row0 + 16, inside(16, n0), _mm512_permutex2var_ps(a, hi, b));
+    _mm512_mask_storeu_ps(row1, inside(0, n1), _mm512_permutex2var_ps(c, lo, d));
+    _mm512_mask_storeu_ps(row1 + 16, inside(16, n1), _mm512_permutex2var_ps(c, hi, d));
+#else
+#if defined(MLVM_WV_AVX2)
+    if (n0 == 16 && n1 == 16) {
+        const __m256 a = _mm256_loadu_ps(y0), b = _mm256_loadu_ps(y1);
+        const __m256 c = _mm256_loadu_ps(y2), d = _mm256_loadu_ps(y3);
+        const __m256 l0 = _mm256_unpacklo_ps(a, b), h0 = _mm256_unpackhi_ps(a, b);
+        const __m256 l1 = _mm256_unpacklo_ps(c, d), h1 = _mm256_unpackhi_ps(c, d);
+        _mm256_storeu_ps(row0, _mm256_permute2f128_ps(l0, h0, 0x20));
+        _mm256_storeu_ps(row0 + 8, _mm256_permute2f128_ps(l0, h0, 0x31));
+        _mm256_storeu_ps(row1, _mm256_permute2f128_ps(l1, h1, 0x20));
+        _mm256_storeu_ps(row1 + 8, _mm256_permute2f128_ps(l1, h1, 0x31));
+        return;
+    }
+#endif
+    for (j = 0; j < n0; ++j)
+        row0[j] = (j & 1 ? y1 : y0)[j >> 1];
+    for (j = 0; j < n1; ++j)
+        row1[j] = (j & 1 ? y3 : y2)[j >> 1];
+#endif
+}
+
+/* Channel o's outputs of an image's tile rows r0 .. r0 + rows from M (its
+ * row of plane 0 at m): A^T down each tile's rows of M (u = m0 + m1 + m2,
+ * w = m1 - m2 - m3, per column), the columns times A plus the bias into y
+ * (the four outputs of each tile: y[k * ld + tile]), then y interleaved
+ * into the output rows 2 (r0 + r) and 2 (r0 + r) + 1. */
+static void output_transform(const mlvm_conv2d_t *p, const wino_geom_t *g, mlvm_index_t r0,
+                             mlvm_index_t rows, const float *m, mlvm_index_t ps, float bias,
+                             float *y, float *out_o)
+{
+    const mlvm_index_t tx = g->tx, ld = g->ld, n = rows * tx;
+    const wv_t vb = WV_SET1(bias);
+    mlvm_index_t k, r, t;
+    for (k = 0; k < n; k += MLVM_WV_LANES) {
+        wv_t u[4], w[4];
+        int j;
+        for (j = 0; j < 4; ++j) {
+            const float *mj = m + j * ps + k;
+            const wv_t m0 = WV_LOAD(mj), m1 = WV_LOAD(mj + 4 * ps);
+            const wv_t m2 = WV_LOAD(mj + 8 * ps), m3 = WV_LOAD(mj + 12 * ps);
+            u[j] = WV_ADD(WV_ADD(m0, m1), m2);
+            w[j] = WV_SUB(WV_SUB(m1, m2), m3);
+        }
+        WV_STORE(y + k, WV_ADD(WV_ADD(WV_ADD(u[0], u[1]), u[2]), vb));
+        WV_STORE(y + ld + k, WV_ADD(WV_SUB(WV_SUB(u[1], u[2]), u[3]), vb));
+        WV_STORE(y + 2 * ld + k, WV_ADD(WV_ADD(WV_ADD(w[0], w[1]), w[2]), vb));
+        WV_STORE(y + 3 * ld + k, WV_ADD(WV_SUB(WV_SUB(w[1], w[2]), w[3]), vb));
+    }
+    for (r = 0; r < rows; ++r) {
+        const mlvm_index_t oy = 2 * (r0 + r);
+        float *row0 = out_o + oy * p->ow, *row1 = row0 + p->ow;
+        const int second = oy + 1 < p->oh; /* an odd last row is not stored */
+        for (t = 0; t < tx; t += MLVM_WINO_PUT) {
+            const mlvm_index_t x0 = 2 * t, q = r * tx + t;
+            const mlvm_index_t nx = p->ow - x0 < 2 * MLVM_WINO_PUT ? p->ow - x0 : 2 * MLVM_WINO_PUT;
+            put_rows(row0 + x0, row1 + x0, nx, second ? nx : 0, y + q, y + ld + q,
+                     y + 2 * ld + q, y + 3 * ld + q);
+        }
+    }
+}
+
+/* The first tile row after r of another image, or b1. */
+static mlvm_index_t next_image(const wino_geom_t *g, mlvm_index_t r, mlvm_index_t b1)
+{
+    const mlvm_index_t end = (r / g->ty + 1) * g->ty;
+    return end < b1 ? end : b1;
+}
+
+void mlvm_conv2d_wino_f32(const mlvm_conv2d_t *p, const float *x, const float *u,
+                          const float *bias, float *out, void *ws, mlvm_epilogue_fn fn,
+                          const void *ctx)
+{
+    const mlvm_index_t plane = p->oh * p->ow, in_plane = p->h * p->w;
+    wino_geom_t g;
+    float *z, *y, *v, *mm;
+    mlvm_index_t b0, c, o, q;
+    if (p->n * p->o == 0 || plane == 0)
+        return;
+    wino_geom(p, &g);
+    z = (float *)ws;
+    y = (float *)(void *)((unsigned char *)ws + g.y_off);
+    v = (float *)(void *)((unsigned char *)ws + g.v_off);
+    mm = (float *)(void *)((unsigned char *)ws + g.m_off);
+    for (b0 = 0; b0 < p->n * g.ty; b0 += g.rows) {
+        const mlvm_index_t b1 = p->n * g.ty - b0 < g.rows ? p->n * g.ty : b0 + g.rows;
+        mlvm_index_t r;
+        for (c = 0; c < p->c; ++c)
+            for (r = b0; r < b1; r = next_image(&g, r, b1)) { /* each image's rows of the block */
+                const mlvm_index_t n = r / g.ty, rows = next_image(&g, r, b1) - r;
+                input_transform(p, &g, x + (n * p->c + c) * in_plane, r % g.ty, rows, z,
+                                v + c * g.ld + (r - b0) * g.tx, p->c * g.ld);
+            }
+        for (q = 0; q < 16; ++q) {
+            mlvm_gemm_t gm;
+            memset(&gm, 0, sizeof gm);
+            gm.m = p->o;
+            gm.n = (b1 - b0) * g.tx;
+            gm.k = p->c;
+            gm.a = u + q * p->o * p->c;
+            gm.a_rs = p->c;
+            gm.a_cs = 1;
+            gm.b = v + q * p->c * g.ld;
+            gm.b_rs = g.ld;
+            gm.b_cs = 1;
+            gm.out = mm + q * p->o * g.ld;
+            gm.c_rs = g.ld;
+            mlvm_gemm_strided_f32(&gm);
+        }
+        for (r = b0; r < b1; r = next_image(&g, r, b1)) {
+            const mlvm_index_t n = r / g.ty, r0 = r % g.ty, rows = next_image(&g, r, b1) - r;
+            const mlvm_index_t y0 = 2 * r0, y1 = 2 * (r0 + rows) < p->oh ? 2 * (r0 + rows) : p->oh;
+            float *on = out + n * p->o * plane;
+            for (o = 0; o < p->o; ++o)
+                output_transform(p, &g, r0, rows, mm + o * g.ld + (r - b0) * g.tx, p->o * g.ld,
+                                 bias != NULL ? bias[o] : 0.0f, y, on + o * plane);
+            if (fn != NULL)
+                fn(ctx, n * p->o, p->o, y0 * p->ow, (y1 - y0) * p->ow, on + y0 * p->ow, plane);
+        }
+    }
+}

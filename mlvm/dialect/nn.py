@@ -776,7 +776,11 @@ def conv2d_prefers_wino(d: Mapping[str, int]) -> bool:
     to 16x16 (8x8 from 32 channels, 7x7 from 128); slower where the
     transforms outweigh the products (16 channels on 12x12 or smaller, 64
     on 6x6 or smaller) or where a third of the tiles' outputs would fall
-    outside an odd-sized small map (5x5, 3x3)."""
+    outside an odd-sized small map (5x5, 3x3). Past 1 MiB of transformed
+    weights, each of them must serve at least 32 tiles per call: ResNet-50's
+    512 channels on 7x7 at batch 1 (16 tiles, 16 MiB streamed per image)
+    ran 1.27x onnxruntime's time in the model, the direct kernel about
+    1.1x."""
     if not conv2d_wino_applies(d):
         return False
     few = min(d["c"], d["o"])
@@ -785,6 +789,8 @@ def conv2d_prefers_wino(d: Mapping[str, int]) -> bool:
     plane = d["oh"] * d["ow"]
     tiles = ((d["oh"] + 1) // 2) * ((d["ow"] + 1) // 2)
     if 4 * plane < 3 * 4 * tiles:  # under 3/4 of the computed outputs kept
+        return False
+    if 16 * d["c"] * d["o"] * 4 > 1024 * 1024 and d["n"] * tiles < 32:
         return False
     return plane >= (256 if few < 32 else 64 if few < 128 else 49)
 

@@ -37,6 +37,25 @@ func.func @permuted(%x: tensor<1x32x28x28xf32>) -> tensor<1x32x28x28xf32> {
 }
 
 // -----
+// Many channels: 512 on 14x14 (49 tiles), and on 7x7 with two images (32
+// tiles), but not on 7x7 with one (16 tiles for 16 MiB of transformed
+// weights: the direct kernel keeps it).
+// CHECK-LABEL: func.func @many_channels
+// CHECK: %w = "mlvm.param"() <{name = "w", wino = array<i64: 512, 512>}> : () -> tensor<16x512x512xf32>
+// CHECK: %v = "mlvm.param"() <{name = "v"}> : () -> tensor<512x512x3x3xf32>
+// CHECK: %u = "mlvm.param"() <{name = "u", wino = array<i64: 512, 512>}> : () -> tensor<16x512x512xf32>
+// CHECK: "mlvm.conv2d"(%z, %u) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "wino23"}> : (tensor<2x512x7x7xf32>
+func.func @many_channels(%x: tensor<1x512x14x14xf32>, %y: tensor<1x512x7x7xf32>, %z: tensor<2x512x7x7xf32>) -> (tensor<1x512x14x14xf32>, tensor<1x512x7x7xf32>, tensor<2x512x7x7xf32>) {
+  %w = "mlvm.param"() <{name = "w"}> : () -> tensor<512x512x3x3xf32>
+  %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x512x14x14xf32>, tensor<512x512x3x3xf32>) -> tensor<1x512x14x14xf32>
+  %v = "mlvm.param"() <{name = "v"}> : () -> tensor<512x512x3x3xf32>
+  %1 = "mlvm.conv2d"(%y, %v) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x512x7x7xf32>, tensor<512x512x3x3xf32>) -> tensor<1x512x7x7xf32>
+  %u = "mlvm.param"() <{name = "u"}> : () -> tensor<512x512x3x3xf32>
+  %2 = "mlvm.conv2d"(%z, %u) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<2x512x7x7xf32>, tensor<512x512x3x3xf32>) -> tensor<2x512x7x7xf32>
+  func.return %0, %1, %2 : tensor<1x512x14x14xf32>, tensor<1x512x7x7xf32>, tensor<2x512x7x7xf32>
+}
+
+// -----
 // Must not: strided, dilated, grouped, 5x5, too few channels (the 3-channel
 // stem), too small a map for the channels (16 on 12x12, 64 on 6x6), an odd
 // small map wasting a third of its tiles (128 channels on 5x5), a weight also

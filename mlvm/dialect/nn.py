@@ -598,7 +598,7 @@ def conv2d_dims(self: MlvmOp, xv: SSAValue, wv: SSAValue, bias: SSAValue | None,
     if layout not in CONV_LAYOUTS:
         raise VerifyException(f"{self.name}: w_layout {layout!r} is not one of "
                               f"{', '.join(repr(k) for k in CONV_LAYOUTS)}")
-    if layout != "oihw" and groups != 1:
+    if layout == "ihwo" and groups != 1:
         # constant weights the compiler stores otherwise (PackWeightsPass)
         raise VerifyException(f"{self.name}: w_layout {layout} needs groups 1, not {groups}")
     if layout == "wino23":
@@ -764,13 +764,14 @@ def conv2d_wino_workspace_bytes(d: Mapping[str, int]) -> int:
 
 def conv2d_wino_applies(d: Mapping[str, int]) -> bool:
     """The convolutions mlvm_conv2d_wino_f32 computes: 3x3, stride 1,
-    dilation 1, groups 1 (any padding)."""
-    return (d["kh"], d["kw"], d["sh"], d["sw"], d["dh"], d["dw"], d["groups"]) == (3, 3, 1, 1, 1, 1, 1)
+    dilation 1 (any padding and groups)."""
+    return (d["kh"], d["kw"], d["sh"], d["sw"], d["dh"], d["dw"]) == (3, 3, 1, 1, 1, 1)
 
 
 def conv2d_prefers_wino(d: Mapping[str, int]) -> bool:
     """Whether Winograd's F(2x2, 3x3) (conv_wino.c) beats the direct
-    kernels for conv2d_dims `d`, given a workspace. Fitted to both kernels
+    kernels for conv2d_dims `d`, given a workspace (channels counted per
+    group). Fitted to both kernels
     side by side in one process (AMD Zen 4, AVX-512 and AVX2 builds, one
     thread): 1.2x-2x faster for 16 to 512 channels on maps from 56x56 down
     to 16x16 (8x8 from 32 channels, 7x7 from 128); slower where the
@@ -783,14 +784,15 @@ def conv2d_prefers_wino(d: Mapping[str, int]) -> bool:
     1.1x."""
     if not conv2d_wino_applies(d):
         return False
-    few = min(d["c"], d["o"])
+    cg, og = d["c"] // d["groups"], d["o"] // d["groups"]
+    few = min(cg, og)  # per group: depthwise convolutions have 1
     if few < 16:
         return False
     plane = d["oh"] * d["ow"]
     tiles = ((d["oh"] + 1) // 2) * ((d["ow"] + 1) // 2)
     if 4 * plane < 3 * 4 * tiles:  # under 3/4 of the computed outputs kept
         return False
-    if 16 * d["c"] * d["o"] * 4 > 1024 * 1024 and d["n"] * tiles < 32:
+    if 16 * cg * d["o"] * 4 > 1024 * 1024 and d["n"] * tiles < 32:
         return False
     return plane >= (256 if few < 32 else 64 if few < 128 else 49)
 

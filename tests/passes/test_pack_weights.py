@@ -216,9 +216,9 @@ def test_conv_without_workspace_keeps_oihw(tmp_path: Path) -> None:
 
 
 RESIDUAL = """func.func @main(%x: tensor<{n}x{c}x{h}x{w}xf32>, %r: tensor<{n}x{o}x{oh}x{ow}xf32>) -> tensor<{n}x{o}x{oh}x{ow}xf32> {{
-  %w = "mlvm.param"() <{{name = "w"}}> : () -> tensor<{o}x{c}x3x3xf32>
+  %w = "mlvm.param"() <{{name = "w"}}> : () -> tensor<{o}x{cg}x3x3xf32>
   %b = "mlvm.param"() <{{name = "b"}}> : () -> tensor<{o}xf32>
-  %0 = "mlvm.conv2d"(%x, %w, %b) <{{padding = array<i64: {pads}>}}> : (tensor<{n}x{c}x{h}x{w}xf32>, tensor<{o}x{c}x3x3xf32>, tensor<{o}xf32>) -> tensor<{n}x{o}x{oh}x{ow}xf32>
+  %0 = "mlvm.conv2d"(%x, %w, %b) <{{padding = array<i64: {pads}>, groups = {g} : i64}}> : (tensor<{n}x{c}x{h}x{w}xf32>, tensor<{o}x{cg}x3x3xf32>, tensor<{o}xf32>) -> tensor<{n}x{o}x{oh}x{ow}xf32>
   %1 = "mlvm.add"(%0, %r) : (tensor<{n}x{o}x{oh}x{ow}xf32>, tensor<{n}x{o}x{oh}x{ow}xf32>) -> tensor<{n}x{o}x{oh}x{ow}xf32>
   %2 = "mlvm.relu"(%1) : (tensor<{n}x{o}x{oh}x{ow}xf32>) -> tensor<{n}x{o}x{oh}x{ow}xf32>
   func.return %2 : tensor<{n}x{o}x{oh}x{ow}xf32>
@@ -226,25 +226,28 @@ RESIDUAL = """func.func @main(%x: tensor<{n}x{c}x{h}x{w}xf32>, %r: tensor<{n}x{o
 """
 
 
-# (n, c, h, w, o, padding): 3x3 stride-1 convolutions the pass gives
-# Winograd's transformed weights (ResNet-8's stages, an odd map with
-# asymmetric padding, "valid", several images), with bias, a residual add
-# and relu fused after
-@pytest.mark.parametrize("n,c,h,w,o,pads", [
-    (1, 16, 32, 32, 16, (1, 1, 1, 1)),
-    (3, 32, 16, 16, 32, (1, 1, 1, 1)),
-    (2, 64, 8, 8, 64, (1, 1, 1, 1)),
-    (1, 24, 17, 23, 40, (0, 1, 2, 0)),
-    (2, 48, 20, 9, 33, (0, 0, 0, 0)),
+# (n, c, h, w, o, padding, groups): 3x3 stride-1 convolutions the pass
+# gives Winograd's transformed weights (ResNet-8's stages, an odd map with
+# asymmetric padding, "valid", several images, two groups), with bias, a
+# residual add and relu fused after
+@pytest.mark.parametrize("n,c,h,w,o,pads,groups", [
+    (1, 16, 32, 32, 16, (1, 1, 1, 1), 1),
+    (3, 32, 16, 16, 32, (1, 1, 1, 1), 1),
+    (2, 64, 8, 8, 64, (1, 1, 1, 1), 1),
+    (1, 24, 17, 23, 40, (0, 1, 2, 0), 1),
+    (2, 48, 20, 9, 33, (0, 0, 0, 0), 1),
+    (1, 64, 12, 12, 96, (1, 1, 1, 1), 2),
 ])
 def test_winograd_conv_same_results_packed_or_not(tmp_path: Path, n: int, c: int, h: int, w: int,
-                                                  o: int, pads: tuple[int, int, int, int]) -> None:
+                                                  o: int, pads: tuple[int, int, int, int],
+                                                  groups: int) -> None:
     g = np.random.default_rng(n + c + o + h)
     oh, ow = h + pads[0] + pads[2] - 2, w + pads[1] + pads[3] - 2
+    cg, og = c // groups, o // groups
     path = tmp_path / "conv.mlir"
-    path.write_text(RESIDUAL.format(n=n, c=c, h=h, w=w, o=o, oh=oh, ow=ow,
+    path.write_text(RESIDUAL.format(n=n, c=c, h=h, w=w, o=o, oh=oh, ow=ow, cg=cg, g=groups,
                                     pads=", ".join(map(str, pads))))
-    params = {"w": g.standard_normal((o, c, 3, 3)).astype(np.float32),
+    params = {"w": g.standard_normal((o, cg, 3, 3)).astype(np.float32),
               "b": g.standard_normal(o).astype(np.float32)}
     x = g.standard_normal((n, c, h, w)).astype(np.float32)
     r = g.standard_normal((n, o, oh, ow)).astype(np.float32)
@@ -255,8 +258,10 @@ def test_winograd_conv_same_results_packed_or_not(tmp_path: Path, n: int, c: int
     xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
     win = np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(2, 3))
     w64 = params["w"].astype(np.float64)
-    conv = np.einsum("nchwij,ocij->nohw", win, w64)
-    bound = np.einsum("nchwij,ocij->nohw", np.abs(win), np.abs(w64))
+    conv = np.concatenate([np.einsum("nchwij,ocij->nohw", win[:, k * cg:(k + 1) * cg],
+                                     w64[k * og:(k + 1) * og]) for k in range(groups)], axis=1)
+    bound = np.concatenate([np.einsum("nchwij,ocij->nohw", np.abs(win[:, k * cg:(k + 1) * cg]),
+                                      np.abs(w64[k * og:(k + 1) * og])) for k in range(groups)], axis=1)
     b = params["b"].reshape(1, -1, 1, 1)
     want = np.maximum(conv + b + r, 0)
     for got in (packed, direct):

@@ -208,11 +208,11 @@ func.func @f(%x: tensor<1x4x6x6xf32>, %w: tensor<16x4x4xf32>) -> tensor<1x4x2x2x
 // CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.conv2d: w_layout wino23 needs strides and dilations 1
 
 // -----
-func.func @f(%x: tensor<1x4x5x5xf32>, %w: tensor<16x2x2xf32>) -> tensor<1x4x5x5xf32> {
-  %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>, groups = 2 : i64, w_layout = "wino23"}> : (tensor<1x4x5x5xf32>, tensor<16x2x2xf32>) -> tensor<1x4x5x5xf32>
+func.func @f(%x: tensor<1x4x5x5xf32>, %w: tensor<16x4x4xf32>) -> tensor<1x4x5x5xf32> {
+  %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>, groups = 2 : i64, w_layout = "wino23"}> : (tensor<1x4x5x5xf32>, tensor<16x4x4xf32>) -> tensor<1x4x5x5xf32>
   func.return %0 : tensor<1x4x5x5xf32>
 }
-// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.conv2d: w_layout wino23 needs groups 1, not 2
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.conv2d: w tensor<16x4x4xf32> has 4 input channels per group, expected 2 (x tensor<1x4x5x5xf32> has 4 channels, groups 2)
 
 // -----
 func.func @f() -> tensor<16x8x4xf32> {

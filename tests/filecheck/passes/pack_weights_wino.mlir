@@ -37,6 +37,18 @@ func.func @permuted(%x: tensor<1x32x28x28xf32>) -> tensor<1x32x28x28xf32> {
 }
 
 // -----
+// Groups of enough channels each (AlexNet's two of 192 on 12x12): [16, O,
+// C / groups].
+// CHECK-LABEL: func.func @groups
+// CHECK: %w = "mlvm.param"() <{name = "w", wino = array<i64: 256, 192>}> : () -> tensor<16x256x192xf32>
+// CHECK: "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>, groups = 2 : i64, w_layout = "wino23"}>
+func.func @groups(%x: tensor<1x384x12x12xf32>) -> tensor<1x256x12x12xf32> {
+  %w = "mlvm.param"() <{name = "w"}> : () -> tensor<256x192x3x3xf32>
+  %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>, groups = 2 : i64}> : (tensor<1x384x12x12xf32>, tensor<256x192x3x3xf32>) -> tensor<1x256x12x12xf32>
+  func.return %0 : tensor<1x256x12x12xf32>
+}
+
+// -----
 // Many channels: 512 on 14x14 (49 tiles), and on 7x7 with two images (32
 // tiles), but not on 7x7 with one (16 tiles for 16 MiB of transformed
 // weights: the direct kernel keeps it).
@@ -56,7 +68,7 @@ func.func @many_channels(%x: tensor<1x512x14x14xf32>, %y: tensor<1x512x7x7xf32>,
 }
 
 // -----
-// Must not: strided, dilated, grouped, 5x5, too few channels (the 3-channel
+// Must not: strided, dilated, groups of 4 channels, 5x5, too few channels (the 3-channel
 // stem), too small a map for the channels (16 on 12x12, 64 on 6x6), an odd
 // small map wasting a third of its tiles (128 channels on 5x5), a weight also
 // read by a convolution that does not pay (it would be stored twice), an
@@ -68,8 +80,8 @@ func.func @must_not(%x: tensor<1x32x32x32xf32>, %s: tensor<1x3x32x32xf32>, %t: t
   %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}> : (tensor<1x32x32x32xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x16x16xf32>
   %wd = "mlvm.param"() <{name = "wd"}> : () -> tensor<32x32x3x3xf32>
   %1 = "mlvm.conv2d"(%x, %wd) <{padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 2, 2>}> : (tensor<1x32x32x32xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x30x30xf32>
-  %wg = "mlvm.param"() <{name = "wg"}> : () -> tensor<32x16x3x3xf32>
-  %2 = "mlvm.conv2d"(%x, %wg) <{padding = array<i64: 1, 1, 1, 1>, groups = 2 : i64}> : (tensor<1x32x32x32xf32>, tensor<32x16x3x3xf32>) -> tensor<1x32x32x32xf32>
+  %wg = "mlvm.param"() <{name = "wg"}> : () -> tensor<32x4x3x3xf32>
+  %2 = "mlvm.conv2d"(%x, %wg) <{padding = array<i64: 1, 1, 1, 1>, groups = 8 : i64}> : (tensor<1x32x32x32xf32>, tensor<32x4x3x3xf32>) -> tensor<1x32x32x32xf32>
   %w5 = "mlvm.param"() <{name = "w5"}> : () -> tensor<32x32x5x5xf32>
   %3 = "mlvm.conv2d"(%x, %w5) <{padding = array<i64: 2, 2, 2, 2>}> : (tensor<1x32x32x32xf32>, tensor<32x32x5x5xf32>) -> tensor<1x32x32x32xf32>
   %ws = "mlvm.param"() <{name = "ws"}> : () -> tensor<16x3x3x3xf32>

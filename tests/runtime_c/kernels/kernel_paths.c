@@ -185,7 +185,7 @@ static void check_conv_clamp(conv_epilogue_fn conv, const mlvm_conv2d_t *p, cons
 
 /* A 3x3 stride-1 convolution by Winograd's F(2x2, 3x3): the weights
  * transformed as the compiler stores them (G g G^T in double, rounded
- * once, [16][o][c]), a workspace of exactly the size it asks for filled
+ * once, [16][o][c / groups]), a workspace of exactly the size it asks for filled
  * with NaN, the outputs within the sums' bound; with the clamp epilogue,
  * the same bits as the clamp applied after. */
 static void check_wino_of(const mlvm_conv2d_t *p, const float *x, const float *wt,
@@ -195,20 +195,21 @@ static void check_wino_of(const mlvm_conv2d_t *p, const float *x, const float *w
     static const double g[4][3] = {{1, 0, 0}, {.5, .5, .5}, {.5, -.5, .5}, {0, 0, 1}};
     const size_t size = (size_t)(p->n * p->o * p->oh * p->ow);
     const size_t ws_bytes = mlvm_conv2d_wino_workspace(p);
-    float *u = (float *)malloc((size_t)(16 * p->o * p->c) * sizeof *u + 1);
+    const mlvm_index_t cg = p->c / p->groups;
+    float *u = (float *)malloc((size_t)(16 * p->o * cg) * sizeof *u + 1);
     float *ws = ws_bytes > 0 ? (float *)malloc(ws_bytes) : NULL;
     char what_w[160];
     mlvm_index_t oc, ci, i, j, a, b;
     size_t q;
     for (oc = 0; oc < p->o; ++oc)
-        for (ci = 0; ci < p->c; ++ci)
+        for (ci = 0; ci < cg; ++ci)
             for (i = 0; i < 4; ++i)
                 for (j = 0; j < 4; ++j) {
                     double t = 0.0;
                     for (a = 0; a < 3; ++a)
                         for (b = 0; b < 3; ++b)
-                            t += g[i][a] * wt[((oc * p->c + ci) * 3 + a) * 3 + b] * g[j][b];
-                    u[((i * 4 + j) * p->o + oc) * p->c + ci] = (float)t;
+                            t += g[i][a] * wt[((oc * cg + ci) * 3 + a) * 3 + b] * g[j][b];
+                    u[((i * 4 + j) * p->o + oc) * cg + ci] = (float)t;
                 }
     for (q = 0; q < ws_bytes / sizeof *ws; ++q)
         ws[q] = NAN;
@@ -345,7 +346,7 @@ static void check_conv_sw(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_i
         }
         free(ws);
     }
-    if (kh == 3 && kw == 3 && s == 1 && sw == 1 && d == 1 && dw == 1 && groups == 1)
+    if (kh == 3 && kw == 3 && s == 1 && sw == 1 && d == 1 && dw == 1)
         check_wino_of(&p, x, wt, bias ? bv : NULL, out, want, bound, what);
     free(x), free(wt), free(bv), free(out), free(want), free(bound);
 }
@@ -469,7 +470,7 @@ static void check_ihwo(void)
  * column half outside), "same", "valid", asymmetric and wide padding,
  * widths of 1 to past a vector of tiles (16 with AVX-512) and several
  * rows of tiles per vector, channels from 1 to a GEMM's row block, images
- * whose tile rows share a block; tests/runtime_c/test_kernel_paths.py
+ * whose tile rows share a block, groups; tests/runtime_c/test_kernel_paths.py
  * also runs them with blocks of a few tile rows. */
 static void check_wino(void)
 {
@@ -485,6 +486,8 @@ static void check_wino(void)
     check_conv_sw(2, 1, 3, 3, 1, 3, 3, 1, 1, 1, none, 1, 1, 1);
     check_conv_sw(1, 24, 11, 70, 200, 3, 3, 1, 1, 1, odd, 1, 1, 1);
     check_conv_sw(2, 300, 6, 6, 20, 3, 3, 1, 1, 1, same3, 1, 1, 1);
+    check_conv_sw(1, 384, 12, 12, 256, 3, 3, 1, 1, 2, same3, 1, 1, 1); /* AlexNet's groups */
+    check_conv_sw(2, 12, 9, 7, 18, 3, 3, 1, 1, 3, odd, 0, 1, 1);
 }
 
 /* Max and average pooling of exactly sized planes (the vector rows read

@@ -147,9 +147,9 @@ void mlvm_conv2d_ihwo_pointwise_f32(const mlvm_conv2d_t *p, const float *x, cons
 void mlvm_conv2d_ihwo_ws_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                              const float *bias, float *out, void *ws, mlvm_epilogue_fn fn,
                              const void *ctx);
-/* A 3x3 convolution with stride 1, dilation 1 and groups 1 by Winograd's
- * F(2x2, 3x3) (src/kernels/conv_wino.c), u its weights transformed by the
- * compiler ("wino23": [16][O][C], G g G^T of each [o][c] 3x3 kernel), ws a
+/* A 3x3 convolution with stride 1 and dilation 1 by Winograd's F(2x2,
+ * 3x3) (src/kernels/conv_wino.c), u its weights transformed by the
+ * compiler ("wino23": [16][O][C / groups], G g G^T of each 3x3 kernel), ws a
  * workspace of mlvm_conv2d_wino_workspace(p) bytes (64-byte aligned); fn
  * as above, or NULL. */
 size_t mlvm_conv2d_wino_workspace(const mlvm_conv2d_t *p);

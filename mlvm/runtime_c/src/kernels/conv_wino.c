@@ -3,10 +3,11 @@
  * Each 2x2 block of outputs ("tile") of a channel is A^T [sum_c U_c (.)
  * V_c] A, where V_c = B^T d B transforms the tile's 4x4 input window d of
  * channel c and U_c = G g G^T the channel's 3x3 weights (done once, by the
- * compiler: w stored [16][O][C], element (i, j) of the 4x4 U in plane
- * 4 i + j). The sum over channels is, for each of the 16 planes, one
- * product [O x C] @ [C x tiles] on the blocked GEMM: 16 multiply-adds per
- * tile and channel pair where the direct sums take 36.
+ * compiler: w stored [16][O][C / groups], element (i, j) of the 4x4 U
+ * in plane 4 i + j). The sum over channels is, for each of the 16 planes
+ * and each group, one product [O x C] @ [C x tiles] (per group) on the
+ * blocked GEMM: 16 multiply-adds per tile and channel pair where the
+ * direct sums take 36.
  *
  * Tiles are numbered row by row across the images, and go in blocks of
  * tile rows whose transformed inputs V [16][C][ld] and products M
@@ -325,9 +326,10 @@ void mlvm_conv2d_wino_f32(const mlvm_conv2d_t *p, const float *x, const float *u
                           const void *ctx)
 {
     const mlvm_index_t plane = p->oh * p->ow, in_plane = p->h * p->w;
+    const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups;
     wino_geom_t g;
     float *z, *y, *v, *mm;
-    mlvm_index_t b0, c, o, q;
+    mlvm_index_t b0, c, o, q, gi;
     if (p->n * p->o == 0 || plane == 0)
         return;
     wino_geom(p, &g);
@@ -344,22 +346,23 @@ void mlvm_conv2d_wino_f32(const mlvm_conv2d_t *p, const float *x, const float *u
                 input_transform(p, &g, x + (n * p->c + c) * in_plane, r % g.ty, rows, z,
                                 v + c * g.ld + (r - b0) * g.tx, p->c * g.ld);
             }
-        for (q = 0; q < 16; ++q) {
-            mlvm_gemm_t gm;
-            memset(&gm, 0, sizeof gm);
-            gm.m = p->o;
-            gm.n = (b1 - b0) * g.tx;
-            gm.k = p->c;
-            gm.a = u + q * p->o * p->c;
-            gm.a_rs = p->c;
-            gm.a_cs = 1;
-            gm.b = v + q * p->c * g.ld;
-            gm.b_rs = g.ld;
-            gm.b_cs = 1;
-            gm.out = mm + q * p->o * g.ld;
-            gm.c_rs = g.ld;
-            mlvm_gemm_strided_f32(&gm);
-        }
+        for (q = 0; q < 16; ++q)
+            for (gi = 0; gi < p->groups; ++gi) { /* each group's channels, its own product */
+                mlvm_gemm_t gm;
+                memset(&gm, 0, sizeof gm);
+                gm.m = og;
+                gm.n = (b1 - b0) * g.tx;
+                gm.k = cg;
+                gm.a = u + (q * p->o + gi * og) * cg;
+                gm.a_rs = cg;
+                gm.a_cs = 1;
+                gm.b = v + (q * p->c + gi * cg) * g.ld;
+                gm.b_rs = g.ld;
+                gm.b_cs = 1;
+                gm.out = mm + (q * p->o + gi * og) * g.ld;
+                gm.c_rs = g.ld;
+                mlvm_gemm_strided_f32(&gm);
+            }
         for (r = b0; r < b1; r = next_image(&g, r, b1)) {
             const mlvm_index_t n = r / g.ty, r0 = r % g.ty, rows = next_image(&g, r, b1) - r;
             const mlvm_index_t y0 = 2 * r0, y1 = 2 * (r0 + rows) < p->oh ? 2 * (r0 + rows) : p->oh;

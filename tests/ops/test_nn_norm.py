@@ -89,6 +89,17 @@ for rank in range(1, 5):
 add_softmax(f32_data(g, (3, 257), -30, 30), None, "-default-axis")
 add_softmax(f32_data(g, (4, 100, 3), -30, 30), 1, "-middle")
 add_softmax(f32_data(g, (5, 1)), 1, "-single")
+# rows past the vector maxima's 64-float steps: a NaN inside them (the
+# whole row NaN), a maximum far above the rest (exp of the others' shift
+# would overflow: a missed maximum shows) in the last element and in the
+# fourth vector of a step, -inf among them
+vec_x = f32_data(g, (4, 131), -5, 5)
+vec_x[0, 70] = NAN
+vec_x[1, 130] = 500.0
+vec_x[1, 3] = -INF
+vec_x[2, 50] = 400.0
+vec_x[3, 100] = 300.0
+add_softmax(vec_x, 1, "-vector-maxima")
 add_softmax(np.array([[1e30, -1e30, 0.0], [-INF, 0.0, 1.0], [NAN, 1.0, 2.0]], np.float32), 1,
             "-extremes")
 
@@ -120,6 +131,7 @@ for rank in range(1, 5):
 add_log_softmax(f32_data(g, (3, 257), -30, 30), None, "-default-axis")
 add_log_softmax(f32_data(g, (4, 100, 3), -30, 30), 1, "-middle")
 add_log_softmax(f32_data(g, (5, 1)), 1, "-single")
+add_log_softmax(vec_x, 1, "-vector-maxima")
 add_log_softmax(f32_data(g, (2, 1, 7)), 1, "-single-strided")
 # logits far apart (the softmax underflows to 0 there, its log to -inf)
 add_log_softmax(np.array([[0.0, -150.0, 3.0, -300.0, 80.0, 1e3, -1e3]], np.float32), None, "-wide")

@@ -490,6 +490,68 @@ static void check_wino(void)
     check_conv_sw(2, 12, 9, 7, 18, 3, 3, 1, 1, 3, odd, 0, 1, 1);
 }
 
+/* Softmax and log-softmax over rows of n (exactly sized) against double:
+ * rows shorter than a vector, ragged past the vector maxima's steps, a
+ * maximum far above the rest (a missed one overflows the others'
+ * exponentials) in each position class, and a NaN (the whole row NaN). */
+static void check_softmax(size_t n, size_t big_at, int nan)
+{
+    float *x = random_array(n), *got = (float *)malloc(n * sizeof *got);
+    double *want = (double *)malloc(n * sizeof *want), *bound = (double *)malloc(n * sizeof *bound);
+    double mx = -HUGE_VAL, s = 0.0;
+    char what[96];
+    size_t i;
+    int log_form;
+    for (i = 0; i < n; ++i)
+        x[i] *= 8.0f;
+    if (big_at < n)
+        x[big_at] = 300.0f;
+    for (i = 0; i < n; ++i)
+        mx = x[i] > mx ? x[i] : mx;
+    for (i = 0; i < n; ++i)
+        s += exp((double)x[i] - mx);
+    for (log_form = 0; log_form < 2; ++log_form) {
+        for (i = 0; i < n; ++i) {
+            const double z = (double)x[i] - mx;
+            want[i] = log_form ? z - log(s) : exp(z) / s;
+            bound[i] = log_form ? fabs(z) + log(s) : want[i];
+        }
+        if (nan)
+            x[n / 2] = NAN;
+        (log_form ? mlvm_log_softmax_f32 : mlvm_softmax_f32)(1, n, 1, x, got);
+        snprintf(what, sizeof what, "%s n=%zu big at %zu%s", log_form ? "log_softmax" : "softmax", n,
+                 big_at, nan ? " NaN" : "");
+        if (!nan) {
+            compare(what, n, got, want, bound);
+            continue;
+        }
+        ++cases;
+        for (i = 0; i < n; ++i)
+            if (got[i] == got[i]) {
+                ++failures;
+                fprintf(stderr, "%s: element %zu is %.9g, want NaN\n", what, i, got[i]);
+                break;
+            }
+        x[n / 2] = 0.0f;
+    }
+    free(x), free(got), free(want), free(bound);
+}
+
+static void check_softmaxes(void)
+{
+    static const size_t sizes[] = {1, 7, 16, 33, 64, 131, 1000};
+    size_t k;
+    for (k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) {
+        const size_t n = sizes[k];
+        check_softmax(n, n, 0);
+        check_softmax(n, n - 1, 0);
+        check_softmax(n, n / 3, 0);
+        if (n > 50)
+            check_softmax(n, 50, 0);
+        check_softmax(n, n, n > 1);
+    }
+}
+
 /* Max and average pooling of exactly sized planes (the vector rows read
  * with masked loads right up to both ends) against one window at a time:
  * the maximum exact, the average within its sum's bound. */
@@ -621,6 +683,7 @@ int main(void)
     check_depthwise_lanes();
     check_ihwo();
     check_wino();
+    check_softmaxes();
     check_pools();
     printf("kernel_paths[%s]: %ld cases, %ld failures\n", mlvm_kernel_path(), cases, failures);
     return failures != 0;

@@ -2,6 +2,10 @@
 #include <math.h>
 #include <string.h>
 
+#if (defined(__AVX512F__) || defined(__AVX2__)) && !defined(MLVM_PORTABLE_KERNELS)
+#include <immintrin.h>
+#endif
+
 #include "gemm.h" /* MLVM_SCALAR_CORE, MLVM_ALWAYS_INLINE */
 #include "iter.h"
 #include "vexp.h"
@@ -22,20 +26,46 @@ static float max_nan(float acc, float v)
     return (v > acc || v != v) ? v : acc;
 }
 
-/* The row's maximum in lanes (a form that vectorises). NaN is skipped
- * here: it still makes the sum, and so the whole row, NaN, as numpy's
- * NaN maximum does. */
+/* The row's maximum in lanes. NaN is skipped here (x > m ? x : m, which is
+ * vmaxps(x, m)): it still makes the sum, and so the whole row, NaN, as
+ * numpy's NaN maximum does. With AVX-512 / AVX2 four running maxima of
+ * vectors (gcc left the portable loop as sixteen scalar maxima per step:
+ * a third of softmax's time); the maximum does not depend on the order. */
 static float row_max(size_t n, const float *x)
 {
     float lane[MLVM_SOFTMAX_LANES];
     float mx = -HUGE_VALF;
     size_t i = 0;
     int l;
+#if defined(__AVX512F__) && !defined(MLVM_PORTABLE_KERNELS)
+    __m512 m0 = _mm512_set1_ps(-HUGE_VALF), m1 = m0, m2 = m0, m3 = m0;
+    for (; i + 64 <= n; i += 64) {
+        m0 = _mm512_max_ps(_mm512_loadu_ps(x + i), m0);
+        m1 = _mm512_max_ps(_mm512_loadu_ps(x + i + 16), m1);
+        m2 = _mm512_max_ps(_mm512_loadu_ps(x + i + 32), m2);
+        m3 = _mm512_max_ps(_mm512_loadu_ps(x + i + 48), m3);
+    }
+    for (; i + 16 <= n; i += 16)
+        m0 = _mm512_max_ps(_mm512_loadu_ps(x + i), m0);
+    _mm512_storeu_ps(lane, _mm512_max_ps(_mm512_max_ps(m0, m1), _mm512_max_ps(m2, m3)));
+#elif defined(__AVX2__) && !defined(MLVM_PORTABLE_KERNELS)
+    __m256 m0 = _mm256_set1_ps(-HUGE_VALF), m1 = m0, m2 = m0, m3 = m0;
+    for (; i + 32 <= n; i += 32) {
+        m0 = _mm256_max_ps(_mm256_loadu_ps(x + i), m0);
+        m1 = _mm256_max_ps(_mm256_loadu_ps(x + i + 8), m1);
+        m2 = _mm256_max_ps(_mm256_loadu_ps(x + i + 16), m2);
+        m3 = _mm256_max_ps(_mm256_loadu_ps(x + i + 24), m3);
+    }
+    m0 = _mm256_max_ps(_mm256_max_ps(m0, m1), _mm256_max_ps(m2, m3));
+    _mm256_storeu_ps(lane, m0);
+    _mm256_storeu_ps(lane + 8, m0);
+#else
     for (l = 0; l < MLVM_SOFTMAX_LANES; ++l)
         lane[l] = -HUGE_VALF;
     for (; i + MLVM_SOFTMAX_LANES <= n; i += MLVM_SOFTMAX_LANES)
         for (l = 0; l < MLVM_SOFTMAX_LANES; ++l)
             lane[l] = x[i + l] > lane[l] ? x[i + l] : lane[l];
+#endif
     for (; i < n; ++i)
         mx = x[i] > mx ? x[i] : mx;
     for (l = 0; l < MLVM_SOFTMAX_LANES; ++l)
@@ -293,7 +323,6 @@ static void pool_window_row(const mlvm_pool2d_t *p, const float *xp, mlvm_index_
 }
 
 #if defined(__AVX512F__) && !defined(MLVM_PORTABLE_KERNELS)
-#include <immintrin.h>
 #define MLVM_POOL_AVX512 1
 
 /* The lanes t < 16 with 0 <= s + t < w. */

@@ -5,13 +5,14 @@
  * channel c and U_c = G g G^T the channel's 3x3 weights (done once, by the
  * compiler: w stored [16][O][C / groups], element (i, j) of the 4x4 U
  * in plane 4 i + j). The sum over channels is, for each of the 16 planes
- * and each group, one product [O x C] @ [C x tiles] (per group) on the
- * blocked GEMM: 16 multiply-adds per tile and channel pair where the
- * direct sums take 36.
+ * and each group, one product of the group's [O/g x C/g] by its [C/g x
+ * tiles] on the blocked GEMM: 16 multiply-adds per tile and channel pair
+ * where the direct sums take 36.
  *
  * Tiles are numbered row by row across the images, and go in blocks of
  * tile rows whose transformed inputs V [16][C][ld] and products M
- * [16][O][ld] stay in cache (MLVM_WINO_BLOCK_BYTES). Both transforms are
+ * [16][O][ld] stay in cache (MLVM_WINO_BLOCK_BYTES), of at least
+ * MLVM_WINO_MIN_TILES tiles (each block reads all of U). Both transforms are
  * split in a pass along the rows and one down the columns, so that the
  * vectors run over consecutive tiles of as many tile rows as they hold
  * (full lanes on small maps too):

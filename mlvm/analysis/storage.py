@@ -261,7 +261,7 @@ def analyze(f: func.FuncOp, workspaces: bool = True) -> FunctionStorage:
     scratch = [
         Interval(op, index[op], index[op], ws)
         for op in block.ops
-        if isinstance(op, MlvmOp) and (workspaces or op.WORKSPACE_REQUIRED)
+        if isinstance(op, MlvmOp) and (workspaces or op.workspace_required())
         and (ws := op.workspace_bytes()) > 0
     ]
     for op in block.ops:

@@ -130,6 +130,10 @@ class MlvmOp(IRDLOperation):
     # the optional ones are left out: --no-workspaces).
     WORKSPACE_REQUIRED: ClassVar[bool] = False
 
+    def workspace_required(self) -> bool:
+        """WORKSPACE_REQUIRED, for ops whose kernel depends on properties."""
+        return self.WORKSPACE_REQUIRED
+
     def alias_operand(self) -> int | None:
         """Index of the operand whose bytes result 0 reuses, if any.
 

@@ -87,6 +87,10 @@ class FusedOp(MlvmOp):
         head = self.head()
         return head.workspace_bytes() if head is not None else 0
 
+    def workspace_required(self) -> bool:
+        head = self.head()
+        return head is not None and head.workspace_required()
+
     def verify_(self) -> None:
         block = self.body.block
         if [a.type for a in block.args] != [v.type for v in self.inputs]:

@@ -692,9 +692,8 @@ def conv2d_call(d: Mapping[str, int], layout: str, args: str, ws: str | None, fn
     without vectors a firmware links the paths its convolutions take and no
     other."""
     ihwo = layout == "ihwo"
-    if layout == "wino23":  # packed only where the memory plan gives a workspace
-        assert ws is not None, "a wino23 conv2d without its workspace"
-        return f"mlvm_conv2d_wino_f32({args}, {ws}, {fn}, {ctx});"
+    if layout == "wino23":  # its workspace is planned in any case (workspace_required)
+        return f"mlvm_conv2d_wino_f32({args}, {ws or 'NULL'}, {fn}, {ctx});"
     if ihwo and conv2d_pointwise(d):
         return f"mlvm_conv2d_ihwo_pointwise_f32({args}, {fn}, {ctx});"
     if ihwo and ws is not None:
@@ -908,6 +907,11 @@ class Conv2dOp(ConvWindowOp):
         if self.layout() == "wino23":
             return conv2d_wino_workspace_bytes(self.dims())
         return conv2d_workspace_bytes(self.dims())
+
+    def workspace_required(self) -> bool:
+        # Winograd's kernel has no path without one (a module written with
+        # w_layout wino23 gets it under --no-workspaces too)
+        return self.layout() == "wino23"
 
     def layout(self) -> str:
         """How w is stored: "oihw", "ihwo" ([C][KH][KW][O],

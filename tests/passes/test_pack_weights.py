@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import mlvm
+from mlvm.dialect.ops import to_wino23
 from mlvm.pipeline import CompileOptions, compile_to_c, parse_file
 
 LINEAR = """func.func @main(%x: tensor<{m}x{k}xf32>) -> tensor<{m}x{n}xf32> {{
@@ -336,3 +337,23 @@ def test_int8_conv_without_workspace_keeps_oihw(tmp_path: Path) -> None:
     got = mlvm.compile(path, params=params, options=opts).main(x)
     for a, b in zip(got, reference.run(parse_file(path)[0], "main", [x], params)):
         assert np.array_equal(a, b)
+
+
+def test_winograd_layout_written_by_hand_gets_its_workspace(tmp_path: Path) -> None:
+    """A module that states w_layout = "wino23" itself (its weights an
+    input, [16, O, C]) runs under --no-workspaces too: the kernel has no
+    path without its workspace, so the memory plan gives it one anyway."""
+    path = tmp_path / "wino.mlir"
+    path.write_text(
+        'func.func @main(%x: tensor<2x8x9x9xf32>, %u: tensor<16x8x8xf32>) -> tensor<2x8x9x9xf32> {\n'
+        '  %0 = "mlvm.conv2d"(%x, %u) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "wino23"}> : '
+        "(tensor<2x8x9x9xf32>, tensor<16x8x8xf32>) -> tensor<2x8x9x9xf32>\n"
+        "  func.return %0 : tensor<2x8x9x9xf32>\n}\n")
+    g = np.random.default_rng(5)
+    x = g.standard_normal((2, 8, 9, 9)).astype(np.float32)
+    w = g.standard_normal((8, 8, 3, 3)).astype(np.float32)
+    u = to_wino23(w)
+    want, bound = _conv_f64(x, w, 1, 1)
+    for ws in (True, False):
+        got = mlvm.compile(path, options=CompileOptions(workspaces=ws)).main(x, u)
+        assert np.all(np.abs(got - want) <= 1e-5 * bound + 1e-6), ws

@@ -89,7 +89,7 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
                        help="no kernel scratch in the arena: conv2d gathers its windows per "
                        "block instead of copying its input once (less RAM, slower on hosts)")
         p.add_argument("--no-winograd", action="store_true",
-                       help="no Winograd F(2x2, 3x3) for 3x3 convolutions (smaller workspaces "
+                       help="no Winograd minimal filtering for 3x3 convolutions (smaller workspaces "
                        "and weights, slower on hosts; for microcontrollers)")
         p.add_argument(
             "--arena", choices=("caller", "static"), default="caller",

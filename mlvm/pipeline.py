@@ -65,7 +65,7 @@ class CompileOptions:
     # Kernel scratch in the arena (conv2d copies its input padded, and reads
     # every tap in place): faster on hosts, more RAM.
     workspaces: bool = True
-    # 3x3 stride-1 convolutions by Winograd's F(2x2, 3x3) where it pays
+    # 3x3 stride-1 convolutions by Winograd's minimal filtering where it pays
     # (with workspaces): faster, with larger workspaces and weights.
     winograd: bool = True
     comm: str = "shm"  # the runtime's communicator for collectives: shm, or mpi (mpicc)

@@ -35,7 +35,7 @@ def param_key(name: str, perm: Sequence[int] | None, panel: Sequence[int] | None
     key = name if perm is None else f"{name}@perm={','.join(str(p) for p in perm)}"
     key = key if panel is None else f"{key}@panel={','.join(str(p) for p in panel)}"
     key = key if lanes is None else f"{key}@lanes={','.join(str(p) for p in lanes)}"
-    return key if wino is None else f"{key}@wino={','.join(str(p) for p in wino)}"
+    return key if wino is None else f"{key}@wino{wino[0]}={','.join(str(p) for p in wino[1:])}"
 
 
 def _align(n: int) -> int:

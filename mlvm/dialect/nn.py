@@ -41,7 +41,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from mlvm.dialect.base import MlvmOp, result_shape, type_str
 from mlvm.dialect.elements import ALL
-from mlvm.dialect.ops import UnaryOp, _f32_prop, from_wino23
+from mlvm.dialect.ops import UnaryOp, _f32_prop, from_wino
 from mlvm.dialect.shapes import LAYER_NORM_EPS, Shape, contiguous_strides, normalize_axis
 
 if TYPE_CHECKING:
@@ -601,11 +601,12 @@ def conv2d_dims(self: MlvmOp, xv: SSAValue, wv: SSAValue, bias: SSAValue | None,
     if layout == "ihwo" and groups != 1:
         # constant weights the compiler stores otherwise (PackWeightsPass)
         raise VerifyException(f"{self.name}: w_layout {layout} needs groups 1, not {groups}")
-    if layout == "wino23":
-        if len(sw) != 3 or sw[0] != 16:
-            raise VerifyException(f"{self.name}: w {tw} must be [16, O, C] for w_layout wino23")
+    if layout in WINO_LAYOUTS:
+        planes = (WINO_LAYOUTS[layout] + 2) ** 2
+        if len(sw) != 3 or sw[0] != planes:
+            raise VerifyException(f"{self.name}: w {tw} must be [{planes}, O, C] for w_layout {layout}")
         if (_ints(self, "strides", (1, 1)), _ints(self, "dilations", (1, 1))) != ((1, 1), (1, 1)):
-            raise VerifyException(f"{self.name}: w_layout wino23 needs strides and dilations 1")
+            raise VerifyException(f"{self.name}: w_layout {layout} needs strides and dilations 1")
         o, cg, kh, kw = sw[1], sw[2], 3, 3
     elif len(sw) != 4:
         raise VerifyException(f"{self.name}: w {tw} must be rank 4 (OIHW)")
@@ -650,9 +651,11 @@ def conv2d_dims(self: MlvmOp, xv: SSAValue, wv: SSAValue, bias: SSAValue | None,
                 dh=dil[0], dw=dil[1], groups=groups)
 
 
+# Winograd's layouts of a conv2d's w, and their m of F(m x m, 3x3).
+WINO_LAYOUTS = {"wino23": 2, "wino43": 4}
 # How a conv2d's w is stored (w_layout): the model's OIHW, or a layout
 # mlvm-pack-weights gives constant weights.
-CONV_LAYOUTS = ("oihw", "ihwo", "wino23")
+CONV_LAYOUTS = ("oihw", "ihwo", *WINO_LAYOUTS)
 
 
 def align64(n: int) -> int:
@@ -692,8 +695,9 @@ def conv2d_call(d: Mapping[str, int], layout: str, args: str, ws: str | None, fn
     without vectors a firmware links the paths its convolutions take and no
     other."""
     ihwo = layout == "ihwo"
-    if layout == "wino23":  # its workspace is planned in any case (workspace_required)
-        return f"mlvm_conv2d_wino_f32({args}, {ws or 'NULL'}, {fn}, {ctx});"
+    if layout in WINO_LAYOUTS:  # its workspace is planned in any case (workspace_required)
+        entry = "mlvm_conv2d_wino_f32" if WINO_LAYOUTS[layout] == 2 else "mlvm_conv2d_wino4_f32"
+        return f"{entry}({args}, {ws or 'NULL'}, {fn}, {ctx});"
     if ihwo and conv2d_pointwise(d):
         return f"mlvm_conv2d_ihwo_pointwise_f32({args}, {fn}, {ctx});"
     if ihwo and ws is not None:
@@ -744,21 +748,23 @@ WINO_BLOCK_BYTES = 512 * 1024
 WINO_MIN_TILES = 128
 
 
-def conv2d_wino_workspace_bytes(d: Mapping[str, int]) -> int:
-    """mlvm_conv2d_wino_workspace (conv_wino.c) for conv2d_dims `d`: the row
-    passes of a block of tile rows (Z), one channel's outputs (y), the
-    transformed inputs V [16][C][ld] and the products M [16][O][ld]."""
+def conv2d_wino_workspace_bytes(d: Mapping[str, int], m: int = 2) -> int:
+    """mlvm_conv2d_wino_workspace (m = 2) or mlvm_conv2d_wino4_workspace (m
+    = 4; conv_wino.c) for conv2d_dims `d`: the row passes of a block of tile
+    rows (Z), one channel's outputs (y), the transformed inputs V [np][C][ld]
+    and the products M [np][O][ld], np = (m + 2)^2."""
     if d["n"] * d["o"] == 0 or d["oh"] * d["ow"] == 0:
         return 0
-    tx, ty = (d["ow"] + 1) // 2, (d["oh"] + 1) // 2
-    rows = WINO_BLOCK_BYTES // (16 * (d["c"] + d["o"]) * 4 * tx)
+    planes = (m + 2) * (m + 2)
+    tx, ty = -(-d["ow"] // m), -(-d["oh"] // m)
+    rows = WINO_BLOCK_BYTES // (planes * (d["c"] + d["o"]) * 4 * tx)
     if rows * tx < WINO_MIN_TILES:
         rows = -(-WINO_MIN_TILES // tx)
     rows = min(rows, d["n"] * ty)
     ld = _round_up(rows * tx, 16) + 16
     zs = (rows + 1) * tx + 16
-    return (align64(8 * zs * 4) + align64(4 * ld * 4) + align64(16 * d["c"] * ld * 4)
-            + align64(16 * d["o"] * ld * 4))
+    return (align64(m * (m + 2) * zs * 4) + align64(m * m * ld * 4)
+            + align64(planes * d["c"] * ld * 4) + align64(planes * d["o"] * ld * 4))
 
 
 def conv2d_wino_applies(d: Mapping[str, int]) -> bool:
@@ -794,6 +800,23 @@ def conv2d_prefers_wino(d: Mapping[str, int]) -> bool:
     if 16 * cg * d["o"] * 4 > 1024 * 1024 and d["n"] * tiles < 32:
         return False
     return plane >= (256 if few < 32 else 64 if few < 128 else 49)
+
+
+def conv2d_wino_tile(d: Mapping[str, int]) -> int:
+    """m of the Winograd's F(m x m, 3x3) conv2d_prefers_wino's convolutions
+    take: 4 on maps of 24x24 and more (36 multiply-adds per 16 outputs
+    where F(2x2, 3x3) takes 64; its transforms cost more per tile, and it
+    loses on smaller maps), side by side in one C program (AMD Zen 4,
+    AVX-512): F(4x4) 0.70x F(2x2)'s time on 56x56 and 224x224 with 64
+    channels and on 28x28 with 512, 0.83x with 128, 0.86x-0.88x on 32x32
+    with 16; 1.08x-2.15x on 16x16, 14x14 and 8x8."""
+    if d["oh"] < 24 or d["ow"] < 24:
+        return 2
+    cg = d["c"] // d["groups"]
+    tiles = -(-d["oh"] // 4) * -(-d["ow"] // 4)
+    if 36 * cg * d["o"] * 4 > 1024 * 1024 and d["n"] * tiles < 32:
+        return 2
+    return 4
 
 
 def _round_up(v: int, m: int) -> int:
@@ -857,9 +880,9 @@ class Conv2dOp(ConvWindowOp):
     w = operand_def(TensorType)
     bias = opt_operand_def(TensorType)
     result = result_def(TensorType)
-    # "ihwo": w is stored [C][KH][KW][O]; "wino23": [16][O][C] for Winograd
-    # (both set by mlvm-pack-weights on constant weights; see
-    # conv2d_prefers_ihwo and conv2d_prefers_wino)
+    # "ihwo": w is stored [C][KH][KW][O]; "wino23" / "wino43": [16 or 36][O][C]
+    # for Winograd (set by mlvm-pack-weights on constant weights; see
+    # conv2d_prefers_ihwo, conv2d_prefers_wino and conv2d_wino_tile)
     w_layout = opt_prop_def(StringAttr)
     traits = traits_def(Pure())
     OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("x", "w", "bias")
@@ -883,8 +906,8 @@ class Conv2dOp(ConvWindowOp):
         x, w = inputs[0], inputs[1]
         if self.ihwo():
             w = np.transpose(w, (3, 0, 1, 2))
-        elif self.layout() == "wino23":
-            w = from_wino23(w)
+        elif self.layout() in WINO_LAYOUTS:
+            w = from_wino(w)
         padding = _ints(self, "padding", (0, 0, 0, 0))
         xp = np.pad(x, ((0, 0), (0, 0), (padding[0], padding[2]), (padding[1], padding[3])))
         g = d["groups"]
@@ -904,19 +927,20 @@ class Conv2dOp(ConvWindowOp):
         return [res.astype(np.float32)]
 
     def workspace_bytes(self) -> int:
-        if self.layout() == "wino23":
-            return conv2d_wino_workspace_bytes(self.dims())
+        if self.layout() in WINO_LAYOUTS:
+            return conv2d_wino_workspace_bytes(self.dims(), WINO_LAYOUTS[self.layout()])
         return conv2d_workspace_bytes(self.dims())
 
     def workspace_required(self) -> bool:
-        # Winograd's kernel has no path without one (a module written with
-        # w_layout wino23 gets it under --no-workspaces too)
-        return self.layout() == "wino23"
+        # Winograd's kernels have no path without one (a module written
+        # with w_layout wino23 gets it under --no-workspaces too)
+        return self.layout() in WINO_LAYOUTS
 
     def layout(self) -> str:
         """How w is stored: "oihw", "ihwo" ([C][KH][KW][O],
-        mlvm_conv2d_ihwo_f32) or "wino23" ([16][O][C] for Winograd,
-        mlvm_conv2d_wino_f32)."""
+        mlvm_conv2d_ihwo_f32), "wino23" ([16][O][C / groups] for
+        mlvm_conv2d_wino_f32) or "wino43" ([36][O][C / groups] for
+        mlvm_conv2d_wino4_f32)."""
         return _str(self, "w_layout", "oihw")
 
     def ihwo(self) -> bool:

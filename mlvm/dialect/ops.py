@@ -168,8 +168,9 @@ class ParamOp(MlvmOp):
     weight is stored [O, 4 k] in the lanes the int8 convolution kernel reads
     (`to_qlanes`; an int8 convolution's `w_lanes` reads it so). With `wino`
     = [O, C] instead, an f32 [O, C, 3, 3] convolution weight is stored
-    [16, O, C], transformed for Winograd's F(2x2, 3x3) (`to_wino23`; a
-    conv2d with `w_layout = "wino23"` reads it so).
+    transformed for Winograd's F(2x2, 3x3) as [16, O, C], or F(4x4, 3x3) as
+    [36, O, C] (`to_wino`; a conv2d with `w_layout = "wino23"` or "wino43"
+    reads it so).
     """
 
     name = "mlvm.param"
@@ -182,21 +183,22 @@ class ParamOp(MlvmOp):
     traits = traits_def(Pure())
     IS_DATA: ClassVar[bool] = True
 
-    def wino_dims(self) -> tuple[int, int] | None:
-        """The verified [O, C] of a 3x3 weight stored for Winograd, or None."""
+    def wino_dims(self) -> tuple[int, int, int] | None:
+        """The verified (m, O, C) of a 3x3 weight stored for Winograd's
+        F(m x m, 3x3), or None."""
         if self.wino is None:
             return None
         vals = _array_prop(self, "wino")
-        shape = self.shape_of(self.result, "result")
+        shape = tuple(self.shape_of(self.result, "result"))
         ok = len(vals) == 2 and min(vals) > 0 and self.panel is None and self.lanes is None
         ok = ok and elem_name(self.tensor(self.result, "result").element_type) == "f32"
-        if not ok or tuple(shape) != (16, *vals):
+        if not ok or len(shape) != 3 or shape[0] not in WINO_PLANES or shape[1:] != tuple(vals):
             raise VerifyException(
                 f"{self.name}: wino [{', '.join(map(str, vals))}] does not describe "
                 f"{type_str(self.result.type)}: [O, C] stores an f32 [O, C, 3, 3] weight as "
-                "[16, O, C], without panels or lanes"
+                "[16, O, C] or [36, O, C], without panels or lanes"
             )
-        return vals[0], vals[1]
+        return WINO_PLANES[shape[0]], vals[0], vals[1]
 
     def layout_key(self) -> tuple[object, ...]:
         """What makes two reads of one archive array store the same data."""
@@ -243,7 +245,7 @@ class ParamOp(MlvmOp):
         shape = tuple(self.shape_of(self.result, "result"))
         wino = self.wino_dims()
         if wino is not None:
-            return (*wino, 3, 3)
+            return (*wino[1:], 3, 3)
         lanes = self.lane_dims()
         if lanes is not None:
             return (shape[0], *lanes)
@@ -280,8 +282,9 @@ class ParamOp(MlvmOp):
         out = arr if perm is None else np.ascontiguousarray(np.transpose(arr, perm))
         if self.lane_dims() is not None:
             return to_qlanes(out)
-        if self.wino_dims() is not None:
-            return to_wino23(out)
+        wino = self.wino_dims()
+        if wino is not None:
+            return to_wino(out, wino[0])
         pan = self.panels()
         return out if pan is None else to_panels(out, pan[0])
 
@@ -323,24 +326,38 @@ def to_panels(b: np.ndarray, width: int) -> np.ndarray:
     return np.ascontiguousarray(padded.reshape(k, np_, width).transpose(1, 0, 2))
 
 
-# Winograd F(2x2, 3x3): U = G g G^T of each 3x3 kernel g (conv_wino.c).
-WINO23_G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]])
+# Winograd's F(m x m, 3x3) (conv_wino.c): U = G g G^T of each 3x3 kernel g,
+# G of m = 2 and m = 4 (interpolation points 0, +-1, +-2).
+WINO_G = {
+    2: np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]]),
+    4: np.array([[1 / 4, 0.0, 0.0], [-1 / 6, -1 / 6, -1 / 6], [-1 / 6, 1 / 6, -1 / 6],
+                 [1 / 24, 1 / 12, 1 / 6], [1 / 24, -1 / 12, 1 / 6], [0.0, 0.0, 1.0]]),
+}
+# planes of a transformed weight -> m
+WINO_PLANES = {(m + 2) * (m + 2): m for m in WINO_G}
+
+
+def to_wino(w: np.ndarray, m: int) -> np.ndarray:
+    """An f32 [O, C, 3, 3] weight as [(m + 2)^2, O, C]: plane (m + 2) i + j
+    holds element (i, j) of G g G^T, computed in float64 and rounded once."""
+    o, c = w.shape[:2]
+    g = WINO_G[m]
+    u = np.einsum("ia,ocab,jb->ijoc", g, w.astype(np.float64), g)
+    return np.ascontiguousarray(u.reshape(-1, o, c).astype(np.float32))
 
 
 def to_wino23(w: np.ndarray) -> np.ndarray:
-    """An f32 [O, C, 3, 3] weight as [16, O, C]: plane 4 i + j holds element
-    (i, j) of G g G^T, computed in float64 and rounded once."""
-    o, c = w.shape[:2]
-    u = np.einsum("ia,ocab,jb->ijoc", WINO23_G, w.astype(np.float64), WINO23_G)
-    return np.ascontiguousarray(u.reshape(16, o, c).astype(np.float32))
+    """`to_wino` for F(2x2, 3x3): [16, O, C]."""
+    return to_wino(w, 2)
 
 
-def from_wino23(u: np.ndarray) -> np.ndarray:
-    """The [O, C, 3, 3] weight `to_wino23` stored as u (G has full column
+def from_wino(u: np.ndarray) -> np.ndarray:
+    """The [O, C, 3, 3] weight `to_wino` stored as u (G has full column
     rank: its left inverse recovers g, to the rounding of u)."""
-    _, o, c = u.shape
-    gp = np.linalg.pinv(WINO23_G)
-    w = np.einsum("ai,ijoc,bj->ocab", gp, u.astype(np.float64).reshape(4, 4, o, c), gp)
+    planes, o, c = u.shape
+    k = WINO_PLANES[planes] + 2
+    gp = np.linalg.pinv(WINO_G[k - 2])
+    w = np.einsum("ai,ijoc,bj->ocab", gp, u.astype(np.float64).reshape(k, k, o, c), gp)
     return np.ascontiguousarray(w.astype(np.float32))
 
 

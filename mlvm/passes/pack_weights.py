@@ -18,11 +18,14 @@ given the workspace the memory plan gives them) is stored [C][KH][KW][O]
 (`perm` [1, 2, 3, 0]) and those convolutions get `w_layout = "ihwo"`.
 
 A parameter only ever read as the 3x3 weights of stride-1 conv2d ops that
-run faster by Winograd's F(2x2, 3x3) (`conv2d_prefers_wino`, given their
-workspace) is stored transformed, [16, O, C] (`wino` on the param,
-`to_wino23`), and those convolutions get `w_layout = "wino23"`: 16
-multiply-adds per pair of channels and 2x2 outputs where the direct sums
-take 36; the weights take 16/9 of the bytes.
+run faster by Winograd's minimal filtering (`conv2d_prefers_wino`, given
+their workspace) and agree on its tile (`conv2d_wino_tile`) is stored
+transformed (`wino` on the param, `to_wino`): [16, O, C] for F(2x2, 3x3),
+`w_layout = "wino23"` on the convolutions (16 multiply-adds per pair of
+channels and 2x2 outputs where the direct sums take 36; the weights take
+16/9 of the bytes), or [36, O, C] for F(4x4, 3x3) on larger maps,
+`w_layout = "wino43"` (36 per 4x4 outputs where the direct sums take 144;
+4x the bytes).
 
 An i8 parameter only ever read as the weights of int8 convolutions whose
 kernel reads them in lanes of four bytes (`qconv2d_reads_lanes`, given a
@@ -44,7 +47,13 @@ from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 
 from mlvm.dialect.base import elem_name
-from mlvm.dialect.nn import Conv2dOp, conv2d_pointwise, conv2d_prefers_ihwo, conv2d_prefers_wino
+from mlvm.dialect.nn import (
+    Conv2dOp,
+    conv2d_pointwise,
+    conv2d_prefers_ihwo,
+    conv2d_prefers_wino,
+    conv2d_wino_tile,
+)
 from mlvm.dialect.ops import PANEL_MULTIPLE, MatmulOp, ParamOp, matmul_prefers_panels, qconv_lane_count
 from mlvm.dialect.quant import QConvWindowOp, qconv2d_reads_lanes
 
@@ -74,8 +83,10 @@ def _set_ihwo(op: Operation, index: int) -> None:
     op.properties["w_layout"] = StringAttr("ihwo")
 
 
-def _set_wino(op: Operation, index: int) -> None:
-    op.properties["w_layout"] = StringAttr("wino23")
+def _wino_marker(m: int) -> Callable[[Operation, int], None]:
+    def mark(op: Operation, index: int) -> None:
+        op.properties["w_layout"] = StringAttr(f"wino{m}3")
+    return mark
 
 
 def _set_panel(op: Operation, index: int) -> None:
@@ -105,7 +116,7 @@ class PackWeightsPass(ModulePass):
     # whether the memory plan gives conv2d its workspace (the IHWO layout
     # pays only with one, except for 1x1 stride-1 convolutions)
     workspaces: bool = True
-    # Winograd's F(2x2, 3x3) where it pays (needs workspaces; its
+    # Winograd's minimal filtering where it pays (needs workspaces; its
     # workspace and weights are larger: off for the smallest RAM and flash)
     winograd: bool = True
 
@@ -121,12 +132,14 @@ class PackWeightsPass(ModulePass):
         d = use_op.dims()
         return conv2d_prefers_ihwo(d) and (self.workspaces or conv2d_pointwise(d))
 
-    def _conv_wants_wino(self, use_op: Operation, index: int) -> bool:
+    def _conv_wino_tile(self, use_op: Operation, index: int) -> int | None:
+        """m of the F(m x m, 3x3) a weight's reader wants, or None."""
         if not (self.winograd and self.workspaces) or not isinstance(use_op, Conv2dOp):
-            return False
+            return None
         if index != 1 or use_op.layout() != "oihw":
-            return False
-        return conv2d_prefers_wino(use_op.dims())
+            return None
+        d = use_op.dims()
+        return conv2d_wino_tile(d) if conv2d_prefers_wino(d) else None
 
     def _qconv_wants_lanes(self, use_op: Operation, index: int) -> bool:
         if not isinstance(use_op, QConvWindowOp) or index != 1 or use_op.w_lanes is not None:
@@ -152,11 +165,12 @@ class PackWeightsPass(ModulePass):
                               _clear_transpose)
             shape = _swap_last_two(shape)
         elif (len(shape) == 4 and elem_name(t.element_type) == "f32"
-              and all(self._conv_wants_wino(u.operation, u.index) for u in uses)):
+              and len(tiles := {self._conv_wino_tile(u.operation, u.index) for u in uses}) == 1
+              and (m := tiles.pop()) is not None):
             o, c = shape[:2]
             props: dict[str, Attribute] = {} if p.perm is None else {"perm": p.perm}
             props["wino"] = _ints([o, c])
-            self._replace(p, props, [16, o, c], _set_wino)
+            self._replace(p, props, [(m + 2) * (m + 2), o, c], _wino_marker(m))
             return
         elif len(shape) == 4 and all(self._conv_wants_ihwo(u.operation, u.index) for u in uses):
             self._replace(p, {"perm": _ints([base[i] for i in _IHWO])},

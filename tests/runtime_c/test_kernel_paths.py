@@ -212,12 +212,12 @@ def test_conv_workspace_is_what_the_compiler_plans(tmp_path: Path) -> None:
     stdin = "".join(" ".join(str(d[f]) for f in FIELDS) + "\n" for d in cases)
     got = [tuple(int(v) for v in line.split())
            for line in build_and_run(WORKSPACE, [], tmp_path, stdin).splitlines()]
-    want = [(conv2d_workspace_bytes(d), int(conv2d_sums_in_place(d)), conv2d_wino_workspace_bytes(d))
-            for d in cases]
+    want = [(conv2d_workspace_bytes(d), int(conv2d_sums_in_place(d)), conv2d_wino_workspace_bytes(d),
+             conv2d_wino_workspace_bytes(d, 4)) for d in cases]
     assert got == want
-    assert sum(1 for v, _, _ in want if v > 0) > 100 and any(v == 0 for v, _, _ in want)
-    assert {s for _, s, _ in want} == {0, 1}
-    assert len({v for _, _, v in want}) > 100  # Winograd's blocks of every size
+    assert sum(1 for v in want if v[0] > 0) > 100 and any(v[0] == 0 for v in want)
+    assert {v[1] for v in want} == {0, 1}
+    assert len({v[2] for v in want}) > 100 and len({v[3] for v in want}) > 100  # Winograd's blocks
 
 
 @pytest.mark.parametrize("path", list(QPATHS))

@@ -191,7 +191,7 @@ func.func @f(%x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x4xf32>) -> tensor<1x4x5x5
   %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "hwio"}> : (tensor<1x4x5x5xf32>, tensor<4x3x3x4xf32>) -> tensor<1x4x5x5xf32>
   func.return %0 : tensor<1x4x5x5xf32>
 }
-// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.conv2d: w_layout 'hwio' is not one of 'oihw', 'ihwo', 'wino23'
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.conv2d: w_layout 'hwio' is not one of 'oihw', 'ihwo', 'wino23', 'wino43'
 
 // -----
 func.func @f(%x: tensor<1x4x5x5xf32>, %w: tensor<4x4x3x3xf32>) -> tensor<1x4x5x5xf32> {
@@ -199,6 +199,13 @@ func.func @f(%x: tensor<1x4x5x5xf32>, %w: tensor<4x4x3x3xf32>) -> tensor<1x4x5x5
   func.return %0 : tensor<1x4x5x5xf32>
 }
 // CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.conv2d: w tensor<4x4x3x3xf32> must be [16, O, C] for w_layout wino23
+
+// -----
+func.func @f(%x: tensor<1x4x5x5xf32>, %w: tensor<16x4x4xf32>) -> tensor<1x4x5x5xf32> {
+  %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "wino43"}> : (tensor<1x4x5x5xf32>, tensor<16x4x4xf32>) -> tensor<1x4x5x5xf32>
+  func.return %0 : tensor<1x4x5x5xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.conv2d: w tensor<16x4x4xf32> must be [36, O, C] for w_layout wino43
 
 // -----
 func.func @f(%x: tensor<1x4x6x6xf32>, %w: tensor<16x4x4xf32>) -> tensor<1x4x2x2xf32> {
@@ -219,7 +226,7 @@ func.func @f() -> tensor<16x8x4xf32> {
   %0 = "mlvm.param"() <{name = "w", wino = array<i64: 4, 8>}> : () -> tensor<16x8x4xf32>
   func.return %0 : tensor<16x8x4xf32>
 }
-// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.param: wino [4, 8] does not describe tensor<16x8x4xf32>: [O, C] stores an f32 [O, C, 3, 3] weight as [16, O, C], without panels or lanes
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.param: wino [4, 8] does not describe tensor<16x8x4xf32>: [O, C] stores an f32 [O, C, 3, 3] weight as [16, O, C] or [36, O, C], without panels or lanes
 
 // -----
 func.func @f(%x: tensor<1x4x5x5xf32>, %w: tensor<2x3x3x4xf32>) -> tensor<1x4x5x5xf32> {

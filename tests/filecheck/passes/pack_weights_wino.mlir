@@ -1,13 +1,14 @@
 // RUN: mlvm-opt %s --split-input-file -p mlvm-pack-weights | filecheck %s
 // RUN: mlvm-opt %s --split-input-file -p 'mlvm-pack-weights{workspaces=false}' | filecheck %s --check-prefix=NOWS
 
-// 3x3 stride-1 convolutions where Winograd's F(2x2, 3x3) pays store their
-// constant weights transformed, [16, O, C] (ResNet-8's three stages: 16
-// channels on 32x32, 32 on 16x16, 64 on 8x8), bias and padding as they were.
-// Without workspaces nothing is transformed (the kernel needs one).
+// 3x3 stride-1 convolutions where Winograd's minimal filtering pays store
+// their constant weights transformed (ResNet-8's three stages: 16 channels
+// on 32x32, F(4x4, 3x3), [36, O, C]; 32 on 16x16 and 64 on 8x8, F(2x2,
+// 3x3), [16, O, C]), bias and padding as they were. Without workspaces
+// nothing is transformed (the kernels need one).
 // CHECK-LABEL: func.func @stages
-// CHECK: %w1 = "mlvm.param"() <{name = "w1", wino = array<i64: 16, 16>}> : () -> tensor<16x16x16xf32>
-// CHECK: "mlvm.conv2d"(%x, %w1, %b) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "wino23"}> : (tensor<1x16x32x32xf32>, tensor<16x16x16xf32>, tensor<16xf32>) -> tensor<1x16x32x32xf32>
+// CHECK: %w1 = "mlvm.param"() <{name = "w1", wino = array<i64: 16, 16>}> : () -> tensor<36x16x16xf32>
+// CHECK: "mlvm.conv2d"(%x, %w1, %b) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "wino43"}> : (tensor<1x16x32x32xf32>, tensor<36x16x16xf32>, tensor<16xf32>) -> tensor<1x16x32x32xf32>
 // CHECK: %w2 = "mlvm.param"() <{name = "w2", wino = array<i64: 32, 32>}> : () -> tensor<16x32x32xf32>
 // CHECK: "mlvm.conv2d"(%y, %w2) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "wino23"}>
 // CHECK: %w3 = "mlvm.param"() <{name = "w3", wino = array<i64: 64, 64>}> : () -> tensor<16x64x64xf32>
@@ -29,11 +30,25 @@ func.func @stages(%x: tensor<1x16x32x32xf32>, %y: tensor<8x32x16x16xf32>, %z: te
 // A weight stored transposed by the archive's perm keeps it under the
 // transform (an ONNX weight read as [O, C, 3, 3] after a permutation).
 // CHECK-LABEL: func.func @permuted
-// CHECK: %w = "mlvm.param"() <{name = "w", perm = array<i64: 3, 2, 0, 1>, wino = array<i64: 32, 32>}> : () -> tensor<16x32x32xf32>
+// CHECK: %w = "mlvm.param"() <{name = "w", perm = array<i64: 3, 2, 0, 1>, wino = array<i64: 32, 32>}> : () -> tensor<36x32x32xf32>
 func.func @permuted(%x: tensor<1x32x28x28xf32>) -> tensor<1x32x28x28xf32> {
   %w = "mlvm.param"() <{name = "w", perm = array<i64: 3, 2, 0, 1>}> : () -> tensor<32x32x3x3xf32>
   %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x32x28x28xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x28x28xf32>
   func.return %0 : tensor<1x32x28x28xf32>
+}
+
+// -----
+// One weight read by two convolutions that want different tiles (28x28:
+// F(4x4, 3x3); 16x16: F(2x2, 3x3)) is not transformed (it would be stored
+// twice): both take the next choice, the IHWO kernel.
+// CHECK-LABEL: func.func @two_tiles
+// CHECK: %w = "mlvm.param"() <{name = "w", perm = array<i64: 1, 2, 3, 0>}> : () -> tensor<32x3x3x32xf32>
+// CHECK-NOT: wino
+func.func @two_tiles(%x: tensor<1x32x28x28xf32>, %y: tensor<1x32x16x16xf32>) -> (tensor<1x32x28x28xf32>, tensor<1x32x16x16xf32>) {
+  %w = "mlvm.param"() <{name = "w"}> : () -> tensor<32x32x3x3xf32>
+  %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x32x28x28xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x28x28xf32>
+  %1 = "mlvm.conv2d"(%y, %w) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x32x16x16xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x16x16xf32>
+  func.return %0, %1 : tensor<1x32x28x28xf32>, tensor<1x32x16x16xf32>
 }
 
 // -----

@@ -183,43 +183,85 @@ static void check_conv_clamp(conv_epilogue_fn conv, const mlvm_conv2d_t *p, cons
     free(xn), free(want), free(got);
 }
 
-/* A 3x3 stride-1 convolution by Winograd's F(2x2, 3x3): the weights
- * transformed as the compiler stores them (G g G^T in double, rounded
- * once, [16][o][c / groups]), a workspace of exactly the size it asks for filled
- * with NaN, the outputs within the sums' bound; with the clamp epilogue,
- * the same bits as the clamp applied after. */
+/* Winograd's G for F(2x2, 3x3) (4 x 3) and F(4x4, 3x3) (6 x 3). */
+static const double wino_g2[4][3] = {{1, 0, 0}, {.5, .5, .5}, {.5, -.5, .5}, {0, 0, 1}};
+static const double wino_g4[6][3] = {{1. / 4, 0, 0},       {-1. / 6, -1. / 6, -1. / 6},
+                                     {-1. / 6, 1. / 6, -1. / 6}, {1. / 24, 1. / 12, 1. / 6},
+                                     {1. / 24, -1. / 12, 1. / 6}, {0, 0, 1}};
+
+/* F(4x4, 3x3)'s bound (docs/ops.md): each output's is the largest of its
+ * 4x4 tile's (its transforms mix the tile's sums: an output whose own
+ * window is all padding gets rounding from its neighbours'), times scale
+ * (100 where a group has fewer than 16 channels: the transforms' rounding
+ * is then no longer small against the sums; the compiler does not choose
+ * it there). */
+static double *wino_tile_bound(const mlvm_conv2d_t *p, const double *bound, double scale)
+{
+    const mlvm_index_t planes = p->n * p->o;
+    double *tb = (double *)malloc((size_t)(planes * p->oh * p->ow + 1) * sizeof *tb);
+    mlvm_index_t q, oy, ox, i, j;
+    for (q = 0; q < planes; ++q)
+        for (oy = 0; oy < p->oh; ++oy)
+            for (ox = 0; ox < p->ow; ++ox) {
+                const double *b = bound + q * p->oh * p->ow;
+                double mx = 0.0;
+                for (i = oy / 4 * 4; i < oy / 4 * 4 + 4 && i < p->oh; ++i)
+                    for (j = ox / 4 * 4; j < ox / 4 * 4 + 4 && j < p->ow; ++j)
+                        mx = b[i * p->ow + j] > mx ? b[i * p->ow + j] : mx;
+                tb[(q * p->oh + oy) * p->ow + ox] = scale * mx;
+            }
+    return tb;
+}
+
+/* A 3x3 stride-1 convolution by Winograd's F(2x2, 3x3) and F(4x4, 3x3):
+ * the weights transformed as the compiler stores them (G g G^T in double,
+ * rounded once, [(m + 2)^2][o][c / groups]), a workspace of exactly the
+ * size it asks for filled with NaN, the outputs within the sums' bound
+ * (F(4x4): wino_tile_bound's); with the clamp epilogue, the same bits as
+ * the clamp applied after. */
 static void check_wino_of(const mlvm_conv2d_t *p, const float *x, const float *wt,
                           const float *bias, float *out, const double *want,
                           const double *bound, const char *what)
 {
-    static const double g[4][3] = {{1, 0, 0}, {.5, .5, .5}, {.5, -.5, .5}, {0, 0, 1}};
     const size_t size = (size_t)(p->n * p->o * p->oh * p->ow);
-    const size_t ws_bytes = mlvm_conv2d_wino_workspace(p);
     const mlvm_index_t cg = p->c / p->groups;
-    float *u = (float *)malloc((size_t)(16 * p->o * cg) * sizeof *u + 1);
-    float *ws = ws_bytes > 0 ? (float *)malloc(ws_bytes) : NULL;
-    char what_w[160];
-    mlvm_index_t oc, ci, i, j, a, b;
-    size_t q;
-    for (oc = 0; oc < p->o; ++oc)
-        for (ci = 0; ci < cg; ++ci)
-            for (i = 0; i < 4; ++i)
-                for (j = 0; j < 4; ++j) {
-                    double t = 0.0;
-                    for (a = 0; a < 3; ++a)
-                        for (b = 0; b < 3; ++b)
-                            t += g[i][a] * wt[((oc * cg + ci) * 3 + a) * 3 + b] * g[j][b];
-                    u[((i * 4 + j) * p->o + oc) * cg + ci] = (float)t;
-                }
-    for (q = 0; q < ws_bytes / sizeof *ws; ++q)
-        ws[q] = NAN;
-    for (q = 0; q < size; ++q)
-        out[q] = NAN;
-    mlvm_conv2d_wino_f32(p, x, u, bias, out, ws, NULL, NULL);
-    snprintf(what_w, sizeof what_w, "%s [wino]", what);
-    compare(what_w, size, out, want, bound);
-    check_conv_clamp(mlvm_conv2d_wino_f32, p, x, u, bias, ws, what_w);
-    free(u), free(ws);
+    int m;
+    for (m = 2; m <= 4; m += 2) {
+        const int k = m + 2;
+        const double(*g)[3] = m == 2 ? wino_g2 : wino_g4;
+        const size_t ws_bytes = m == 2 ? mlvm_conv2d_wino_workspace(p) : mlvm_conv2d_wino4_workspace(p);
+        conv_epilogue_fn conv = m == 2 ? mlvm_conv2d_wino_f32 : mlvm_conv2d_wino4_f32;
+        float *u = (float *)malloc((size_t)(k * k * p->o * cg) * sizeof *u + 1);
+        float *ws = ws_bytes > 0 ? (float *)malloc(ws_bytes) : NULL;
+        char what_w[160];
+        mlvm_index_t oc, ci, i, j, a, b;
+        size_t q;
+        for (oc = 0; oc < p->o; ++oc)
+            for (ci = 0; ci < cg; ++ci)
+                for (i = 0; i < k; ++i)
+                    for (j = 0; j < k; ++j) {
+                        double t = 0.0;
+                        for (a = 0; a < 3; ++a)
+                            for (b = 0; b < 3; ++b)
+                                t += g[i][a] * wt[((oc * cg + ci) * 3 + a) * 3 + b] * g[j][b];
+                        u[((i * k + j) * p->o + oc) * cg + ci] = (float)t;
+                    }
+        for (q = 0; q < ws_bytes / sizeof *ws; ++q)
+            ws[q] = NAN;
+        for (q = 0; q < size; ++q)
+            out[q] = NAN;
+        conv(p, x, u, bias, out, ws, NULL, NULL);
+        snprintf(what_w, sizeof what_w, "%s [wino F(%dx%d)]", what, m, m);
+        if (m == 2) {
+            compare(what_w, size, out, want, bound);
+        } else {
+            double *tb = wino_tile_bound(p, bound, cg >= 16 ? 1.0 : 100.0);
+            compare(what_w, size, out, want, tb);
+            free(tb);
+        }
+        check_conv_clamp(conv, p, x, u, bias, ws, what_w);
+        free(u), free(ws);
+    }
 }
 
 static void check_conv_sw(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_index_t w,
@@ -465,9 +507,10 @@ static void check_ihwo(void)
     check_conv_sw(1, 3, 9, 13, 4, 3, 3, 3, 1, 1, same3, 1, 1, 1);
 }
 
-/* Convolutions by Winograd's F(2x2, 3x3) (the pass chooses them on maps
- * of 7x7 and more, any padding): even and odd maps (a last tile row and
- * column half outside), "same", "valid", asymmetric and wide padding,
+/* Convolutions by Winograd's F(2x2, 3x3) and F(4x4, 3x3) (the pass
+ * chooses them on maps of 7x7 and more, F(4x4) from 24x24, any padding):
+ * maps of every size modulo 4 (the last tile row and column partly
+ * outside), "same", "valid", asymmetric and wide padding,
  * widths of 1 to past a vector of tiles (16 with AVX-512) and several
  * rows of tiles per vector, channels from 1 to a GEMM's row block, images
  * whose tile rows share a block, groups; tests/runtime_c/test_kernel_paths.py
@@ -488,6 +531,9 @@ static void check_wino(void)
     check_conv_sw(2, 300, 6, 6, 20, 3, 3, 1, 1, 1, same3, 1, 1, 1);
     check_conv_sw(1, 384, 12, 12, 256, 3, 3, 1, 1, 2, same3, 1, 1, 1); /* AlexNet's groups */
     check_conv_sw(2, 12, 9, 7, 18, 3, 3, 1, 1, 3, odd, 0, 1, 1);
+    check_conv_sw(1, 16, 30, 29, 24, 3, 3, 1, 1, 1, same3, 1, 1, 1);
+    check_conv_sw(2, 8, 27, 70, 9, 3, 3, 1, 1, 1, odd, 1, 1, 1);
+    check_conv_sw(1, 5, 11, 130, 6, 3, 3, 1, 1, 1, wide, 0, 1, 1);
 }
 
 /* Softmax and log-softmax over rows of n (exactly sized) against double:

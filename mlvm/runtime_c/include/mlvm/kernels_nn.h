@@ -156,6 +156,12 @@ size_t mlvm_conv2d_wino_workspace(const mlvm_conv2d_t *p);
 void mlvm_conv2d_wino_f32(const mlvm_conv2d_t *p, const float *x, const float *u,
                           const float *bias, float *out, void *ws, mlvm_epilogue_fn fn,
                           const void *ctx);
+/* The same by F(4x4, 3x3): u [36][O][C / groups] ("wino43"), a workspace of
+ * mlvm_conv2d_wino4_workspace(p) bytes. */
+size_t mlvm_conv2d_wino4_workspace(const mlvm_conv2d_t *p);
+void mlvm_conv2d_wino4_f32(const mlvm_conv2d_t *p, const float *x, const float *u,
+                           const float *bias, float *out, void *ws, mlvm_epilogue_fn fn,
+                           const void *ctx);
 
 /* Pooling over planes of [planes, h, w]; padded positions are left out (of
  * the max, and of the average's count). */

@@ -810,13 +810,9 @@ def conv2d_wino_tile(d: Mapping[str, int]) -> int:
     AVX-512): F(4x4) 0.70x F(2x2)'s time on 56x56 and 224x224 with 64
     channels and on 28x28 with 512, 0.83x with 128, 0.86x-0.88x on 32x32
     with 16; 1.08x-2.15x on 16x16, 14x14 and 8x8."""
-    if d["oh"] < 24 or d["ow"] < 24:
-        return 2
-    cg = d["c"] // d["groups"]
-    tiles = -(-d["oh"] // 4) * -(-d["ow"] // 4)
-    if 36 * cg * d["o"] * 4 > 1024 * 1024 and d["n"] * tiles < 32:
-        return 2
-    return 4
+    # (a 24x24 map has 36 tiles of 4x4: conv2d_prefers_wino's 32 tiles per
+    # call for large weights hold for F(4x4) too)
+    return 4 if d["oh"] >= 24 and d["ow"] >= 24 else 2
 
 
 def _round_up(v: int, m: int) -> int:

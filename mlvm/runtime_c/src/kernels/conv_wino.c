@@ -263,62 +263,81 @@ static void input_transform(const mlvm_conv2d_t *p, const wino_geom_t *g, const 
     }
 }
 
-/* Tiles per put_rows. */
+/* Tiles per put_row2 / put_row4. */
 #if defined(MLVM_WV_AVX2)
 #define MLVM_WINO_PUT 8
 #else
 #define MLVM_WINO_PUT 16
 #endif
 
-/* n0 floats of row0 and n1 of row1 (at most 2 MLVM_WINO_PUT each) from the
- * interleaved even / odd columns y0, y1 and y2, y3. */
-static void put_rows(float *row0, float *row1, mlvm_index_t n0, mlvm_index_t n1, const float *y0,
-                     const float *y1, const float *y2, const float *y3)
+/* n floats (at most 2 MLVM_WINO_PUT) of one output row from the columns
+ * y0, y1 of consecutive tiles, interleaved. */
+static void put_row2(float *row, mlvm_index_t n, const float *y0, const float *y1)
 {
     mlvm_index_t j;
 #if defined(MLVM_WV_AVX512)
     const __m512i lo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
     const __m512i hi = _mm512_add_epi32(lo, _mm512_set1_epi32(8));
     const __m512 a = _mm512_loadu_ps(y0), b = _mm512_loadu_ps(y1);
-    const __m512 c = _mm512_loadu_ps(y2), d = _mm512_loadu_ps(y3);
     (void)j;
-    _mm512_mask_storeu_ps(row0, inside(0, n0), _mm512_permutex2var_ps(a, lo, b));
-    _mm512_mask_storeu_ps(row0 + 16, inside(16, n0), _mm512_permutex2var_ps(a, hi, b));
-    _mm512_mask_storeu_ps(row1, inside(0, n1), _mm512_permutex2var_ps(c, lo, d));
-    _mm512_mask_storeu_ps(row1 + 16, inside(16, n1), _mm512_permutex2var_ps(c, hi, d));
+    _mm512_mask_storeu_ps(row, inside(0, n), _mm512_permutex2var_ps(a, lo, b));
+    _mm512_mask_storeu_ps(row + 16, inside(16, n), _mm512_permutex2var_ps(a, hi, b));
 #else
 #if defined(MLVM_WV_AVX2)
-    if (n0 == 16 && n1 == 16) {
+    if (n == 16) {
         const __m256 a = _mm256_loadu_ps(y0), b = _mm256_loadu_ps(y1);
-        const __m256 c = _mm256_loadu_ps(y2), d = _mm256_loadu_ps(y3);
-        const __m256 l0 = _mm256_unpacklo_ps(a, b), h0 = _mm256_unpackhi_ps(a, b);
-        const __m256 l1 = _mm256_unpacklo_ps(c, d), h1 = _mm256_unpackhi_ps(c, d);
-        _mm256_storeu_ps(row0, _mm256_permute2f128_ps(l0, h0, 0x20));
-        _mm256_storeu_ps(row0 + 8, _mm256_permute2f128_ps(l0, h0, 0x31));
-        _mm256_storeu_ps(row1, _mm256_permute2f128_ps(l1, h1, 0x20));
-        _mm256_storeu_ps(row1 + 8, _mm256_permute2f128_ps(l1, h1, 0x31));
+        const __m256 l = _mm256_unpacklo_ps(a, b), h = _mm256_unpackhi_ps(a, b);
+        _mm256_storeu_ps(row, _mm256_permute2f128_ps(l, h, 0x20));
+        _mm256_storeu_ps(row + 8, _mm256_permute2f128_ps(l, h, 0x31));
         return;
     }
 #endif
-    for (j = 0; j < n0; ++j)
-        row0[j] = (j & 1 ? y1 : y0)[j >> 1];
-    for (j = 0; j < n1; ++j)
-        row1[j] = (j & 1 ? y3 : y2)[j >> 1];
+    for (j = 0; j < n; ++j)
+        row[j] = (j & 1 ? y1 : y0)[j >> 1];
 #endif
+}
+
+static void put_row4(float *row, mlvm_index_t n, const float *y0, const float *y1, const float *y2,
+                     const float *y3);
+
+/* The outputs of an image's tile rows r0 .. r0 + rows of one channel from
+ * y (plane m a + b: output (a, b) of each tile) into its plane out_o, row
+ * by row: each output row interleaves its m planes (put_row2 / put_row4);
+ * the rows and columns past the plane's are not stored. */
+static void put_tiles(const mlvm_conv2d_t *p, const wino_geom_t *g, mlvm_index_t r0,
+                      mlvm_index_t rows, const float *y, float *out_o)
+{
+    const int m = g->m;
+    const mlvm_index_t tx = g->tx, ld = g->ld;
+    mlvm_index_t r, t;
+    int a;
+    for (r = 0; r < rows; ++r)
+        for (a = 0; a < m && m * (r0 + r) + a < p->oh; ++a) {
+            const float *ya = y + m * a * ld + r * tx;
+            float *row = out_o + (m * (r0 + r) + a) * p->ow;
+            for (t = 0; t < tx; t += MLVM_WINO_PUT) {
+                const mlvm_index_t x0 = m * t;
+                const mlvm_index_t nx = p->ow - x0 < m * MLVM_WINO_PUT ? p->ow - x0 : m * MLVM_WINO_PUT;
+                if (m == 2)
+                    put_row2(row + x0, nx, ya + t, ya + ld + t);
+                else
+                    put_row4(row + x0, nx, ya + t, ya + ld + t, ya + 2 * ld + t, ya + 3 * ld + t);
+            }
+        }
 }
 
 /* Channel o's outputs of an image's tile rows r0 .. r0 + rows from M (its
  * row of plane 0 at m): A^T down each tile's rows of M (u = m0 + m1 + m2,
  * w = m1 - m2 - m3, per column), the columns times A plus the bias into y
- * (the four outputs of each tile: y[k * ld + tile]), then y interleaved
- * into the output rows 2 (r0 + r) and 2 (r0 + r) + 1. */
+ * (the four outputs of each tile: plane 2 a + b, output (a, b)), then y
+ * into the output rows (put_tiles). */
 static void output_transform(const mlvm_conv2d_t *p, const wino_geom_t *g, mlvm_index_t r0,
                              mlvm_index_t rows, const float *m, mlvm_index_t ps, float bias,
                              float *y, float *out_o)
 {
     const mlvm_index_t tx = g->tx, ld = g->ld, n = rows * tx;
     const wv_t vb = WV_SET1(bias);
-    mlvm_index_t k, r, t;
+    mlvm_index_t k;
     for (k = 0; k < n; k += MLVM_WV_LANES) {
         wv_t u[4], w[4];
         int j;
@@ -334,17 +353,7 @@ static void output_transform(const mlvm_conv2d_t *p, const wino_geom_t *g, mlvm_
         WV_STORE(y + 2 * ld + k, WV_ADD(WV_ADD(WV_ADD(w[0], w[1]), w[2]), vb));
         WV_STORE(y + 3 * ld + k, WV_ADD(WV_SUB(WV_SUB(w[1], w[2]), w[3]), vb));
     }
-    for (r = 0; r < rows; ++r) {
-        const mlvm_index_t oy = 2 * (r0 + r);
-        float *row0 = out_o + oy * p->ow, *row1 = row0 + p->ow;
-        const int second = oy + 1 < p->oh; /* an odd last row is not stored */
-        for (t = 0; t < tx; t += MLVM_WINO_PUT) {
-            const mlvm_index_t x0 = 2 * t, q = r * tx + t;
-            const mlvm_index_t nx = p->ow - x0 < 2 * MLVM_WINO_PUT ? p->ow - x0 : 2 * MLVM_WINO_PUT;
-            put_rows(row0 + x0, row1 + x0, nx, second ? nx : 0, y + q, y + ld + q,
-                     y + 2 * ld + q, y + 3 * ld + q);
-        }
-    }
+    put_tiles(p, g, r0, rows, y, out_o);
 }
 
 /* F(4x4, 3x3). B^T times six values (a window's row or column): 4x0 -
@@ -521,15 +530,14 @@ static void put_row4(float *row, mlvm_index_t n, const float *y0, const float *y
 /* Channel o's outputs of F(4x4, 3x3) for an image's tile rows r0 .. r0 +
  * rows from M (plane 6 i + j, its row of plane 0 at m): A^T down each
  * tile's rows, then the columns times A plus the bias into y (plane 4a +
- * b: output (a, b) of each tile), then the four output rows of each tile
- * row, interleaved. */
+ * b: output (a, b) of each tile), then y into the output rows (put_tiles). */
 static void output_transform4(const mlvm_conv2d_t *p, const wino_geom_t *g, mlvm_index_t r0,
                               mlvm_index_t rows, const float *m, mlvm_index_t ps, float bias,
                               float *y, float *out_o)
 {
     const mlvm_index_t tx = g->tx, ld = g->ld, n = rows * tx;
     const wv_t vb = WV_SET1(bias);
-    mlvm_index_t k, r, t;
+    mlvm_index_t k;
     for (k = 0; k < n; k += MLVM_WV_LANES) {
         wv_t col[4][6], v6[6], o4[4];
         int i, j, a;
@@ -546,21 +554,7 @@ static void output_transform4(const mlvm_conv2d_t *p, const wino_geom_t *g, mlvm
                 WV_STORE(y + (4 * a + j) * ld + k, WV_ADD(o4[j], vb));
         }
     }
-    for (r = 0; r < rows; ++r) {
-        int a;
-        for (a = 0; a < 4; ++a) {
-            const mlvm_index_t oy = 4 * (r0 + r) + a;
-            const float *ya = y + 4 * a * ld;
-            if (oy >= p->oh)
-                break;
-            for (t = 0; t < tx; t += MLVM_WINO_PUT) {
-                const mlvm_index_t x0 = 4 * t, q = r * tx + t;
-                const mlvm_index_t nx = p->ow - x0 < 4 * MLVM_WINO_PUT ? p->ow - x0 : 4 * MLVM_WINO_PUT;
-                put_row4(out_o + oy * p->ow + x0, nx, ya + q, ya + ld + q, ya + 2 * ld + q,
-                         ya + 3 * ld + q);
-            }
-        }
-    }
+    put_tiles(p, g, r0, rows, y, out_o);
 }
 
 /* The first tile row after r of another image, or b1. */

@@ -129,31 +129,6 @@ static void softmax_row(size_t n, const float *x, float *o)
         o[i] = o[i] * inv;
 }
 
-void mlvm_softmax_f32(size_t outer, size_t n, size_t inner, const float *in,
-                      float *out)
-{
-    size_t b, i, j;
-    for (b = 0; b < outer; ++b) {
-        const float *x = in + b * n * inner;
-        float *o = out + b * n * inner;
-        if (inner == 1) {
-            softmax_row(n, x, o);
-            continue;
-        }
-        for (j = 0; j < inner; ++j) {
-            float mx = -HUGE_VALF, s = 0.0f;
-            for (i = 0; i < n; ++i)
-                mx = max_nan(mx, x[i * inner + j]);
-            for (i = 0; i < n; ++i) {
-                o[i * inner + j] = mlvm_expf(x[i * inner + j] - mx);
-                s += o[i * inner + j];
-            }
-            for (i = 0; i < n; ++i)
-                o[i * inner + j] = o[i * inner + j] / s;
-        }
-    }
-}
-
 /* z - log(sum(exp(z))), z = x - max, over a contiguous row: the
  * exponentials summed (not stored), one log per row, then one pass of
  * subtractions. */
@@ -166,27 +141,57 @@ static void log_softmax_row(size_t n, const float *x, float *o)
         o[i] = (x[i] - mx) - lse;
 }
 
-void mlvm_log_softmax_f32(size_t outer, size_t n, size_t inner, const float *in, float *out)
+/* Softmax (log_form 0) or log-softmax (1) over axis n of [outer, n,
+ * inner]: contiguous rows by the row kernels, otherwise one column j at a
+ * time. Inlined into each entry, log_form a constant there. */
+MLVM_ALWAYS_INLINE void softmax_axis(size_t outer, size_t n, size_t inner, const float *in,
+                                     float *out, int log_form)
 {
     size_t b, i, j;
     for (b = 0; b < outer; ++b) {
         const float *x = in + b * n * inner;
         float *o = out + b * n * inner;
         if (inner == 1) {
-            log_softmax_row(n, x, o);
+            if (log_form)
+                log_softmax_row(n, x, o);
+            else
+                softmax_row(n, x, o);
             continue;
         }
         for (j = 0; j < inner; ++j) {
-            float mx = -HUGE_VALF, s = 0.0f, lse;
+            const float *xj = x + j;
+            float *oj = o + j;
+            float mx = -HUGE_VALF, s = 0.0f;
             for (i = 0; i < n; ++i)
-                mx = max_nan(mx, x[i * inner + j]);
+                mx = max_nan(mx, xj[i * inner]);
+            if (log_form) {
+                float lse;
+                for (i = 0; i < n; ++i)
+                    s += mlvm_expf(xj[i * inner] - mx);
+                lse = logf(s);
+                for (i = 0; i < n; ++i)
+                    oj[i * inner] = (xj[i * inner] - mx) - lse;
+                continue;
+            }
+            for (i = 0; i < n; ++i) {
+                oj[i * inner] = mlvm_expf(xj[i * inner] - mx);
+                s += oj[i * inner];
+            }
             for (i = 0; i < n; ++i)
-                s += mlvm_expf(x[i * inner + j] - mx);
-            lse = logf(s);
-            for (i = 0; i < n; ++i)
-                o[i * inner + j] = (x[i * inner + j] - mx) - lse;
+                oj[i * inner] = oj[i * inner] / s;
         }
     }
+}
+
+void mlvm_softmax_f32(size_t outer, size_t n, size_t inner, const float *in,
+                      float *out)
+{
+    softmax_axis(outer, n, inner, in, out, 0);
+}
+
+void mlvm_log_softmax_f32(size_t outer, size_t n, size_t inner, const float *in, float *out)
+{
+    softmax_axis(outer, n, inner, in, out, 1);
 }
 
 /* -------------------------------------------------------------------------

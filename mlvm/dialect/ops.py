@@ -346,11 +346,6 @@ def to_wino(w: np.ndarray, m: int) -> np.ndarray:
     return np.ascontiguousarray(u.reshape(-1, o, c).astype(np.float32))
 
 
-def to_wino23(w: np.ndarray) -> np.ndarray:
-    """`to_wino` for F(2x2, 3x3): [16, O, C]."""
-    return to_wino(w, 2)
-
-
 def from_wino(u: np.ndarray) -> np.ndarray:
     """The [O, C, 3, 3] weight `to_wino` stored as u (G has full column
     rank: its left inverse recovers g, to the rounding of u)."""

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import mlvm
-from mlvm.dialect.ops import to_wino23
+from mlvm.dialect.ops import to_wino
 from mlvm.pipeline import CompileOptions, compile_to_c, parse_file
 
 LINEAR = """func.func @main(%x: tensor<{m}x{k}xf32>) -> tensor<{m}x{n}xf32> {{
@@ -367,7 +367,7 @@ def test_winograd_layout_written_by_hand_gets_its_workspace(tmp_path: Path) -> N
     g = np.random.default_rng(5)
     x = g.standard_normal((2, 8, 9, 9)).astype(np.float32)
     w = g.standard_normal((8, 8, 3, 3)).astype(np.float32)
-    u = to_wino23(w)
+    u = to_wino(w, 2)
     want, bound = _conv_f64(x, w, 1, 1)
     for ws in (True, False):
         got = mlvm.compile(path, options=CompileOptions(workspaces=ws)).main(x, u)

@@ -8,8 +8,9 @@
  *
  * Prints "vmath_ulp[<path>] <fn>: max <ulps> ulp at <x>" per function and
  * exits 1 when a bound (BOUNDS below, the ones docs/ops.md states) is
- * exceeded. Then the array kernels mlvm_exp_f32, mlvm_sigmoid_f32 and mlvm_tanh_f32
- * (sixteen lanes at a time on AVX-512) against the scalar functions over
+ * exceeded. Then the array kernels mlvm_exp_f32, mlvm_sigmoid_f32, mlvm_tanh_f32,
+ * mlvm_erf_f32 and mlvm_gelu_erf_f32 (sixteen lanes at a time on AVX-512)
+ * against the scalar functions over
  * the same inputs, bit for bit (any NaN for NaN), in runs of 4093 (a
  * masked tail): "vmath_ulp[<path>] arrays: <n> differ". */
 #include <math.h>
@@ -40,6 +41,7 @@ static float call_exp(float x) { return mlvm_expf(x); }
 static float call_sigmoid(float x) { return mlvm_sigmoidf(x); }
 static float call_tanh(float x) { return mlvm_tanhf(x); }
 static float call_erf(float x) { return mlvm_erff(x); }
+static float call_gelu_erf(float x) { return mlvm_gelu_erf(x); }
 
 typedef struct fn {
     const char *name;
@@ -51,14 +53,14 @@ typedef struct fn {
 static const fn_t FNS[] = {
     {"exp", call_exp, exp, 1.1},
     {"sigmoid", call_sigmoid, sigmoid64, 2.5},
-    {"tanh", call_tanh, tanh, 1.5},
+    {"tanh", call_tanh, tanh, 2.5},
     {"erf", call_erf, erf, 2.5},
 };
 
 static const float EDGES[] = {
     0.0f, -0.0f, 1e-45f, -1e-45f, 1e-38f, 1.0f, -1.0f, 0.625f, -0.625f, 0.6249999f,
     88.72283f, 88.722839f, 88.72284f, 88.7229f, 89.0f, -87.33654f, -88.0f, -100.0f,
-    -103.2789f, -103.97208f, -104.0f, -105.0f, 9.0f, -9.0f, 20.0f, -20.0f,
+    -103.2789f, -103.97208f, -104.0f, -105.0f, 9.0f, -9.0f, 9.01f, 9.1f, -9.1f, 9.2f, 20.0f, -20.0f,
     0.875f, -0.875f, 0.87499994f, 3.9f, 3.92f, 4.0f, -4.0f, 1e-30f,
     3.4028235e38f, -3.4028235e38f, INFINITY, -INFINITY, NAN,
 };
@@ -108,6 +110,10 @@ static int check_arrays(uint64_t step)
             d += differ(out, in, n, mlvm_sigmoidf);
             mlvm_tanh_f32(n, in, out);
             d += differ(out, in, n, mlvm_tanhf);
+            mlvm_erf_f32(n, in, out);
+            d += differ(out, in, n, mlvm_erff);
+            mlvm_gelu_erf_f32(n, in, out);
+            d += differ(out, in, n, call_gelu_erf);
             n = 0;
         }
         if (end)

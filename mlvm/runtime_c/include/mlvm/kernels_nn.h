@@ -64,10 +64,12 @@ static inline float mlvm_gelu_tanh(float x)
     return x / (1.0f + mlvm_expf(t));
 }
 
-/* gelu, approximate = "none": 0.5 x (1 + erf(x / sqrt 2)). */
+/* gelu, approximate = "none": 0.5 x (1 + erf(x / sqrt 2)), as h + h erf(..). */
+#define MLVM_GELU_RSQRT2 0x1.6a09e6p-1f /* 1 / sqrt 2 */
 static inline float mlvm_gelu_erf(float x)
 {
-    return (0.5f * x) * (1.0f + mlvm_erff(x * 0x1.6a09e6p-1f));
+    const float h = 0.5f * x;
+    return MLVM_FMA(h, mlvm_erff(x * MLVM_GELU_RSQRT2), h);
 }
 
 /* gelu over n contiguous f32 (out may equal a). */

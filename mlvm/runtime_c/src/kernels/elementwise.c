@@ -82,34 +82,22 @@ MLVM_DEFINE_BINARY(cmpl, i32, int32_t, float, x > y ? 1.0f : 0.0f)
     }
 
 #ifdef MLVM_HAVE_EXP16
-/* exp, sigmoid and tanh sixteen lanes at a time (vexp.h: the same bits as the
- * scalar functions), the last n % 16 masked. */
-#define MLVM_DEFINE_UNARY16(name, FN16)                                        \
-    void mlvm_##name##_f32(size_t n, const float *a, float *out)               \
-    {                                                                          \
-        size_t i = 0;                                                          \
-        __mmask16 m;                                                           \
-        for (; i + 16 <= n; i += 16)                                           \
-            _mm512_storeu_ps(out + i, FN16(_mm512_loadu_ps(a + i)));           \
-        if (i == n)                                                            \
-            return;                                                            \
-        m = (__mmask16)((1u << (n - i)) - 1u);                                 \
-        _mm512_mask_storeu_ps(out + i, m, FN16(_mm512_maskz_loadu_ps(m, a + i))); \
-    }
-MLVM_DEFINE_UNARY16(exp, mlvm_exp16)
-MLVM_DEFINE_UNARY16(sigmoid, mlvm_sigmoid16)
-MLVM_DEFINE_UNARY16(tanh, mlvm_tanh16)
+/* sixteen lanes at a time (vexp.h: the same bits as the scalar functions) */
+MLVM_DEFINE_ARRAY16(mlvm_exp_f32, mlvm_exp16)
+MLVM_DEFINE_ARRAY16(mlvm_sigmoid_f32, mlvm_sigmoid16)
+MLVM_DEFINE_ARRAY16(mlvm_tanh_f32, mlvm_tanh16)
+MLVM_DEFINE_ARRAY16(mlvm_erf_f32, mlvm_erf16)
 #else
 MLVM_DEFINE_UNARY(exp, mlvm_expf(x))
 MLVM_DEFINE_UNARY(sigmoid, mlvm_sigmoidf(x))
 MLVM_DEFINE_UNARY(tanh, mlvm_tanhf(x))
+MLVM_DEFINE_UNARY(erf, mlvm_erff(x))
 #endif
 MLVM_DEFINE_UNARY(neg, -x)
 MLVM_DEFINE_UNARY(log, logf(x))
 MLVM_DEFINE_UNARY(sqrt, sqrtf(x))
 /* NaN passes through, like numpy.maximum(x, 0). */
 MLVM_DEFINE_UNARY(relu, x < 0.0f ? 0.0f : x)
-MLVM_DEFINE_UNARY(erf, mlvm_erff(x))
 MLVM_DEFINE_UNARY(abs, fabsf(x))
 MLVM_DEFINE_UNARY(floor, floorf(x))
 MLVM_DEFINE_UNARY(ceil, ceilf(x))

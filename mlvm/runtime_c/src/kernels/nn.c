@@ -300,12 +300,22 @@ void mlvm_gelu_tanh_f32(size_t n, const float *a, float *out)
         out[i] = mlvm_gelu_tanh(a[i]);
 }
 
+#ifdef MLVM_HAVE_EXP16
+/* mlvm_gelu_erf on sixteen lanes (the same bits) */
+static inline __m512 gelu_erf16(__m512 x)
+{
+    const __m512 h = _mm512_mul_ps(_mm512_set1_ps(0.5f), x);
+    return _mm512_fmadd_ps(h, mlvm_erf16(_mm512_mul_ps(x, _mm512_set1_ps(MLVM_GELU_RSQRT2))), h);
+}
+MLVM_DEFINE_ARRAY16(mlvm_gelu_erf_f32, gelu_erf16)
+#else
 void mlvm_gelu_erf_f32(size_t n, const float *a, float *out)
 {
     size_t i;
     for (i = 0; i < n; ++i)
         out[i] = mlvm_gelu_erf(a[i]);
 }
+#endif
 
 /* -------------------------------------------------------------------------
  * pooling

@@ -35,6 +35,7 @@ from mlvm.dialect.elements import elem_for_dtype
 from mlvm.dialect import Mlvm
 from mlvm.passes.canonicalize import CanonicalizePass
 from mlvm.passes.fuse import FusePass
+from mlvm.passes.fuse_gelu import FuseGeluPass
 from mlvm.passes.fuse_qdq import FuseQdqPass
 from mlvm.passes.bucket_collectives import BucketCollectivesPass
 from mlvm.passes.inplace import InplacePass
@@ -61,6 +62,7 @@ class CompileOptions:
     pack_weights: bool = True  # weights stored in the layout their kernel reads
     bucket_collectives: bool = True  # consecutive all-reduces as one (mlvm-bucket-collectives)
     fuse_qdq: bool = True  # QDQ-form int8 convs / matmuls computed in integers (mlvm-fuse-qdq)
+    fuse_gelu: bool = True  # GELU's erf form spelt out as five ops -> one mlvm.gelu (mlvm-fuse-gelu)
     static_arena: bool = False  # emit the arena as a static buffer
     # Kernel scratch in the arena (conv2d copies its input padded, and reads
     # every tap in place): faster on hosts, more RAM.
@@ -81,6 +83,8 @@ class CompileOptions:
             out.append(FuseQdqPass())
         if self.canonicalize:
             out.append(CanonicalizePass())
+        if self.fuse_gelu:
+            out.append(FuseGeluPass())
         if self.pack_weights:
             out.append(PackWeightsPass(workspaces=self.workspaces, winograd=self.winograd))
         if self.fuse:

@@ -41,6 +41,12 @@ def _fuse_qdq() -> type[ModulePass]:
     return FuseQdqPass
 
 
+def _fuse_gelu() -> type[ModulePass]:
+    from mlvm.passes.fuse_gelu import FuseGeluPass
+
+    return FuseGeluPass
+
+
 def _bucket_collectives() -> type[ModulePass]:
     from mlvm.passes.bucket_collectives import BucketCollectivesPass
 
@@ -51,6 +57,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "mlvm-bucket-collectives": _bucket_collectives,
     "mlvm-fuse": _fuse,
     "mlvm-fuse-qdq": _fuse_qdq,
+    "mlvm-fuse-gelu": _fuse_gelu,
     "mlvm-canonicalize": _canonicalize,
     "mlvm-inplace": _inplace,
     "mlvm-pack-weights": _pack_weights,

@@ -536,10 +536,36 @@ static void check_wino(void)
     check_conv_sw(1, 5, 11, 130, 6, 3, 3, 1, 1, 1, wide, 0, 1, 1);
 }
 
+/* The bits every path gives (nn.c's order): sixteen lane sums of
+ * mlvm_expf(x - max) over whole steps of sixteen, the lanes in order, then
+ * the rest in order; softmax multiplies by 1 / sum, log-softmax subtracts
+ * logf(sum). */
+static int same_bits_as_documented(size_t n, const float *x, const float *got, int log_form)
+{
+    float lane[16] = {0}, mx = -HUGE_VALF, s = 0.0f, inv;
+    size_t i, full = n - n % 16;
+    for (i = 0; i < n; ++i)
+        mx = x[i] > mx ? x[i] : mx;
+    for (i = 0; i < full; ++i)
+        lane[i % 16] += mlvm_expf(x[i] - mx);
+    for (i = 0; i < 16; ++i)
+        s += lane[i];
+    for (i = full; i < n; ++i)
+        s += mlvm_expf(x[i] - mx);
+    inv = 1.0f / s;
+    for (i = 0; i < n; ++i) {
+        const float want = log_form ? (x[i] - mx) - logf(s) : mlvm_expf(x[i] - mx) * inv;
+        if (memcmp(&want, &got[i], sizeof want) != 0)
+            return 0;
+    }
+    return 1;
+}
+
 /* Softmax and log-softmax over rows of n (exactly sized) against double:
  * rows shorter than a vector, ragged past the vector maxima's steps, a
  * maximum far above the rest (a missed one overflows the others'
- * exponentials) in each position class, and a NaN (the whole row NaN). */
+ * exponentials) in each position class, and a NaN (the whole row NaN).
+ * Every path gives the same bits (same_bits_as_documented). */
 static void check_softmax(size_t n, size_t big_at, int nan)
 {
     float *x = random_array(n), *got = (float *)malloc(n * sizeof *got);
@@ -569,6 +595,11 @@ static void check_softmax(size_t n, size_t big_at, int nan)
                  big_at, nan ? " NaN" : "");
         if (!nan) {
             compare(what, n, got, want, bound);
+            ++cases;
+            if (!same_bits_as_documented(n, x, got, log_form)) {
+                ++failures;
+                fprintf(stderr, "%s: not the documented order's bits\n", what);
+            }
             continue;
         }
         ++cases;

@@ -76,7 +76,8 @@ static float row_max(size_t n, const float *x)
 /* The sum of exp(x[i] - mx), i < n, in MLVM_SOFTMAX_LANES lanes and then
  * the last n % lanes in order; each exponential stored to o[i] when o is
  * not NULL (softmax), only summed otherwise (log-softmax). On AVX-512
- * sixteen at a time (vexp.h: the same bits); elsewhere the exponentials
+ * sixteen at a time, on AVX2 two vectors of eight (vexp.h: the same bits);
+ * elsewhere the exponentials
  * are stored first and summed in a second loop (gcc vectorised a loop doing
  * both less well), the same sums. Inlined: o is NULL or not per caller. */
 MLVM_ALWAYS_INLINE float exp_sum_row(size_t n, const float *x, float mx, float *o)
@@ -94,6 +95,21 @@ MLVM_ALWAYS_INLINE float exp_sum_row(size_t n, const float *x, float mx, float *
         a = _mm512_add_ps(a, e);
     }
     _mm512_storeu_ps(acc, a);
+#elif defined(MLVM_HAVE_EXP8) && MLVM_SOFTMAX_LANES == 16
+    /* lanes 0-7 and 8-15 of the portable form's sums */
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0;
+    for (; i + 16 <= n; i += 16) {
+        const __m256 e0 = mlvm_exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i), _mm256_set1_ps(mx)));
+        const __m256 e1 = mlvm_exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i + 8), _mm256_set1_ps(mx)));
+        if (o != NULL) {
+            _mm256_storeu_ps(o + i, e0);
+            _mm256_storeu_ps(o + i + 8, e1);
+        }
+        a0 = _mm256_add_ps(a0, e0);
+        a1 = _mm256_add_ps(a1, e1);
+    }
+    _mm256_storeu_ps(acc, a0);
+    _mm256_storeu_ps(acc + 8, a1);
 #else
     if (o != NULL) {
         for (t = 0; t < n - n % MLVM_SOFTMAX_LANES; ++t)

@@ -128,6 +128,37 @@ static inline __m512 mlvm_erf16(__m512 x)
         m = (__mmask16)((1u << (n - i)) - 1u);                                 \
         _mm512_mask_storeu_ps(out + i, m, FN16(_mm512_maskz_loadu_ps(m, a + i))); \
     }
+#elif defined(__AVX2__) && defined(__FMA__) && !defined(MLVM_PORTABLE_KERNELS)
+#include <immintrin.h>
+#define MLVM_HAVE_EXP8 1
+
+/* mlvm_expf on eight lanes with AVX2 (no vscalefps: 2^k in two steps on the
+ * exponent bits, as the scalar form does), the same bits. gcc vectorised
+ * loops calling mlvm_expf, but not softmax's sums over lanes. */
+static inline __m256 mlvm_exp8(__m256 x)
+{
+    /* max / min return their second operand where either is NaN */
+    const __m256 xc = _mm256_min_ps(_mm256_set1_ps(MLVM_EXP_HI),
+                                    _mm256_max_ps(_mm256_set1_ps(MLVM_EXP_LO), x));
+    const __m256 magic = _mm256_set1_ps(MLVM_EXP_ROUND);
+    const __m256 k = _mm256_sub_ps(_mm256_fmadd_ps(xc, _mm256_set1_ps(MLVM_EXP_LOG2E), magic), magic);
+    __m256 r, p;
+    __m256i ki, k1;
+    r = _mm256_fmadd_ps(k, _mm256_set1_ps(MLVM_EXP_MLN2_HI), xc);
+    r = _mm256_fmadd_ps(k, _mm256_set1_ps(MLVM_EXP_MLN2_LO), r);
+    p = _mm256_set1_ps(MLVM_EXP_P5);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(MLVM_EXP_P4));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(MLVM_EXP_P3));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(MLVM_EXP_P2));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(MLVM_EXP_P1));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(MLVM_EXP_P0));
+    p = _mm256_add_ps(_mm256_fmadd_ps(_mm256_mul_ps(p, r), r, r), _mm256_set1_ps(1.0f));
+    ki = _mm256_cvttps_epi32(k); /* k is an integer: truncation is exact */
+    k1 = _mm256_srai_epi32(ki, 1);
+    p = _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(p), _mm256_slli_epi32(k1, 23)));
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(
+                                _mm256_add_epi32(_mm256_sub_epi32(ki, k1), _mm256_set1_epi32(127)), 23)));
+}
 #endif
 
 #endif /* MLVM_KERNELS_VEXP_H_ */

@@ -81,12 +81,12 @@ MLVM_DEFINE_BINARY(cmpl, i32, int32_t, float, x > y ? 1.0f : 0.0f)
         }                                                                      \
     }
 
-#ifdef MLVM_HAVE_EXP16
-/* sixteen lanes at a time (vexp.h: the same bits as the scalar functions) */
-MLVM_DEFINE_ARRAY16(mlvm_exp_f32, mlvm_exp16)
-MLVM_DEFINE_ARRAY16(mlvm_sigmoid_f32, mlvm_sigmoid16)
-MLVM_DEFINE_ARRAY16(mlvm_tanh_f32, mlvm_tanh16)
-MLVM_DEFINE_ARRAY16(mlvm_erf_f32, mlvm_erf16)
+#ifdef MLVM_HAVE_VEXP
+/* a vector at a time (vexp.h: the same bits as the scalar functions) */
+MLVM_DEFINE_ARRAYV(mlvm_exp_f32, mlvm_expv, mlvm_expf)
+MLVM_DEFINE_ARRAYV(mlvm_sigmoid_f32, mlvm_sigmoidv, mlvm_sigmoidf)
+MLVM_DEFINE_ARRAYV(mlvm_tanh_f32, mlvm_tanhv, mlvm_tanhf)
+MLVM_DEFINE_ARRAYV(mlvm_erf_f32, mlvm_erfv, mlvm_erff)
 #else
 MLVM_DEFINE_UNARY(exp, mlvm_expf(x))
 MLVM_DEFINE_UNARY(sigmoid, mlvm_sigmoidf(x))

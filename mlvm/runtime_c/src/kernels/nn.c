@@ -75,8 +75,8 @@ static float row_max(size_t n, const float *x)
 
 /* The sum of exp(x[i] - mx), i < n, in MLVM_SOFTMAX_LANES lanes and then
  * the last n % lanes in order; each exponential stored to o[i] when o is
- * not NULL (softmax), only summed otherwise (log-softmax). On AVX-512
- * sixteen at a time, on AVX2 two vectors of eight (vexp.h: the same bits);
+ * not NULL (softmax), only summed otherwise (log-softmax). With AVX-512
+ * one vector of sixteen, with AVX2 two of eight (vexp.h: the same bits);
  * elsewhere the exponentials
  * are stored first and summed in a second loop (gcc vectorised a loop doing
  * both less well), the same sums. Inlined: o is NULL or not per caller. */
@@ -86,30 +86,22 @@ MLVM_ALWAYS_INLINE float exp_sum_row(size_t n, const float *x, float mx, float *
     float s = 0.0f;
     size_t i = 0, t;
     int l;
-#if defined(MLVM_HAVE_EXP16) && MLVM_SOFTMAX_LANES == 16
-    __m512 a = _mm512_setzero_ps();
-    for (; i + 16 <= n; i += 16) {
-        const __m512 e = mlvm_exp16(_mm512_sub_ps(_mm512_loadu_ps(x + i), _mm512_set1_ps(mx)));
-        if (o != NULL)
-            _mm512_storeu_ps(o + i, e);
-        a = _mm512_add_ps(a, e);
-    }
-    _mm512_storeu_ps(acc, a);
-#elif defined(MLVM_HAVE_EXP8) && MLVM_SOFTMAX_LANES == 16
-    /* lanes 0-7 and 8-15 of the portable form's sums */
-    __m256 a0 = _mm256_setzero_ps(), a1 = a0;
-    for (; i + 16 <= n; i += 16) {
-        const __m256 e0 = mlvm_exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i), _mm256_set1_ps(mx)));
-        const __m256 e1 = mlvm_exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i + 8), _mm256_set1_ps(mx)));
-        if (o != NULL) {
-            _mm256_storeu_ps(o + i, e0);
-            _mm256_storeu_ps(o + i + 8, e1);
+#ifdef MLVM_HAVE_VEXP
+    /* the sixteen lanes in MLVM_SOFTMAX_LANES / MLVM_VLANES vectors */
+    mlvm_vf a[MLVM_SOFTMAX_LANES / MLVM_VLANES];
+    const mlvm_vf m = vf_set1(mx);
+    int v;
+    for (v = 0; v < MLVM_SOFTMAX_LANES / MLVM_VLANES; ++v)
+        a[v] = vf_set1(0.0f);
+    for (; i + MLVM_SOFTMAX_LANES <= n; i += MLVM_SOFTMAX_LANES)
+        for (v = 0; v < MLVM_SOFTMAX_LANES / MLVM_VLANES; ++v) {
+            const mlvm_vf e = mlvm_expv(vf_sub(vf_load(x + i + v * MLVM_VLANES), m));
+            if (o != NULL)
+                vf_store(o + i + v * MLVM_VLANES, e);
+            a[v] = vf_add(a[v], e);
         }
-        a0 = _mm256_add_ps(a0, e0);
-        a1 = _mm256_add_ps(a1, e1);
-    }
-    _mm256_storeu_ps(acc, a0);
-    _mm256_storeu_ps(acc + 8, a1);
+    for (v = 0; v < MLVM_SOFTMAX_LANES / MLVM_VLANES; ++v)
+        vf_store(acc + v * MLVM_VLANES, a[v]);
 #else
     if (o != NULL) {
         for (t = 0; t < n - n % MLVM_SOFTMAX_LANES; ++t)
@@ -316,14 +308,14 @@ void mlvm_gelu_tanh_f32(size_t n, const float *a, float *out)
         out[i] = mlvm_gelu_tanh(a[i]);
 }
 
-#ifdef MLVM_HAVE_EXP16
-/* mlvm_gelu_erf on sixteen lanes (the same bits) */
-static inline __m512 gelu_erf16(__m512 x)
+#ifdef MLVM_HAVE_VEXP
+/* mlvm_gelu_erf a vector at a time (the same bits) */
+static inline mlvm_vf gelu_erfv(mlvm_vf x)
 {
-    const __m512 h = _mm512_mul_ps(_mm512_set1_ps(0.5f), x);
-    return _mm512_fmadd_ps(h, mlvm_erf16(_mm512_mul_ps(x, _mm512_set1_ps(MLVM_GELU_RSQRT2))), h);
+    const mlvm_vf h = vf_mul(vf_set1(0.5f), x);
+    return vf_fma(h, mlvm_erfv(vf_mul(x, vf_set1(MLVM_GELU_RSQRT2))), h);
 }
-MLVM_DEFINE_ARRAY16(mlvm_gelu_erf_f32, gelu_erf16)
+MLVM_DEFINE_ARRAYV(mlvm_gelu_erf_f32, gelu_erfv, mlvm_gelu_erf)
 #else
 void mlvm_gelu_erf_f32(size_t n, const float *a, float *out)
 {

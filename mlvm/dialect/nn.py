@@ -500,9 +500,12 @@ def gelu_tanh_np(x: np.ndarray) -> np.ndarray:
 
 
 def gelu_erf_np(x: np.ndarray) -> np.ndarray:
-    """0.5 x (1 + erf(x / sqrt(2))), in f32 (erf correctly rounded to f32)."""
+    """0.5 x (1 + erf(x / sqrt(2))), in f32 (erf correctly rounded to f32), as
+    h + h erf with h = x / 2, the C's order (x (1 + erf) would overflow near
+    the largest floats)."""
     e = _erf64((x * INV_SQRT2).astype(np.float64)).astype(np.float32)
-    return (_F(0.5) * x) * (_F(1) + e)
+    h = _F(0.5) * x
+    return h + h * e
 
 
 @irdl_op_definition

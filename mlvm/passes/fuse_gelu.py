@@ -7,7 +7,7 @@ PyTorch's `nn.GELU()` (and Keras' exact GELU) reach ONNX as five ops:
 with the three factors multiplied in any order, `x * (1 / sqrt 2)` for the
 division, and `erf + 1` either way round. This pass turns such a chain into
 `mlvm.gelu` (approximate = "none"): one pass over the data by the runtime's
-kernel (sixteen lanes at a time on AVX-512) instead of a fused loop that
+kernel (a vector at a time with AVX-512 or AVX2) instead of a fused loop that
 divides and calls the scalar erf.
 
 Not bit for bit: mlvm.gelu computes `h + h erf(x * (1 / sqrt 2))`, h = x / 2,

@@ -16,7 +16,8 @@ itself (-march=native, what mlvm builds by default).
   mlvm/vmath.h within their documented ulp bounds over a sweep of f32 bit
   patterns (every 10007th) and the edge values; with and without FMA the
   polynomials round differently, so each path is measured. The exp,
-  sigmoid and tanh array kernels give the scalar functions' bits.
+  sigmoid, tanh, erf and gelu (erf form) array kernels give the scalar
+  functions' bits.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ bare-metal compiles, the emitted source tree, and the eager C sample.
 * The C tests (tests/runtime_c/*.c, a runner of their own that prints
   `runtime_c[<build>]: N tests, M checks, F failures`) are built twice, as
   the release runtime and with MLVM_CHECKS, under
-  -fsanitize=address,undefined, and must report 0 failures.
+  -fsanitize=address,undefined,float-cast-overflow, and must report 0 failures.
 * The same tests, built without sanitizers, run under valgrind memcheck
   (when installed): no errors, no leaks.
 * The runtime's sources compile with -std=c99 -Wall -Wextra -Werror

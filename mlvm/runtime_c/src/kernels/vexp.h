@@ -90,7 +90,8 @@ static inline mlvm_vf vf_copysign(mlvm_vf m, mlvm_vf x)
     return _mm256_or_ps(_mm256_andnot_ps(sign, m), _mm256_and_ps(sign, x));
 }
 
-/* mlvm_expf's two steps: 2^floor(k/2) added to p's exponent (exact), then a
+/* mlvm_expf's two steps: 2^floor(k/2) added to p's exponent (exact, as the
+ * scalar form's multiplication is; a NaN k gives INT_MIN, which adds 0), then a
  * multiplication by 2^(k - floor(k/2)). k is an integer: truncation is exact. */
 static inline mlvm_vf vf_scale(mlvm_vf p, mlvm_vf k)
 {

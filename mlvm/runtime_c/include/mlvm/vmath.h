@@ -78,27 +78,36 @@ static inline float mlvm_select_bits_f32(int cond, float a, float b)
 #define MLVM_EXP_P1 1.6666665459e-1f
 #define MLVM_EXP_P0 5.0000001201e-1f
 
-static inline float mlvm_expf(float x)
+/* e^r - 1 for x = k ln2 + r (the reduction above and Cephes' polynomial
+ * without its + 1), and k: mlvm_expf's steps, shared with mlvm_tanhf. k is
+ * taken from the low mantissa bits of the rounded sum (in [2^23, 2^24)),
+ * with no float-to-int conversion, which a NaN would make undefined (NaN:
+ * any k). */
+static inline float mlvm_expm1_reduced(float x, int32_t *k)
 {
-    float xc = MLVM_SELECT_F32(x < MLVM_EXP_LO, MLVM_EXP_LO, x);
-    float kr, k, r, p;
-    int32_t ki, k1;
-    xc = MLVM_SELECT_F32(xc > MLVM_EXP_HI, MLVM_EXP_HI, xc);
-    kr = MLVM_FMA(xc, MLVM_EXP_LOG2E, MLVM_EXP_ROUND); /* round to nearest integer ... */
-    k = kr - MLVM_EXP_ROUND;                           /* ... (C99 keeps the two steps) */
-    r = MLVM_FMA(k, MLVM_EXP_MLN2_HI, xc);
-    r = MLVM_FMA(k, MLVM_EXP_MLN2_LO, r);
+    const float kr = MLVM_FMA(x, MLVM_EXP_LOG2E, MLVM_EXP_ROUND); /* round to nearest integer ... */
+    const float kf = kr - MLVM_EXP_ROUND;                         /* ... (C99 keeps the two steps) */
+    float r, p;
+    r = MLVM_FMA(kf, MLVM_EXP_MLN2_HI, x);
+    r = MLVM_FMA(kf, MLVM_EXP_MLN2_LO, r);
     p = MLVM_EXP_P5;
     p = MLVM_FMA(p, r, MLVM_EXP_P4);
     p = MLVM_FMA(p, r, MLVM_EXP_P3);
     p = MLVM_FMA(p, r, MLVM_EXP_P2);
     p = MLVM_FMA(p, r, MLVM_EXP_P1);
     p = MLVM_FMA(p, r, MLVM_EXP_P0);
-    p = MLVM_FMA(p * r, r, r) + 1.0f;
-    /* k as an integer from kr's low mantissa bits (kr is in [2^23, 2^24)):
-     * no float-to-int conversion, which a NaN would make undefined */
-    ki = (int32_t)(mlvm_f32_to_bits(kr) - mlvm_f32_to_bits(MLVM_EXP_ROUND)); /* -150 .. 128 (NaN: any) */
-    k1 = ki >> 1;    /* floor(ki / 2), -75 .. 64: an arithmetic shift on every target compiler */
+    *k = (int32_t)(mlvm_f32_to_bits(kr) - mlvm_f32_to_bits(MLVM_EXP_ROUND));
+    return MLVM_FMA(p * r, r, r);
+}
+
+static inline float mlvm_expf(float x)
+{
+    float xc = MLVM_SELECT_F32(x < MLVM_EXP_LO, MLVM_EXP_LO, x);
+    float p;
+    int32_t ki, k1;
+    xc = MLVM_SELECT_F32(xc > MLVM_EXP_HI, MLVM_EXP_HI, xc);
+    p = mlvm_expm1_reduced(xc, &ki) + 1.0f; /* ki: -150 .. 128 */
+    k1 = ki >> 1; /* floor(ki / 2), -75 .. 64: an arithmetic shift on every target compiler */
     /* p in [0.7, 1.5) times 2^k1 stays normal: exact. A multiplication, not
      * an addition to p's exponent bits, so that a NaN p stays NaN. */
     p = p * mlvm_bits_to_f32((uint32_t)(k1 + 127) << 23);
@@ -128,21 +137,10 @@ static inline float mlvm_tanhf(float x)
 {
     const float ax = fabsf(x);
     const float y = 2.0f * MLVM_SELECT_F32(ax > MLVM_TANH_HI, MLVM_TANH_HI, ax); /* NaN kept */
-    float kr, k, r, p, t, e;
-    kr = MLVM_FMA(y, MLVM_EXP_LOG2E, MLVM_EXP_ROUND);
-    k = kr - MLVM_EXP_ROUND; /* 0 .. 27 */
-    r = MLVM_FMA(k, MLVM_EXP_MLN2_HI, y);
-    r = MLVM_FMA(k, MLVM_EXP_MLN2_LO, r);
-    p = MLVM_EXP_P5;
-    p = MLVM_FMA(p, r, MLVM_EXP_P4);
-    p = MLVM_FMA(p, r, MLVM_EXP_P3);
-    p = MLVM_FMA(p, r, MLVM_EXP_P2);
-    p = MLVM_FMA(p, r, MLVM_EXP_P1);
-    p = MLVM_FMA(p, r, MLVM_EXP_P0);
-    p = MLVM_FMA(p * r, r, r);                                /* e^r - 1 */
-    /* 2^k from kr's bits, as mlvm_expf takes k (NaN: any) */
-    t = mlvm_bits_to_f32((mlvm_f32_to_bits(kr) - mlvm_f32_to_bits(MLVM_EXP_ROUND) + 127u) << 23);
-    e = MLVM_FMA(t, p, t - 1.0f);
+    int32_t k;
+    const float p = mlvm_expm1_reduced(y, &k);                  /* e^r - 1; k 0 .. 27 */
+    const float t = mlvm_bits_to_f32((uint32_t)(k + 127) << 23); /* 2^k (NaN: any) */
+    const float e = MLVM_FMA(t, p, t - 1.0f);
     return copysignf(e / (e + 2.0f), x);
 }
 

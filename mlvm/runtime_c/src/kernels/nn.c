@@ -28,37 +28,29 @@ static float max_nan(float acc, float v)
 
 /* The row's maximum in lanes. NaN is skipped here (x > m ? x : m, which is
  * vmaxps(x, m)): it still makes the sum, and so the whole row, NaN, as
- * numpy's NaN maximum does. With AVX-512 / AVX2 four running maxima of
- * vectors (gcc left the portable loop as sixteen scalar maxima per step:
- * a third of softmax's time); the maximum does not depend on the order. */
+ * numpy's NaN maximum does. With AVX-512 / AVX2 (vexp.h's vectors) four
+ * running maxima of vectors (gcc left the portable loop as sixteen scalar
+ * maxima per step: a third of softmax's time); the maximum does not depend
+ * on the order. */
 static float row_max(size_t n, const float *x)
 {
     float lane[MLVM_SOFTMAX_LANES];
     float mx = -HUGE_VALF;
     size_t i = 0;
     int l;
-#if defined(__AVX512F__) && !defined(MLVM_PORTABLE_KERNELS)
-    __m512 m0 = _mm512_set1_ps(-HUGE_VALF), m1 = m0, m2 = m0, m3 = m0;
-    for (; i + 64 <= n; i += 64) {
-        m0 = _mm512_max_ps(_mm512_loadu_ps(x + i), m0);
-        m1 = _mm512_max_ps(_mm512_loadu_ps(x + i + 16), m1);
-        m2 = _mm512_max_ps(_mm512_loadu_ps(x + i + 32), m2);
-        m3 = _mm512_max_ps(_mm512_loadu_ps(x + i + 48), m3);
-    }
-    for (; i + 16 <= n; i += 16)
-        m0 = _mm512_max_ps(_mm512_loadu_ps(x + i), m0);
-    _mm512_storeu_ps(lane, _mm512_max_ps(_mm512_max_ps(m0, m1), _mm512_max_ps(m2, m3)));
-#elif defined(__AVX2__) && !defined(MLVM_PORTABLE_KERNELS)
-    __m256 m0 = _mm256_set1_ps(-HUGE_VALF), m1 = m0, m2 = m0, m3 = m0;
-    for (; i + 32 <= n; i += 32) {
-        m0 = _mm256_max_ps(_mm256_loadu_ps(x + i), m0);
-        m1 = _mm256_max_ps(_mm256_loadu_ps(x + i + 8), m1);
-        m2 = _mm256_max_ps(_mm256_loadu_ps(x + i + 16), m2);
-        m3 = _mm256_max_ps(_mm256_loadu_ps(x + i + 24), m3);
-    }
-    m0 = _mm256_max_ps(_mm256_max_ps(m0, m1), _mm256_max_ps(m2, m3));
-    _mm256_storeu_ps(lane, m0);
-    _mm256_storeu_ps(lane + 8, m0);
+#ifdef MLVM_HAVE_VEXP
+    mlvm_vf m[4];
+    int v;
+    for (v = 0; v < 4; ++v)
+        m[v] = vf_set1(-HUGE_VALF);
+    for (; i + 4 * MLVM_VLANES <= n; i += 4 * MLVM_VLANES)
+        for (v = 0; v < 4; ++v)
+            m[v] = vf_max(vf_load(x + i + v * MLVM_VLANES), m[v]);
+    for (; i + MLVM_VLANES <= n; i += MLVM_VLANES)
+        m[0] = vf_max(vf_load(x + i), m[0]);
+    m[0] = vf_max(vf_max(m[0], m[1]), vf_max(m[2], m[3]));
+    for (l = 0; l < MLVM_SOFTMAX_LANES; l += MLVM_VLANES) /* the same maximum in every lane group */
+        vf_store(lane + l, m[0]);
 #else
     for (l = 0; l < MLVM_SOFTMAX_LANES; ++l)
         lane[l] = -HUGE_VALF;

@@ -51,6 +51,13 @@ def constant_of(v: SSAValue) -> np.ndarray | None:
     return owner.data() if isinstance(owner, ConstantOp) else None
 
 
+def only_use(v: SSAValue, user: Operation) -> bool:
+    """Whether `user` is the one op reading v (once): the fusing passes'
+    test that a value dies inside what they replace."""
+    uses = list(v.uses)
+    return len(uses) == 1 and uses[0].operation is user
+
+
 def make_constant(t: Attribute, arr: np.ndarray) -> ConstantOp:
     assert isinstance(t, TensorType)
     e = elem_of_type(t.element_type)

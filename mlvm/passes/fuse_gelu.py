@@ -42,15 +42,10 @@ from xdsl.pattern_rewriter import (
 from mlvm.codegen.lowering import elem
 from mlvm.dialect.nn import GeluOp
 from mlvm.dialect.ops import AddOp, ConstantOp, DivOp, ErfOp, MulOp
-from mlvm.passes.canonicalize import constant_of
+from mlvm.passes.canonicalize import constant_of, only_use
 
 SQRT2 = float(np.float32(sqrt(2.0)))
 RSQRT2 = float(np.float32(1.0 / sqrt(2.0)))
-
-
-def _only_use(v: SSAValue, user: Operation) -> bool:
-    uses = list(v.uses)
-    return len(uses) == 1 and uses[0].operation is user
 
 
 def _scalar(v: SSAValue, x: float) -> bool:
@@ -68,7 +63,7 @@ def _factors(v: SSAValue, expand: bool) -> list[tuple[SSAValue, list[MulOp]]] | 
         return [(v, [])]
     out: list[tuple[SSAValue, list[MulOp]]] = []
     for operand in (op.lhs, op.rhs):
-        sub = _factors(operand, _only_use(operand, op))
+        sub = _factors(operand, only_use(operand, op))
         if sub is None:
             return None
         out += [(f, [op, *path]) for f, path in sub]
@@ -78,13 +73,13 @@ def _factors(v: SSAValue, expand: bool) -> list[tuple[SSAValue, list[MulOp]]] | 
 def _erf_of(s: SSAValue, user: Operation) -> tuple[SSAValue, list[Operation]] | None:
     """For s = erf(arg(x)) + 1 used only by `user`: x and the chain's ops."""
     add = s.owner
-    if not isinstance(add, AddOp) or not _only_use(s, user):
+    if not isinstance(add, AddOp) or not only_use(s, user):
         return None
     for e, one in ((add.lhs, add.rhs), (add.rhs, add.lhs)):
         erf = e.owner
-        if isinstance(erf, ErfOp) and _only_use(e, add) and _scalar(one, 1.0):
+        if isinstance(erf, ErfOp) and only_use(e, add) and _scalar(one, 1.0):
             scaled = erf.operand.owner
-            if not _only_use(erf.operand, erf):
+            if not only_use(erf.operand, erf):
                 return None
             if isinstance(scaled, DivOp) and _scalar(scaled.rhs, SQRT2):
                 return scaled.lhs, [add, erf, scaled]

@@ -54,15 +54,11 @@ from mlvm.dialect.quant import (
     QuantizeOp,
     RequantizeOp,
 )
+from mlvm.passes.canonicalize import only_use
 
 
 def _elem(v: SSAValue) -> str:
     return elem(v).name
-
-
-def _only_use(v: SSAValue, user: Operation) -> bool:
-    uses = list(v.uses)
-    return len(uses) == 1 and uses[0].operation is user
 
 
 def _dq(v: SSAValue | None, elems: tuple[str, ...]) -> DequantizeOp | None:
@@ -124,9 +120,9 @@ class FuseQdqConv(RewritePattern):
     def match_and_rewrite(self, q: QuantizeOp, rewriter: PatternRewriter) -> None:
         relu: ReluOp | None = None
         src = q.x.owner
-        if isinstance(src, ReluOp) and _only_use(src.result, q):
+        if isinstance(src, ReluOp) and only_use(src.result, q):
             relu, src = src, src.operand.owner
-        if not isinstance(src, Conv2dOp) or not _only_use(src.result, relu or q):
+        if not isinstance(src, Conv2dOp) or not only_use(src.result, relu or q):
             return
         if prod(value_shape(q.scale)) != 1 or prod(value_shape(q.zero_point)) != 1:
             return
@@ -171,7 +167,7 @@ class FuseQdqMatmul(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, q: QuantizeOp, rewriter: PatternRewriter) -> None:
         src = q.x.owner
-        if not isinstance(src, MatmulOp) or not _only_use(src.result, q):
+        if not isinstance(src, MatmulOp) or not only_use(src.result, q):
             return
         for k in ("transpose_lhs", "transpose_rhs"):
             flag = src.properties.get(k)
@@ -200,7 +196,7 @@ class FuseQdqAdd(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, q: QuantizeOp, rewriter: PatternRewriter) -> None:
         src = q.x.owner
-        if not isinstance(src, AddOp) or not _only_use(src.result, q) or _elem(q.result) not in ("i8", "ui8"):
+        if not isinstance(src, AddOp) or not only_use(src.result, q) or _elem(q.result) not in ("i8", "ui8"):
             return
         da, db = _dq(src.lhs, ("i8", "ui8")), _dq(src.rhs, ("i8", "ui8"))
         if da is None or db is None:

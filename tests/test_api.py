@@ -80,6 +80,37 @@ def test_module_cflags_reach_the_module_alone(tmp_path: Path, monkeypatch: pytes
         mlvm.compile(tmp_path / "m.mlir")
 
 
+def test_runtime_objects_are_shared_between_flag_sets_that_read_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A macro a runtime file never reads does not rebuild that file: the
+    second library (MLVM_CHECKS) compiles only the files whose preprocessed
+    text it changes, and reuses the rest; a code-generation flag (-O1)
+    rebuilds every file."""
+    from mlvm.codegen import cc
+
+    monkeypatch.setenv("MLVM_CACHE_DIR", str(tmp_path / "cache"))
+    src = cc.RUNTIME_DIR / "src"
+    files = [src / "arena.c", src / "tensor.c", src / "shape.c"]  # tensor.c reads MLVM_CHECKS
+    compiled: list[str] = []
+    real = cc.run_cc
+
+    def counting(cmd: list[str], cwd: Path | None = None) -> None:
+        compiled.extend(Path(a).name for a in cmd if a.endswith(".c"))
+        real(cmd, cwd)
+
+    monkeypatch.setattr(cc, "run_cc", counting)
+    flags = ["-std=c99", "-O2"]
+    a = cc.runtime_library("gcc", flags, sources=files)
+    assert sorted(compiled) == ["arena.c", "shape.c", "tensor.c"]
+    compiled.clear()
+    b = cc.runtime_library("gcc", [*flags, "-DMLVM_CHECKS"], sources=files)
+    assert compiled == ["tensor.c"] and a != b
+    compiled.clear()
+    cc.runtime_library("gcc", ["-std=c99", "-O1"], sources=files)
+    assert sorted(compiled) == ["arena.c", "shape.c", "tensor.c"]
+
+
 def test_concurrent_compiles_of_one_model_build_it_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:

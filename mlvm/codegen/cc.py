@@ -9,6 +9,7 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -181,15 +182,60 @@ def _build_runtime(lib: Path, cc: str, flags: list[str], sources: list[Path],
     lib.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=lib.parent) as tmp:
         objs = [os.path.join(tmp, _member(i, src)) for i, src in enumerate(sources)]
-        cmds = [[cc, *flags, "-I", str(INCLUDE_DIR), "-c", str(src), "-o", obj]
-                for src, obj in zip(sources, objs)]
         # one compiler per core: the files are independent
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-            list(pool.map(run_cc, cmds))
+            list(pool.map(lambda so: _compile_object(cc, flags, *so), zip(sources, objs)))
         tmp_lib = os.path.join(tmp, lib.name)
         run_cc([archiver(cc), "rcs", tmp_lib, *objs])
         _keep_side_files(tmp, lib, {os.path.basename(o) for o in objs} | {lib.name})
         os.replace(tmp_lib, lib)  # atomic: readers never see a partial archive
+
+
+# Flags that make the compiler write files beside the object (kept with the
+# library, see _keep_side_files): such builds are not shared through the
+# object cache.
+_SIDE_FILE_FLAGS = ("-fcallgraph-info", "-fstack-usage", "-save-temps", "-MD", "-MMD")
+
+
+def _code_flags(flags: list[str]) -> list[str]:
+    """`flags` without the preprocessor's (-D, -U, -I): their whole effect
+    is in the preprocessed text."""
+    out: list[str] = []
+    skip = False
+    for f in flags:
+        if skip:
+            skip = False
+        elif f in ("-D", "-U", "-I"):
+            skip = True
+        elif not f.startswith(("-D", "-U", "-I")):
+            out.append(f)
+    return out
+
+
+def _compile_object(cc: str, flags: list[str], src: Path, obj: str) -> None:
+    """`src` compiled to `obj`, through a cache of objects keyed by the
+    compiler, its code-generation flags and the preprocessed source (as
+    ccache's preprocessor mode does): two flag sets that differ only in a
+    macro a file never reads (MLVM_CHECKS, a kernel's block size) build
+    that file once."""
+    base = [cc, *flags, "-I", str(INCLUDE_DIR)]
+    if any(f.startswith(_SIDE_FILE_FLAGS) for f in flags):
+        run_cc([*base, "-c", str(src), "-o", obj])
+        return
+    pre = subprocess.run([*base, "-E", str(src)], capture_output=True)
+    if pre.returncode != 0:  # the compile below reports the error
+        run_cc([*base, "-c", str(src), "-o", obj])
+        return
+    key = fingerprint(cc, cc_version(cc), *_code_flags(flags), pre.stdout)
+    cached = cache_dir() / "objects" / f"{key}.o"
+    if cached.exists():
+        shutil.copyfile(cached, obj)
+        return
+    run_cc([*base, "-c", str(src), "-o", obj])
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    part = cached.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+    shutil.copyfile(obj, part)
+    os.replace(part, cached)  # atomic: a concurrent build sees all of it or none
 
 
 def _keep_side_files(tmp: str, lib: Path, built: set[str]) -> None:

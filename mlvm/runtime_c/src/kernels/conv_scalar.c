@@ -18,8 +18,11 @@ int mlvm_conv2d_scalar_applies(const mlvm_conv2d_t *p)
 
 /* Output channels o0 .. o0+4 of one group at every position: two
  * positions of a row at a time where their windows have the same taps
- * inside the input (each weight loaded once for eight multiply-adds).
- * Not inlined: the two entries below share it. */
+ * inside the input (each weight loaded once for eight multiply-adds); a
+ * position alone (a border one, or the last of the row) runs the same loop
+ * with its own window as the second one's, whose sums are dropped: one
+ * loop body instead of two, for a few extra multiply-adds per row. Not
+ * inlined: the two entries below share it. */
 MLVM_NOINLINE static void four_channels(const mlvm_conv2d_t *p, mlvm_index_t cg, const float *x,
                           const float *w, const float *bias, float *out)
 {
@@ -34,45 +37,33 @@ MLVM_NOINLINE static void four_channels(const mlvm_conv2d_t *p, mlvm_index_t cg,
         mlvm_valid_span(iy0, p->dh, p->h, p->kh, &ilo, &ihi);
         for (ox = 0; ox < p->ow; ++ox) {
             const mlvm_index_t ix0 = ox * sw - p->pl;
-            float a0 = b0, a1 = b1, a2 = b2, a3 = b3;
+            float a0 = b0, a1 = b1, a2 = b2, a3 = b3, e0 = b0, e1 = b1, e2 = b2, e3 = b3;
+            mlvm_index_t step = 0; /* from the first window to the second */
             mlvm_valid_span(ix0, dw, p->w, p->kw, &jlo, &jhi);
             if (ox + 1 < p->ow) {
                 mlvm_valid_span(ix0 + sw, dw, p->w, p->kw, &jlo2, &jhi2);
-                if (jlo2 == jlo && jhi2 == jhi) {
-                    float e0 = b0, e1 = b1, e2 = b2, e3 = b3;
-                    for (c = 0; c < cg; ++c)
-                        for (i = ilo; i < ihi; ++i) {
-                            const float *xr = x + c * in_plane + (iy0 + i * p->dh) * p->w + ix0;
-                            const float *q = w + c * taps + i * p->kw;
-                            for (j = jlo; j < jhi; ++j) {
-                                const float v = xr[j * dw], u = xr[sw + j * dw];
-                                const float q0 = q[j], q1 = q[ws + j], q2 = q[2 * ws + j];
-                                const float q3 = q[3 * ws + j];
-                                MLVM_MADD(a0, v, q0), MLVM_MADD(e0, u, q0);
-                                MLVM_MADD(a1, v, q1), MLVM_MADD(e1, u, q1);
-                                MLVM_MADD(a2, v, q2), MLVM_MADD(e2, u, q2);
-                                MLVM_MADD(a3, v, q3), MLVM_MADD(e3, u, q3);
-                            }
-                        }
-                    o[ox] = a0, o[plane + ox] = a1, o[2 * plane + ox] = a2, o[3 * plane + ox] = a3;
-                    ++ox;
-                    o[ox] = e0, o[plane + ox] = e1, o[2 * plane + ox] = e2, o[3 * plane + ox] = e3;
-                    continue;
-                }
+                if (jlo2 == jlo && jhi2 == jhi)
+                    step = sw;
             }
             for (c = 0; c < cg; ++c)
                 for (i = ilo; i < ihi; ++i) {
                     const float *xr = x + c * in_plane + (iy0 + i * p->dh) * p->w + ix0;
                     const float *q = w + c * taps + i * p->kw;
                     for (j = jlo; j < jhi; ++j) {
-                        const float v = xr[j * dw];
-                        MLVM_MADD(a0, v, q[j]);
-                        MLVM_MADD(a1, v, q[ws + j]);
-                        MLVM_MADD(a2, v, q[2 * ws + j]);
-                        MLVM_MADD(a3, v, q[3 * ws + j]);
+                        const float v = xr[j * dw], u = xr[step + j * dw];
+                        const float q0 = q[j], q1 = q[ws + j], q2 = q[2 * ws + j];
+                        const float q3 = q[3 * ws + j];
+                        MLVM_MADD(a0, v, q0), MLVM_MADD(e0, u, q0);
+                        MLVM_MADD(a1, v, q1), MLVM_MADD(e1, u, q1);
+                        MLVM_MADD(a2, v, q2), MLVM_MADD(e2, u, q2);
+                        MLVM_MADD(a3, v, q3), MLVM_MADD(e3, u, q3);
                     }
                 }
             o[ox] = a0, o[plane + ox] = a1, o[2 * plane + ox] = a2, o[3 * plane + ox] = a3;
+            if (step != 0) {
+                ++ox;
+                o[ox] = e0, o[plane + ox] = e1, o[2 * plane + ox] = e2, o[3 * plane + ox] = e3;
+            }
         }
     }
 }

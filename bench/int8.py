@@ -1,6 +1,11 @@
 """int8 against f32, side by side in one run (one thread): for each model,
 mlvm f32, mlvm int8 (the mlvm-fuse-qdq integer path), onnxruntime f32 and
-onnxruntime int8, best of 5 rounds of calls, the four interleaved per round.
+onnxruntime int8. In each of `--rounds` rounds every runner times one
+batch of calls (about `--batch-ms`) on the thread's CPU clock, in an
+order that rotates from round to round; times are the medians over rounds,
+and a ratio is the median over rounds of the ratio of the two batches of a
+round (which slow spells of a shared machine disturb much less than
+either time).
 
 Models: the CNN of tests/frontend/onnx/test_qdq.py (16 channels, 16x16),
 and the ResNet-8 and DS-CNN of `make bench` (bench/onnx_models.py), each
@@ -9,13 +14,14 @@ quantized by onnxruntime's static quantizer after its own pre-processing
 QDQ, per-channel s8 weights, u8 activations, 8 seeded calibration inputs.
 Checks first that mlvm's int8 output equals onnxruntime's bit for bit.
 
-    python bench/int8.py [--calls N]
+    python bench/int8.py [--rounds N] [--batch-ms MS]
 """
 
 from __future__ import annotations
 
 import argparse
 import ctypes
+import statistics
 import sys
 import tempfile
 import time
@@ -57,17 +63,30 @@ def models(d: Path) -> dict[str, Path]:
     return out
 
 
-def best_us(fns: dict[str, Callable[[], object]], calls: int) -> dict[str, float]:
-    best = {k: float("inf") for k in fns}
-    for fn in fns.values():
+def per_call(fn: Callable[[], object], calls: int) -> float:
+    t = time.thread_time()
+    for _ in range(calls):
         fn()
-    for _ in range(5):
-        for k, fn in fns.items():
-            t = time.perf_counter()
-            for _ in range(calls):
-                fn()
-            best[k] = min(best[k], (time.perf_counter() - t) / calls * 1e6)
-    return best
+    return (time.thread_time() - t) / calls
+
+
+def rounds_us(fns: dict[str, Callable[[], object]], rounds: int, batch_ms: float) -> dict[str, list[float]]:
+    """Per runner, its time per call (us) in each round, the runners taking
+    turns in a rotating order; batches sized to about batch_ms."""
+    calls = {}
+    for k, fn in fns.items():
+        fn()
+        calls[k] = max(1, int(batch_ms * 1e-3 / max(per_call(fn, 20), 1e-7)))
+    out: dict[str, list[float]] = {k: [] for k in fns}
+    keys = list(fns)
+    for r in range(rounds):
+        for k in keys[r % len(keys):] + keys[:r % len(keys)]:
+            out[k].append(per_call(fns[k], calls[k]) * 1e6)
+    return out
+
+
+def ratio(a: list[float], b: list[float]) -> float:
+    return statistics.median(x / y for x, y in zip(a, b, strict=True))
 
 
 def qkernel_path(m: mlvm.Module) -> str:
@@ -78,7 +97,8 @@ def qkernel_path(m: mlvm.Module) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--calls", type=int, default=200)
+    ap.add_argument("--rounds", type=int, default=21)
+    ap.add_argument("--batch-ms", type=float, default=20.0)
     args = ap.parse_args()
     tmp = tempfile.TemporaryDirectory(prefix="mlvm-int8-")  # removed at exit, even on an error
     d = Path(tmp.name)
@@ -98,11 +118,12 @@ def main() -> None:
         if not np.array_equal(mq.main(x), oq.run(None, {inp.name: x})[0]):
             raise SystemExit(f"{name}: mlvm int8 differs from onnxruntime int8")
         path = qkernel_path(mq)
-        t = best_us({"mf": lambda: mf.main(x), "mq": lambda: mq.main(x),
-                     "of": lambda: of.run(None, {inp.name: x}),
-                     "oq": lambda: oq.run(None, {inp.name: x})}, args.calls)
+        r = rounds_us({"mf": lambda: mf.main(x), "mq": lambda: mq.main(x),
+                       "of": lambda: of.run(None, {inp.name: x}),
+                       "oq": lambda: oq.run(None, {inp.name: x})}, args.rounds, args.batch_ms)
+        t = {k: statistics.median(v) for k, v in r.items()}
         print(f"| {name} | {t['mf']:.1f} us | {t['mq']:.1f} us | {t['of']:.1f} us | {t['oq']:.1f} us | "
-              f"{t['mq'] / t['mf']:.2f}x | {t['mq'] / t['oq']:.2f}x |")
+              f"{ratio(r['mq'], r['mf']):.2f}x | {ratio(r['mq'], r['oq']):.2f}x |")
     print(f"\nint8 kernel path: {path}; outputs bit-identical to onnxruntime int8")
 
 

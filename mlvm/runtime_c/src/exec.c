@@ -931,6 +931,7 @@ static void conv2d_params(const mlvm_opts_t *o, const mlvm_slot_t *x,
     p->dh = one_if_zero(v[MLVM_CONV_DH]);
     p->dw = one_if_zero(v[MLVM_CONV_DW]);
     p->groups = one_if_zero(v[MLVM_CONV_GROUPS]);
+    p->w_panel = 0;
 }
 
 static mlvm_status_t exec_conv2d(mlvm_vm_t *vm, mlvm_op_t op,

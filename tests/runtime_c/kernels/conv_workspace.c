@@ -19,7 +19,7 @@ int main(void)
         mlvm_conv2d_t p;
         p.n = v[0], p.c = v[1], p.h = v[2], p.w = v[3], p.o = v[4], p.kh = v[5], p.kw = v[6];
         p.oh = v[7], p.ow = v[8], p.sh = v[9], p.sw = v[10], p.pt = v[11], p.pl = v[12];
-        p.dh = v[13], p.dw = v[14], p.groups = v[15];
+        p.dh = v[13], p.dw = v[14], p.groups = v[15], p.w_panel = 0;
         printf("%lu %d %lu %lu\n", (unsigned long)mlvm_conv2d_workspace(&p),
                mlvm_conv2d_scalar_applies(&p), (unsigned long)mlvm_conv2d_wino_workspace(&p),
                (unsigned long)mlvm_conv2d_wino4_workspace(&p));

@@ -213,6 +213,46 @@ static double *wino_tile_bound(const mlvm_conv2d_t *p, const double *bound, doub
     return tb;
 }
 
+/* The IHWO weights wi ([taps][o]) stored in panels of 32 channels, as the
+ * compiler stores them where o is a multiple of 32 (w_panel): the same
+ * bits as with wi, with the workspace and without. */
+static void check_ihwo_panels(const mlvm_conv2d_t *p, const float *x, const float *wi,
+                              const float *bias, void *ws, const char *what)
+{
+    const mlvm_index_t taps = p->c * p->kh * p->kw, size = p->n * p->o * p->oh * p->ow;
+    mlvm_conv2d_t q = *p;
+    float *wp, *out, *plain;
+    mlvm_index_t oc, t;
+    char what_p[200];
+    int pass;
+    if (p->o % 32 != 0)
+        return;
+    wp = (float *)malloc((size_t)(p->o * taps) * sizeof *wp);
+    out = (float *)malloc((size_t)size * sizeof *out);
+    plain = (float *)malloc((size_t)size * sizeof *plain);
+    for (oc = 0; oc < p->o; ++oc)
+        for (t = 0; t < taps; ++t)
+            wp[(oc / 32) * 32 * taps + t * 32 + oc % 32] = wi[t * p->o + oc];
+    q.w_panel = 32;
+    for (pass = 0; pass < 2; ++pass) {
+        for (t = 0; t < size; ++t)
+            out[t] = plain[t] = NAN;
+        mlvm_conv2d_ihwo_f32(p, x, wi, bias, plain, pass == 0 ? ws : NULL, NULL, NULL);
+        mlvm_conv2d_ihwo_f32(&q, x, wp, bias, out, pass == 0 ? ws : NULL, NULL, NULL);
+        snprintf(what_p, sizeof what_p, "%s [panels of 32%s]", what, pass == 0 ? "" : ", no ws");
+        for (t = 0; t < size; ++t)
+            if (memcmp(&out[t], &plain[t], sizeof *out) != 0) {
+                ++failures;
+                fprintf(stderr, "%s: element %ld is %.9g, want %.9g\n", what_p, (long)t, out[t],
+                        plain[t]);
+                break;
+            }
+    }
+    free(wp);
+    free(out);
+    free(plain);
+}
+
 /* A 3x3 stride-1 convolution by Winograd's F(2x2, 3x3) and F(4x4, 3x3):
  * the weights transformed as the compiler stores them (G g G^T in double,
  * rounded once, [(m + 2)^2][o][c / groups]), a workspace of exactly the
@@ -278,6 +318,7 @@ static void check_conv_sw(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_i
     p.n = n, p.c = c, p.h = h, p.w = w, p.o = o, p.kh = kh, p.kw = kw;
     p.oh = (h + pad[0] + pad[2] - d * (kh - 1) - 1) / s + 1;
     p.sh = s, p.sw = sw, p.pt = pad[0], p.pl = pad[1], p.dh = d, p.dw = dw, p.groups = groups;
+    p.w_panel = 0;
     p.ow = (w + pad[1] + pad[3] - dw * (kw - 1) - 1) / p.sw + 1;
     size = n * o * p.oh * p.ow;
     x = random_array((size_t)(n * c * h * w));
@@ -384,6 +425,7 @@ static void check_conv_sw(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_i
             strncat(what, " [no ws]", sizeof what - strlen(what) - 1);
             compare(what, (size_t)size, out, want, bound);
             check_conv_clamp(mlvm_conv2d_ihwo_f32, &p, x, wi, bias ? bv : NULL, NULL, what);
+            check_ihwo_panels(&p, x, wi, bias ? bv : NULL, ws, what);
             free(wi);
         }
         free(ws);

@@ -80,6 +80,12 @@ void mlvm_gelu_erf_f32(size_t n, const float *a, float *out);
  * padding is top (pt) and left (pl); bottom and right follow from oh, ow. */
 typedef struct mlvm_conv2d {
     mlvm_index_t n, c, h, w, o, kh, kw, oh, ow, sh, sw, pt, pl, dh, dw, groups;
+    /* The IHWO entries only (mlvm_conv2d_ihwo_*): 0 for weights stored
+     * [C][KH][KW][O], or P (a multiple of 32) for [ceil(O / P)][C][KH][KW][P],
+     * each panel's weights contiguous (zero past O); every other entry
+     * ignores it. Set every field: a descriptor built field by field
+     * needs w_panel = 0 too. */
+    mlvm_index_t w_panel;
 } mlvm_conv2d_t;
 void mlvm_conv2d_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                      const float *bias, float *out);

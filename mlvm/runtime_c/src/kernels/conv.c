@@ -856,6 +856,14 @@ void mlvm_conv2d_direct_ws_f32(const mlvm_conv2d_t *p, const float *x, const flo
 #endif
 }
 
+/* Where IHWO weights keep tap t of output channel o: [taps][o], or in
+ * panels of w_panel channels, [o / P][taps][P]. */
+static mlvm_index_t ihwo_at(const mlvm_conv2d_t *p, mlvm_index_t t, mlvm_index_t o)
+{
+    const mlvm_index_t wp = p->w_panel, taps = p->c * p->kh * p->kw;
+    return wp != 0 ? (o / wp) * wp * taps + t * wp + o % wp : t * p->o + o;
+}
+
 /* IHWO weights without a workspace (not what the compiler plans): the sums
  * directly, in the taps' order. */
 static void ihwo_loops(const mlvm_conv2d_t *p, const float *x, const float *w, const float *bias,
@@ -874,7 +882,7 @@ static void ihwo_loops(const mlvm_conv2d_t *p, const float *x, const float *w, c
                                 const mlvm_index_t ix = ox * p->sw + j * p->dw - p->pl;
                                 if (iy >= 0 && iy < p->h && ix >= 0 && ix < p->w)
                                     MLVM_MADD(s, x[((n * p->c + c) * p->h + iy) * p->w + ix],
-                                              w[((c * p->kh + i) * p->kw + j) * p->o + o]);
+                                              w[ihwo_at(p, (c * p->kh + i) * p->kw + j, o)]);
                             }
                     out[((n * p->o + o) * p->oh + oy) * p->ow + ox] =
                         s + (bias != NULL ? bias[o] : 0.0f);
@@ -889,6 +897,7 @@ static void ihwo_cvec(const mlvm_conv2d_t *p, const float *w, const float *bias,
     g->n = p->o;
     g->k = p->c * p->kh * p->kw;
     g->w = w;
+    g->w_panel = p->w_panel;
     g->bias = bias;
     g->images = 1;
     g->x_image = p->c * p->h * p->w;

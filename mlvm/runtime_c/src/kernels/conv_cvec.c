@@ -85,7 +85,7 @@ MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
     __m512 c0[MLVM_CV_MR], c1[MLVM_CV_MR];
     const __mmask16 m0 = (__mmask16)(nr >= 16 ? 0xFFFFu : (1u << nr) - 1u);
     const __mmask16 m1 = (__mmask16)(nr >= 32 ? 0xFFFFu : nr <= 16 ? 0u : (1u << (nr - 16)) - 1u);
-    const mlvm_index_t n = g->n, k = g->k;
+    const mlvm_index_t n = g->w_panel != 0 ? g->w_panel : g->n, k = g->k;
     mlvm_index_t kk;
     int r;
     for (r = 0; r < mr; ++r) {
@@ -162,7 +162,7 @@ MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
     __m256 c0[MLVM_CV_MR], c1[MLVM_CV_MR];
     const __m256i m0 = cv_mask(nr), m1 = cv_mask(nr - 8);
     const int full = nr == MLVM_CV_NR;
-    const mlvm_index_t n = g->n, k = g->k;
+    const mlvm_index_t n = g->w_panel != 0 ? g->w_panel : g->n, k = g->k;
     mlvm_index_t kk;
     int r;
     for (r = 0; r < mr; ++r) {
@@ -198,7 +198,7 @@ MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
 MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
                              const float **rp, const float *w, int nr, cv_tile_t t)
 {
-    const mlvm_index_t n = g->n, k = g->k;
+    const mlvm_index_t n = g->w_panel != 0 ? g->w_panel : g->n, k = g->k;
     const int j1 = nr > 1 ? 1 : 0, j2 = nr > 2 ? 2 : j1, j3 = nr > 3 ? 3 : j2;
     MLVM_SUMS_4X4;
     mlvm_index_t kk;
@@ -236,7 +236,7 @@ MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
 MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
                              const float **rp, const float *w, int nr, cv_tile_t t)
 {
-    const mlvm_index_t n = g->n, k = g->k;
+    const mlvm_index_t n = g->w_panel != 0 ? g->w_panel : g->n, k = g->k;
     mlvm_index_t kk;
     int r, j;
     (void)wide;
@@ -302,16 +302,19 @@ MLVM_ALWAYS_INLINE void cvec_all(const mlvm_cvec_t *g, const int by_off)
     for (j0 = 0; j0 < g->n; j0 += MLVM_CV_NR) {
         const int nr = (int)(g->n - j0 < MLVM_CV_NR ? g->n - j0 : MLVM_CV_NR);
         const int wide = MLVM_CV_WIDE(nr);
+        const mlvm_index_t wp = g->w_panel;
+        /* the sliver's weights: in its panel, or in the rows of all n */
+        const float *wj = wp != 0 ? g->w + (j0 / wp) * wp * g->k + j0 % wp : g->w + j0;
         for (q0 = 0; q0 < total; q0 += MLVM_CV_MR) {
             const int mr = (int)(total - q0 < MLVM_CV_MR ? total - q0 : MLVM_CV_MR);
             tile_rows(g, q0, mr, rp, op);
             if (mr == MLVM_CV_MR) {
                 if (wide)
-                    kern(g, by_off, MLVM_CV_MR, 1, rp, g->w + j0, nr, t);
+                    kern(g, by_off, MLVM_CV_MR, 1, rp, wj, nr, t);
                 else
-                    kern(g, by_off, MLVM_CV_MR, 0, rp, g->w + j0, nr, t);
+                    kern(g, by_off, MLVM_CV_MR, 0, rp, wj, nr, t);
             } else {
-                ragged(g, by_off, mr, wide, rp, g->w + j0, nr, t);
+                ragged(g, by_off, mr, wide, rp, wj, nr, t);
             }
 #ifdef MLVM_CV_STORE8
             if (mr == 8 && op[7] == op[0] + 7) { /* eight outputs in one plane */

@@ -1,7 +1,9 @@
 /* Internal: convolution as a product with the output channels in the
  * vector lanes (conv_cvec.c), for weights stored [taps][o] ("IHWO").
  *
- * out[j * m + q] = bias[j] + sum_t x[off(t) + at(q)] * w[t * n + j] for
+ * out[j * m + q] = bias[j] + sum_t x[off(t) + at(q)] * w[t * n + j] (or, with
+ * w_panel = P, w[(j / P) * P * k + t * P + j % P]: each panel's weights
+ * contiguous, read in order by its slivers) for
  * output channel j < n and output position q < m of each image (x and out
  * advanced by x_image and out_image per image), where at(q) = (q / ow) *
  * wq + q % ow (a position's flat index in an input copy of row pitch wq)
@@ -23,7 +25,8 @@ typedef struct mlvm_cvec {
     const float *x;
     const mlvm_index_t *off; /* or NULL: off(t) = t * t_stride */
     mlvm_index_t t_stride;
-    const float *w;          /* k x n */
+    const float *w;          /* k x n, or in panels (w_panel) */
+    mlvm_index_t w_panel;    /* 0, or w stored [ceil(n / w_panel)][k][w_panel] (a multiple of 32) */
     const float *bias;       /* n, or NULL */
     float *out;              /* n x m */
 } mlvm_cvec_t;

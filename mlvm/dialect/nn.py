@@ -41,7 +41,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from mlvm.dialect.base import MlvmOp, result_shape, type_str
 from mlvm.dialect.elements import ALL
-from mlvm.dialect.ops import UnaryOp, _f32_prop, from_wino
+from mlvm.dialect.ops import PANEL_MULTIPLE, UnaryOp, _f32_prop, from_panels, from_wino
 from mlvm.dialect.shapes import LAYER_NORM_EPS, Shape, contiguous_strides, normalize_axis
 
 if TYPE_CHECKING:
@@ -611,6 +611,11 @@ def conv2d_dims(self: MlvmOp, xv: SSAValue, wv: SSAValue, bias: SSAValue | None,
         if (_ints(self, "strides", (1, 1)), _ints(self, "dilations", (1, 1))) != ((1, 1), (1, 1)):
             raise VerifyException(f"{self.name}: w_layout {layout} needs strides and dilations 1")
         o, cg, kh, kw = sw[1], sw[2], 3, 3
+    elif layout == "ihwo" and len(sw) == 5:  # in panels (ParamOp `panel`)
+        if sw[4] < PANEL_MULTIPLE or sw[4] % PANEL_MULTIPLE:
+            raise VerifyException(f"{self.name}: w {tw} in panels must be [P, C, KH, KW, width], "
+                                  f"width a multiple of {PANEL_MULTIPLE}")
+        cg, kh, kw, o = sw[1], sw[2], sw[3], sw[0] * sw[4]
     elif len(sw) != 4:
         raise VerifyException(f"{self.name}: w {tw} must be rank 4 (OIHW)")
     elif layout == "ihwo":
@@ -879,7 +884,8 @@ class Conv2dOp(ConvWindowOp):
     w = operand_def(TensorType)
     bias = opt_operand_def(TensorType)
     result = result_def(TensorType)
-    # "ihwo": w is stored [C][KH][KW][O]; "wino23" / "wino43": [16 or 36][O][C]
+    # "ihwo": w is stored [C][KH][KW][O], or [O / P][C][KH][KW][P] in panels of
+    # P channels (a multiple of 32); "wino23" / "wino43": [16 or 36][O][C]
     # for Winograd (set by mlvm-pack-weights on constant weights; see
     # conv2d_prefers_ihwo, conv2d_prefers_wino and conv2d_wino_tile)
     w_layout = opt_prop_def(StringAttr)
@@ -904,6 +910,8 @@ class Conv2dOp(ConvWindowOp):
         d = self.dims()
         x, w = inputs[0], inputs[1]
         if self.ihwo():
+            if w.ndim == 5:
+                w = from_panels(w, d["o"])
             w = np.transpose(w, (3, 0, 1, 2))
         elif self.layout() in WINO_LAYOUTS:
             w = from_wino(w)
@@ -943,15 +951,22 @@ class Conv2dOp(ConvWindowOp):
         return _str(self, "w_layout", "oihw")
 
     def ihwo(self) -> bool:
-        """Whether w is stored [C][KH][KW][O] (mlvm_conv2d_ihwo_f32)."""
+        """Whether w is stored [C][KH][KW][O] (mlvm_conv2d_ihwo_f32), or so in
+        panels (`w_panel`)."""
         return self.layout() == "ihwo"
 
+    def w_panel(self) -> int:
+        """The width of the panels IHWO weights are stored in
+        ([O / width][C][KH][KW][width]), or 0."""
+        sw = self.shape_of(self.w, "w")
+        return sw[-1] if self.ihwo() and len(sw) == 5 else 0
+
     def descriptor(self, cg: Lowering) -> str:
-        """A static mlvm_conv2d_t of the op's sizes."""
+        """A static mlvm_conv2d_t of the op's sizes and w_panel."""
         d = self.dims()
         init = ", ".join(str(d[k]) for k in (
             "n", "c", "h", "w", "o", "kh", "kw", "oh", "ow", "sh", "sw", "pt", "pl", "dh", "dw", "groups"))
-        return cg.const_struct("mlvm_conv2d_t", init)
+        return cg.const_struct("mlvm_conv2d_t", f"{init}, {self.w_panel()}")
 
     def lower(self, cg: Lowering) -> None:
         if prod(result_shape(self)) == 0:

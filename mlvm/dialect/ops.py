@@ -161,9 +161,10 @@ class ParamOp(MlvmOp):
     dim i is the archive's dim perm[i]): the compiler stores weights in the
     layout their kernel reads (see the mlvm-pack-weights pass), while the
     archive keeps the layout the model was written with. With `panel` =
-    [width, columns] as well, that (transposed) [K, N] matrix is stored in
-    panels: [ceil(N / width), K, width], column j of row k at [j / width, k,
-    j % width], zero past column N (a matmul's `rhs_panel` reads it so).
+    [width, columns] as well, that (transposed) [..., N] array is stored in
+    panels: [ceil(N / width), ..., width], column j of row k at [j / width,
+    k, j % width], zero past column N (a rank-2 matmul's `rhs_panel` reads
+    a [K, N] one so, a conv2d with `w_layout = "ihwo"` a [C, KH, KW, O] one).
     With `lanes` = [I, KH, KW] instead, an i8 [O, I, KH, KW] convolution
     weight is stored [O, 4 k] in the lanes the int8 convolution kernel reads
     (`to_qlanes`; an int8 convolution's `w_lanes` reads it so). With `wino`
@@ -227,16 +228,16 @@ class ParamOp(MlvmOp):
             return None
         vals = _array_prop(self, "panel")
         shape = self.shape_of(self.result, "result")
-        ok = len(vals) == 2 and len(shape) == 3 and vals[0] >= PANEL_MULTIPLE
+        ok = len(vals) == 2 and len(shape) >= 3 and vals[0] >= PANEL_MULTIPLE
         if ok:
             width, cols = vals
-            ok = width % PANEL_MULTIPLE == 0 and cols > 0 and shape[2] == width
+            ok = width % PANEL_MULTIPLE == 0 and cols > 0 and shape[-1] == width
             ok = ok and shape[0] == -(-cols // width)
         if not ok:
             raise VerifyException(
                 f"{self.name}: panel [{', '.join(map(str, vals))}] does not describe "
                 f"{type_str(self.result.type)}: [width, columns] with width a multiple of "
-                f"{PANEL_MULTIPLE} stores a [K, columns] matrix as [ceil(columns / width), K, width]"
+                f"{PANEL_MULTIPLE} stores a [..., columns] array as [ceil(columns / width), ..., width]"
             )
         return vals[0], vals[1]
 
@@ -250,7 +251,7 @@ class ParamOp(MlvmOp):
         if lanes is not None:
             return (shape[0], *lanes)
         pan = self.panels()
-        return shape if pan is None else (shape[1], pan[1])
+        return shape if pan is None else (*shape[1:-1], pan[1])
 
     def permutation(self) -> tuple[int, ...] | None:
         """The verified perm, or None for the archive's own layout."""
@@ -318,12 +319,19 @@ def matmul_prefers_panels(k: int, n: int) -> bool:
 
 
 def to_panels(b: np.ndarray, width: int) -> np.ndarray:
-    """A [K, N] matrix as [ceil(N / width), K, width] panels, zero-padded."""
-    k, n = b.shape
+    """An [..., N] array as [ceil(N / width), ..., width] panels, zero-padded
+    (a [K, N] matrix as [ceil(N / width), K, width])."""
+    n = b.shape[-1]
     np_ = -(-n // width)
-    padded = np.zeros((k, np_ * width), dtype=b.dtype)
-    padded[:, :n] = b
-    return np.ascontiguousarray(padded.reshape(k, np_, width).transpose(1, 0, 2))
+    padded = np.zeros((*b.shape[:-1], np_ * width), dtype=b.dtype)
+    padded[..., :n] = b
+    return np.ascontiguousarray(np.moveaxis(padded.reshape(*b.shape[:-1], np_, width), -2, 0))
+
+
+def from_panels(p: np.ndarray, cols: int) -> np.ndarray:
+    """The [..., cols] array `to_panels` stored as `p`."""
+    whole = np.moveaxis(p, 0, -2)
+    return np.ascontiguousarray(whole.reshape(*whole.shape[:-2], -1)[..., :cols])
 
 
 # Winograd's F(m x m, 3x3) (conv_wino.c): U = G g G^T of each 3x3 kernel g,
@@ -387,12 +395,6 @@ def from_qlanes(lanes: np.ndarray, cg: int, kh: int, kw: int) -> np.ndarray:
     q = -(-cg // 4)
     w = lanes.reshape(o, q, kh, kw, 4).transpose(0, 1, 4, 2, 3).reshape(o, 4 * q, kh, kw)
     return np.ascontiguousarray(w[:, :cg])
-
-
-def from_panels(p: np.ndarray, cols: int) -> np.ndarray:
-    """The [K, cols] matrix that `to_panels` stored as p."""
-    np_, k, width = p.shape
-    return np.ascontiguousarray(p.transpose(1, 0, 2).reshape(k, np_ * width)[:, :cols])
 
 
 @irdl_op_definition

@@ -15,7 +15,12 @@ pack them on every call.
 A parameter only ever read as the weights of conv2d ops that run faster with
 the output channels in the vector lanes (`conv2d_prefers_ihwo`: small maps,
 given the workspace the memory plan gives them) is stored [C][KH][KW][O]
-(`perm` [1, 2, 3, 0]) and those convolutions get `w_layout = "ihwo"`.
+(`perm` [1, 2, 3, 0]) and those convolutions get `w_layout = "ihwo"`; with
+more than 32 output channels, a multiple of 32, in panels of 32 channels
+(`panel` [32, O] as well: [O / 32][C][KH][KW][32]), so that the kernel's
+slivers read their weights in order, from contiguous memory, where rows of
+all O channels had put each tap's 128 bytes on a page of its own (a
+ResNet-50's 2048-channel weights streamed from memory that way).
 
 A parameter only ever read as the 3x3 weights of stride-1 conv2d ops that
 run faster by Winograd's minimal filtering (`conv2d_prefers_wino`, given
@@ -173,8 +178,13 @@ class PackWeightsPass(ModulePass):
             self._replace(p, props, [(m + 2) * (m + 2), o, c], _wino_marker(m))
             return
         elif len(shape) == 4 and all(self._conv_wants_ihwo(u.operation, u.index) for u in uses):
-            self._replace(p, {"perm": _ints([base[i] for i in _IHWO])},
-                          [shape[i] for i in _IHWO], _set_ihwo)
+            ihwo = [shape[i] for i in _IHWO]
+            props = {"perm": _ints([base[i] for i in _IHWO])}
+            o = ihwo[3]
+            if o > PANEL_MULTIPLE and o % PANEL_MULTIPLE == 0:  # in panels: no padding
+                props["panel"] = _ints([PANEL_MULTIPLE, o])
+                ihwo = [o // PANEL_MULTIPLE, *ihwo[:3], PANEL_MULTIPLE]
+            self._replace(p, props, ihwo, _set_ihwo)
             return
         if len(shape) != 2 or not all(_is_plain_rhs(u.operation, u.index) for u in uses):
             return

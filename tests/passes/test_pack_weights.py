@@ -193,6 +193,9 @@ def test_small_map_conv_same_results_packed_or_not(tmp_path: Path, n: int, c: in
     packed_c, _ = compile_to_c(*parse_file(path)[:1], tmp_path / "a.c", params, str(path), opts)
     # the IHWO entry of the convolution's kind (with its workspace, or 1x1)
     assert ("mlvm_conv2d_ihwo_ws_f32(" if ws else "mlvm_conv2d_ihwo_pointwise_f32(") in packed_c
+    # in panels of 32 channels (the descriptor's w_panel) where o is a multiple of 32 past one panel
+    panels = re.search(r"mlvm_conv2d_t \w+ = \{(?:\d+, ){16}32\};", packed_c) is not None
+    assert panels == (o % 32 == 0 and o > 32), packed_c
     packed = mlvm.compile(path, params=params, options=opts).main(x)
     plain = mlvm.compile(path, params=params,
                          options=CompileOptions(workspaces=ws, pack_weights=False)).main(x)

@@ -10,9 +10,9 @@
 // CHECK: #define MODULE_CONV_ARENA_BYTES 2688u
 // CHECK: #define MODULE_DEPTHWISE_ARENA_BYTES 2880u
 // CHECK: #define MODULE_POINTWISE_ARENA_BYTES 0u
-// CHECK-DAG: static const mlvm_conv2d_t [[C:module__s[0-9]+]] = {2, 4, 9, 11, 6, 3, 2, 5, 4, 2, 3, 1, 0, 1, 1, 2};
-// CHECK-DAG: static const mlvm_conv2d_t [[D:module__s[0-9]+]] = {1, 6, 13, 7, 6, 3, 3, 9, 3, 1, 1, 0, 0, 2, 2, 6};
-// CHECK-DAG: static const mlvm_conv2d_t [[P:module__s[0-9]+]] = {1, 8, 3, 5, 4, 1, 1, 3, 5, 1, 1, 0, 0, 1, 1, 1};
+// CHECK-DAG: static const mlvm_conv2d_t [[C:module__s[0-9]+]] = {2, 4, 9, 11, 6, 3, 2, 5, 4, 2, 3, 1, 0, 1, 1, 2, 0};
+// CHECK-DAG: static const mlvm_conv2d_t [[D:module__s[0-9]+]] = {1, 6, 13, 7, 6, 3, 3, 9, 3, 1, 1, 0, 0, 2, 2, 6, 0};
+// CHECK-DAG: static const mlvm_conv2d_t [[P:module__s[0-9]+]] = {1, 8, 3, 5, 4, 1, 1, 3, 5, 1, 1, 0, 0, 1, 1, 1, 0};
 // CHECK-LABEL: mlvm_status_t module_conv({{[^;]*$}}
 // CHECK: mlvm_conv2d_direct_ws_f32(&[[C]], in_x, in_w, in_b, out0, ((void *)(arena + 0)), NULL, NULL);
 // CHECK-LABEL: mlvm_status_t module_depthwise({{[^;]*$}}

@@ -247,7 +247,7 @@ func.func @f() -> tensor<2x8x32xf32> {
   %0 = "mlvm.param"() <{name = "w", panel = array<i64: 32, 70>}> : () -> tensor<2x8x32xf32>
   func.return %0 : tensor<2x8x32xf32>
 }
-// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.param: panel [32, 70] does not describe tensor<2x8x32xf32>: [width, columns] with width a multiple of 32 stores a [K, columns] matrix as [ceil(columns / width), K, width]
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.param: panel [32, 70] does not describe tensor<2x8x32xf32>: [width, columns] with width a multiple of 32 stores a [..., columns] array as [ceil(columns / width), ..., width]
 
 // -----
 func.func @f() -> tensor<1x8x16xf32> {
@@ -318,3 +318,11 @@ func.func @f(%a: tensor<4x3xui8>, %s: tensor<f32>, %z: tensor<ui8>, %zi: tensor<
   func.return %0 : tensor<4x3xui8>
 }
 // CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.qadd: a_zero_point tensor<i8> must have element type ui8
+
+// -----
+// IHWO weights in panels: [P, C, KH, KW, width], width a multiple of 32.
+func.func @f(%x: tensor<1x4x5x5xf32>, %w: tensor<2x4x3x3x16xf32>) -> tensor<1x32x5x5xf32> {
+  %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "ihwo"}> : (tensor<1x4x5x5xf32>, tensor<2x4x3x3x16xf32>) -> tensor<1x32x5x5xf32>
+  func.return %0 : tensor<1x32x5x5xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.conv2d: w tensor<2x4x3x3x16xf32> in panels must be [P, C, KH, KW, width], width a multiple of 32

@@ -49,11 +49,13 @@ func.func @must_not(%x: tensor<5x5xf32>) -> (tensor<5x5xf32>, tensor<5x5xf32>, t
 // -----
 // A convolution over a small map (8x8: NCHW lanes a quarter idle, rows
 // copied out of the padded pitch) reads its constant weights [I][H][W][O],
-// the output channels in the lanes; a 1x1 over a 3x3 map likewise.
+// the output channels in the lanes, here in panels of 32 channels
+// ([O / 32][I][H][W][32]: 64 channels); a 1x1 over a 3x3 map likewise, its
+// 32 channels one panel, the plain layout.
 // CHECK-LABEL: func.func @small_map
-// CHECK: %w = "mlvm.param"() <{name = "w", perm = array<i64: 1, 2, 3, 0>}> : () -> tensor<64x3x3x64xf32>
+// CHECK: %w = "mlvm.param"() <{name = "w", perm = array<i64: 1, 2, 3, 0>, panel = array<i64: 32, 64>}> : () -> tensor<2x64x3x3x32xf32>
 // CHECK: %b = "mlvm.param"() <{name = "b"}> : () -> tensor<64xf32>
-// CHECK: "mlvm.conv2d"(%x, %w, %b) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "ihwo"}> : (tensor<1x64x8x8xf32>, tensor<64x3x3x64xf32>, tensor<64xf32>)
+// CHECK: "mlvm.conv2d"(%x, %w, %b) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "ihwo"}> : (tensor<1x64x8x8xf32>, tensor<2x64x3x3x32xf32>, tensor<64xf32>)
 // CHECK: %p = "mlvm.param"() <{name = "p", perm = array<i64: 1, 2, 3, 0>}> : () -> tensor<64x1x1x32xf32>
 // CHECK: "mlvm.conv2d"(%y, %p) <{w_layout = "ihwo"}>
 func.func @small_map(%x: tensor<1x64x8x8xf32>, %y: tensor<2x64x3x3xf32>) -> (tensor<1x64x8x8xf32>, tensor<2x32x3x3xf32>) {
@@ -70,9 +72,9 @@ func.func @small_map(%x: tensor<1x64x8x8xf32>, %y: tensor<2x64x3x3xf32>) -> (ten
 // channels 3x3 on 28x28 (1152 taps, a 392 KiB input), 2048 to 512 1x1 on
 // 7x7 (a 392 KiB input).
 // CHECK-LABEL: func.func @mid_map
-// CHECK: %w = "mlvm.param"() <{name = "w", perm = array<i64: 1, 2, 3, 0>}> : () -> tensor<128x3x3x128xf32>
+// CHECK: %w = "mlvm.param"() <{name = "w", perm = array<i64: 1, 2, 3, 0>, panel = array<i64: 32, 128>}> : () -> tensor<4x128x3x3x32xf32>
 // CHECK: "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "ihwo"}>
-// CHECK: %p = "mlvm.param"() <{name = "p", perm = array<i64: 1, 2, 3, 0>}> : () -> tensor<2048x1x1x512xf32>
+// CHECK: %p = "mlvm.param"() <{name = "p", perm = array<i64: 1, 2, 3, 0>, panel = array<i64: 32, 512>}> : () -> tensor<16x2048x1x1x32xf32>
 // CHECK: "mlvm.conv2d"(%y, %p) <{w_layout = "ihwo"}>
 func.func @mid_map(%x: tensor<1x128x28x28xf32>, %y: tensor<1x2048x7x7xf32>) -> (tensor<1x128x28x28xf32>, tensor<1x512x7x7xf32>) {
   %w = "mlvm.param"() <{name = "w"}> : () -> tensor<128x128x3x3xf32>
@@ -176,4 +178,17 @@ func.func @qconv_must_not(%x: tensor<1x6x5x5xui8>, %wi: tensor<8x6x3x3xi8>, %zx:
   %1 = "mlvm.qconv2d"(%x, %d, %zx, %zw) <{groups = 6 : i64}> : (tensor<1x6x5x5xui8>, tensor<6x1x3x3xi8>, tensor<ui8>, tensor<i8>) -> tensor<1x6x3x3xi32>
   %2 = "mlvm.qconv2d"(%x, %wi, %zx, %zw) : (tensor<1x6x5x5xui8>, tensor<8x6x3x3xi8>, tensor<ui8>, tensor<i8>) -> tensor<1x8x3x3xi32>
   func.return %0, %1, %2 : tensor<1x8x3x3xi32>, tensor<1x6x3x3xi32>, tensor<1x8x3x3xi32>
+}
+
+// -----
+// Output channels not a multiple of 32 (48): the IHWO weights stay in rows
+// of all channels (panels would need padding, which the convolution's
+// sizes, taken from w, could not tell apart).
+// CHECK-LABEL: func.func @ihwo_no_panels
+// CHECK: %p = "mlvm.param"() <{name = "p", perm = array<i64: 1, 2, 3, 0>}> : () -> tensor<64x1x1x48xf32>
+// CHECK: "mlvm.conv2d"(%y, %p) <{w_layout = "ihwo"}>
+func.func @ihwo_no_panels(%y: tensor<2x64x3x3xf32>) -> tensor<2x48x3x3xf32> {
+  %p = "mlvm.param"() <{name = "p"}> : () -> tensor<48x64x1x1xf32>
+  %0 = "mlvm.conv2d"(%y, %p) : (tensor<2x64x3x3xf32>, tensor<48x64x1x1xf32>) -> tensor<2x48x3x3xf32>
+  func.return %0 : tensor<2x48x3x3xf32>
 }

@@ -85,8 +85,9 @@ def test_runtime_objects_are_shared_between_flag_sets_that_read_alike(
 ) -> None:
     """A macro a runtime file never reads does not rebuild that file: the
     second library (MLVM_CHECKS) compiles only the files whose preprocessed
-    text it changes, and reuses the rest; a code-generation flag (-O1)
-    rebuilds every file."""
+    text it changes, and reuses the rest (with -D NAME as two arguments
+    too); a code-generation flag (-O1), or one that records the command
+    line in the object, rebuilds every file."""
     from mlvm.codegen import cc
 
     monkeypatch.setenv("MLVM_CACHE_DIR", str(tmp_path / "cache"))
@@ -107,7 +108,13 @@ def test_runtime_objects_are_shared_between_flag_sets_that_read_alike(
     b = cc.runtime_library("gcc", [*flags, "-DMLVM_CHECKS"], sources=files)
     assert compiled == ["tensor.c"] and a != b
     compiled.clear()
+    cc.runtime_library("gcc", [*flags, "-D", "MLVM_CHECKS", "-U", "NDEBUG"], sources=files)
+    assert compiled == []  # the two-argument forms: b's objects again
     cc.runtime_library("gcc", ["-std=c99", "-O1"], sources=files)
+    assert sorted(compiled) == ["arena.c", "shape.c", "tensor.c"]
+    compiled.clear()
+    # a flag that records the command line in the object: never shared
+    cc.runtime_library("gcc", [*flags, "-frecord-gcc-switches"], sources=files)
     assert sorted(compiled) == ["arena.c", "shape.c", "tensor.c"]
 
 

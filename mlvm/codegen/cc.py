@@ -9,7 +9,6 @@ import shlex
 import shutil
 import subprocess
 import tempfile
-import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -192,14 +191,19 @@ def _build_runtime(lib: Path, cc: str, flags: list[str], sources: list[Path],
 
 
 # Flags that make the compiler write files beside the object (kept with the
-# library, see _keep_side_files): such builds are not shared through the
-# object cache.
-_SIDE_FILE_FLAGS = ("-fcallgraph-info", "-fstack-usage", "-save-temps", "-MD", "-MMD")
+# library, see _keep_side_files), or record in the object what the
+# preprocessed text does not show (command-line macros in debug info, the
+# flags themselves): such builds are not shared through the object cache.
+_UNSHARED_FLAGS = ("-fcallgraph-info", "-fstack-usage", "-save-temps", "-MD", "-MMD", "-MF",
+                   "--coverage", "-ftest-coverage", "-fprofile-arcs", "-gsplit-dwarf", "-fdump-",
+                   "-fsave-optimization-record", "-ftime-trace", "-fdebug-macro",
+                   "-frecord-gcc-switches", "-grecord-command-line")
 
 
 def _code_flags(flags: list[str]) -> list[str]:
     """`flags` without the preprocessor's (-D, -U, -I): their whole effect
-    is in the preprocessed text."""
+    is in the preprocessed text (-I also reaches the assembler, which only
+    an inline `.include` or `.incbin` would see: the runtime has none)."""
     out: list[str] = []
     skip = False
     for f in flags:
@@ -219,7 +223,7 @@ def _compile_object(cc: str, flags: list[str], src: Path, obj: str) -> None:
     macro a file never reads (MLVM_CHECKS, a kernel's block size) build
     that file once."""
     base = [cc, *flags, "-I", str(INCLUDE_DIR)]
-    if any(f.startswith(_SIDE_FILE_FLAGS) for f in flags):
+    if any(f.startswith(_UNSHARED_FLAGS) for f in flags):
         run_cc([*base, "-c", str(src), "-o", obj])
         return
     pre = subprocess.run([*base, "-E", str(src)], capture_output=True)
@@ -228,14 +232,29 @@ def _compile_object(cc: str, flags: list[str], src: Path, obj: str) -> None:
         return
     key = fingerprint(cc, cc_version(cc), *_code_flags(flags), pre.stdout)
     cached = cache_dir() / "objects" / f"{key}.o"
-    if cached.exists():
+    try:
         shutil.copyfile(cached, obj)
         return
+    except OSError:  # not cached (or unreadable): compile it
+        pass
     run_cc([*base, "-c", str(src), "-o", obj])
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    part = cached.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-    shutil.copyfile(obj, part)
-    os.replace(part, cached)  # atomic: a concurrent build sees all of it or none
+    _store_object(obj, cached)
+
+
+def _store_object(obj: str, cached: Path) -> None:
+    """A copy of `obj` as `cached`, whole or not at all (a concurrent build
+    sees the complete file or none); a cache that cannot be written (full,
+    read-only) only costs the next build its compile."""
+    part = None
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        fd, part = tempfile.mkstemp(dir=cached.parent, suffix=".tmp")
+        os.close(fd)
+        shutil.copyfile(obj, part)
+        os.replace(part, cached)
+    except OSError:
+        if part is not None and os.path.exists(part):
+            os.unlink(part)
 
 
 def _keep_side_files(tmp: str, lib: Path, built: set[str]) -> None:

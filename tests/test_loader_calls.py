@@ -152,6 +152,8 @@ def test_large_outputs_are_recycled_only_when_released(tmp_path: Path) -> None:
     view = m.main(xs[1])[0][3]           # a view keeps its buffer alive
     b, _ = m.main(xs[2])
     assert len({a.ctypes.data, view.base.ctypes.data, b.ctypes.data}) == 3
+    # on a 64-byte line (numpy's own arrays start 16 bytes into one)
+    assert a.ctypes.data % 64 == 0 and b.ctypes.data % 64 == 0
     np.testing.assert_allclose(a, want[0], rtol=2e-7)
     np.testing.assert_allclose(view, want[1][3], rtol=2e-7)
     np.testing.assert_allclose(b, want[2], rtol=2e-7)

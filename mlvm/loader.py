@@ -358,16 +358,21 @@ class _OutputPool:
         return b
 
 
+class _Owner(np.ndarray):  # type: ignore[type-arg]
+    """The memory of an aligned result: numpy's (not zero-filled, huge pages
+    where the system gives them), of another type than the result, so that
+    numpy stops there when it names a view's base."""
+
+
 def _aligned_array(shape: tuple[int, ...], dtype: np.dtype[Any]) -> np.ndarray:
     """An uninitialised array whose data starts on an ARENA_ALIGN line (numpy's
     own start 16 bytes into one: a kernel's vector stores then straddle two
-    lines, which made a 1024^3 matmul from Python 5-12 % slower than from C).
-    It lies in a larger bytearray, so numpy's views of it still name it as
-    their base (the pool counts its holders by that)."""
+    lines, which made a 1024^3 matmul from Python 1.5-4 % slower). It lies
+    in a larger _Owner, so numpy's views of it still name it as their base
+    (the pool counts its holders by that)."""
     nbytes = max(1, math.prod(shape) * dtype.itemsize)
-    raw = bytearray(nbytes + ARENA_ALIGN)  # not an ndarray: views stop at ours
-    shift = (-np.frombuffer(raw, dtype=np.uint8).ctypes.data) % ARENA_ALIGN
-    return np.ndarray(shape, dtype, buffer=raw, offset=shift)
+    raw = _Owner((nbytes + ARENA_ALIGN,), np.uint8)
+    return np.ndarray(shape, dtype, buffer=raw, offset=(-raw.ctypes.data) % ARENA_ALIGN)
 
 
 def _aligned_empty(nbytes: int) -> tuple[np.ndarray, Any]:

@@ -331,7 +331,8 @@ def to_panels(b: np.ndarray, width: int) -> np.ndarray:
 def from_panels(p: np.ndarray, cols: int) -> np.ndarray:
     """The [..., cols] array `to_panels` stored as `p`."""
     whole = np.moveaxis(p, 0, -2)
-    return np.ascontiguousarray(whole.reshape(*whole.shape[:-2], -1)[..., :cols])
+    flat = whole.reshape(*whole.shape[:-2], whole.shape[-2] * whole.shape[-1])
+    return np.ascontiguousarray(flat[..., :cols])
 
 
 # Winograd's F(m x m, 3x3) (conv_wino.c): U = G g G^T of each 3x3 kernel g,

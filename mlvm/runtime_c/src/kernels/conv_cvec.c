@@ -37,6 +37,13 @@
 
 typedef float cv_tile_t[MLVM_CV_MR][MLVM_CV_NR];
 
+/* Floats from one tap's weights of a sliver to the next tap's: a panel's
+ * width, or all n channels. */
+static inline mlvm_index_t w_row_stride(const mlvm_cvec_t *g)
+{
+    return g->w_panel != 0 ? g->w_panel : g->n;
+}
+
 /* For positions q0 .. q0 + mr of the images' run (q = image * m + p): the
  * input of tap 0 (rp) and the output of channel 0 (op). Rows past mr repeat
  * the last one (read, never stored). */
@@ -85,7 +92,7 @@ MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
     __m512 c0[MLVM_CV_MR], c1[MLVM_CV_MR];
     const __mmask16 m0 = (__mmask16)(nr >= 16 ? 0xFFFFu : (1u << nr) - 1u);
     const __mmask16 m1 = (__mmask16)(nr >= 32 ? 0xFFFFu : nr <= 16 ? 0u : (1u << (nr - 16)) - 1u);
-    const mlvm_index_t n = g->w_panel != 0 ? g->w_panel : g->n, k = g->k;
+    const mlvm_index_t n = w_row_stride(g), k = g->k;
     mlvm_index_t kk;
     int r;
     for (r = 0; r < mr; ++r) {
@@ -162,7 +169,7 @@ MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
     __m256 c0[MLVM_CV_MR], c1[MLVM_CV_MR];
     const __m256i m0 = cv_mask(nr), m1 = cv_mask(nr - 8);
     const int full = nr == MLVM_CV_NR;
-    const mlvm_index_t n = g->w_panel != 0 ? g->w_panel : g->n, k = g->k;
+    const mlvm_index_t n = w_row_stride(g), k = g->k;
     mlvm_index_t kk;
     int r;
     for (r = 0; r < mr; ++r) {
@@ -198,7 +205,7 @@ MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
 MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
                              const float **rp, const float *w, int nr, cv_tile_t t)
 {
-    const mlvm_index_t n = g->w_panel != 0 ? g->w_panel : g->n, k = g->k;
+    const mlvm_index_t n = w_row_stride(g), k = g->k;
     const int j1 = nr > 1 ? 1 : 0, j2 = nr > 2 ? 2 : j1, j3 = nr > 3 ? 3 : j2;
     MLVM_SUMS_4X4;
     mlvm_index_t kk;
@@ -236,7 +243,7 @@ MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
 MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
                              const float **rp, const float *w, int nr, cv_tile_t t)
 {
-    const mlvm_index_t n = g->w_panel != 0 ? g->w_panel : g->n, k = g->k;
+    const mlvm_index_t n = w_row_stride(g), k = g->k;
     mlvm_index_t kk;
     int r, j;
     (void)wide;

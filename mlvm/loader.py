@@ -377,9 +377,7 @@ def _aligned_array(shape: tuple[int, ...], dtype: np.dtype[Any]) -> np.ndarray:
 
 def _aligned_empty(nbytes: int) -> tuple[np.ndarray, Any]:
     """A byte buffer aligned to ARENA_ALIGN, and a cffi pointer to it."""
-    raw = np.empty(max(nbytes, 1) + ARENA_ALIGN, dtype=np.uint8)
-    shift = (-raw.ctypes.data) % ARENA_ALIGN
-    buf = raw[shift : shift + max(nbytes, 1)]
+    buf = _aligned_array((max(nbytes, 1),), np.dtype(np.uint8))
     return buf, _ffi.cast("void *", buf.ctypes.data)
 
 

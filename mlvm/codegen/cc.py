@@ -223,22 +223,29 @@ def _compile_object(cc: str, flags: list[str], src: Path, obj: str) -> None:
     macro a file never reads (MLVM_CHECKS, a kernel's block size) build
     that file once."""
     base = [cc, *flags, "-I", str(INCLUDE_DIR)]
-    if any(f.startswith(_UNSHARED_FLAGS) for f in flags):
-        run_cc([*base, "-c", str(src), "-o", obj])
-        return
-    pre = subprocess.run([*base, "-E", str(src)], capture_output=True)
-    if pre.returncode != 0:  # the compile below reports the error
-        run_cc([*base, "-c", str(src), "-o", obj])
-        return
-    key = fingerprint(cc, cc_version(cc), *_code_flags(flags), pre.stdout)
-    cached = cache_dir() / "objects" / f"{key}.o"
-    try:
-        shutil.copyfile(cached, obj)
-        return
-    except OSError:  # not cached (or unreadable): compile it
-        pass
+    cached = _object_entry(cc, flags, base, src)
+    if cached is not None:
+        try:
+            shutil.copyfile(cached, obj)
+            return
+        except OSError:  # not cached (or unreadable): compile it
+            pass
     run_cc([*base, "-c", str(src), "-o", obj])
-    _store_object(obj, cached)
+    if cached is not None:
+        _store_object(obj, cached)
+
+
+def _object_entry(cc: str, flags: list[str], base: list[str], src: Path) -> Path | None:
+    """Where the object cache keeps `src` built with `flags`, or None where
+    it must not be shared (_UNSHARED_FLAGS) or does not preprocess (the
+    compile then reports the error)."""
+    if any(f.startswith(_UNSHARED_FLAGS) for f in flags):
+        return None
+    pre = subprocess.run([*base, "-E", str(src)], capture_output=True)
+    if pre.returncode != 0:
+        return None
+    key = fingerprint(cc, cc_version(cc), *_code_flags(flags), pre.stdout)
+    return cache_dir() / "objects" / f"{key}.o"
 
 
 def _store_object(obj: str, cached: Path) -> None:

@@ -21,13 +21,18 @@ int mlvm_conv2d_scalar_applies(const mlvm_conv2d_t *p)
  * inside the input (each weight loaded once for eight multiply-adds); a
  * position alone (a border one, or the last of the row) runs the same loop
  * with its own window as the second one's, whose sums are dropped: one
- * loop body instead of two, for a few extra multiply-adds per row. Not
- * inlined: the two entries below share it. */
-MLVM_NOINLINE static void four_channels(const mlvm_conv2d_t *p, mlvm_index_t cg, const float *x,
-                          const float *w, const float *bias, float *out)
+ * loop body instead of two, for a few extra multiply-adds per row. x is
+ * the group's first input channel. The window's first tap inside the
+ * input is found once per position and the pointers step from there
+ * (indices recomputed per channel and kernel row had cost the 28x28 CNN
+ * 2 % more instructions and 8 bytes more code). Not inlined: the entries
+ * below share it. */
+MLVM_NOINLINE static void four_channels(const mlvm_conv2d_t *p, const float *x, const float *w,
+                                        const float *bias, float *out)
 {
-    const mlvm_index_t taps = p->kh * p->kw, ws = cg * taps, plane = p->oh * p->ow;
-    const mlvm_index_t in_plane = p->h * p->w, sw = p->sw, dw = p->dw;
+    const mlvm_index_t cg = p->c / p->groups, taps = p->kh * p->kw, ws = cg * taps;
+    const mlvm_index_t plane = p->oh * p->ow, in_plane = p->h * p->w;
+    const mlvm_index_t sw = p->sw, dw = p->dw, row_step = p->dh * p->w;
     const float b0 = bias != NULL ? bias[0] : 0.0f, b1 = bias != NULL ? bias[1] : 0.0f;
     const float b2 = bias != NULL ? bias[2] : 0.0f, b3 = bias != NULL ? bias[3] : 0.0f;
     mlvm_index_t oy, ox, c, i, j, ilo, ihi, jlo, jhi, jlo2, jhi2;
@@ -39,17 +44,19 @@ MLVM_NOINLINE static void four_channels(const mlvm_conv2d_t *p, mlvm_index_t cg,
             const mlvm_index_t ix0 = ox * sw - p->pl;
             float a0 = b0, a1 = b1, a2 = b2, a3 = b3, e0 = b0, e1 = b1, e2 = b2, e3 = b3;
             mlvm_index_t step = 0; /* from the first window to the second */
+            const float *xc, *qc;
             mlvm_valid_span(ix0, dw, p->w, p->kw, &jlo, &jhi);
             if (ox + 1 < p->ow) {
                 mlvm_valid_span(ix0 + sw, dw, p->w, p->kw, &jlo2, &jhi2);
                 if (jlo2 == jlo && jhi2 == jhi)
                     step = sw;
             }
-            for (c = 0; c < cg; ++c)
-                for (i = ilo; i < ihi; ++i) {
-                    const float *xr = x + c * in_plane + (iy0 + i * p->dh) * p->w + ix0;
-                    const float *q = w + c * taps + i * p->kw;
-                    for (j = jlo; j < jhi; ++j) {
+            xc = x + (iy0 + ilo * p->dh) * p->w + ix0 + jlo * dw;
+            qc = w + ilo * p->kw + jlo;
+            for (c = 0; c < cg; ++c, xc += in_plane, qc += taps) {
+                const float *xr = xc, *q = qc;
+                for (i = ilo; i < ihi; ++i, xr += row_step, q += p->kw)
+                    for (j = 0; j < jhi - jlo; ++j) {
                         const float v = xr[j * dw], u = xr[step + j * dw];
                         const float q0 = q[j], q1 = q[ws + j], q2 = q[2 * ws + j];
                         const float q3 = q[3 * ws + j];
@@ -58,7 +65,7 @@ MLVM_NOINLINE static void four_channels(const mlvm_conv2d_t *p, mlvm_index_t cg,
                         MLVM_MADD(a2, v, q2), MLVM_MADD(e2, u, q2);
                         MLVM_MADD(a3, v, q3), MLVM_MADD(e3, u, q3);
                     }
-                }
+            }
             o[ox] = a0, o[plane + ox] = a1, o[2 * plane + ox] = a2, o[3 * plane + ox] = a3;
             if (step != 0) {
                 ++ox;
@@ -171,7 +178,9 @@ MLVM_NOINLINE static void one_channel(const mlvm_conv2d_t *p, mlvm_index_t cg, c
 }
 
 /* Every group four output channels at a time (`fours`), then (`ones`) the
- * rest of the group one channel at a time. */
+ * rest of the group one channel at a time. Four alone (every group's
+ * channels a multiple of 4) is one loop over the blocks of four, each
+ * finding its group: 110 bytes less code than the loop over groups. */
 MLVM_ALWAYS_INLINE void scalar_groups(const mlvm_conv2d_t *p, const float *x, const float *w,
                                       const float *bias, float *out, const int fours,
                                       const int ones)
@@ -179,13 +188,20 @@ MLVM_ALWAYS_INLINE void scalar_groups(const mlvm_conv2d_t *p, const float *x, co
     const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups, plane = p->oh * p->ow;
     const mlvm_index_t in_plane = p->h * p->w, wsize = cg * p->kh * p->kw;
     mlvm_index_t n, g, o;
+    if (fours && !ones) {
+        for (n = 0; n < p->n; ++n)
+            for (o = 0; o < p->o; o += 4)
+                four_channels(p, x + (n * p->c + o / og * cg) * in_plane, w + o * wsize,
+                              bias != NULL ? bias + o : NULL, out + (n * p->o + o) * plane);
+        return;
+    }
     for (n = 0; n < p->n; ++n)
         for (g = 0; g < p->groups; ++g) {
             const float *xg = x + (n * p->c + g * cg) * in_plane;
             const mlvm_index_t end = (g + 1) * og;
             float *dst = out + n * p->o * plane;
             for (o = g * og; fours && o + 4 <= end; o += 4)
-                four_channels(p, cg, xg, w + o * wsize, bias != NULL ? bias + o : NULL, dst + o * plane);
+                four_channels(p, xg, w + o * wsize, bias != NULL ? bias + o : NULL, dst + o * plane);
             for (; ones && o < end; ++o)
                 one_channel(p, cg, xg, w + o * wsize, bias != NULL ? bias + o : NULL, dst + o * plane);
         }

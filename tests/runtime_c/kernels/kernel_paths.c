@@ -183,68 +183,6 @@ static void check_conv_clamp(conv_epilogue_fn conv, const mlvm_conv2d_t *p, cons
     free(xn), free(want), free(got);
 }
 
-/* A 1x1 convolution with its weights in the GEMM's panels
- * (MLVM_CONV_A_PANEL, kernels_nn.h) against the same weights plain: the
- * same bits through every OIHW entry, with and without the clamp in the
- * tiles; the panels' rows past o are NaN (no tile may read them). */
-static void check_a_panels(mlvm_index_t n, mlvm_index_t c, mlvm_index_t hw, mlvm_index_t o, int bias)
-{
-    const mlvm_index_t o_pad = (o + MLVM_CONV_A_PANEL - 1) / MLVM_CONV_A_PANEL * MLVM_CONV_A_PANEL;
-    const size_t size = (size_t)(n * o * hw);
-    static const mlvm_clamp_t relu = {0.0f, 0.0f, 1};
-    mlvm_conv2d_t p = {0};
-    float *x = random_array((size_t)(n * c * hw)), *w = random_array((size_t)(o * c));
-    float *bv = random_array((size_t)o), *wp = (float *)malloc((size_t)(o_pad * c) * sizeof *wp + 1);
-    float *want = (float *)malloc(size * sizeof *want + 1), *got = (float *)malloc(size * sizeof *got + 1);
-    mlvm_index_t oc, ci, q;
-    int e;
-    char what[160];
-    p.n = n, p.c = c, p.h = 1, p.w = hw, p.o = o, p.kh = 1, p.kw = 1, p.oh = 1, p.ow = hw;
-    p.sh = 1, p.sw = 1, p.dh = 1, p.dw = 1, p.groups = 1;
-    /* written in storage order: slices, their panels, a panel's rows of
-     * MLVM_CONV_A_PANEL weights; checked against the index function */
-    for (q = 0, ci = 0; ci < c; ci += MLVM_CONV_A_PANEL_K) {
-        const mlvm_index_t kc = c - ci < MLVM_CONV_A_PANEL_K ? c - ci : MLVM_CONV_A_PANEL_K;
-        mlvm_index_t o0, kk, r;
-        for (o0 = 0; o0 < o_pad; o0 += MLVM_CONV_A_PANEL)
-            for (kk = 0; kk < kc; ++kk)
-                for (r = 0; r < MLVM_CONV_A_PANEL; ++r, ++q) {
-                    oc = o0 + r;
-                    wp[q] = oc < o ? w[oc * c + ci + kk] : NAN;
-                    if (oc < o && mlvm_conv2d_a_panel_index(oc, ci + kk, o, c) != q) {
-                        ++failures;
-                        fprintf(stderr, "a panel index of (%ld, %ld) is not %ld\n", (long)oc,
-                                (long)(ci + kk), (long)q);
-                    }
-                }
-    }
-    for (e = 0; e < 4; ++e) {
-        mlvm_conv2d_t pp = p;
-        const mlvm_clamp_t *act = e % 2 ? &relu : NULL;
-        ++cases;
-        pp.w_panel = MLVM_CONV_A_PANEL;
-        if (e < 2) {
-            mlvm_conv2d_pointwise_f32(&p, x, w, bias ? bv : NULL, want, act ? mlvm_epilogue_clamp_f32 : NULL, act);
-            mlvm_conv2d_pointwise_f32(&pp, x, wp, bias ? bv : NULL, got, act ? mlvm_epilogue_clamp_f32 : NULL, act);
-        } else if (e == 2) {
-            mlvm_conv2d_f32(&p, x, w, bias ? bv : NULL, want);
-            mlvm_conv2d_f32(&pp, x, wp, bias ? bv : NULL, got);
-        } else {
-            mlvm_conv2d_epilogue_f32(&p, x, w, bias ? bv : NULL, want, NULL, mlvm_epilogue_clamp_f32, act);
-            mlvm_conv2d_epilogue_f32(&pp, x, wp, bias ? bv : NULL, got, NULL, mlvm_epilogue_clamp_f32, act);
-        }
-        snprintf(what, sizeof what, "conv1x1 n%ld c%ld hw%ld o%ld%s [a panels, entry %d]", (long)n, (long)c,
-                 (long)hw, (long)o, bias ? " +bias" : "", e);
-        for (q = 0; q < (mlvm_index_t)size; ++q)
-            if (memcmp(&got[q], &want[q], sizeof *got) != 0) {
-                ++failures;
-                fprintf(stderr, "%s: element %ld is %.9g, want %.9g\n", what, (long)q, got[q], want[q]);
-                break;
-            }
-    }
-    free(x), free(w), free(bv), free(wp), free(want), free(got);
-}
-
 /* Winograd's G for F(2x2, 3x3) (4 x 3) and F(4x4, 3x3) (6 x 3). */
 static const double wino_g2[4][3] = {{1, 0, 0}, {.5, .5, .5}, {.5, -.5, .5}, {0, 0, 1}};
 static const double wino_g4[6][3] = {{1. / 4, 0, 0},       {-1. / 6, -1. / 6, -1. / 6},
@@ -859,16 +797,6 @@ int main(void)
         check_conv(1, 5, 17, 19, 7, 5, 3, 2, 1, 1, pad, 1);
         check_conv(1, 32, 32, 32, 16, 3, 3, 1, 1, 1, pad, 1);
     }
-    /* 1x1 weights in panels: ragged last panels, several contraction
-     * slices (a ragged last one), row blocks, one position, odd maps */
-    check_a_panels(1, 1, 1, 24, 1);
-    check_a_panels(2, 5, 13, 25, 0);
-    check_a_panels(1, 64, 49, 47, 1);
-    check_a_panels(1, 257, 7, 48, 1);
-    check_a_panels(2, 600, 17, 200, 1);
-    check_a_panels(1, 256, 130, 530, 0);
-    check_a_panels(1, 1030, 3, 72, 1);
-    check_a_panels(1, 300, 9, 30, 0); /* few rows: short slices inside a 256 one */
     check_depthwise_same();
     check_depthwise_stride2();
     check_depthwise_lanes();

@@ -527,7 +527,7 @@ static void epilogue_whole(const mlvm_conv2d_t *p, float *out, mlvm_epilogue_fn 
 /* A convolution's GEMM: out (m x n, row stride c_rs) = the weights w (rows
  * of k) times b (rows b_rs apart), bias per row and act (or NULL); no
  * panels, row offsets, packing, column bias or epilogue unless the caller
- * sets them (a 1x1 convolution's weights may be in panels: a_panel). */
+ * sets them. */
 static void conv_gemm(mlvm_gemm_t *gm, mlvm_index_t m, mlvm_index_t n, mlvm_index_t k,
                       const float *w, const float *b, mlvm_index_t b_rs, const float *bias,
                       const mlvm_clamp_t *act, float *out, mlvm_index_t c_rs)
@@ -538,7 +538,6 @@ static void conv_gemm(mlvm_gemm_t *gm, mlvm_index_t m, mlvm_index_t n, mlvm_inde
     gm->a = w;
     gm->a_rs = k;
     gm->a_cs = 1;
-    gm->a_panel = 0;
     gm->b = b;
     gm->b_rs = b_rs;
     gm->b_cs = 1;
@@ -783,7 +782,6 @@ static void conv_all(const mlvm_conv2d_t *p, const float *x, const float *w, con
             wctx.x = xg;
             conv_gemm(&gm, og, plane, k, w + g * og * k, pointwise ? xg : NULL, plane, bg, act, og_out,
                       plane);
-            gm.a_panel = pointwise ? p->w_panel : 0;
             gm.pack = pointwise ? NULL : pack_window;
             gm.pack_ctx = &wctx;
             mlvm_gemm_f32(&gm);
@@ -829,7 +827,6 @@ static void pointwise_groups(const mlvm_conv2d_t *p, const float *x, const float
             const mlvm_index_t row = n * p->o + g * og;
             conv_gemm(&gm, og, plane, cg, w + g * og * cg, x + (n * p->c + g * cg) * plane, plane,
                       bias != NULL ? bias + g * og : NULL, NULL, out + row * plane, plane);
-            gm.a_panel = p->w_panel;
             mlvm_gemm_strided_f32(&gm);
             if (fn != NULL)
                 fn(ctx, row, og, 0, plane, gm.out, plane);

@@ -603,7 +603,6 @@ static void wino_run(const mlvm_conv2d_t *p, const float *x, const float *u, con
                 gm.a = u + (q * p->o + gi * og) * cg;
                 gm.a_rs = cg;
                 gm.a_cs = 1;
-                gm.a_panel = 0;
                 gm.b = v + (q * p->c + gi * cg) * g.ld;
                 gm.b_rs = g.ld;
                 gm.b_cs = 1;

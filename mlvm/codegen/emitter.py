@@ -356,7 +356,7 @@ class ModuleEmitter:
     def _ext_slot(self, op: ParamOp) -> int:
         """The slot of a weight read from the parameter file."""
         key = param_key(op.param_name.data, op.permutation(), op.panels(), op.lane_dims(),
-                        op.wino_dims())
+                        op.wino_dims(), op.wino_panels())
         entry = self.ext_params.get(key)
         if entry is None:
             k = len(self.ext_params)

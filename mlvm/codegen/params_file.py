@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from mlvm.dialect.elements import ELEMS
+from mlvm.dialect.ops import A_PANEL
 
 MAGIC = b"MLVMPRMS"
 VERSION = 1
@@ -28,14 +29,17 @@ DTYPE_CODES = {np.dtype(e.dtype): e.code for e in ELEMS.values()}
 
 
 def param_key(name: str, perm: Sequence[int] | None, panel: Sequence[int] | None = None,
-              lanes: Sequence[int] | None = None, wino: Sequence[int] | None = None) -> str:
+              lanes: Sequence[int] | None = None, wino: Sequence[int] | None = None,
+              wino_panels: bool = False) -> str:
     """A weight's name in the file: the archive's name, plus the permutation
     and the panels, lanes or Winograd transform the compiler stored it in
-    (see mlvm-pack-weights)."""
+    (see mlvm-pack-weights; `@apanel=24` where the transform's planes are
+    in their GEMM's panels)."""
     key = name if perm is None else f"{name}@perm={','.join(str(p) for p in perm)}"
     key = key if panel is None else f"{key}@panel={','.join(str(p) for p in panel)}"
     key = key if lanes is None else f"{key}@lanes={','.join(str(p) for p in lanes)}"
-    return key if wino is None else f"{key}@wino{wino[0]}={','.join(str(p) for p in wino[1:])}"
+    key = key if wino is None else f"{key}@wino{wino[0]}={','.join(str(p) for p in wino[1:])}"
+    return f"{key}@apanel={A_PANEL}" if wino_panels else key
 
 
 def _align(n: int) -> int:

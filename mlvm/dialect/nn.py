@@ -41,7 +41,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from mlvm.dialect.base import MlvmOp, result_shape, type_str
 from mlvm.dialect.elements import ALL
-from mlvm.dialect.ops import PANEL_MULTIPLE, UnaryOp, _f32_prop, from_panels, from_wino
+from mlvm.dialect.ops import A_PANEL, PANEL_MULTIPLE, UnaryOp, _f32_prop, from_apanels, from_panels, from_wino
 from mlvm.dialect.shapes import LAYER_NORM_EPS, Shape, contiguous_strides, normalize_axis
 
 if TYPE_CHECKING:
@@ -586,10 +586,11 @@ def _windows(op: MlvmOp, x_type: Any, h: int, w: int, kh: int, kw: int,
 
 
 def conv2d_dims(self: MlvmOp, xv: SSAValue, wv: SSAValue, bias: SSAValue | None,
-                w_shape: tuple[int, ...] | None = None) -> dict[str, int]:
+                w_shape: tuple[int, ...] | None = None, outputs: int | None = None) -> dict[str, int]:
     """Every size of a 2-D convolution of x (NCHW) by w (OIHW; w_shape where
     w is stored otherwise) with the op's strides / padding / dilations /
-    groups properties, verified."""
+    groups properties, verified. `outputs`: the output channels, which
+    Winograd weights in panels do not give exactly (the panels are padded)."""
     sx = self.shape_of(xv, "x")
     sw = self.shape_of(wv, "w") if w_shape is None else w_shape
     tx, tw = type_str(xv.type), type_str(wv.type)
@@ -606,11 +607,21 @@ def conv2d_dims(self: MlvmOp, xv: SSAValue, wv: SSAValue, bias: SSAValue | None,
         raise VerifyException(f"{self.name}: w_layout {layout} needs groups 1, not {groups}")
     if layout in WINO_LAYOUTS:
         planes = (WINO_LAYOUTS[layout] + 2) ** 2
-        if len(sw) != 3 or sw[0] != planes:
-            raise VerifyException(f"{self.name}: w {tw} must be [{planes}, O, C] for w_layout {layout}")
+        if len(sw) == 4 and sw[3] == A_PANEL:  # each plane in the GEMM's panels (ParamOp `wino`)
+            o = outputs if outputs is not None else -1
+            if sw[0] != planes or sw[3] != A_PANEL or o < 1 or sw[1] != -(-o // A_PANEL) or groups != 1:
+                raise VerifyException(
+                    f"{self.name}: w {tw} in panels must be [{planes}, ceil(O / {A_PANEL}), C, {A_PANEL}] "
+                    f"for w_layout {layout}, O the result's {o} channels, groups 1")
+            cg = sw[2]
+        elif len(sw) != 3 or sw[0] != planes:
+            raise VerifyException(f"{self.name}: w {tw} must be [{planes}, O, C] for w_layout {layout} "
+                                  f"(or [{planes}, ceil(O / {A_PANEL}), C, {A_PANEL}] in panels)")
+        else:
+            o, cg = sw[1], sw[2]
         if (_ints(self, "strides", (1, 1)), _ints(self, "dilations", (1, 1))) != ((1, 1), (1, 1)):
             raise VerifyException(f"{self.name}: w_layout {layout} needs strides and dilations 1")
-        o, cg, kh, kw = sw[1], sw[2], 3, 3
+        kh, kw = 3, 3
     elif layout == "ihwo" and len(sw) == 5:  # in panels (ParamOp `panel`)
         if sw[4] < PANEL_MULTIPLE or sw[4] % PANEL_MULTIPLE:
             raise VerifyException(f"{self.name}: w {tw} in panels must be [P, C, KH, KW, width], "
@@ -886,7 +897,8 @@ class Conv2dOp(ConvWindowOp):
     result = result_def(TensorType)
     # "ihwo": w is stored [C][KH][KW][O], or [O / P][C][KH][KW][P] in panels of
     # P channels (a multiple of 32); "wino23" / "wino43": [16 or 36][O][C]
-    # for Winograd (set by mlvm-pack-weights on constant weights; see
+    # for Winograd, or [16 or 36][ceil(O / 24)][C][24] with each plane in
+    # its GEMM's panels (set by mlvm-pack-weights on constant weights; see
     # conv2d_prefers_ihwo, conv2d_prefers_wino and conv2d_wino_tile)
     w_layout = opt_prop_def(StringAttr)
     traits = traits_def(Pure())
@@ -898,7 +910,11 @@ class Conv2dOp(ConvWindowOp):
         self.expect_elem(self.w, "w", ("f32",))
         if self.bias is not None:
             self.expect_elem(self.bias, "bias", ("f32",))
-        return conv2d_dims(self, self.x, self.w, self.bias)
+        outputs = None
+        if self.layout() in WINO_LAYOUTS:  # panels: O from the result
+            sr = self.shape_of(self.result, "result")
+            outputs = sr[1] if len(sr) == 4 else None
+        return conv2d_dims(self, self.x, self.w, self.bias, outputs=outputs)
 
     def verify_(self) -> None:
         d = self.dims()
@@ -914,6 +930,8 @@ class Conv2dOp(ConvWindowOp):
                 w = from_panels(w, d["o"])
             w = np.transpose(w, (3, 0, 1, 2))
         elif self.layout() in WINO_LAYOUTS:
+            if w.ndim == 4:
+                w = np.stack([from_apanels(plane, d["o"]) for plane in w])
             w = from_wino(w)
         padding = _ints(self, "padding", (0, 0, 0, 0))
         xp = np.pad(x, ((0, 0), (0, 0), (padding[0], padding[2]), (padding[1], padding[3])))
@@ -956,9 +974,12 @@ class Conv2dOp(ConvWindowOp):
         return self.layout() == "ihwo"
 
     def w_panel(self) -> int:
-        """The width of the panels IHWO weights are stored in
-        ([O / width][C][KH][KW][width]), or 0."""
+        """The descriptor's w_panel: the width of the panels IHWO weights
+        are stored in ([O / width][C][KH][KW][width]), MLVM_CONV_A_PANEL
+        for Winograd weights whose planes are in their GEMM's panels, or 0."""
         sw = self.shape_of(self.w, "w")
+        if self.layout() in WINO_LAYOUTS:
+            return A_PANEL if len(sw) == 4 else 0
         return sw[-1] if self.ihwo() and len(sw) == 5 else 0
 
     def descriptor(self, cg: Lowering) -> str:

@@ -171,7 +171,9 @@ class ParamOp(MlvmOp):
     = [O, C] instead, an f32 [O, C, 3, 3] convolution weight is stored
     transformed for Winograd's F(2x2, 3x3) as [16, O, C], or F(4x4, 3x3) as
     [36, O, C] (`to_wino`; a conv2d with `w_layout = "wino23"` or "wino43"
-    reads it so).
+    reads it so), or each plane in its GEMM's panels as [16 or 36,
+    ceil(O / 24), C, 24] (`to_apanels`; the conv2d's descriptor then says
+    w_panel = 24).
     """
 
     name = "mlvm.param"
@@ -193,17 +195,25 @@ class ParamOp(MlvmOp):
         shape = tuple(self.shape_of(self.result, "result"))
         ok = len(vals) == 2 and min(vals) > 0 and self.panel is None and self.lanes is None
         ok = ok and elem_name(self.tensor(self.result, "result").element_type) == "f32"
-        if not ok or len(shape) != 3 or shape[0] not in WINO_PLANES or shape[1:] != tuple(vals):
+        planes = (shape[1:] == tuple(vals) if len(shape) == 3 else
+                  len(shape) == 4 and shape[1:] == (-(-vals[0] // A_PANEL), vals[1], A_PANEL))
+        if not ok or not planes or shape[0] not in WINO_PLANES:
             raise VerifyException(
                 f"{self.name}: wino [{', '.join(map(str, vals))}] does not describe "
                 f"{type_str(self.result.type)}: [O, C] stores an f32 [O, C, 3, 3] weight as "
-                "[16, O, C] or [36, O, C], without panels or lanes"
+                f"[16, O, C] or [36, O, C], without panels or lanes (or each plane in its GEMM's "
+                f"panels: [16 or 36, ceil(O / {A_PANEL}), C, {A_PANEL}])"
             )
         return WINO_PLANES[shape[0]], vals[0], vals[1]
 
+    def wino_panels(self) -> bool:
+        """Whether a Winograd weight's planes are in their GEMM's panels."""
+        return self.wino_dims() is not None and len(self.shape_of(self.result, "result")) == 4
+
     def layout_key(self) -> tuple[object, ...]:
         """What makes two reads of one archive array store the same data."""
-        return (self.permutation(), self.panels(), self.lane_dims(), self.wino_dims())
+        return (self.permutation(), self.panels(), self.lane_dims(), self.wino_dims(),
+                self.wino_panels())
 
     def lane_dims(self) -> tuple[int, int, int] | None:
         """The verified [I, KH, KW] of a convolution weight stored in lanes, or None."""
@@ -285,7 +295,8 @@ class ParamOp(MlvmOp):
             return to_qlanes(out)
         wino = self.wino_dims()
         if wino is not None:
-            return to_wino(out, wino[0])
+            u = to_wino(out, wino[0])
+            return np.stack([to_apanels(plane) for plane in u]) if self.wino_panels() else u
         pan = self.panels()
         return out if pan is None else to_panels(out, pan[0])
 
@@ -326,6 +337,39 @@ def to_panels(b: np.ndarray, width: int) -> np.ndarray:
     padded = np.zeros((*b.shape[:-1], np_ * width), dtype=b.dtype)
     padded[..., :n] = b
     return np.ascontiguousarray(np.moveaxis(padded.reshape(*b.shape[:-1], np_, width), -2, 0))
+
+
+# A GEMM's [M, K] left operand in panels (kernels_nn.h's MLVM_CONV_A_PANEL
+# and MLVM_CONV_A_PANEL_K; Winograd's weight planes): per slice of 256
+# columns, panels of 24 rows.
+A_PANEL, A_PANEL_K = 24, 256
+
+
+def to_apanels(a: np.ndarray) -> np.ndarray:
+    """An [M, K] matrix as its GEMM's panels: [ceil(M / 24), K, 24]
+    holding, slice after slice of 256 columns, each panel's [kc][24] (kc the
+    slice's width), zero past M (mlvm_conv2d_a_panel_index)."""
+    m, k = a.shape
+    p = -(-m // A_PANEL)
+    padded = np.zeros((p * A_PANEL, k), dtype=a.dtype)
+    padded[:m] = a
+    parts = [padded[:, k0:k0 + A_PANEL_K].reshape(p, A_PANEL, -1).transpose(0, 2, 1).reshape(-1)
+             for k0 in range(0, k, A_PANEL_K)]
+    flat = np.concatenate(parts) if parts else np.zeros(0, dtype=a.dtype)
+    return np.ascontiguousarray(flat.reshape(p, k, A_PANEL))
+
+
+def from_apanels(u: np.ndarray, m: int) -> np.ndarray:
+    """The [m, K] matrix `to_apanels` stored as u."""
+    p, k, _ = u.shape
+    flat = u.reshape(-1)
+    out = np.empty((p * A_PANEL, k), dtype=u.dtype)
+    pos = 0
+    for k0 in range(0, k, A_PANEL_K):
+        kc = min(A_PANEL_K, k - k0)
+        out[:, k0:k0 + kc] = flat[pos:pos + p * kc * A_PANEL].reshape(p, kc, A_PANEL).transpose(0, 2, 1).reshape(-1, kc)
+        pos += p * kc * A_PANEL
+    return np.ascontiguousarray(out[:m])
 
 
 def from_panels(p: np.ndarray, cols: int) -> np.ndarray:

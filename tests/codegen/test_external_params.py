@@ -288,11 +288,12 @@ def test_safetensors_are_a_parameter_source(tmp_path: Path) -> None:
 # (input channels, output channels, map, the weight's key in the file): a
 # small-map convolution's weights [I][H][W][O] (48 channels), in panels of
 # 32 channels (64); a 3x3 one's transformed for Winograd's F(2x2, 3x3)
-# ([16, O, C])
+# ([16, O, C]), with 50 outputs each plane in its GEMM's panels
 @pytest.mark.parametrize("c,o,hw,key", [(32, 48, 6, b"w@perm=1,2,3,0"),
                                         (32, 64, 6, b"w@perm=1,2,3,0@panel=32,64"),
-                                        (24, 32, 16, b"w@wino2=32,24")],
-                         ids=["ihwo", "ihwo-panels", "wino"])
+                                        (24, 32, 16, b"w@wino2=32,24"),
+                                        (24, 50, 16, b"w@wino2=50,24@apanel=24")],
+                         ids=["ihwo", "ihwo-panels", "wino", "wino-panels"])
 def test_conv_weights_stored_for_their_kernel(tmp_path: Path, c: int, o: int, hw: int,
                                               key: bytes) -> None:
     """A convolution's weights go into the file in the layout its kernel

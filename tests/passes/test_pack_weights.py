@@ -254,6 +254,7 @@ def _tile_max(bound: np.ndarray, m: int) -> np.ndarray:
     (1, 24, 17, 23, 40, (0, 1, 2, 0), 1, "wino"),
     (2, 48, 20, 9, 33, (0, 0, 0, 0), 1, "wino"),
     (1, 64, 12, 12, 96, (1, 1, 1, 1), 2, "wino"),
+    (1, 300, 14, 14, 50, (1, 1, 1, 1), 1, "wino"),
 ])
 def test_winograd_conv_same_results_packed_or_not(tmp_path: Path, n: int, c: int, h: int, w: int,
                                                   o: int, pads: tuple[int, int, int, int],
@@ -285,6 +286,41 @@ def test_winograd_conv_same_results_packed_or_not(tmp_path: Path, n: int, c: int
         bound = _tile_max(bound, 4)
     for got in (packed, direct):
         assert np.all(np.abs(got - want) <= 1e-5 * (bound + np.abs(b) + np.abs(r)))
+
+
+WINO_STORED = """func.func @main(%x: tensor<{n}x{c}x{h}x{h}xf32>) -> tensor<{n}x{o}x{h}x{h}xf32> {{
+  %w = "mlvm.param"() <{{name = "w", wino = array<i64: {o}, {c}>}}> : () -> tensor<{planes}x{stored}xf32>
+  %0 = "mlvm.conv2d"(%x, %w) <{{padding = array<i64: 1, 1, 1, 1>, w_layout = "{layout}"}}> : (tensor<{n}x{c}x{h}x{h}xf32>, tensor<{planes}x{stored}xf32>) -> tensor<{n}x{o}x{h}x{h}xf32>
+  func.return %0 : tensor<{n}x{o}x{h}x{h}xf32>
+}}
+"""
+
+
+# (n, c, h, o, layout): Winograd's weights written by hand both ways, each
+# plane [O, C] and in its GEMM's panels [ceil(O / 24), C, 24] (one panel,
+# ragged ones, two contraction slices; F(2x2) and F(4x4)): the compiler
+# stores the archive's weights in either layout and the kernel reads each
+# to the same bits (the descriptor's w_panel set for the second only)
+@pytest.mark.parametrize("n,c,h,o,layout", [
+    (1, 8, 6, 24, "wino23"), (2, 300, 9, 50, "wino23"), (1, 40, 13, 73, "wino43"),
+])
+def test_winograd_panels_same_bits_as_plain(tmp_path: Path, n: int, c: int, h: int, o: int,
+                                            layout: str) -> None:
+    g = np.random.default_rng(c + o)
+    planes = 16 if layout == "wino23" else 36
+    params = {"w": g.standard_normal((o, c, 3, 3)).astype(np.float32)}
+    x = g.standard_normal((n, c, h, h)).astype(np.float32)
+    outs, sources = [], []
+    for stored in (f"{o}x{c}", f"{-(-o // 24)}x{c}x24"):
+        path = tmp_path / f"w{len(outs)}.mlir"
+        path.write_text(WINO_STORED.format(n=n, c=c, h=h, o=o, planes=planes, stored=stored, layout=layout))
+        opts = CompileOptions(pack_weights=False)
+        sources.append(compile_to_c(*parse_file(path)[:1], tmp_path / f"w{len(outs)}.c", params, str(path),
+                                    opts)[0])
+        outs.append(mlvm.compile(path, params=params, options=opts).main(x))
+    descriptor = r"mlvm_conv2d_t \w+ = \{(?:\d+, ){16}%d\};"
+    assert re.search(descriptor % 0, sources[0]) and re.search(descriptor % 24, sources[1])
+    assert outs[0].tobytes() == outs[1].tobytes()
 
 
 QCONV = """func.func @main(%x: tensor<{n}x{c}x{h}x{w}xui8>) -> (tensor<{n}x{o}x{oh}x{ow}xi32>, tensor<{n}x{o}x{oh}x{ow}xui8>) {{

@@ -229,6 +229,29 @@ func.func @f() -> tensor<16x8x4xf32> {
 // CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.param: wino [4, 8] does not describe tensor<16x8x4xf32>: [O, C] stores an f32 [O, C, 3, 3] weight as [16, O, C] or [36, O, C], without panels or lanes
 
 // -----
+// Winograd's planes in their GEMM's panels: [16, ceil(O / 24), C, 24]
+// (4 outputs: one panel, not two).
+func.func @f() -> tensor<16x2x8x24xf32> {
+  %0 = "mlvm.param"() <{name = "w", wino = array<i64: 4, 8>}> : () -> tensor<16x2x8x24xf32>
+  func.return %0 : tensor<16x2x8x24xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.param: wino [4, 8] does not describe tensor<16x2x8x24xf32>: [O, C] stores an f32 [O, C, 3, 3] weight as [16, O, C] or [36, O, C], without panels or lanes (or each plane in its GEMM's panels: [16 or 36, ceil(O / 24), C, 24])
+
+// -----
+func.func @f(%x: tensor<1x4x5x5xf32>, %w: tensor<16x1x4x24xf32>) -> tensor<1x30x5x5xf32> {
+  %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "wino23"}> : (tensor<1x4x5x5xf32>, tensor<16x1x4x24xf32>) -> tensor<1x30x5x5xf32>
+  func.return %0 : tensor<1x30x5x5xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.conv2d: w tensor<16x1x4x24xf32> in panels must be [16, ceil(O / 24), C, 24] for w_layout wino23, O the result's 30 channels, groups 1
+
+// -----
+func.func @f(%x: tensor<1x8x5x5xf32>, %w: tensor<16x2x4x24xf32>) -> tensor<1x30x5x5xf32> {
+  %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>, groups = 2 : i64, w_layout = "wino23"}> : (tensor<1x8x5x5xf32>, tensor<16x2x4x24xf32>) -> tensor<1x30x5x5xf32>
+  func.return %0 : tensor<1x30x5x5xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.conv2d: w tensor<16x2x4x24xf32> in panels must be [16, ceil(O / 24), C, 24] for w_layout wino23, O the result's 30 channels, groups 1
+
+// -----
 func.func @f(%x: tensor<1x4x5x5xf32>, %w: tensor<2x3x3x4xf32>) -> tensor<1x4x5x5xf32> {
   %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>, groups = 2 : i64, w_layout = "ihwo"}> : (tensor<1x4x5x5xf32>, tensor<2x3x3x4xf32>) -> tensor<1x4x5x5xf32>
   func.return %0 : tensor<1x4x5x5xf32>

@@ -66,3 +66,14 @@ func.func @all_ops(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor<2x3xi32>) 
   %23 = "mlvm.argmax"(%g) <{axis = 1 : i64}> : (tensor<2x3xf32>) -> tensor<2xi32>
   func.return %23 : tensor<2xi32>
 }
+
+// Winograd's weights with each plane in its GEMM's panels: 30 outputs in
+// two panels of 24.
+// CHECK-LABEL: func.func @wino_panels
+// CHECK: "mlvm.param"() <{name = "w", wino = array<i64: 30, 4>}> : () -> tensor<16x2x4x24xf32>
+// CHECK: "mlvm.conv2d"(%{{.*}}, %{{.*}}) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "wino23"}> : (tensor<1x4x5x5xf32>, tensor<16x2x4x24xf32>) -> tensor<1x30x5x5xf32>
+func.func @wino_panels(%x: tensor<1x4x5x5xf32>) -> tensor<1x30x5x5xf32> {
+  %w = "mlvm.param"() <{name = "w", wino = array<i64: 30, 4>}> : () -> tensor<16x2x4x24xf32>
+  %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "wino23"}> : (tensor<1x4x5x5xf32>, tensor<16x2x4x24xf32>) -> tensor<1x30x5x5xf32>
+  func.return %0 : tensor<1x30x5x5xf32>
+}

@@ -4,14 +4,15 @@
 // 3x3 stride-1 convolutions where Winograd's minimal filtering pays store
 // their constant weights transformed (ResNet-8's three stages: 16 channels
 // on 32x32, F(4x4, 3x3), [36, O, C]; 32 on 16x16 and 64 on 8x8, F(2x2,
-// 3x3), [16, O, C]), bias and padding as they were. Without workspaces
-// nothing is transformed (the kernels need one).
+// 3x3), [16, O, C], or with 48 outputs and more each plane in its GEMM's
+// panels, [16, ceil(O / 24), C, 24]), bias and padding as they were.
+// Without workspaces nothing is transformed (the kernels need one).
 // CHECK-LABEL: func.func @stages
 // CHECK: %w1 = "mlvm.param"() <{name = "w1", wino = array<i64: 16, 16>}> : () -> tensor<36x16x16xf32>
 // CHECK: "mlvm.conv2d"(%x, %w1, %b) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "wino43"}> : (tensor<1x16x32x32xf32>, tensor<36x16x16xf32>, tensor<16xf32>) -> tensor<1x16x32x32xf32>
 // CHECK: %w2 = "mlvm.param"() <{name = "w2", wino = array<i64: 32, 32>}> : () -> tensor<16x32x32xf32>
 // CHECK: "mlvm.conv2d"(%y, %w2) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "wino23"}>
-// CHECK: %w3 = "mlvm.param"() <{name = "w3", wino = array<i64: 64, 64>}> : () -> tensor<16x64x64xf32>
+// CHECK: %w3 = "mlvm.param"() <{name = "w3", wino = array<i64: 64, 64>}> : () -> tensor<16x3x64x24xf32>
 // CHECK: "mlvm.conv2d"(%z, %w3) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "wino23"}>
 // NOWS-LABEL: func.func @stages
 // NOWS-NOT: wino
@@ -68,10 +69,10 @@ func.func @groups(%x: tensor<1x384x12x12xf32>) -> tensor<1x256x12x12xf32> {
 // tiles), but not on 7x7 with one (16 tiles for 16 MiB of transformed
 // weights: the direct kernel keeps it).
 // CHECK-LABEL: func.func @many_channels
-// CHECK: %w = "mlvm.param"() <{name = "w", wino = array<i64: 512, 512>}> : () -> tensor<16x512x512xf32>
+// CHECK: %w = "mlvm.param"() <{name = "w", wino = array<i64: 512, 512>}> : () -> tensor<16x22x512x24xf32>
 // CHECK: %v = "mlvm.param"() <{name = "v"}> : () -> tensor<512x512x3x3xf32>
-// CHECK: %u = "mlvm.param"() <{name = "u", wino = array<i64: 512, 512>}> : () -> tensor<16x512x512xf32>
-// CHECK: "mlvm.conv2d"(%z, %u) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "wino23"}> : (tensor<2x512x7x7xf32>
+// CHECK: %u = "mlvm.param"() <{name = "u", wino = array<i64: 512, 512>}> : () -> tensor<16x22x512x24xf32>
+// CHECK: "mlvm.conv2d"(%z, %u) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "wino23"}> : (tensor<2x512x7x7xf32>, tensor<16x22x512x24xf32>
 func.func @many_channels(%x: tensor<1x512x14x14xf32>, %y: tensor<1x512x7x7xf32>, %z: tensor<2x512x7x7xf32>) -> (tensor<1x512x14x14xf32>, tensor<1x512x7x7xf32>, tensor<2x512x7x7xf32>) {
   %w = "mlvm.param"() <{name = "w"}> : () -> tensor<512x512x3x3xf32>
   %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x512x14x14xf32>, tensor<512x512x3x3xf32>) -> tensor<1x512x14x14xf32>
@@ -112,4 +113,22 @@ func.func @must_not(%x: tensor<1x32x32x32xf32>, %s: tensor<1x3x32x32xf32>, %t: t
   %9 = "mlvm.conv2d"(%x, %ww) <{padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}> : (tensor<1x32x32x32xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x16x16xf32>
   %10 = "mlvm.conv2d"(%x, %wi) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x32x32x32xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x32x32xf32>
   func.return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10 : tensor<1x32x16x16xf32>, tensor<1x32x30x30xf32>, tensor<1x32x32x32xf32>, tensor<1x32x32x32xf32>, tensor<1x16x32x32xf32>, tensor<1x16x12x12xf32>, tensor<1x64x6x6xf32>, tensor<1x128x5x5xf32>, tensor<1x32x32x32xf32>, tensor<1x32x16x16xf32>, tensor<1x32x32x32xf32>
+}
+
+// -----
+// Panels from two of them on: 48 outputs in two panels of 24, 40 kept
+// [16, O, C]; a contraction of 300 channels (two slices of the panels).
+// CHECK-LABEL: func.func @panels
+// CHECK: %w = "mlvm.param"() <{name = "w", wino = array<i64: 48, 32>}> : () -> tensor<16x2x32x24xf32>
+// CHECK: "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "wino23"}> : (tensor<1x32x16x16xf32>, tensor<16x2x32x24xf32>) -> tensor<1x48x16x16xf32>
+// CHECK: %v = "mlvm.param"() <{name = "v", wino = array<i64: 40, 32>}> : () -> tensor<16x40x32xf32>
+// CHECK: %u = "mlvm.param"() <{name = "u", wino = array<i64: 50, 300>}> : () -> tensor<16x3x300x24xf32>
+func.func @panels(%x: tensor<1x32x16x16xf32>, %y: tensor<1x300x14x14xf32>) -> (tensor<1x48x16x16xf32>, tensor<1x40x16x16xf32>, tensor<1x50x14x14xf32>) {
+  %w = "mlvm.param"() <{name = "w"}> : () -> tensor<48x32x3x3xf32>
+  %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x32x16x16xf32>, tensor<48x32x3x3xf32>) -> tensor<1x48x16x16xf32>
+  %v = "mlvm.param"() <{name = "v"}> : () -> tensor<40x32x3x3xf32>
+  %1 = "mlvm.conv2d"(%x, %v) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x32x16x16xf32>, tensor<40x32x3x3xf32>) -> tensor<1x40x16x16xf32>
+  %u = "mlvm.param"() <{name = "u"}> : () -> tensor<50x300x3x3xf32>
+  %2 = "mlvm.conv2d"(%y, %u) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x300x14x14xf32>, tensor<50x300x3x3xf32>) -> tensor<1x50x14x14xf32>
+  func.return %0, %1, %2 : tensor<1x48x16x16xf32>, tensor<1x40x16x16xf32>, tensor<1x50x14x14xf32>
 }

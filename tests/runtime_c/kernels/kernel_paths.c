@@ -183,6 +183,73 @@ static void check_conv_clamp(conv_epilogue_fn conv, const mlvm_conv2d_t *p, cons
     free(xn), free(want), free(got);
 }
 
+/* Winograd's F(2x2, 3x3) and F(4x4, 3x3) with each plane of the
+ * transformed weights in the GEMM's panels (w_panel = MLVM_CONV_A_PANEL,
+ * kernels_nn.h) against the same weights plain: the same bits, with and
+ * without the clamp epilogue; the panels' rows past o are NaN (no tile may
+ * read them). The weights need not be a transform of anything: the sums
+ * are the same either way. */
+static void check_a_panels(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_index_t w,
+                           mlvm_index_t o, int bias)
+{
+    static const mlvm_clamp_t relu = {0.0f, 0.0f, 1};
+    const mlvm_index_t o_pad = (o + MLVM_CONV_A_PANEL - 1) / MLVM_CONV_A_PANEL * MLVM_CONV_A_PANEL;
+    const size_t size = (size_t)(n * o * h * w);
+    mlvm_conv2d_t p = {0};
+    float *x = random_array((size_t)(n * c * h * w)), *bv = random_array((size_t)o);
+    float *want = (float *)malloc(size * sizeof *want + 1), *got = (float *)malloc(size * sizeof *got + 1);
+    mlvm_index_t oc, ci, q, t;
+    int m, e;
+    char what[160];
+    p.n = n, p.c = c, p.h = h, p.w = w, p.o = o, p.kh = 3, p.kw = 3, p.oh = h, p.ow = w;
+    p.sh = 1, p.sw = 1, p.pt = 1, p.pl = 1, p.dh = 1, p.dw = 1, p.groups = 1;
+    for (m = 2; m <= 4; m += 2) {
+        const mlvm_index_t planes = (m + 2) * (m + 2);
+        const size_t ws_bytes = m == 2 ? mlvm_conv2d_wino_workspace(&p) : mlvm_conv2d_wino4_workspace(&p);
+        conv_epilogue_fn conv = m == 2 ? mlvm_conv2d_wino_f32 : mlvm_conv2d_wino4_f32;
+        float *u = random_array((size_t)(planes * o * c));
+        float *up = (float *)malloc((size_t)(planes * o_pad * c) * sizeof *up + 1);
+        void *ws = malloc(ws_bytes + 1);
+        mlvm_conv2d_t pp = p;
+        pp.w_panel = MLVM_CONV_A_PANEL;
+        /* written in storage order: planes, slices, their panels, a
+         * panel's rows of MLVM_CONV_A_PANEL; checked against the index
+         * function */
+        for (q = 0, t = 0; t < planes; ++t)
+            for (ci = 0; ci < c; ci += MLVM_CONV_A_PANEL_K) {
+                const mlvm_index_t kc = c - ci < MLVM_CONV_A_PANEL_K ? c - ci : MLVM_CONV_A_PANEL_K;
+                mlvm_index_t o0, kk, r;
+                for (o0 = 0; o0 < o_pad; o0 += MLVM_CONV_A_PANEL)
+                    for (kk = 0; kk < kc; ++kk)
+                        for (r = 0; r < MLVM_CONV_A_PANEL; ++r, ++q) {
+                            oc = o0 + r;
+                            up[q] = oc < o ? u[(t * o + oc) * c + ci + kk] : NAN;
+                            if (oc < o && t * o_pad * c + mlvm_conv2d_a_panel_index(oc, ci + kk, o, c) != q) {
+                                ++failures;
+                                fprintf(stderr, "a panel index of (%ld, %ld) is not %ld\n", (long)oc,
+                                        (long)(ci + kk), (long)(q - t * o_pad * c));
+                            }
+                        }
+            }
+        for (e = 0; e < 2; ++e) {
+            const mlvm_clamp_t *act = e ? &relu : NULL;
+            ++cases;
+            conv(&p, x, u, bias ? bv : NULL, want, ws, act ? mlvm_epilogue_clamp_f32 : NULL, act);
+            conv(&pp, x, up, bias ? bv : NULL, got, ws, act ? mlvm_epilogue_clamp_f32 : NULL, act);
+            snprintf(what, sizeof what, "wino%d n%ld c%ld %ldx%ld o%ld%s%s [u in panels]", m, (long)n, (long)c,
+                     (long)h, (long)w, (long)o, bias ? " +bias" : "", act ? " relu" : "");
+            for (q = 0; q < (mlvm_index_t)size; ++q)
+                if (memcmp(&got[q], &want[q], sizeof *got) != 0) {
+                    ++failures;
+                    fprintf(stderr, "%s: element %ld is %.9g, want %.9g\n", what, (long)q, got[q], want[q]);
+                    break;
+                }
+        }
+        free(u), free(up), free(ws);
+    }
+    free(x), free(bv), free(want), free(got);
+}
+
 /* Winograd's G for F(2x2, 3x3) (4 x 3) and F(4x4, 3x3) (6 x 3). */
 static const double wino_g2[4][3] = {{1, 0, 0}, {.5, .5, .5}, {.5, -.5, .5}, {0, 0, 1}};
 static const double wino_g4[6][3] = {{1. / 4, 0, 0},       {-1. / 6, -1. / 6, -1. / 6},
@@ -797,6 +864,15 @@ int main(void)
         check_conv(1, 5, 17, 19, 7, 5, 3, 2, 1, 1, pad, 1);
         check_conv(1, 32, 32, 32, 16, 3, 3, 1, 1, 1, pad, 1);
     }
+    /* Winograd's weights in panels: ragged last panels and contraction
+     * slices, several row blocks, few rows (short slices inside a 256 one),
+     * odd maps, one tile */
+    check_a_panels(1, 1, 2, 2, 24, 1);
+    check_a_panels(2, 5, 7, 9, 25, 0);
+    check_a_panels(1, 257, 14, 14, 48, 1);
+    check_a_panels(1, 300, 5, 6, 30, 0);
+    check_a_panels(2, 64, 9, 8, 200, 1);
+    check_a_panels(1, 600, 7, 7, 72, 1);
     check_depthwise_same();
     check_depthwise_stride2();
     check_depthwise_lanes();

@@ -80,13 +80,36 @@ void mlvm_gelu_erf_f32(size_t n, const float *a, float *out);
  * padding is top (pt) and left (pl); bottom and right follow from oh, ow. */
 typedef struct mlvm_conv2d {
     mlvm_index_t n, c, h, w, o, kh, kw, oh, ow, sh, sw, pt, pl, dh, dw, groups;
-    /* The IHWO entries only (mlvm_conv2d_ihwo_*): 0 for weights stored
-     * [C][KH][KW][O], or P (a multiple of 32) for [ceil(O / P)][C][KH][KW][P],
-     * each panel's weights contiguous (zero past O); every other entry
-     * ignores it. Set every field: a descriptor built field by field
-     * needs w_panel = 0 too. */
+    /* 0 for weights stored as the entry says (OIHW, IHWO: [C][KH][KW][O],
+     * Winograd's: [planes][O][C / groups]). The IHWO entries
+     * (mlvm_conv2d_ihwo_*) take P (a multiple of 32) for
+     * [ceil(O / P)][C][KH][KW][P], each panel's weights contiguous (zero
+     * past O). The Winograd entries take MLVM_CONV_A_PANEL with one group:
+     * each plane's [O][C] stored per slice of MLVM_CONV_A_PANEL_K input
+     * channels and panel of MLVM_CONV_A_PANEL output channels,
+     * [ceil(C / K)][ceil(O / P)][kc][P] (kc = the slice's width, zero past
+     * O; mlvm_conv2d_a_panel_index), a plane ceil(O / P) P C floats, so
+     * that the GEMM's tiles read them in order (other values: plain).
+     * Every other entry ignores it. Set every field: a descriptor built field by field needs
+     * w_panel = 0 too. */
     mlvm_index_t w_panel;
 } mlvm_conv2d_t;
+/* Weight panels of a GEMM's left operand: a multiple of every kernel
+ * path's tile rows (8, 6, 4) and a divisor of its row blocks; the slices a
+ * multiple of every path's contraction slices, so that no tile crosses a
+ * panel or a slice. */
+#define MLVM_CONV_A_PANEL 24
+#define MLVM_CONV_A_PANEL_K 256
+/* Where element (o, c) of an o_count x c_count weight lies in its panels. */
+static inline mlvm_index_t mlvm_conv2d_a_panel_index(mlvm_index_t o, mlvm_index_t c,
+                                                    mlvm_index_t o_count, mlvm_index_t c_count)
+{
+    const mlvm_index_t o_pad = (o_count + MLVM_CONV_A_PANEL - 1) / MLVM_CONV_A_PANEL * MLVM_CONV_A_PANEL;
+    const mlvm_index_t s = c / MLVM_CONV_A_PANEL_K, c0 = s * MLVM_CONV_A_PANEL_K;
+    const mlvm_index_t kc = c_count - c0 < MLVM_CONV_A_PANEL_K ? c_count - c0 : MLVM_CONV_A_PANEL_K;
+    return c0 * o_pad + (o / MLVM_CONV_A_PANEL) * kc * MLVM_CONV_A_PANEL
+           + (c - c0) * MLVM_CONV_A_PANEL + o % MLVM_CONV_A_PANEL;
+}
 void mlvm_conv2d_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                      const float *bias, float *out);
 /* The same with a caller's workspace of mlvm_conv2d_workspace(p) bytes

@@ -538,6 +538,7 @@ static void conv_gemm(mlvm_gemm_t *gm, mlvm_index_t m, mlvm_index_t n, mlvm_inde
     gm->a = w;
     gm->a_rs = k;
     gm->a_cs = 1;
+    gm->a_panel = 0;
     gm->b = b;
     gm->b_rs = b_rs;
     gm->b_cs = 1;

@@ -67,7 +67,9 @@ typedef void (*mlvm_gemm_pack_fn)(const void *ctx, mlvm_index_t k0, mlvm_index_t
 typedef struct mlvm_gemm {
     mlvm_index_t m, n, k;
     const float *a;
-    mlvm_index_t a_rs, a_cs;
+    mlvm_index_t a_rs, a_cs;   /* unless a_panel */
+    mlvm_index_t a_panel;      /* or 0: MLVM_CONV_A_PANEL, a (m x k) stored in panels
+                                  (kernels_nn.h's w_panel); b_off NULL */
     const float *b;            /* when pack is NULL */
     mlvm_index_t b_rs, b_cs;
     mlvm_index_t b_panel;      /* or 0: b in panels of this many columns (kernels.h) */

@@ -82,6 +82,12 @@
 #ifndef MLVM_MM_MC
 #define MLVM_MM_MC 192
 #endif
+/* Weights in panels (a_panel): tiles start on a panel's rows and slices
+ * on a slice of its contraction, whatever the path. */
+#if MLVM_CONV_A_PANEL % MLVM_MM_MR != 0 || MLVM_MM_MC % MLVM_CONV_A_PANEL != 0                     \
+    || MLVM_CONV_A_PANEL_K % MLVM_MM_KC != 0 || MLVM_CONV_A_PANEL_K % MLVM_MM_KC_SMALL_M != 0
+#error "the tile rows, row blocks or contraction slices do not fit MLVM_CONV_A_PANEL(_K)"
+#endif
 /* Bytes of out one block of columns may span (its m rows), so that the
  * partial sums of a long contraction stay in L2 from one slice to the next
  * (a convolution's output plane or a large product's out would otherwise
@@ -691,6 +697,16 @@ static const float *column_at(const mlvm_gemm_t *g, mlvm_index_t j)
     return w != 0 ? g->b + (j / w) * g->k * w + j % w : g->b + j * g->b_cs;
 }
 
+/* Where a's rows i .. and contraction k0 .. start: by its strides, or in
+ * its panel (kernels_nn.h), whose rows are then 1 and columns
+ * MLVM_CONV_A_PANEL apart (a tile never crosses a panel or a slice). */
+static const float *a_at(const mlvm_gemm_t *g, mlvm_index_t i, mlvm_index_t k0)
+{
+    if (g->a_panel == 0)
+        return g->a + i * g->a_rs + k0 * g->a_cs;
+    return g->a + mlvm_conv2d_a_panel_index(i, k0, g->m, g->k);
+}
+
 /* Outputs the tile kernels did not store (an empty contraction, the
  * single-row kernels): the gemm's column bias, clamp, then epilogue. */
 static void finish(const mlvm_gemm_t *g, mlvm_index_t i0, mlvm_index_t rows, mlvm_index_t j0,
@@ -1002,7 +1018,7 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
     }
 #ifdef MLVM_HAVE_GEMV
     /* One row: the columns the single-row kernels cover; the tiles the rest. */
-    if (m == 1 && g->pack == NULL && !by_off && g->bias == NULL) {
+    if (m == 1 && g->pack == NULL && !by_off && g->bias == NULL && g->a_panel == 0) {
 #ifdef MLVM_HAVE_GEMV_PANELS
         if (g->b_panel == 32) {
             j_first = n - n % 32;
@@ -1025,8 +1041,10 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
             finish(g, 0, 1, 0, j_first);
     }
 #endif
-    x.a_rs = g->a_rs;
-    x.a_cs = g->a_cs;
+    /* weights in panels: only for a GEMM reading b by its strides (a 1x1
+     * convolution), so that the instance at row offsets has no such code */
+    x.a_rs = !by_off && g->a_panel != 0 ? 1 : g->a_rs;
+    x.a_cs = !by_off && g->a_panel != 0 ? MLVM_CONV_A_PANEL : g->a_cs;
     x.c_rs = g->c_rs;
     x.b_off = NULL;
     x.b_rs = g->b_rs;
@@ -1089,8 +1107,9 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
                 for (ir = ic; ir < ic + mc; ir += MLVM_MM_MR) {
                     const int mr = (int)(ic + mc - ir < MLVM_MM_MR ? ic + mc - ir : MLVM_MM_MR);
                     float *tile = g->out + ir * g->c_rs + jr;
-                    micro(&x, by_off ? x.b_off : NULL, mr, nr, g->a + ir * g->a_rs + pc * g->a_cs,
-                          bs, tile, g->bias != NULL ? g->bias + ir : NULL);
+                    micro(&x, by_off ? x.b_off : NULL, mr, nr,
+                          by_off ? g->a + ir * g->a_rs + pc * g->a_cs : a_at(g, ir, pc), bs, tile,
+                          g->bias != NULL ? g->bias + ir : NULL);
 #if MLVM_GEMM_TILE_ACT
                     if (last && g->epilogue != NULL)
                         g->epilogue(g->epilogue_ctx, ir, mr, jr, nr, tile, g->c_rs);
@@ -1114,7 +1133,7 @@ void mlvm_gemm_f32(const mlvm_gemm_t *g)
 {
 #ifdef MLVM_HAVE_ROW
     if (g->m == 1 && g->n > 0 && g->k > 0 && g->pack == NULL && g->b_off == NULL
-        && g->bias == NULL) {
+        && g->bias == NULL && g->a_panel == 0) {
         row_times_matrix(g);
         return;
     }
@@ -1134,6 +1153,7 @@ static void gemm_of(mlvm_gemm_t *g, const mlvm_matmul_t *p, const float *a, cons
     g->a = a;
     g->a_rs = p->a_rs;
     g->a_cs = p->a_cs;
+    g->a_panel = 0;
     g->b = b;
     g->b_rs = p->b_rs;
     g->b_cs = p->b_cs;

@@ -41,7 +41,16 @@ from xdsl.utils.exceptions import VerifyException
 
 from mlvm.dialect.base import MlvmOp, result_shape, type_str
 from mlvm.dialect.elements import ALL
-from mlvm.dialect.ops import A_PANEL, PANEL_MULTIPLE, UnaryOp, _f32_prop, from_apanels, from_panels, from_wino
+from mlvm.dialect.ops import (
+    A_PANEL,
+    PANEL_MULTIPLE,
+    ParamOp,
+    UnaryOp,
+    _f32_prop,
+    from_apanels,
+    from_panels,
+    from_wino,
+)
 from mlvm.dialect.shapes import LAYER_NORM_EPS, Shape, contiguous_strides, normalize_axis
 
 if TYPE_CHECKING:
@@ -608,7 +617,7 @@ def conv2d_dims(self: MlvmOp, xv: SSAValue, wv: SSAValue, bias: SSAValue | None,
     if layout in WINO_LAYOUTS:
         planes = (WINO_LAYOUTS[layout] + 2) ** 2
         if len(sw) == 4 and sw[3] == A_PANEL:  # each plane in the GEMM's panels (ParamOp `wino`)
-            o = outputs if outputs is not None else -1
+            o = outputs if outputs is not None else 0
             if sw[0] != planes or sw[3] != A_PANEL or o < 1 or sw[1] != -(-o // A_PANEL) or groups != 1:
                 raise VerifyException(
                     f"{self.name}: w {tw} in panels must be [{planes}, ceil(O / {A_PANEL}), C, {A_PANEL}] "
@@ -919,6 +928,12 @@ class Conv2dOp(ConvWindowOp):
     def verify_(self) -> None:
         d = self.dims()
         self.expect_result(0, (d["n"], d["o"], d["oh"], d["ow"]), "f32")
+        owner = self.w.owner
+        wino = owner.wino_dims() if isinstance(owner, ParamOp) else None
+        if wino is not None and (self.layout() not in WINO_LAYOUTS or wino[1] != d["o"]):
+            raise VerifyException(
+                f"{self.name}: w is a {wino[1]}-output weight stored for Winograd; this convolution has "
+                f"{d['o']} outputs and w_layout {self.layout()}")
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]

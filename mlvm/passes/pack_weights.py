@@ -174,8 +174,8 @@ class PackWeightsPass(ModulePass):
         assert isinstance(t, TensorType)
         shape = list(t.get_shape())
         uses = list(p.result.uses)
-        if len(shape) < 2 or not uses or p.panel is not None:
-            return
+        if len(shape) < 2 or not uses or p.panel is not None or p.wino is not None or p.lanes is not None:
+            return  # none, or stored for its kernel already
         if (len(shape) == 4 and p.perm is None and elem_name(t.element_type) == "i8"
                 and all(self._qconv_wants_lanes(u.operation, u.index) for u in uses)):
             o, cg, kh, kw = shape

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import mlvm
+from mlvm import reference
 from mlvm.dialect.ops import to_wino
 from mlvm.pipeline import CompileOptions, compile_to_c, parse_file
 
@@ -321,6 +322,10 @@ def test_winograd_panels_same_bits_as_plain(tmp_path: Path, n: int, c: int, h: i
     descriptor = r"mlvm_conv2d_t \w+ = \{(?:\d+, ){16}%d\};"
     assert re.search(descriptor % 0, sources[0]) and re.search(descriptor % 24, sources[1])
     assert outs[0].tobytes() == outs[1].tobytes()
+    # the numpy reference reads the panels back (from_apanels) to the same weights
+    refs = [reference.run(parse_file(tmp_path / f"w{i}.mlir")[0], "main", [x], params)[0] for i in (0, 1)]
+    np.testing.assert_array_equal(refs[0], refs[1])
+    np.testing.assert_allclose(refs[1], outs[1], rtol=1e-4, atol=1e-4)
 
 
 QCONV = """func.func @main(%x: tensor<{n}x{c}x{h}x{w}xui8>) -> (tensor<{n}x{o}x{oh}x{ow}xi32>, tensor<{n}x{o}x{oh}x{ow}xui8>) {{

@@ -252,6 +252,33 @@ func.func @f(%x: tensor<1x8x5x5xf32>, %w: tensor<16x2x4x24xf32>) -> tensor<1x30x
 // CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.conv2d: w tensor<16x2x4x24xf32> in panels must be [16, ceil(O / 24), C, 24] for w_layout wino23, O the result's 30 channels, groups 1
 
 // -----
+// The weight's outputs and the convolution's (both 2 panels of 24).
+func.func @f(%x: tensor<1x4x5x5xf32>) -> tensor<1x30x5x5xf32> {
+  %w = "mlvm.param"() <{name = "w", wino = array<i64: 48, 4>}> : () -> tensor<16x2x4x24xf32>
+  %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "wino23"}> : (tensor<1x4x5x5xf32>, tensor<16x2x4x24xf32>) -> tensor<1x30x5x5xf32>
+  func.return %0 : tensor<1x30x5x5xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.conv2d: w is a 48-output weight stored for Winograd; this convolution has 30 outputs and w_layout wino23
+
+// -----
+// A weight stored for Winograd read as OIHW.
+func.func @f(%x: tensor<1x4x5x5xf32>) -> tensor<1x16x3x3xf32> {
+  %w = "mlvm.param"() <{name = "w", wino = array<i64: 16, 4>}> : () -> tensor<16x16x4xf32>
+  %0 = "mlvm.conv2d"(%x, %w) : (tensor<1x4x5x5xf32>, tensor<16x16x4xf32>) -> tensor<1x16x3x3xf32>
+  func.return %0 : tensor<1x16x3x3xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.conv2d: w tensor<16x16x4xf32> must be rank 4 (OIHW)
+
+// -----
+// Winograd's planes in panels whose shape happens to read as OIHW.
+func.func @f(%x: tensor<1x2x5x30xf32>) -> tensor<1x16x4x7xf32> {
+  %w = "mlvm.param"() <{name = "w", wino = array<i64: 48, 2>}> : () -> tensor<16x2x2x24xf32>
+  %0 = "mlvm.conv2d"(%x, %w) : (tensor<1x2x5x30xf32>, tensor<16x2x2x24xf32>) -> tensor<1x16x4x7xf32>
+  func.return %0 : tensor<1x16x4x7xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.conv2d: w is a 48-output weight stored for Winograd; this convolution has 16 outputs and w_layout oihw
+
+// -----
 func.func @f(%x: tensor<1x4x5x5xf32>, %w: tensor<2x3x3x4xf32>) -> tensor<1x4x5x5xf32> {
   %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>, groups = 2 : i64, w_layout = "ihwo"}> : (tensor<1x4x5x5xf32>, tensor<2x3x3x4xf32>) -> tensor<1x4x5x5xf32>
   func.return %0 : tensor<1x4x5x5xf32>

@@ -1,5 +1,7 @@
 // RUN: mlvm-opt %s --split-input-file -p mlvm-pack-weights | filecheck %s
 // RUN: mlvm-opt %s --split-input-file -p 'mlvm-pack-weights{workspaces=false}' | filecheck %s --check-prefix=NOWS
+// The pass twice: weights already stored for their kernel stay so.
+// RUN: mlvm-opt %s --split-input-file -p mlvm-pack-weights,mlvm-pack-weights | filecheck %s
 
 // 3x3 stride-1 convolutions where Winograd's minimal filtering pays store
 // their constant weights transformed (ResNet-8's three stages: 16 channels

@@ -84,7 +84,8 @@ typedef struct mlvm_conv2d {
      * Winograd's: [planes][O][C / groups]). The IHWO entries
      * (mlvm_conv2d_ihwo_*) take P (a multiple of 32) for
      * [ceil(O / P)][C][KH][KW][P], each panel's weights contiguous (zero
-     * past O). The Winograd entries take MLVM_CONV_A_PANEL with one group:
+     * past O). The Winograd entries take MLVM_CONV_A_PANEL with one group
+     * and at least MLVM_CONV_A_PANEL outputs:
      * each plane's [O][C] stored per slice of MLVM_CONV_A_PANEL_K input
      * channels and panel of MLVM_CONV_A_PANEL output channels,
      * [ceil(C / K)][ceil(O / P)][kc][P] (kc = the slice's width, zero past

@@ -565,7 +565,7 @@ static void output_transform4(const mlvm_conv2d_t *p, const wino_geom_t *g, mlvm
  * 0.85x the time). */
 static int u_panels(const mlvm_conv2d_t *p)
 {
-    return p->w_panel == MLVM_CONV_A_PANEL && p->groups == 1;
+    return p->w_panel == MLVM_CONV_A_PANEL && p->groups == 1 && p->o >= MLVM_CONV_A_PANEL;
 }
 
 static mlvm_index_t u_plane_size(const mlvm_conv2d_t *p)

@@ -12,9 +12,9 @@
  * state), which spares the TLB and the L1 sets. A constant b the compiler
  * stored in panels (b_panel: the slivers side by side, each contiguous and
  * zero-padded) is read in place whatever its size: no call packs it. a is
- * read in place,
- * row-major or transposed: the kernel broadcasts one element per row and
- * step. The signature is unchanged: every caller gets the blocking.
+ * read in place, row-major, transposed or in panels (a_panel: 24 rows side
+ * by side per 256-wide contraction slice, Winograd's weight planes): the
+ * kernel broadcasts one element per row and step. The signature is unchanged: every caller gets the blocking.
  *
  * Micro-kernels, chosen at compile time:
  *   - AVX-512F: 8 x 32 (16 zmm accumulators), masked loads and stores for
@@ -1041,8 +1041,8 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
             finish(g, 0, 1, 0, j_first);
     }
 #endif
-    /* weights in panels: only for a GEMM reading b by its strides (a 1x1
-     * convolution), so that the instance at row offsets has no such code */
+    /* a in panels (Winograd's weight planes): only for a GEMM reading b by
+     * its strides, so that the instance at row offsets has no such code */
     x.a_rs = !by_off && g->a_panel != 0 ? 1 : g->a_rs;
     x.a_cs = !by_off && g->a_panel != 0 ? MLVM_CONV_A_PANEL : g->a_cs;
     x.c_rs = g->c_rs;

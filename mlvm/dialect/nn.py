@@ -47,6 +47,7 @@ from mlvm.dialect.ops import (
     ParamOp,
     UnaryOp,
     _f32_prop,
+    a_panel_count,
     from_apanels,
     from_panels,
     from_wino,
@@ -618,7 +619,7 @@ def conv2d_dims(self: MlvmOp, xv: SSAValue, wv: SSAValue, bias: SSAValue | None,
         planes = (WINO_LAYOUTS[layout] + 2) ** 2
         if len(sw) == 4 and sw[3] == A_PANEL:  # each plane in the GEMM's panels (ParamOp `wino`)
             o = outputs if outputs is not None else 0
-            if sw[0] != planes or sw[3] != A_PANEL or o < 1 or sw[1] != -(-o // A_PANEL) or groups != 1:
+            if sw[0] != planes or o < 1 or sw[1] != a_panel_count(o) or groups != 1:
                 raise VerifyException(
                     f"{self.name}: w {tw} in panels must be [{planes}, ceil(O / {A_PANEL}), C, {A_PANEL}] "
                     f"for w_layout {layout}, O the result's {o} channels, groups 1")
@@ -801,6 +802,16 @@ def conv2d_wino_applies(d: Mapping[str, int]) -> bool:
     return (d["kh"], d["kw"], d["sh"], d["sw"], d["dh"], d["dw"]) == (3, 3, 1, 1, 1, 1)
 
 
+def conv2d_wino_panels(d: Mapping[str, int]) -> bool:
+    """Whether a Winograd conv2d's transformed weights go into its GEMM's
+    panels, each plane [ceil(O / 24)][C][24] (the descriptor's w_panel):
+    one group and at least two panels of outputs. The planes' GEMMs have
+    few columns (49 tiles on a 14x14 map), so their weights are most of
+    what they read (256 channels on 14x14, weights from memory: 0.85x the
+    time; 64 channels: the same time)."""
+    return d["groups"] == 1 and d["o"] >= 2 * A_PANEL
+
+
 def conv2d_prefers_wino(d: Mapping[str, int]) -> bool:
     """Whether Winograd's F(2x2, 3x3) (conv_wino.c) beats the direct
     kernels for conv2d_dims `d`, given a workspace (channels counted per
@@ -908,7 +919,8 @@ class Conv2dOp(ConvWindowOp):
     # P channels (a multiple of 32); "wino23" / "wino43": [16 or 36][O][C]
     # for Winograd, or [16 or 36][ceil(O / 24)][C][24] with each plane in
     # its GEMM's panels (set by mlvm-pack-weights on constant weights; see
-    # conv2d_prefers_ihwo, conv2d_prefers_wino and conv2d_wino_tile)
+    # conv2d_prefers_ihwo, conv2d_prefers_wino, conv2d_wino_tile and
+    # conv2d_wino_panels)
     w_layout = opt_prop_def(StringAttr)
     traits = traits_def(Pure())
     OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("x", "w", "bias")

@@ -196,7 +196,7 @@ class ParamOp(MlvmOp):
         ok = len(vals) == 2 and min(vals) > 0 and self.panel is None and self.lanes is None
         ok = ok and elem_name(self.tensor(self.result, "result").element_type) == "f32"
         planes = (shape[1:] == tuple(vals) if len(shape) == 3 else
-                  len(shape) == 4 and shape[1:] == (-(-vals[0] // A_PANEL), vals[1], A_PANEL))
+                  len(shape) == 4 and shape[1:] == (a_panel_count(vals[0]), vals[1], A_PANEL))
         if not ok or not planes or shape[0] not in WINO_PLANES:
             raise VerifyException(
                 f"{self.name}: wino [{', '.join(map(str, vals))}] does not describe "
@@ -345,12 +345,17 @@ def to_panels(b: np.ndarray, width: int) -> np.ndarray:
 A_PANEL, A_PANEL_K = 24, 256
 
 
+def a_panel_count(m: int) -> int:
+    """Panels of A_PANEL rows that m rows take (the last zero-padded)."""
+    return -(-m // A_PANEL)
+
+
 def to_apanels(a: np.ndarray) -> np.ndarray:
     """An [M, K] matrix as its GEMM's panels: [ceil(M / 24), K, 24]
     holding, slice after slice of 256 columns, each panel's [kc][24] (kc the
     slice's width), zero past M (mlvm_conv2d_a_panel_index)."""
     m, k = a.shape
-    p = -(-m // A_PANEL)
+    p = a_panel_count(m)
     padded = np.zeros((p * A_PANEL, k), dtype=a.dtype)
     padded[:m] = a
     parts = [padded[:, k0:k0 + A_PANEL_K].reshape(p, A_PANEL, -1).transpose(0, 2, 1).reshape(-1)
@@ -367,7 +372,8 @@ def from_apanels(u: np.ndarray, m: int) -> np.ndarray:
     pos = 0
     for k0 in range(0, k, A_PANEL_K):
         kc = min(A_PANEL_K, k - k0)
-        out[:, k0:k0 + kc] = flat[pos:pos + p * kc * A_PANEL].reshape(p, kc, A_PANEL).transpose(0, 2, 1).reshape(-1, kc)
+        panels = flat[pos:pos + p * kc * A_PANEL].reshape(p, kc, A_PANEL)
+        out[:, k0:k0 + kc] = panels.transpose(0, 2, 1).reshape(-1, kc)
         pos += p * kc * A_PANEL
     return np.ascontiguousarray(out[:m])
 

@@ -30,13 +30,11 @@ transformed (`wino` on the param, `to_wino`): [16, O, C] for F(2x2, 3x3),
 channels and 2x2 outputs where the direct sums take 36; the weights take
 16/9 of the bytes), or [36, O, C] for F(4x4, 3x3) on larger maps,
 `w_layout = "wino43"` (36 per 4x4 outputs where the direct sums take 144;
-4x the bytes). With one group and at least 48 output channels each plane
-goes into its GEMM's panels, [planes, ceil(O / 24), C, 24] (per slice of
-256 input channels, panels of 24 outputs: `to_apanels`; the descriptor's
-w_panel): the planes' GEMMs have few columns (49 tiles on a 14x14 map),
-so their weights are most of what they read, and each tile then reads
-its rows in order from contiguous memory (256 channels on 14x14, weights
-from memory: 0.85x the time).
+4x the bytes). Where every reader takes panels (`conv2d_wino_panels`: one
+group, at least 48 output channels) each plane goes into its GEMM's
+panels, [planes, ceil(O / 24), C, 24] (per slice of 256 input channels,
+panels of 24 outputs: `to_apanels`; the descriptor's w_panel), so that
+each tile reads its rows in order from contiguous memory.
 
 An i8 parameter only ever read as the weights of int8 convolutions whose
 kernel reads them in lanes of four bytes (`qconv2d_reads_lanes`, given a
@@ -63,6 +61,7 @@ from mlvm.dialect.nn import (
     conv2d_pointwise,
     conv2d_prefers_ihwo,
     conv2d_prefers_wino,
+    conv2d_wino_panels,
     conv2d_wino_tile,
 )
 from mlvm.dialect.ops import (
@@ -70,6 +69,7 @@ from mlvm.dialect.ops import (
     PANEL_MULTIPLE,
     MatmulOp,
     ParamOp,
+    a_panel_count,
     matmul_prefers_panels,
     qconv_lane_count,
 )
@@ -115,11 +115,6 @@ def _lanes_marker(kh: int, kw: int) -> Callable[[Operation, int], None]:
     def mark(op: Operation, index: int) -> None:
         op.properties["w_lanes"] = _ints([kh, kw])
     return mark
-
-
-def _groups(op: Operation) -> int:
-    attr = op.properties.get("groups")
-    return attr.value.data if isinstance(attr, IntegerAttr) else 1
 
 
 def _swap_last_two(seq: Sequence[int]) -> list[int]:
@@ -193,8 +188,9 @@ class PackWeightsPass(ModulePass):
             o, c = shape[:2]
             props: dict[str, Attribute] = {} if p.perm is None else {"perm": p.perm}
             props["wino"] = _ints([o, c])
-            panels = o >= 2 * A_PANEL and all(_groups(u.operation) == 1 for u in uses)
-            planes = [(m + 2) * (m + 2), *([-(-o // A_PANEL), c, A_PANEL] if panels else [o, c])]
+            panels = all(isinstance(u.operation, Conv2dOp) and conv2d_wino_panels(u.operation.dims())
+                         for u in uses)
+            planes = [(m + 2) * (m + 2), *([a_panel_count(o), c, A_PANEL] if panels else [o, c])]
             self._replace(p, props, planes, _wino_marker(m))
             return
         elif len(shape) == 4 and all(self._conv_wants_ihwo(u.operation, u.index) for u in uses):

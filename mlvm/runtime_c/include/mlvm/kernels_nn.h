@@ -85,14 +85,14 @@ typedef struct mlvm_conv2d {
      * (mlvm_conv2d_ihwo_*) take P (a multiple of 32) for
      * [ceil(O / P)][C][KH][KW][P], each panel's weights contiguous (zero
      * past O). The Winograd entries take MLVM_CONV_A_PANEL with one group
-     * and at least MLVM_CONV_A_PANEL outputs:
-     * each plane's [O][C] stored per slice of MLVM_CONV_A_PANEL_K input
-     * channels and panel of MLVM_CONV_A_PANEL output channels,
-     * [ceil(C / K)][ceil(O / P)][kc][P] (kc = the slice's width, zero past
-     * O; mlvm_conv2d_a_panel_index), a plane ceil(O / P) P C floats, so
+     * and at least MLVM_CONV_A_PANEL outputs: each plane's [O][C] stored
+     * per slice of MLVM_CONV_A_PANEL_K input channels and panel of
+     * MLVM_CONV_A_PANEL output channels, [ceil(C / K)][ceil(O / P)][kc][P]
+     * (kc = the slice's width, zero past O; mlvm_conv2d_a_panel_index), a
+     * plane mlvm_conv2d_a_panel_rows(O) C floats, so
      * that the GEMM's tiles read them in order (other values: plain).
-     * Every other entry ignores it. Set every field: a descriptor built field by field needs
-     * w_panel = 0 too. */
+     * Every other entry ignores it. Set every field: a descriptor built
+     * field by field needs w_panel = 0 too. */
     mlvm_index_t w_panel;
 } mlvm_conv2d_t;
 /* Weight panels of a GEMM's left operand: a multiple of every kernel
@@ -101,11 +101,16 @@ typedef struct mlvm_conv2d {
  * panel or a slice. */
 #define MLVM_CONV_A_PANEL 24
 #define MLVM_CONV_A_PANEL_K 256
+/* The rows o_count rows take in panels: whole panels, the last padded. */
+static inline mlvm_index_t mlvm_conv2d_a_panel_rows(mlvm_index_t o_count)
+{
+    return (o_count + MLVM_CONV_A_PANEL - 1) / MLVM_CONV_A_PANEL * MLVM_CONV_A_PANEL;
+}
 /* Where element (o, c) of an o_count x c_count weight lies in its panels. */
 static inline mlvm_index_t mlvm_conv2d_a_panel_index(mlvm_index_t o, mlvm_index_t c,
                                                     mlvm_index_t o_count, mlvm_index_t c_count)
 {
-    const mlvm_index_t o_pad = (o_count + MLVM_CONV_A_PANEL - 1) / MLVM_CONV_A_PANEL * MLVM_CONV_A_PANEL;
+    const mlvm_index_t o_pad = mlvm_conv2d_a_panel_rows(o_count);
     const mlvm_index_t s = c / MLVM_CONV_A_PANEL_K, c0 = s * MLVM_CONV_A_PANEL_K;
     const mlvm_index_t kc = c_count - c0 < MLVM_CONV_A_PANEL_K ? c_count - c0 : MLVM_CONV_A_PANEL_K;
     return c0 * o_pad + (o / MLVM_CONV_A_PANEL) * kc * MLVM_CONV_A_PANEL

@@ -570,9 +570,7 @@ static int u_panels(const mlvm_conv2d_t *p)
 
 static mlvm_index_t u_plane_size(const mlvm_conv2d_t *p)
 {
-    const mlvm_index_t rows = u_panels(p) ? (p->o + MLVM_CONV_A_PANEL - 1) / MLVM_CONV_A_PANEL * MLVM_CONV_A_PANEL
-                                          : p->o;
-    return rows * (p->c / p->groups);
+    return (u_panels(p) ? mlvm_conv2d_a_panel_rows(p->o) : p->o) * (p->c / p->groups);
 }
 
 /* The first tile row after r of another image, or b1. */
@@ -613,13 +611,12 @@ static void wino_run(const mlvm_conv2d_t *p, const float *x, const float *u, con
             }
         for (q = 0; q < g.np; ++q)
             for (gi = 0; gi < p->groups; ++gi) { /* each group's channels, its own product */
-                const float *u_plane = u + q * u_plane_size(p);
                 mlvm_gemm_t gm;
                 memset(&gm, 0, sizeof gm);
                 gm.m = og;
                 gm.n = (b1 - b0) * g.tx;
                 gm.k = cg;
-                gm.a = u_plane + gi * og * cg;
+                gm.a = u + q * u_plane_size(p) + gi * og * cg;
                 gm.a_rs = cg;
                 gm.a_cs = 1;
                 gm.a_panel = u_panels(p) ? MLVM_CONV_A_PANEL : 0;

@@ -14,7 +14,8 @@
  * zero-padded) is read in place whatever its size: no call packs it. a is
  * read in place, row-major, transposed or in panels (a_panel: 24 rows side
  * by side per 256-wide contraction slice, Winograd's weight planes): the
- * kernel broadcasts one element per row and step. The signature is unchanged: every caller gets the blocking.
+ * kernel broadcasts one element per row and step. The signature is
+ * unchanged: every caller gets the blocking.
  *
  * Micro-kernels, chosen at compile time:
  *   - AVX-512F: 8 x 32 (16 zmm accumulators), masked loads and stores for
@@ -699,10 +700,11 @@ static const float *column_at(const mlvm_gemm_t *g, mlvm_index_t j)
 
 /* Where a's rows i .. and contraction k0 .. start: by its strides, or in
  * its panel (kernels_nn.h), whose rows are then 1 and columns
- * MLVM_CONV_A_PANEL apart (a tile never crosses a panel or a slice). */
-static const float *a_at(const mlvm_gemm_t *g, mlvm_index_t i, mlvm_index_t k0)
+ * MLVM_CONV_A_PANEL apart (a tile never crosses a panel or a slice). The
+ * GEMM reading b at row offsets (by_off) never has panels. */
+static const float *a_at(const mlvm_gemm_t *g, int by_off, mlvm_index_t i, mlvm_index_t k0)
 {
-    if (g->a_panel == 0)
+    if (by_off || g->a_panel == 0)
         return g->a + i * g->a_rs + k0 * g->a_cs;
     return g->a + mlvm_conv2d_a_panel_index(i, k0, g->m, g->k);
 }
@@ -1107,8 +1109,7 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
                 for (ir = ic; ir < ic + mc; ir += MLVM_MM_MR) {
                     const int mr = (int)(ic + mc - ir < MLVM_MM_MR ? ic + mc - ir : MLVM_MM_MR);
                     float *tile = g->out + ir * g->c_rs + jr;
-                    micro(&x, by_off ? x.b_off : NULL, mr, nr,
-                          by_off ? g->a + ir * g->a_rs + pc * g->a_cs : a_at(g, ir, pc), bs, tile,
+                    micro(&x, by_off ? x.b_off : NULL, mr, nr, a_at(g, by_off, ir, pc), bs, tile,
                           g->bias != NULL ? g->bias + ir : NULL);
 #if MLVM_GEMM_TILE_ACT
                     if (last && g->epilogue != NULL)

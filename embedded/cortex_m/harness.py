@@ -148,6 +148,24 @@ def link(sources: list[Path], main_c: Path, board: str, out: Path, include: Path
     return out
 
 
+def kernel_test(src: Path, board: str, out: Path) -> tuple[int, str]:
+    """Builds a host kernel test (tests/runtime_c/kernels/*.c: a main that
+    prints its verdict and exits non-zero on a failure) for `board` with the
+    runtime archive a module links, its main renamed and called by
+    tests/mcu/kernel_main.c (heap, stdout and exit through semihosting), and
+    runs it: (exit code, output)."""
+    _, arch = BOARDS[board]
+    obj = out / f"{src.stem}_{board}.o"
+    res = subprocess.run([COMPILER, *arch, *CFLAGS, "-Dmain=mlvm_test_main", "-I", str(INCLUDE_DIR),
+                          "-I", str(INCLUDE_DIR.parent / "src"), "-c", str(src), "-o", str(obj)],
+                         capture_output=True, text=True)
+    if res.returncode != 0:
+        raise RuntimeError(res.stderr)
+    main_c = HERE.parents[1] / "tests" / "mcu" / "kernel_main.c"
+    elf = link([obj, runtime_archive(arch)], main_c, board, out / f"{src.stem}_{board}.elf", out)
+    return run_elf(elf, board, timeout=600)
+
+
 def plugin() -> Path:
     """The instruction-counting qemu plugin, built once per source and compiler."""
     from mlvm.codegen.cc import cache_dir, compiler, fingerprint

@@ -246,7 +246,9 @@ def qconv2d_workspace_bytes(d: Mapping[str, int], lanes: bool = False) -> int:
     planar copy and its im2col in lanes of four taps; all channels planar
     for groups of fewer outputs), the
     reordered weights (none when stored in lanes) with a row of ones, their
-    zero-point shares, zero points and window sums (or one channel's taps),
+    zero-point shares, zero points and window sums, the halfwords of 8
+    positions that cores with the Arm DSP extension multiply (or one
+    channel's taps),
     and the outputs at the copy's row pitch where it differs."""
     if min(d["n"], d["o"], d["oh"], d["ow"]) <= 0:
         return 0
@@ -265,7 +267,9 @@ def qconv2d_workspace_bytes(d: Mapping[str, int], lanes: bool = False) -> int:
         else:  # lanes of four channels
             copy = align64(-(-cg // 4) * 4 * phases * plane + slack)
         w_rows = 1 if lanes else d["o"] + 1
-        weights = align64(w_rows * k * 4) + 2 * align64(d["o"] * 4) + align64((n + chunk) * 4)
+        # ... and the DSP path's halfwords of 8 positions (every target)
+        weights = (align64(w_rows * k * 4) + 2 * align64(d["o"] * 4) + align64((n + chunk) * 4)
+                   + align64(k * 64))
     else:
         k = cg * d["kh"] * d["kw"]
         copy = align64(d["c"] * phases * plane + slack)

@@ -32,6 +32,7 @@ from embedded.cortex_m import harness  # noqa: E402
 from embedded.cortex_m.models import cnn28  # noqa: E402
 
 sys.path.append(str(ROOT / "bench"))  # after ROOT: bench/embedded.py is not the package
+import int8  # noqa: E402
 import onnx_models  # noqa: E402
 
 pytestmark = pytest.mark.skipif(harness.available() is not None,
@@ -103,6 +104,14 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, ml
         out[name] = (d / f"{name}.c", mlvm.compile(d / f"{name}.onnx"))
     aot("compile", str(d / "dscnn.onnx"), "-o", str(d / "dscnn_nows.c"), "--no-workspaces")
     out["dscnn-nows"] = (d / "dscnn_nows.c", out["dscnn"][1])
+    # The same DS-CNN and ResNet-8 quantized by onnxruntime (QDQ, per-channel
+    # weights; bench/int8.py): the int8 GEMM's chunks of positions in
+    # halfwords, the depthwise taps, requantization, the f32 tail.
+    for name, build in (("dscnn", onnx_models.dscnn), ("resnet8", onnx_models.resnet8)):
+        onnx.save(build(1), d / f"{name}_f.onnx")
+        q = int8.quantized(d / f"{name}_f.onnx")
+        aot("compile", str(q), "-o", str(d / f"{name}_int8.c"))
+        out[f"{name}-int8"] = (d / f"{name}_int8.c", mlvm.compile(q))
     # The int8 convolution's paths (SMLAD tiles, tap pairs of odd and even
     # depthwise windows, the VCVTR
     # requantization on the M4): f32 in, quantized, convolved, dequantized
@@ -185,7 +194,7 @@ func.func @main(%x: tensor<1x5x9x7xf32>, %y: tensor<1x1x11x6xf32>) -> (tensor<1x
 CASES = [("mlp", "m4"), ("resnet8", "m4"), ("mlp", "m3"), ("rows", "m4"), ("panels", "m4"), ("panels", "m3"), ("cnn28", "m4"),
          ("cnn28", "m3"), ("cnn28-nows", "m4"), ("dscnn", "m4"), ("dscnn-nows", "m4"),
          ("mobilenet", "m4"), ("autoencoder", "m4"), ("autoencoder", "m3"), ("qconv", "m4"),
-         ("qconv", "m3")]
+         ("qconv", "m3"), ("dscnn-int8", "m4"), ("resnet8-int8", "m4")]
 
 
 @pytest.mark.parametrize("name,board", CASES, ids=[f"{n}-{b}" for n, b in CASES])
@@ -269,6 +278,19 @@ def test_quantize_rounds_as_the_host(models: dict[str, tuple[Path, mlvm.Module]]
     for g, w in zip(got, host.main(ROUNDING), strict=True):
         assert np.array_equal(g, w), (g, w)
 
+
+
+@pytest.mark.parametrize("board", ["m4", "m3"])
+def test_int8_convolution_paths_on_the_core(board: str, tmp_path: Path) -> None:
+    """The host's int8 convolution test (tests/runtime_c/kernels/qconv_paths.c:
+    every edge of the tiles, chunks, strides, groups, zero points, against
+    an int64 loop) on the core itself: the M4's SMLAD path, the M3's
+    portable C."""
+    code, text = harness.kernel_test(ROOT / "tests/runtime_c/kernels/qconv_paths.c", board, tmp_path)
+    m = re.search(r"^qconv_paths\[(\w+)\]: (\d+) cases, (\d+) failures$", text, re.M)
+    assert code == 0 and m is not None, text[-2000:]
+    assert m.group(1) == ("dsp" if board == "m4" else "portable")
+    assert int(m.group(2)) >= 500 and m.group(3) == "0"
 
 def test_a_wrong_output_is_caught(models: dict[str, tuple[Path, mlvm.Module]], tmp_path: Path) -> None:
     """The harness reports what the firmware computed: a module built from

@@ -2,11 +2,11 @@
 
 // The int8 convolutions: a static descriptor (the sizes of conv2d, then x
 // signed, w signed, one zero point per output channel, w in lanes) and the
-// workspace (qconv2d_workspace_bytes: 896 bytes here). The requantizing form adds a
+// workspace (qconv2d_workspace_bytes: 960 bytes here). The requantizing form adds a
 // descriptor of its own (y signed, one multiplier per channel, relu) and
 // passes NULL for a missing bias.
-// CHECK: #define MODULE_ACC_ARENA_BYTES 896u
-// CHECK: #define MODULE_REQUANT_ARENA_BYTES 896u
+// CHECK: #define MODULE_ACC_ARENA_BYTES 960u
+// CHECK: #define MODULE_REQUANT_ARENA_BYTES 960u
 // CHECK-DAG: static const mlvm_qconv2d_t [[Q:module__s[0-9]+]] = {1, 4, 4, 4, 4, 1, 1, 4, 4, 1, 1, 0, 0, 1, 1, 1, 0, 1, 0, 0};
 // CHECK-DAG: static const mlvm_qrequant_t [[R:module__s[0-9]+]] = {1, 1, 1};
 // CHECK-LABEL: mlvm_status_t module_acc({{[^;]*$}}

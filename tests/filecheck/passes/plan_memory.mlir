@@ -105,12 +105,12 @@ func.func @conv_workspace(%x: tensor<1x1x4x4xf32>, %w: tensor<4x1x3x3xf32>) -> t
 // The int8 convolution with its requantization fused keeps its sums only in
 // its workspace, so the workspace is planned even without the optional ones
 // (tap offsets 64 B + the copy 320 B + reordered weights, shares, zero
-// points and window sums 512 B).
+// points, window sums and the DSP path's halfwords 576 B).
 // CHECK-LABEL: func.func @qconv_requant_workspace
-// CHECK-SAME: mlvm.arena_bytes = 896 : i64
+// CHECK-SAME: mlvm.arena_bytes = 960 : i64
 // CHECK: "mlvm.qconv2d_requant"{{.*}}mlvm.workspace = 0 : i64
 // NOWS-LABEL: func.func @qconv_requant_workspace
-// NOWS-SAME: mlvm.arena_bytes = 896 : i64
+// NOWS-SAME: mlvm.arena_bytes = 960 : i64
 // NOWS: "mlvm.qconv2d_requant"{{.*}}mlvm.workspace = 0 : i64
 func.func @qconv_requant_workspace(%x: tensor<1x4x4x4xui8>, %w: tensor<4x4x1x1xi8>, %zx: tensor<ui8>, %zw: tensor<i8>, %m: tensor<f32>, %zy: tensor<ui8>) -> tensor<1x4x4x4xui8> {
   %0 = "mlvm.qconv2d_requant"(%x, %w, %zx, %zw, %m, %zy) : (tensor<1x4x4x4xui8>, tensor<4x4x1x1xi8>, tensor<ui8>, tensor<i8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x4x4xui8>

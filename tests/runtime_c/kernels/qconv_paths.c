@@ -153,8 +153,8 @@ static void check(const mlvm_qconv2d_t *p, int extreme, int zw_zero)
                                 "qconv n%td c%td %tdx%td o%td k%tdx%td s%td,%td p%td,%td d%td,%td "
                                 "g%td xs%d ws%d: [%td,%td,%td,%td] = %d (ws) %d, want %d\n",
                                 p->n, p->c, p->h, p->w, p->o, p->kh, p->kw, p->sh, p->sw, p->pt,
-                                p->pl, p->dh, p->dw, p->groups, p->x_signed, p->w_signed, b, o, y,
-                                xx, out[at], out8[at], want);
+                                p->pl, p->dh, p->dw, p->groups, (int)p->x_signed, (int)p->w_signed, b, o,
+                                y, xx, (int)out[at], (int)out8[at], (int)want);
                 }
     if (ws != NULL && !same_with_lanes(p, NULL, x, w, &zx, zw, NULL, NULL, NULL, out, no))
         ++bad;
@@ -191,8 +191,8 @@ static void check(const mlvm_qconv2d_t *p, int extreme, int zw_zero)
                         want = zyv;
                     if (got != want && bad++ == 0)
                         fprintf(stderr, "requant c%td o%td k%tdx%td g%td ys%d per%d relu%d: [%td,%td,%zu] = %d, want %d (acc %d)\n",
-                                p->c, p->o, p->kh, p->kw, p->groups, rq.y_signed, rq.mult_per_o, rq.relu,
-                                b, o, i, got, want, acc);
+                                p->c, p->o, p->kh, p->kw, p->groups, (int)rq.y_signed, (int)rq.mult_per_o,
+                                (int)rq.relu, b, o, i, (int)got, (int)want, (int)acc);
                 }
         if (!same_with_lanes(p, &rq, x, w, &zx, zw, use_bias ? bias : NULL, mult, &zy, y, no))
             ++bad;

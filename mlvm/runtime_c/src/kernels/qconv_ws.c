@@ -51,9 +51,7 @@
 #define MLVM_Q_NR 8
 #elif !defined(MLVM_PORTABLE_KERNELS) && defined(__ARM_FEATURE_DSP)
 #include <arm_acle.h>
-#define MLVM_Q_DSP 1 /* SMLAD on halfword pairs (Cortex-M4 and up) */
-#define MLVM_Q_MR 2
-#define MLVM_Q_NR 2
+#define MLVM_Q_DSP 1 /* SMLAD on halfword pairs (Cortex-M4 and up): q_group_rows */
 #else
 #define MLVM_Q_MR 4
 #define MLVM_Q_NR 4
@@ -110,11 +108,14 @@ static void qgeom(const mlvm_qconv2d_t *p, qgeom_t *g)
                 : qw_align((size_t)(gemm ? g->quads * 4 * g->ph.phases * g->ph.plane
                                          : p->c * g->ph.phases * g->ph.plane) + MLVM_QW_SLACK);
     /* GEMM: reordered weights of every output channel and a row of ones,
-     * zx shares, weight zero points, sums of each window (colx); taps: one
+     * zx shares, weight zero points, sums of each window (colx), the DSP
+     * path's halfwords of 8 positions (on every target: the compiler plans
+     * one size); taps: one
      * output channel's weights less its zero point */
     g->w_bytes = gemm ? qw_align((size_t)(((p->w_lanes ? 0 : p->o) + 1) * g->k) * 4)
                             + 2 * qw_align((size_t)p->o * 4)
                             + qw_align((size_t)(g->ph.n + MLVM_QW_CHUNK) * 4)
+                            + qw_align((size_t)g->k * 64)
                       : qw_align((size_t)g->k * 4);
     g->out_bytes = g->ph.wq == p->ow ? 0 : qw_align((size_t)(og * g->ph.n) * 4);
 }
@@ -733,10 +734,12 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
 
 #elif defined(MLVM_Q_DSP)
 
-/* Cortex-M4 and up: a lane's four bytes split into halfword pairs (UXTB16
- * of the lane and of it rotated by 8; SXTB16 for the weights), two SMLAD
- * per lane and row: 2 rows x 2 positions, the 4 sums in registers, stored
- * raw (q_rows finishes them). */
+/* Cortex-M4 and up. A chunk of 8 positions is first widened into
+ * halfwords (q_halves: a lane's four bytes as UXTB16 of it and of it
+ * rotated by 8, once per chunk rather than once per tile row), then each
+ * output channel multiplies its lanes (SXTB16 twice) by 4 positions at a
+ * time: one weight word, four LDRD and eight SMLAD per lane, the 4 sums in
+ * registers (q_tile4). */
 /* Halfword packing and byte extraction of a word rotated by 8 bits, one
  * instruction each (GCC's arm_acle.h has no PKHBT / PKHTB, and does not
  * fold the rotation into UXTB16 / SXTB16 by itself). */
@@ -772,46 +775,85 @@ static uint32_t q_uxtb16_8(uint32_t x) { return __uxtb16(x >> 8 | x << 24); }
 static int32_t q_sxtb16_8(int32_t x) { return __sxtb16((int32_t)((uint32_t)x >> 8 | (uint32_t)x << 24)); }
 #endif
 
-static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_index_t q0, int mr,
-                   int np)
+/* The 8 positions of a chunk from q0, lane by lane, as two blocks of 4
+ * positions ([block][lane][position][2 words], 64 k bytes): lane words
+ * (c0, c2) and (c1, c3) as halfwords, in the order SXTB16 and SXTB16
+ * ROR 8 split the weights' lanes. Positions past the plane read the
+ * copy's slack; their sums are never stored. */
+static void q_halves(const qtile_t *t, mlvm_index_t q0, uint32_t *hw)
 {
-    const int32_t *w0 = t->w4, *w1 = t->w4 + (mr > 1 ? t->k : 0), *const w0_end = w0 + t->k;
-    const mlvm_index_t *off = t->off;
-    const uint8_t *xq = t->xs + q0 * 4;
-    int32_t c00 = 0, c01 = 0, c10 = 0, c11 = 0;
-#if defined(__GNUC__)
-    /* one register for the positions' base: gcc otherwise splits it into
-     * the copy's base and q0 * 4 and keeps both on the stack */
-    __asm__("" : "+r"(xq));
-#endif
-    /* pointers stepped, not indices: the loop keeps no invariant but the
-     * end and the positions' base in registers (13 of them for 4 sums,
-     * 2 weights, 2 positions and their halves) */
-    while (w0 != w0_end) {
-        const uint8_t *b = xq + *off++ * 4;
-        const int32_t a0 = *w0++, a1 = *w1++;
-        const int32_t a0l = (int32_t)__sxtb16(a0), a0h = q_sxtb16_8(a0);
-        const int32_t a1l = (int32_t)__sxtb16(a1), a1h = q_sxtb16_8(a1);
-        uint32_t x0, x1;
-        int32_t x0l, x0h, x1l, x1h;
-        memcpy(&x0, b, 4);
-        memcpy(&x1, b + 4, 4);
-        x0l = (int32_t)__uxtb16(x0), x0h = (int32_t)q_uxtb16_8(x0);
-        x1l = (int32_t)__uxtb16(x1), x1h = (int32_t)q_uxtb16_8(x1);
-        c00 = __smlad(x0l, a0l, __smlad(x0h, a0h, c00));
-        c01 = __smlad(x1l, a0l, __smlad(x1h, a0h, c01));
-        c10 = __smlad(x0l, a1l, __smlad(x0h, a1h, c10));
-        c11 = __smlad(x1l, a1l, __smlad(x1h, a1h, c11));
+    const mlvm_index_t *off = t->off, *const end = off + t->k;
+    uint32_t *b0 = hw, *b1 = hw + t->k * 8;
+    /* unrolled: constant offsets let gcc pair the stores (STRD) */
+#define MLVM_Q_HALF(b, j, v) ((b)[2 * (j)] = __uxtb16(v), (b)[2 * (j) + 1] = q_uxtb16_8(v))
+    for (; off != end; ++off, b0 += 8, b1 += 8) {
+        const uint8_t *src = t->xs + (*off + q0) * 4;
+        uint32_t v0, v1, v2, v3;
+        memcpy(&v0, src, 4), memcpy(&v1, src + 4, 4), memcpy(&v2, src + 8, 4), memcpy(&v3, src + 12, 4);
+        MLVM_Q_HALF(b0, 0, v0), MLVM_Q_HALF(b0, 1, v1), MLVM_Q_HALF(b0, 2, v2), MLVM_Q_HALF(b0, 3, v3);
+        memcpy(&v0, src + 16, 4), memcpy(&v1, src + 20, 4), memcpy(&v2, src + 24, 4), memcpy(&v3, src + 28, 4);
+        MLVM_Q_HALF(b1, 0, v0), MLVM_Q_HALF(b1, 1, v1), MLVM_Q_HALF(b1, 2, v2), MLVM_Q_HALF(b1, 3, v3);
     }
-    {   /* the raw sums (q_rows' sink: no zero points, its own buffer) */
-        int32_t *out = (int32_t *)s->out + o * s->ld + (q0 - s->q0);
-        out[0] = (int32_t)((uint32_t)c00 - s->share[o]);
-        if (np > 1)
-            out[1] = (int32_t)((uint32_t)c01 - s->share[o]);
-        if (mr > 1) {
-            out[s->ld] = (int32_t)((uint32_t)c10 - s->share[o + 1]);
-            if (np > 1)
-                out[s->ld + 1] = (int32_t)((uint32_t)c11 - s->share[o + 1]);
+#undef MLVM_Q_HALF
+}
+
+/* Two words from p (word-aligned), p advanced past them: LDRD with
+ * post-increment, which gcc does not form from two loads by itself. */
+#if defined(__GNUC__)
+#define MLVM_Q_LDRD(p, a, b)                                                   \
+    __asm__("ldrd %0, %1, [%2], #8" : "=&r"(a), "=&r"(b), "+r"(p)          \
+            : "m"(*(const uint32_t(*)[2])(const void *)(p)))
+#else
+#define MLVM_Q_LDRD(p, a, b) ((a) = (int32_t)(p)[0], (b) = (int32_t)(p)[1], (p) += 2)
+#endif
+
+/* The sums of one row's lanes w .. w_end times the positions of `blocks`
+ * blocks (1 or 2) of 4 from xb (q_halves' layout), into c[4 * blocks]. */
+static void q_tile4(const int32_t *const w0, const int32_t *const w_end, const uint32_t *xb,
+                    uint32_t *c, int blocks)
+{
+    do {
+        const int32_t *w = w0;
+        int32_t c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+        while (w != w_end) {
+            const int32_t a = *w++;
+            const int32_t al = (int32_t)__sxtb16(a), ah = q_sxtb16_8(a);
+            int32_t l, h;
+            MLVM_Q_LDRD(xb, l, h);
+            c0 = __smlad(l, al, __smlad(h, ah, c0));
+            MLVM_Q_LDRD(xb, l, h);
+            c1 = __smlad(l, al, __smlad(h, ah, c1));
+            MLVM_Q_LDRD(xb, l, h);
+            c2 = __smlad(l, al, __smlad(h, ah, c2));
+            MLVM_Q_LDRD(xb, l, h);
+            c3 = __smlad(l, al, __smlad(h, ah, c3));
+        }
+        c[0] = (uint32_t)c0, c[1] = (uint32_t)c1, c[2] = (uint32_t)c2, c[3] = (uint32_t)c3;
+        c += 4;
+    } while (--blocks > 0); /* the second block follows the first */
+}
+#undef MLVM_Q_LDRD
+
+/* Every row of a group (t->w4 its first), chunk by chunk of positions:
+ * the windows' sums first where a weight zero point needs them (the row
+ * of ones into sx), then each row's sums finished. hw: 64 k bytes. */
+static void q_group_rows(const qtile_t *t, const qsink_t *s, const qsink_t *sx,
+                         const int32_t *ones, mlvm_index_t og, mlvm_index_t n, uint32_t *hw)
+{
+    uint32_t v[8];
+    mlvm_index_t q0, o;
+    for (q0 = 0; q0 < n; q0 += 8) {
+        const mlvm_index_t len = mlvm_imin(8, n - q0);
+        const int blocks = len > 4 ? 2 : 1;
+        q_halves(t, q0, hw);
+        if (sx != NULL) {
+            q_tile4(ones, ones + t->k, hw, v, blocks);
+            q_finish_scalar(sx, 0, q0, v, len);
+        }
+        for (o = 0; o < og; ++o) {
+            const int32_t *w = t->w4 + o * t->k;
+            q_tile4(w, w + t->k, hw, v, blocks);
+            q_finish_scalar(s, o, q0, v, len);
         }
     }
 }
@@ -998,7 +1040,7 @@ static void q_rows(const qtile_t *t, const qsink_t *s, mlvm_index_t o, int mr, m
     for (q0 = 0; q0 < n; q0 += MLVM_Q_NR)
         q_tile(t, s, o, q0, mr, (int)mlvm_imin(MLVM_Q_NR, n - q0));
 }
-#else
+#elif !defined(MLVM_Q_DSP)
 /* The same with scalar finishing: the tiles' raw sums of a chunk of
  * positions go to a buffer, finished a row of the chunk per call (a call
  * per tile row would cost more than its few results). */
@@ -1058,11 +1100,14 @@ static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
     uint32_t *share = (uint32_t *)(void *)tail;
     int32_t *zwp = (int32_t *)(void *)(tail + qw_align((size_t)p->o * 4));
     int32_t *colx = (int32_t *)(void *)(tail + 2 * qw_align((size_t)p->o * 4));
+#if defined(MLVM_Q_DSP)
+    uint32_t *halves = (uint32_t *)(void *)((uint8_t *)colx + qw_align((size_t)(g->ph.n + MLVM_QW_CHUNK) * 4));
+#endif
     void *rows = st.w + g->w_bytes;
     const uint32_t ones_share = (uint32_t)(cg * p->kh * p->kw) * st.zxu;
     qtile_t t;
     qsink_t s, sx;
-    mlvm_index_t n, gi, o;
+    mlvm_index_t n, gi;
     /* tap quads: the planar copy, then its im2col in the copy's place */
     uint8_t *planar = st.xs;
     int any_zw;
@@ -1105,18 +1150,25 @@ static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
             } else {
                 q_copy(p, g, xn, gi * cg, cg, 4, st.flip, st.zxu, st.xs);
             }
-            if (any_zw) {
-                t.w4 = (const int32_t *)(const void *)ones;
-                q_rows(&t, &sx, 0, 1, g->ph.n);
-            }
             q_sink(c, g, n, gi, rows, &s);
             s.share = share + gi * og;
             s.zwp = any_zw ? zwp + gi * og : NULL;
             s.colx = colx;
+#if defined(MLVM_Q_DSP)
+            t.w4 = w4 + gi * og * g->k;
+            q_group_rows(&t, &s, any_zw ? &sx : NULL, (const int32_t *)(const void *)ones, og,
+                         g->ph.n, halves);
+#else
+            mlvm_index_t o;
+            if (any_zw) {
+                t.w4 = (const int32_t *)(const void *)ones;
+                q_rows(&t, &sx, 0, 1, g->ph.n);
+            }
             for (o = 0; o < og; o += MLVM_Q_MR) {
                 t.w4 = w4 + (gi * og + o) * g->k;
                 q_rows(&t, &s, o, (int)mlvm_imin(MLVM_Q_MR, og - o), g->ph.n);
             }
+#endif
             q_sink_done(c, g, n, gi, rows);
         }
 }

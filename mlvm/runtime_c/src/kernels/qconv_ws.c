@@ -775,26 +775,39 @@ static uint32_t q_uxtb16_8(uint32_t x) { return __uxtb16(x >> 8 | x << 24); }
 static int32_t q_sxtb16_8(int32_t x) { return __sxtb16((int32_t)((uint32_t)x >> 8 | (uint32_t)x << 24)); }
 #endif
 
-/* The 8 positions of a chunk from q0, lane by lane, as two blocks of 4
- * positions ([block][lane][position][2 words], 64 k bytes): lane words
- * (c0, c2) and (c1, c3) as halfwords, in the order SXTB16 and SXTB16
- * ROR 8 split the weights' lanes. Positions past the plane read the
- * copy's slack; their sums are never stored. */
-static void q_halves(const qtile_t *t, mlvm_index_t q0, uint32_t *hw)
+/* The 8 positions of a chunk (flat positions qs[0 .. 8) of the copy,
+ * consecutive when `run`), lane by lane, as two blocks of 4 positions
+ * ([block][lane][position][2 words], 64 k bytes): lane words (c0, c2) and
+ * (c1, c3) as halfwords, in the order SXTB16 and SXTB16 ROR 8 split the
+ * weights' lanes. Positions past the plane read the copy's slack; their
+ * sums are never stored. */
+static void q_halves(const qtile_t *t, const mlvm_index_t *qs, int run, uint32_t *hw)
 {
     const mlvm_index_t *off = t->off, *const end = off + t->k;
     uint32_t *b0 = hw, *b1 = hw + t->k * 8;
-    /* unrolled: constant offsets let gcc pair the stores (STRD) */
+    int j;
+    if (run) { /* unrolled: constant offsets let gcc pair the stores (STRD) */
 #define MLVM_Q_HALF(b, j, v) ((b)[2 * (j)] = __uxtb16(v), (b)[2 * (j) + 1] = q_uxtb16_8(v))
-    for (; off != end; ++off, b0 += 8, b1 += 8) {
-        const uint8_t *src = t->xs + (*off + q0) * 4;
-        uint32_t v0, v1, v2, v3;
-        memcpy(&v0, src, 4), memcpy(&v1, src + 4, 4), memcpy(&v2, src + 8, 4), memcpy(&v3, src + 12, 4);
-        MLVM_Q_HALF(b0, 0, v0), MLVM_Q_HALF(b0, 1, v1), MLVM_Q_HALF(b0, 2, v2), MLVM_Q_HALF(b0, 3, v3);
-        memcpy(&v0, src + 16, 4), memcpy(&v1, src + 20, 4), memcpy(&v2, src + 24, 4), memcpy(&v3, src + 28, 4);
-        MLVM_Q_HALF(b1, 0, v0), MLVM_Q_HALF(b1, 1, v1), MLVM_Q_HALF(b1, 2, v2), MLVM_Q_HALF(b1, 3, v3);
-    }
+        for (; off != end; ++off, b0 += 8, b1 += 8) {
+            const uint8_t *src = t->xs + (*off + qs[0]) * 4;
+            uint32_t v0, v1, v2, v3;
+            memcpy(&v0, src, 4), memcpy(&v1, src + 4, 4), memcpy(&v2, src + 8, 4), memcpy(&v3, src + 12, 4);
+            MLVM_Q_HALF(b0, 0, v0), MLVM_Q_HALF(b0, 1, v1), MLVM_Q_HALF(b0, 2, v2), MLVM_Q_HALF(b0, 3, v3);
+            memcpy(&v0, src + 16, 4), memcpy(&v1, src + 20, 4), memcpy(&v2, src + 24, 4), memcpy(&v3, src + 28, 4);
+            MLVM_Q_HALF(b1, 0, v0), MLVM_Q_HALF(b1, 1, v1), MLVM_Q_HALF(b1, 2, v2), MLVM_Q_HALF(b1, 3, v3);
+        }
 #undef MLVM_Q_HALF
+        return;
+    }
+    for (j = 0; j < 8; ++j) { /* across a row's end: position by position */
+        const uint8_t *const src = t->xs + qs[j] * 4;
+        uint32_t *b = hw + (j >> 2) * t->k * 8 + (j & 3) * 2;
+        for (off = t->off; off != end; ++off, b += 8) {
+            uint32_t v;
+            memcpy(&v, src + *off * 4, 4);
+            b[0] = __uxtb16(v), b[1] = q_uxtb16_8(v);
+        }
+    }
 }
 
 /* Two words from p (word-aligned), p advanced past them: LDRD with
@@ -834,26 +847,38 @@ static void q_tile4(const int32_t *const w0, const int32_t *const w_end, const u
 }
 #undef MLVM_Q_LDRD
 
-/* Every row of a group (t->w4 its first), chunk by chunk of positions:
- * the windows' sums first where a weight zero point needs them (the row
- * of ones into sx), then each row's sums finished. hw: 64 k bytes. */
+/* Every row of a group (t->w4 its first), chunk by chunk of 8 of its
+ * oh x ow output positions (the copy's columns past ow are skipped): the
+ * windows' sums first where a weight zero point needs them (the row of
+ * ones into sx), then each row's sums finished, at the positions' own
+ * index (s and sx compact). hw: 64 k bytes. */
 static void q_group_rows(const qtile_t *t, const qsink_t *s, const qsink_t *sx,
-                         const int32_t *ones, mlvm_index_t og, mlvm_index_t n, uint32_t *hw)
+                         const int32_t *ones, mlvm_index_t og, mlvm_index_t oh, mlvm_index_t ow,
+                         mlvm_index_t wq, uint32_t *hw)
 {
     uint32_t v[8];
-    mlvm_index_t q0, o;
-    for (q0 = 0; q0 < n; q0 += 8) {
-        const mlvm_index_t len = mlvm_imin(8, n - q0);
-        const int blocks = len > 4 ? 2 : 1;
-        q_halves(t, q0, hw);
+    mlvm_index_t qs[8], p0, o;
+    for (p0 = 0; p0 < oh * ow; p0 += 8) {
+        const mlvm_index_t len = mlvm_imin(8, oh * ow - p0), y = p0 / ow, x = p0 % ow;
+        const int blocks = len > 4 ? 2 : 1, run = wq == ow || x + 8 <= ow;
+        qs[0] = y * wq + x;
+        if (!run) {
+            mlvm_index_t j, yy = y, xx = x;
+            for (j = 1; j < 8; ++j) { /* past the last position: it again */
+                if (j < len && ++xx == ow)
+                    xx = 0, ++yy;
+                qs[j] = yy * wq + xx;
+            }
+        }
+        q_halves(t, qs, run, hw);
         if (sx != NULL) {
             q_tile4(ones, ones + t->k, hw, v, blocks);
-            q_finish_scalar(sx, 0, q0, v, len);
+            q_finish_scalar(sx, 0, p0, v, len);
         }
         for (o = 0; o < og; ++o) {
             const int32_t *w = t->w4 + o * t->k;
             q_tile4(w, w + t->k, hw, v, blocks);
-            q_finish_scalar(s, o, q0, v, len);
+            q_finish_scalar(s, o, p0, v, len);
         }
     }
 }
@@ -987,7 +1012,7 @@ typedef struct qcall {
 } qcall_t;
 
 /* The sink of image n, group gi: the output itself, or the rows at the
- * copy's pitch in ws. */
+ * copy's pitch in ws (where they differ and rows is not NULL). */
 static void q_sink(const qcall_t *c, const qgeom_t *g, mlvm_index_t n, mlvm_index_t gi,
                    void *rows, qsink_t *s)
 {
@@ -997,8 +1022,9 @@ static void q_sink(const qcall_t *c, const qgeom_t *g, mlvm_index_t n, mlvm_inde
     s->requant = c->rq != NULL;
     s->bias = c->bias != NULL ? c->bias + gi * og : NULL;
     s->mult = c->mult == NULL ? NULL : c->mult + (c->rq->mult_per_o ? gi * og : 0);
-    s->out = g->out_bytes ? rows : (uint8_t *)c->out + (size_t)((n * p->o + gi * og) * hw) * size;
-    s->ld = g->out_bytes ? g->ph.n : hw;
+    s->out = g->out_bytes && rows != NULL ? rows
+             : (uint8_t *)c->out + (size_t)((n * p->o + gi * og) * hw) * size;
+    s->ld = g->out_bytes && rows != NULL ? g->ph.n : hw;
     s->q0 = 0;
     if (c->rq != NULL) {
         const mlvm_requant_bounds_t b = mlvm_requant_bounds(c->rq, c->zy);
@@ -1103,7 +1129,9 @@ static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
 #if defined(MLVM_Q_DSP)
     uint32_t *halves = (uint32_t *)(void *)((uint8_t *)colx + qw_align((size_t)(g->ph.n + MLVM_QW_CHUNK) * 4));
 #endif
+#if !defined(MLVM_Q_DSP) /* (the DSP path stores compact rows) */
     void *rows = st.w + g->w_bytes;
+#endif
     const uint32_t ones_share = (uint32_t)(cg * p->kh * p->kw) * st.zxu;
     qtile_t t;
     qsink_t s, sx;
@@ -1150,15 +1178,19 @@ static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
             } else {
                 q_copy(p, g, xn, gi * cg, cg, 4, st.flip, st.zxu, st.xs);
             }
+#if defined(MLVM_Q_DSP)
+            q_sink(c, g, n, gi, NULL, &s); /* compact: q_group_rows skips the pitch's columns */
+            s.share = share + gi * og;
+            s.zwp = any_zw ? zwp + gi * og : NULL;
+            s.colx = colx;
+            t.w4 = w4 + gi * og * g->k;
+            q_group_rows(&t, &s, any_zw ? &sx : NULL, (const int32_t *)(const void *)ones, og,
+                         p->oh, p->ow, g->ph.wq, halves);
+#else
             q_sink(c, g, n, gi, rows, &s);
             s.share = share + gi * og;
             s.zwp = any_zw ? zwp + gi * og : NULL;
             s.colx = colx;
-#if defined(MLVM_Q_DSP)
-            t.w4 = w4 + gi * og * g->k;
-            q_group_rows(&t, &s, any_zw ? &sx : NULL, (const int32_t *)(const void *)ones, og,
-                         g->ph.n, halves);
-#else
             mlvm_index_t o;
             if (any_zw) {
                 t.w4 = (const int32_t *)(const void *)ones;
@@ -1168,13 +1200,14 @@ static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
                 t.w4 = w4 + (gi * og + o) * g->k;
                 q_rows(&t, &s, o, (int)mlvm_imin(MLVM_Q_MR, og - o), g->ph.n);
             }
-#endif
             q_sink_done(c, g, n, gi, rows);
+#endif
         }
 }
 
 /* dst[j] = sum_t wt[t] xs[off[t] + j] for one chunk of positions (the
- * zero point's share is the sink's). With vectors, taps go in pairs: bytes
+ * zero point's share is the sink's): all of it with vectors, the first len
+ * (rounded up to 4) on the DSP path. With vectors, taps go in pairs: bytes
  * of two taps widened into the two 16-bit halves of a lane, times the pair
  * of weights (|wt| <= 255), summed exactly by one vpmaddwd. */
 #if !defined(MLVM_PORTABLE_KERNELS) && defined(__AVX512BW__)
@@ -1200,8 +1233,9 @@ static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
 #ifdef MLVM_QT_V
 #define MLVM_QT_N (MLVM_QW_CHUNK / MLVM_QT_LANES)
 static void q_taps_chunk(mlvm_index_t k, const mlvm_index_t *off, const uint8_t *xs,
-                         const int32_t *wt, uint32_t *dst)
+                         const int32_t *wt, uint32_t *dst, mlvm_index_t len)
 {
+    (void)len; /* whole vectors */
     MLVM_QT_V acc[MLVM_QT_N];
     mlvm_index_t t;
     int v;
@@ -1243,7 +1277,7 @@ static void q_taps_chunk(mlvm_index_t k, const mlvm_index_t *off, const uint8_t 
 
 /* wt: the weight pairs (q_pair_weights), taps t and t + 1 in one word. */
 static void q_taps_chunk(mlvm_index_t k, const mlvm_index_t *off, const uint8_t *xs,
-                         const int32_t *wt, uint32_t *dst)
+                         const int32_t *wt, uint32_t *dst, mlvm_index_t len)
 {
     /* full pairs in the loop, an odd last tap after it: no test per pair
      * (-O2 does not unswitch), fewer registers live; the pairs' offsets
@@ -1252,7 +1286,7 @@ static void q_taps_chunk(mlvm_index_t k, const mlvm_index_t *off, const uint8_t 
     const mlvm_index_t *o;
     const int32_t *wp;
     int j;
-    for (j = 0; j < MLVM_QW_CHUNK; j += 4) {
+    for (j = 0; j < len; j += 4) { /* the chunk's positions, in fours */
         const uint8_t *const xj = xs + j;
         int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
         for (o = off, wp = wt; o < pairs_end; o += 2, ++wp)
@@ -1266,8 +1300,9 @@ static void q_taps_chunk(mlvm_index_t k, const mlvm_index_t *off, const uint8_t 
 #undef MLVM_QT_PAIR4
 #else
 static void q_taps_chunk(mlvm_index_t k, const mlvm_index_t *off, const uint8_t *xs,
-                         const int32_t *wt, uint32_t *dst)
+                         const int32_t *wt, uint32_t *dst, mlvm_index_t len)
 {
+    (void)len;
     uint32_t acc[MLVM_QW_CHUNK];
     mlvm_index_t t;
     int j;
@@ -1333,8 +1368,9 @@ static void q_taps_path(const qcall_t *c, const qgeom_t *g)
                 s.share = shares;
                 q_pair_weights(g->k, wt);
                 for (q0 = 0; q0 < g->ph.n; q0 += MLVM_QW_CHUNK) {
-                    q_taps_chunk(g->k, st.off, xg + q0, wt, acc);
-                    q_finish_run(&s, o, q0, acc, mlvm_imin(MLVM_QW_CHUNK, g->ph.n - q0));
+                    const mlvm_index_t len = mlvm_imin(MLVM_QW_CHUNK, g->ph.n - q0);
+                    q_taps_chunk(g->k, st.off, xg + q0, wt, acc, len);
+                    q_finish_run(&s, o, q0, acc, len);
                 }
             }
             q_sink_done(c, g, n, gi, rows);

@@ -356,6 +356,11 @@ typedef struct qsink {
     const float *mult;
     int mult_per_o, requant;
     int finite; /* every multiplier finite: no NaN can arise (requant.h; AVX only) */
+#if defined(MLVM_Q_DSP) && defined(__GNUC__) && defined(__ARM_FP) && (__ARM_FP & 4)
+    int32_t zyi, loi, hii; /* zy, lo, hi as integers, and the clamp they make */
+    int clamp;             /* (q_finish_scalar): 0 the u8 range, 1 the s8 range, 2 other */
+#define MLVM_Q_VCVTR 1
+#endif
     float zy, lo, hi;
     void *out;       /* row o at o * ld elements (int32, or bytes) ... */
     mlvm_index_t ld;
@@ -372,35 +377,21 @@ static float q_round(float f)
     return fabsf(f) < 0x1p22f ? (f + 0x1.8p23f) - 0x1.8p23f : f;
 }
 
-/* Results v[0 .. n) of channel o from flat position q, one by one. The
- * sink's fields are copied first: the byte stores may alias anything, and
- * would otherwise reload each of them per element. */
-static void q_finish_scalar(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, const uint32_t *v,
-                            mlvm_index_t n)
+#ifdef MLVM_Q_VCVTR
+/* n results v[j] + base (less zwp * colx[j] where colx is not NULL)
+ * requantized by mult to bytes at out, with the sink's zero point and
+ * clamp. VCVTR rounds half to even (the FPSCR's default mode), saturates,
+ * and gives 0 for NaN, so the zero point after a saturating add is the
+ * result of scalar.h's rule; then the clamp in integers: one loop per case
+ * (-O2 does not unswitch), the clamp as one USAT or SSAT where the bounds
+ * are the whole u8 or s8 range (no activation, or a ReLU whose zero point
+ * is 0), else as two conditional moves rather than branches. */
+static inline __attribute__((always_inline)) void
+q_requant_run(uint8_t *out, const uint32_t *v, mlvm_index_t n, uint32_t base, float mult,
+              const int32_t *colx, uint32_t zwp, const qsink_t *s)
 {
-    const uint32_t share = s->share[o], zwp = s->zwp != NULL ? (uint32_t)s->zwp[o] : 0u;
-    const int32_t *colx = s->zwp != NULL ? s->colx + q : NULL;
+    const int32_t zyi = s->zyi, loi = s->loi, hii = s->hii;
     mlvm_index_t j;
-    if (!s->requant) {
-        int32_t *out = (int32_t *)s->out + o * s->ld + (q - s->q0);
-        for (j = 0; j < n; ++j)
-            out[j] = (int32_t)(v[j] - share - (colx != NULL ? zwp * (uint32_t)colx[j] : 0u));
-        return;
-    }
-    {
-        const uint32_t bias = s->bias != NULL ? (uint32_t)s->bias[o] : 0u;
-        const float mult = s->mult[s->mult_per_o ? o : 0], zy = s->zy, lo = s->lo, hi = s->hi;
-        uint8_t *out = (uint8_t *)s->out + o * s->ld + (q - s->q0);
-#if defined(MLVM_Q_DSP) && defined(__GNUC__) && defined(__ARM_FP) && (__ARM_FP & 4)
-        /* VCVTR rounds half to even (the FPSCR's default mode), saturates,
-         * and gives 0 for NaN, so the zero point after a saturating add is
-         * the result of scalar.h's rule; then the clamp in integers. */
-        const int32_t zyi = (int32_t)zy, loi = (int32_t)lo, hii = (int32_t)hi;
-        const uint32_t base = bias - share;
-        /* one loop per case (-O2 does not unswitch); the clamp as one USAT
-         * or SSAT where the bounds are the whole u8 or s8 range (no
-         * activation, or a ReLU whose zero point is 0), else as two
-         * conditional moves rather than branches */
 #define MLVM_Q_FINISH_ONE(r, CLAMP)                                            \
     do {                                                                       \
         float f = (float)(int32_t)(r) * mult;                                  \
@@ -422,17 +413,41 @@ static void q_finish_scalar(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, co
             for (j = 0; j < n; ++j)                                            \
                 MLVM_Q_FINISH_ONE(v[j] + base, CLAMP);                         \
     } while (0)
-        if (loi == 0 && hii == 255)
-            MLVM_Q_FINISH_ALL(MLVM_Q_U8);
-        else if (loi == -128 && hii == 127)
-            MLVM_Q_FINISH_ALL(MLVM_Q_S8);
-        else
-            MLVM_Q_FINISH_ALL(MLVM_Q_BOUNDS);
+    if (s->clamp == 0)
+        MLVM_Q_FINISH_ALL(MLVM_Q_U8);
+    else if (s->clamp == 1)
+        MLVM_Q_FINISH_ALL(MLVM_Q_S8);
+    else
+        MLVM_Q_FINISH_ALL(MLVM_Q_BOUNDS);
 #undef MLVM_Q_FINISH_ALL
 #undef MLVM_Q_BOUNDS
 #undef MLVM_Q_S8
 #undef MLVM_Q_U8
 #undef MLVM_Q_FINISH_ONE
+}
+#endif
+
+/* Results v[0 .. n) of channel o from flat position q, one by one. The
+ * sink's fields are copied first: the byte stores may alias anything, and
+ * would otherwise reload each of them per element. */
+static void q_finish_scalar(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, const uint32_t *v,
+                            mlvm_index_t n)
+{
+    const uint32_t share = s->share[o], zwp = s->zwp != NULL ? (uint32_t)s->zwp[o] : 0u;
+    const int32_t *colx = s->zwp != NULL ? s->colx + q : NULL;
+    mlvm_index_t j;
+    if (!s->requant) {
+        int32_t *out = (int32_t *)s->out + o * s->ld + (q - s->q0);
+        for (j = 0; j < n; ++j)
+            out[j] = (int32_t)(v[j] - share - (colx != NULL ? zwp * (uint32_t)colx[j] : 0u));
+        return;
+    }
+    {
+        const uint32_t bias = s->bias != NULL ? (uint32_t)s->bias[o] : 0u;
+        const float mult = s->mult[s->mult_per_o ? o : 0], zy = s->zy, lo = s->lo, hi = s->hi;
+        uint8_t *out = (uint8_t *)s->out + o * s->ld + (q - s->q0);
+#ifdef MLVM_Q_VCVTR
+        q_requant_run(out, v, n, bias - share, mult, colx, zwp, s);
         return;
 #endif
         for (j = 0; j < n; ++j) {
@@ -856,6 +871,9 @@ static void q_group_rows(const qtile_t *t, const qsink_t *s, const qsink_t *sx,
                          const int32_t *ones, mlvm_index_t og, mlvm_index_t oh, mlvm_index_t ow,
                          mlvm_index_t wq, uint32_t *hw)
 {
+    /* the sink's fields in a local copy: the byte stores cannot alias it
+     * (gcc reloads them from *s after each store otherwise) */
+    const qsink_t sk = *s;
     uint32_t v[8];
     mlvm_index_t qs[8], p0, o;
     for (p0 = 0; p0 < oh * ow; p0 += 8) {
@@ -878,6 +896,14 @@ static void q_group_rows(const qtile_t *t, const qsink_t *s, const qsink_t *sx,
         for (o = 0; o < og; ++o) {
             const int32_t *w = t->w4 + o * t->k;
             q_tile4(w, w + t->k, hw, v, blocks);
+#ifdef MLVM_Q_VCVTR
+            if (sk.requant && sk.zwp == NULL) { /* the common case without a call */
+                q_requant_run((uint8_t *)sk.out + o * sk.ld + p0, v, len,
+                              (sk.bias != NULL ? (uint32_t)sk.bias[o] : 0u) - sk.share[o],
+                              sk.mult[sk.mult_per_o ? o : 0], NULL, 0u, &sk);
+                continue;
+            }
+#endif
             q_finish_scalar(s, o, p0, v, len);
         }
     }
@@ -1030,6 +1056,10 @@ static void q_sink(const qcall_t *c, const qgeom_t *g, mlvm_index_t n, mlvm_inde
         const mlvm_requant_bounds_t b = mlvm_requant_bounds(c->rq, c->zy);
         s->mult_per_o = c->rq->mult_per_o;
         s->zy = b.zy, s->lo = b.lo, s->hi = b.hi;
+#ifdef MLVM_Q_VCVTR /* once per sink, not per finished run */
+        s->zyi = (int32_t)b.zy, s->loi = (int32_t)b.lo, s->hii = (int32_t)b.hi;
+        s->clamp = s->loi == 0 && s->hii == 255 ? 0 : s->loi == -128 && s->hii == 127 ? 1 : 2;
+#endif
 #if defined(MLVM_Q_ZMM) || defined(MLVM_Q_VNNI) || defined(MLVM_Q_AVX2) /* only the AVX finishes read it */
         {
             mlvm_index_t o;

@@ -130,16 +130,18 @@ def build(c_file: Path, main_c: Path, board: str, out: Path) -> Path:
 
 
 def link(sources: list[Path], main_c: Path, board: str, out: Path, include: Path,
-         flags: tuple[str, ...] = ()) -> Path:
+         flags: tuple[str, ...] = (), nano: bool = True) -> Path:
     """The firmware ELF for `board` of main_c and `sources` (headers also
     from `include`), with the harness's startup, semihosting and linker
-    script; `flags` are added to the harness's."""
+    script; `flags` are added to the harness's. `nano`: newlib-nano (whose
+    printf has no %g), else the full newlib."""
     _, arch = BOARDS[board]
     cmd = [
         COMPILER, *arch, *CFLAGS, *flags, "-I", str(INCLUDE_DIR), "-I", str(include),
         "-I", str(HERE), str(main_c), *(str(f) for f in sources),
         str(HERE / "startup.c"), str(HERE / "semihost.c"),
-        "-nostartfiles", "-T", str(HERE / "mps2.ld"), "--specs=nano.specs", "--specs=nosys.specs",
+        "-nostartfiles", "-T", str(HERE / "mps2.ld"), *(["--specs=nano.specs"] if nano else []),
+        "--specs=nosys.specs",
         "-Wl,--gc-sections", "-Wl,-Map=" + str(out.with_suffix(".map")), "-lm", "-o", str(out),
     ]
     res = subprocess.run(cmd, capture_output=True, text=True)
@@ -153,7 +155,8 @@ def kernel_test(src: Path, board: str, out: Path) -> tuple[int, str]:
     prints its verdict and exits non-zero on a failure) for `board` with the
     runtime archive a module links, its main renamed and called by
     tests/mcu/kernel_main.c (heap, stdout and exit through semihosting), and
-    runs it: (exit code, output)."""
+    runs it: (exit code, output). Linked with the full newlib (its printf
+    formats floats; neither prints C99's %td or %zu)."""
     _, arch = BOARDS[board]
     obj = out / f"{src.stem}_{board}.o"
     res = subprocess.run([COMPILER, *arch, *CFLAGS, "-Dmain=mlvm_test_main", "-I", str(INCLUDE_DIR),
@@ -162,7 +165,8 @@ def kernel_test(src: Path, board: str, out: Path) -> tuple[int, str]:
     if res.returncode != 0:
         raise RuntimeError(res.stderr)
     main_c = HERE.parents[1] / "tests" / "mcu" / "kernel_main.c"
-    elf = link([obj, runtime_archive(arch)], main_c, board, out / f"{src.stem}_{board}.elf", out)
+    elf = link([obj, runtime_archive(arch)], main_c, board, out / f"{src.stem}_{board}.elf", out,
+               nano=False)
     return run_elf(elf, board, timeout=600)
 
 

@@ -246,9 +246,9 @@ def qconv2d_workspace_bytes(d: Mapping[str, int], lanes: bool = False) -> int:
     planar copy and its im2col in lanes of four taps; all channels planar
     for groups of fewer outputs), the
     reordered weights (none when stored in lanes) with a row of ones, their
-    zero-point shares, zero points and window sums, the halfwords of 8
-    positions that cores with the Arm DSP extension multiply (or one
-    channel's taps),
+    zero-point shares, zero points, window sums and the halfwords of 8
+    positions that cores with the Arm DSP extension multiply; for groups of
+    fewer outputs, one channel's taps;
     and the outputs at the copy's row pitch where it differs."""
     if min(d["n"], d["o"], d["oh"], d["ow"]) <= 0:
         return 0

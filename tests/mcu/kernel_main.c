@@ -1,7 +1,8 @@
 /* A host kernel test (a file of tests/runtime_c/kernels, its main renamed
  * mlvm_test_main by -Dmain=...) on the emulated board: newlib's heap
- * between .bss and the stack, its stdout and stderr through semihosting,
- * exit() as the firmware's exit code. */
+ * between .bss and the stack, its stdout and stderr through semihosting;
+ * the test's exit() or main's return (startup.c) ends the firmware with
+ * that code. */
 #undef main
 #include <errno.h>
 #include <stddef.h>

@@ -32,7 +32,6 @@ from embedded.cortex_m import harness  # noqa: E402
 from embedded.cortex_m.models import cnn28  # noqa: E402
 
 sys.path.append(str(ROOT / "bench"))  # after ROOT: bench/embedded.py is not the package
-import int8  # noqa: E402
 import onnx_models  # noqa: E402
 
 pytestmark = pytest.mark.skipif(harness.available() is not None,
@@ -107,6 +106,9 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, ml
     # The same DS-CNN and ResNet-8 quantized by onnxruntime (QDQ, per-channel
     # weights; bench/int8.py): the int8 GEMM's chunks of positions in
     # halfwords, the depthwise taps, requantization, the f32 tail.
+    path = list(sys.path)
+    import int8  # (bench/int8.py puts its own folders first on the path)
+    sys.path[:] = path
     for name, build in (("dscnn", onnx_models.dscnn), ("resnet8", onnx_models.resnet8)):
         onnx.save(build(1), d / f"{name}_f.onnx")
         q = int8.quantized(d / f"{name}_f.onnx")
@@ -279,7 +281,6 @@ def test_quantize_rounds_as_the_host(models: dict[str, tuple[Path, mlvm.Module]]
         assert np.array_equal(g, w), (g, w)
 
 
-
 @pytest.mark.parametrize("board", ["m4", "m3"])
 def test_int8_convolution_paths_on_the_core(board: str, tmp_path: Path) -> None:
     """The host's int8 convolution test (tests/runtime_c/kernels/qconv_paths.c:
@@ -291,6 +292,7 @@ def test_int8_convolution_paths_on_the_core(board: str, tmp_path: Path) -> None:
     assert code == 0 and m is not None, text[-2000:]
     assert m.group(1) == ("dsp" if board == "m4" else "portable")
     assert int(m.group(2)) >= 500 and m.group(3) == "0"
+
 
 def test_a_wrong_output_is_caught(models: dict[str, tuple[Path, mlvm.Module]], tmp_path: Path) -> None:
     """The harness reports what the firmware computed: a module built from

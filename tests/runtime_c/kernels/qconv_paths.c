@@ -111,8 +111,9 @@ static int same_with_lanes(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, c
         mlvm_qconv2d_requant_8(&pl, rq, x, wl, zx, zw, bias, mult, zy, got, ws);
     same = memcmp(got, want, no * (rq == NULL ? 4 : 1)) == 0;
     if (!same)
-        fprintf(stderr, "%s with w in lanes: c%td o%td k%tdx%td g%td differs\n",
-                rq == NULL ? "qconv" : "requant", p->c, p->o, p->kh, p->kw, p->groups);
+        fprintf(stderr, "%s with w in lanes: c%ld o%ld k%ldx%ld g%ld differs\n",
+                rq == NULL ? "qconv" : "requant", (long)p->c, (long)p->o, (long)p->kh, (long)p->kw,
+                (long)p->groups);
     free(wl), free(ws), free(got);
     return same;
 }
@@ -150,11 +151,13 @@ static void check(const mlvm_qconv2d_t *p, int extreme, int zw_zero)
                     const int32_t want = reference(p, x, w, zxv, zw, b, o, y, xx);
                     if ((out[at] != want || out8[at] != want) && bad++ == 0)
                         fprintf(stderr,
-                                "qconv n%td c%td %tdx%td o%td k%tdx%td s%td,%td p%td,%td d%td,%td "
-                                "g%td xs%d ws%d: [%td,%td,%td,%td] = %d (ws) %d, want %d\n",
-                                p->n, p->c, p->h, p->w, p->o, p->kh, p->kw, p->sh, p->sw, p->pt,
-                                p->pl, p->dh, p->dw, p->groups, (int)p->x_signed, (int)p->w_signed, b, o,
-                                y, xx, (int)out[at], (int)out8[at], (int)want);
+                                "qconv n%ld c%ld %ldx%ld o%ld k%ldx%ld s%ld,%ld p%ld,%ld d%ld,%ld "
+                                "g%ld xs%d ws%d: [%ld,%ld,%ld,%ld] = %d (ws) %d, want %d\n",
+                                (long)p->n, (long)p->c, (long)p->h, (long)p->w, (long)p->o,
+                                (long)p->kh, (long)p->kw, (long)p->sh, (long)p->sw, (long)p->pt,
+                                (long)p->pl, (long)p->dh, (long)p->dw, (long)p->groups,
+                                (int)p->x_signed, (int)p->w_signed, (long)b, (long)o, (long)y,
+                                (long)xx, (int)out[at], (int)out8[at], (int)want);
                 }
     if (ws != NULL && !same_with_lanes(p, NULL, x, w, &zx, zw, NULL, NULL, NULL, out, no))
         ++bad;
@@ -190,9 +193,10 @@ static void check(const mlvm_qconv2d_t *p, int extreme, int zw_zero)
                     if (rq.relu && want < zyv)
                         want = zyv;
                     if (got != want && bad++ == 0)
-                        fprintf(stderr, "requant c%td o%td k%tdx%td g%td ys%d per%d relu%d: [%td,%td,%zu] = %d, want %d (acc %d)\n",
-                                p->c, p->o, p->kh, p->kw, p->groups, (int)rq.y_signed, (int)rq.mult_per_o,
-                                (int)rq.relu, b, o, i, (int)got, (int)want, (int)acc);
+                        fprintf(stderr, "requant c%ld o%ld k%ldx%ld g%ld ys%d per%d relu%d: [%ld,%ld,%lu] = %d, want %d (acc %d)\n",
+                                (long)p->c, (long)p->o, (long)p->kh, (long)p->kw, (long)p->groups,
+                                (int)rq.y_signed, (int)rq.mult_per_o, (int)rq.relu, (long)b, (long)o,
+                                (unsigned long)i, (int)got, (int)want, (int)acc);
                 }
         if (!same_with_lanes(p, &rq, x, w, &zx, zw, use_bias ? bias : NULL, mult, &zy, y, no))
             ++bad;
@@ -260,8 +264,8 @@ static void check_qadd(mlvm_index_t n, int t)
     if (memcmp(y, want, (size_t)n) != 0) {
         for (i = 0; y[i] == want[i]; ++i)
             ;
-        fprintf(stderr, "qadd n%td flags %d: [%td] = %d, want %d (sa %g sy %g)\n", n, t, i, y[i], want[i],
-                (double)sa, (double)sy);
+        fprintf(stderr, "qadd n%ld flags %d: [%ld] = %d, want %d (sa %g sy %g)\n", (long)n, t, (long)i,
+                y[i], want[i], (double)sa, (double)sy);
         ++failures;
     }
     free(a), free(b), free(y), free(want);

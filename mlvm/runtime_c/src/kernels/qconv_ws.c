@@ -465,7 +465,8 @@ static void q_finish_scalar(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, co
 /* -------------------------------------------------------------------------
  * Tiles: the sums over k-quads of lane products for r < mr rows of w4
  * and np positions from q0, to the sink; rows past mr read row 0 again and
- * are never stored. xs is the group's copy, read at off[t] + q.
+ * are never stored. xs is the group's copy, read at off[t] + q. (The DSP
+ * path instead runs one row over 4 positions of halfwords: q_group_rows.)
  * ---------------------------------------------------------------------- */
 
 typedef struct qtile {
@@ -1003,6 +1004,7 @@ static int q_rows_out_perm(const mlvm_qconv2d_t *p, const qgeom_t *g, mlvm_index
 }
 #endif
 
+#if !defined(MLVM_Q_DSP) /* (the DSP path stores compact rows) */
 static void q_rows_out(const mlvm_qconv2d_t *p, const qgeom_t *g, mlvm_index_t og, size_t size,
                        const uint8_t *src, uint8_t *out)
 {
@@ -1025,6 +1027,7 @@ static void q_rows_out(const mlvm_qconv2d_t *p, const qgeom_t *g, mlvm_index_t o
                 memcpy(d, s, 32);
         }
 }
+#endif
 
 typedef struct qcall {
     const mlvm_qconv2d_t *p;
@@ -1071,6 +1074,7 @@ static void q_sink(const qcall_t *c, const qgeom_t *g, mlvm_index_t n, mlvm_inde
     }
 }
 
+#if !defined(MLVM_Q_DSP)
 static void q_sink_done(const qcall_t *c, const qgeom_t *g, mlvm_index_t n, mlvm_index_t gi,
                         const void *rows)
 {
@@ -1087,6 +1091,7 @@ static void q_sink_done(const qcall_t *c, const qgeom_t *g, mlvm_index_t n, mlvm
 #endif
     q_rows_out(p, g, og, size, (const uint8_t *)rows, out);
 }
+#endif
 
 #if defined(MLVM_Q_ZMM) || defined(MLVM_Q_VNNI) || defined(MLVM_Q_AVX2)
 /* Rows o .. o + mr of the group, tile by tile, each finished in registers. */
@@ -1148,7 +1153,7 @@ static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
     q_start(c, g, &st);
     /* the weights in lanes (the compiler's, or reordered here), then a row
      * of ones, the zero points' shares, the weights' zero points, the
-     * windows' sums */
+     * windows' sums, the DSP path's halfwords */
     const mlvm_index_t w4_bytes = p->w_lanes ? 0 : p->o * g->k * 4;
     const int32_t *w4 = p->w_lanes ? (const int32_t *)c->w : (const int32_t *)(void *)st.w;
     uint8_t *ones = st.w + w4_bytes;
@@ -1363,6 +1368,40 @@ static void q_pair_weights(mlvm_index_t k, int32_t *wt)
 #define q_pair_weights(k, wt) ((void)(k), (void)(wt))
 #endif
 
+#if defined(MLVM_Q_DSP)
+/* The results of a chunk of flat positions [q0, q0 + len) at the copy's
+ * pitch wq that are output positions (columns below ow), run by run of a
+ * row, to a compact sink: the columns past a row's end are neither
+ * requantized nor compacted after. */
+static void q_finish_valid(const qsink_t *s, mlvm_index_t o, mlvm_index_t q0, const uint32_t *acc,
+                           mlvm_index_t len, mlvm_index_t ow, mlvm_index_t wq)
+{
+    const mlvm_index_t end = q0 + len;
+    mlvm_index_t q = q0;
+#ifdef MLVM_Q_VCVTR
+    /* the channel's constants first: the byte stores may alias *s */
+    const uint32_t base = (s->bias != NULL ? (uint32_t)s->bias[o] : 0u) - s->share[o];
+    const float mult = s->requant ? s->mult[s->mult_per_o ? o : 0] : 0.0f;
+    uint8_t *const out = (uint8_t *)s->out + o * s->ld;
+    const int requant = s->requant;
+#endif
+    while (q < end) {
+        const mlvm_index_t y = q / wq, x = q - y * wq, run = mlvm_imin(end, y * wq + ow) - q;
+        if (x >= ow) {
+            q = (y + 1) * wq;
+            continue;
+        }
+#ifdef MLVM_Q_VCVTR
+        if (requant)
+            q_requant_run(out + y * ow + x, acc + (q - q0), run, base, mult, NULL, 0u, s);
+        else
+#endif
+            q_finish_scalar(s, o, y * ow + x, acc + (q - q0), run);
+        q += run;
+    }
+}
+#endif
+
 static void q_taps_path(const qcall_t *c, const qgeom_t *g)
 {
     const mlvm_qconv2d_t *p = c->p;
@@ -1370,7 +1409,9 @@ static void q_taps_path(const qcall_t *c, const qgeom_t *g)
     qstart_t st;
     q_start(c, g, &st);
     int32_t *wt = (int32_t *)(void *)st.w;
+#if !defined(MLVM_Q_DSP) /* (the DSP path finishes compact rows) */
     void *rows = (uint8_t *)wt + g->w_bytes;
+#endif
     uint32_t acc[MLVM_QW_CHUNK], shares[MLVM_QW_GEMM_ROWS];
     qsink_t s;
     mlvm_index_t n, gi, o, t, q0;
@@ -1381,7 +1422,11 @@ static void q_taps_path(const qcall_t *c, const qgeom_t *g)
                st.xs);
         for (gi = 0; gi < p->groups; ++gi) {
             const uint8_t *xg = st.xs + gi * cg * g->ph.phases * g->ph.plane;
+#if defined(MLVM_Q_DSP)
+            q_sink(c, g, n, gi, NULL, &s);
+#else
             q_sink(c, g, n, gi, rows, &s);
+#endif
             s.zwp = NULL;
             for (o = 0; o < og; ++o) {
                 const mlvm_index_t oo = gi * og + o;
@@ -1400,10 +1445,16 @@ static void q_taps_path(const qcall_t *c, const qgeom_t *g)
                 for (q0 = 0; q0 < g->ph.n; q0 += MLVM_QW_CHUNK) {
                     const mlvm_index_t len = mlvm_imin(MLVM_QW_CHUNK, g->ph.n - q0);
                     q_taps_chunk(g->k, st.off, xg + q0, wt, acc, len);
+#if defined(MLVM_Q_DSP)
+                    q_finish_valid(&s, o, q0, acc, len, p->ow, g->ph.wq);
+#else
                     q_finish_run(&s, o, q0, acc, len);
+#endif
                 }
             }
+#if !defined(MLVM_Q_DSP)
             q_sink_done(c, g, n, gi, rows);
+#endif
         }
     }
 }

@@ -274,6 +274,8 @@ def qconv2d_workspace_bytes(d: Mapping[str, int], lanes: bool = False) -> int:
         k = cg * d["kh"] * d["kw"]
         copy = align64(d["c"] * phases * plane + slack)
         weights = align64(k * 4)
+        if cg == 1 and d["kh"] == d["kw"] == 3 and d["sh"] == d["sw"] == d["dh"] == d["dw"] == 1:
+            weights += align64((plane + 8) * 2)  # the plane in halfwords (q_dw3_shape)
     rows = 0 if wq == d["ow"] else align64(og * n * 4)
     return align64((k + taps) * 8) + copy + weights + rows
 

@@ -232,6 +232,32 @@ static void random_case(int extreme)
     check(&p, extreme, rnd(0, 3) != 0);
 }
 
+/* A 3x3 depthwise layer of stride 1 (q_dw3_shape: the DSP path's
+ * halfword rows): rows past the chunk of 64 positions, planes of one
+ * position, channel multipliers up to 3, padding on every side. */
+static void dw3_case(int extreme)
+{
+    mlvm_qconv2d_t p;
+    mlvm_index_t pb, pr;
+    p.groups = rnd(1, 9);
+    p.c = p.groups;
+    p.o = p.groups * rnd(1, 3);
+    p.n = rnd(1, 2);
+    p.kh = p.kw = 3;
+    p.sh = p.sw = p.dh = p.dw = 1;
+    p.h = rnd(1, 19), p.w = rnd(1, 3) == 1 ? rnd(60, 90) : rnd(1, 20);
+    p.pt = rnd(0, 2), p.pl = rnd(0, 2), pb = rnd(0, 2), pr = rnd(0, 2);
+    p.oh = p.h + p.pt + pb - 2;
+    p.ow = p.w + p.pl + pr - 2;
+    if (p.oh < 1 || p.ow < 1)
+        return;
+    p.x_signed = rnd(0, 1);
+    p.w_signed = rnd(0, 4) != 0;
+    p.zw_per_o = rnd(0, 1);
+    p.w_lanes = 0;
+    check(&p, extreme, rnd(0, 3) != 0);
+}
+
 /* mlvm_qadd_8 against the same f32 steps through scalar.h's quantize:
  * every signedness, lengths around the vectors' widths, zero, infinite and
  * NaN scales among the random ones; y in place of a every other time. */
@@ -321,6 +347,8 @@ int main(int argc, char **argv)
     }
     for (t = 0; t < 600; ++t)
         random_case(t % 10 == 0);
+    for (t = 0; t < 80; ++t)
+        dw3_case(t % 10 == 0);
     for (t = 0; t < 160; ++t)
         check_qadd((mlvm_index_t[]){1, 7, 8, 15, 16, 17, 31, 64, 100, 257}[t % 10], t / 10 % 8);
     printf("qconv_paths[%s]: %ld cases, %ld failures\n", mlvm_qkernel_path(), cases, failures);

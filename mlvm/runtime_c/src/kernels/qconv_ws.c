@@ -21,7 +21,9 @@
  * int32, on every path.
  *
  * Groups with fewer output channels (depthwise) add their taps over chunks
- * of 64 positions of planar copies (all channels copied at once). */
+ * of 64 positions of planar copies (all channels copied at once); on cores
+ * with the DSP extension a 3x3 one of stride 1 reads its channel's plane
+ * widened to halfwords, two taps per load (q_dw3_row). */
 #include <math.h>
 #include <string.h>
 
@@ -90,6 +92,18 @@ typedef struct qgeom {
     size_t off_bytes, in_bytes, w_bytes, out_bytes;
 } qgeom_t;
 
+/* One input channel per group, 3x3, stride and dilation 1 (a depthwise
+ * layer of a keyword spotter or MobileNet): the taps path's workspace then
+ * also holds a channel's plane widened to halfwords (q_dw3_row's, on cores
+ * with the DSP extension; planned on every target), 8 past its end. */
+static int q_dw3_shape(const mlvm_qconv2d_t *p)
+{
+    return p->c == p->groups && p->kh == 3 && p->kw == 3 && p->sh == 1 && p->sw == 1 && p->dh == 1
+           && p->dw == 1;
+}
+
+static size_t q_dw3_bytes(const qgeom_t *g) { return qw_align((size_t)(g->ph.plane + 8) * 2); }
+
 static void qgeom(const mlvm_qconv2d_t *p, qgeom_t *g)
 {
     const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups;
@@ -116,7 +130,7 @@ static void qgeom(const mlvm_qconv2d_t *p, qgeom_t *g)
                             + 2 * qw_align((size_t)p->o * 4)
                             + qw_align((size_t)(g->ph.n + MLVM_QW_CHUNK) * 4)
                             + qw_align((size_t)g->k * 64)
-                      : qw_align((size_t)g->k * 4);
+                      : qw_align((size_t)g->k * 4) + (q_dw3_shape(p) ? q_dw3_bytes(g) : 0);
     g->out_bytes = g->ph.wq == p->ow ? 0 : qw_align((size_t)(og * g->ph.n) * 4);
 }
 
@@ -1369,6 +1383,73 @@ static void q_pair_weights(mlvm_index_t k, int32_t *wt)
 #endif
 
 #if defined(MLVM_Q_DSP)
+/* n bytes of a plane (n a multiple of 4; x ^ flip already) as halfwords:
+ * the word at byte 2 q of xh is the pair (x[q], x[q + 1]), the two taps of
+ * a kernel row's first two columns for position q. */
+static void q_widen(const uint8_t *x, mlvm_index_t n, uint32_t *xh)
+{
+    mlvm_index_t j;
+    for (j = 0; j < n; j += 4, xh += 2) {
+        uint32_t v;
+        memcpy(&v, x + j, 4);
+        {
+            const uint32_t lo = __uxtb16(v), hi = q_uxtb16_8(v); /* (x0, x2), (x1, x3) */
+            xh[0] = q_pkhbt(lo, hi), xh[1] = q_pkhtb(hi, lo);
+        }
+    }
+}
+
+/* Output row positions 0 .. n of one channel (3x3, stride 1): xh the
+ * widened plane at the row's first position, wq2 its row pitch in bytes,
+ * wp the kernel rows' pairs (w[r][0], w[r][1]) and (w[r][2], 0). Six
+ * unaligned loads and six SMLAD per position (the third column's pair
+ * reads the next position's tap, times 0). */
+static void q_dw3_row(const uint8_t *xh, mlvm_index_t wq2, const int32_t *wp, uint32_t *acc,
+                      mlvm_index_t n)
+{
+    const int32_t a0 = wp[0], a1 = wp[1], b0 = wp[2], b1 = wp[3], c0 = wp[4], c1 = wp[5];
+    uint32_t *const end = acc + n;
+    for (; acc != end; ++acc, xh += 2) {
+        const uint8_t *const r1 = xh + wq2, *const r2 = r1 + wq2;
+        uint32_t t0, t1, u0, u1, v0, v1;
+        memcpy(&t0, xh, 4), memcpy(&t1, xh + 4, 4);
+        memcpy(&u0, r1, 4), memcpy(&u1, r1 + 4, 4);
+        memcpy(&v0, r2, 4), memcpy(&v1, r2 + 4, 4);
+        *acc = (uint32_t)__smlad((int32_t)t0, a0, __smlad((int32_t)t1, a1,
+                   __smlad((int32_t)u0, b0, __smlad((int32_t)u1, b1,
+                   __smlad((int32_t)v0, c0, __smlad((int32_t)v1, c1, 0))))));
+    }
+}
+
+/* Channel o of a q_dw3_shape group: its kernel rows' pairs from the taps
+ * less the zero point (wt), then row by row (in pieces of the chunk's
+ * size) into the compact sink. xh: the group's widened plane. */
+static void q_dw3_channel(const qsink_t *s, const qgeom_t *g, mlvm_index_t o, const int32_t *wt,
+                          const uint32_t *xh, uint32_t *acc)
+{
+    const mlvm_index_t wq = g->ph.wq, ow = g->win.ow, oh = g->win.oh;
+    int32_t wp[6];
+    mlvm_index_t y, x0, r;
+    for (r = 0; r < 3; ++r) {
+        wp[2 * r] = (int32_t)((uint32_t)(uint16_t)wt[3 * r] | (uint32_t)wt[3 * r + 1] << 16);
+        wp[2 * r + 1] = (int32_t)(uint32_t)(uint16_t)wt[3 * r + 2];
+    }
+    for (y = 0; y < oh; ++y)
+        for (x0 = 0; x0 < ow; x0 += MLVM_QW_CHUNK) {
+            const mlvm_index_t len = mlvm_imin(MLVM_QW_CHUNK, ow - x0);
+            q_dw3_row((const uint8_t *)xh + (y * wq + x0) * 2, wq * 2, wp, acc, len);
+#ifdef MLVM_Q_VCVTR
+            if (s->requant) {
+                q_requant_run((uint8_t *)s->out + o * s->ld + y * ow + x0, acc, len,
+                              (s->bias != NULL ? (uint32_t)s->bias[o] : 0u) - s->share[o],
+                              s->mult[s->mult_per_o ? o : 0], NULL, 0u, s);
+                continue;
+            }
+#endif
+            q_finish_scalar(s, o, y * ow + x0, acc, len);
+        }
+}
+
 /* The results of a chunk of flat positions [q0, q0 + len) at the copy's
  * pitch wq that are output positions (columns below ow), run by run of a
  * row, to a compact sink: the columns past a row's end are neither
@@ -1415,6 +1496,10 @@ static void q_taps_path(const qcall_t *c, const qgeom_t *g)
     uint32_t acc[MLVM_QW_CHUNK], shares[MLVM_QW_GEMM_ROWS];
     qsink_t s;
     mlvm_index_t n, gi, o, t, q0;
+#if defined(MLVM_Q_DSP)
+    const int dw3 = q_dw3_shape(p);
+    uint32_t *const xh = (uint32_t *)(void *)(st.w + qw_align((size_t)g->k * 4));
+#endif
     mlvm_tap_offsets(&g->win, &g->ph, g->k, st.off);
     memset(st.xs + p->c * g->ph.phases * g->ph.plane, 0, MLVM_QW_SLACK);
     for (n = 0; n < p->n; ++n) {
@@ -1428,6 +1513,10 @@ static void q_taps_path(const qcall_t *c, const qgeom_t *g)
             q_sink(c, g, n, gi, rows, &s);
 #endif
             s.zwp = NULL;
+#if defined(MLVM_Q_DSP)
+            if (dw3) /* the group's one channel, widened once for its outputs */
+                q_widen(xg, (g->ph.plane + 8 + 3) / 4 * 4, xh);
+#endif
             for (o = 0; o < og; ++o) {
                 const mlvm_index_t oo = gi * og + o;
                 const int32_t zwo = p->w_signed ? ((const int8_t *)c->zw)[p->zw_per_o ? oo : 0]
@@ -1441,6 +1530,12 @@ static void q_taps_path(const qcall_t *c, const qgeom_t *g)
                 }
                 shares[o] = sum * st.zxu;
                 s.share = shares;
+#if defined(MLVM_Q_DSP)
+                if (dw3) {
+                    q_dw3_channel(&s, g, o, wt, xh, acc);
+                    continue;
+                }
+#endif
                 q_pair_weights(g->k, wt);
                 for (q0 = 0; q0 < g->ph.n; q0 += MLVM_QW_CHUNK) {
                     const mlvm_index_t len = mlvm_imin(MLVM_QW_CHUNK, g->ph.n - q0);

@@ -1400,54 +1400,62 @@ static void q_widen(const uint8_t *x, mlvm_index_t n, uint32_t *xh)
     }
 }
 
-/* Output row positions 0 .. n of one channel (3x3, stride 1): xh the
- * widened plane at the row's first position, wq2 its row pitch in bytes,
- * wp the kernel rows' pairs (w[r][0], w[r][1]) and (w[r][2], 0). Six
- * unaligned loads and six SMLAD per position (the third column's pair
- * reads the next position's tap, times 0). */
-static void q_dw3_row(const uint8_t *xh, mlvm_index_t wq2, const int32_t *wp, uint32_t *acc,
-                      mlvm_index_t n)
+/* `rows` output rows of n positions of one channel (3x3, stride 1), into
+ * acc[r * n + x]: xh the widened plane at the first row's first position,
+ * wq2 its row pitch in bytes, wp the kernel rows' pairs (w[r][0], w[r][1])
+ * and (w[r][2], 0). Six unaligned loads and six SMLAD per position (the
+ * third column's pair reads the next position's tap, times 0). */
+#if defined(__GNUC__)
+__attribute__((noinline)) /* its own registers: inlined, gcc spilled the weights */
+#endif
+static void q_dw3_rows(const uint8_t *xh, mlvm_index_t wq2, const int32_t *wp, uint32_t *acc,
+                       mlvm_index_t n, mlvm_index_t rows)
 {
     const int32_t a0 = wp[0], a1 = wp[1], b0 = wp[2], b1 = wp[3], c0 = wp[4], c1 = wp[5];
-    uint32_t *const end = acc + n;
-    for (; acc != end; ++acc, xh += 2) {
-        const uint8_t *const r1 = xh + wq2, *const r2 = r1 + wq2;
-        uint32_t t0, t1, u0, u1, v0, v1;
-        memcpy(&t0, xh, 4), memcpy(&t1, xh + 4, 4);
-        memcpy(&u0, r1, 4), memcpy(&u1, r1 + 4, 4);
-        memcpy(&v0, r2, 4), memcpy(&v1, r2 + 4, 4);
-        *acc = (uint32_t)__smlad((int32_t)t0, a0, __smlad((int32_t)t1, a1,
-                   __smlad((int32_t)u0, b0, __smlad((int32_t)u1, b1,
-                   __smlad((int32_t)v0, c0, __smlad((int32_t)v1, c1, 0))))));
+    uint32_t *const last = acc + rows * n;
+    for (; acc != last; xh += wq2 - 2 * n) {
+        uint32_t *const end = acc + n;
+        for (; acc != end; ++acc, xh += 2) {
+            const uint8_t *const r1 = xh + wq2, *const r2 = r1 + wq2;
+            uint32_t t0, t1, u0, u1, v0, v1;
+            memcpy(&t0, xh, 4), memcpy(&t1, xh + 4, 4);
+            memcpy(&u0, r1, 4), memcpy(&u1, r1 + 4, 4);
+            memcpy(&v0, r2, 4), memcpy(&v1, r2 + 4, 4);
+            *acc = (uint32_t)__smlad((int32_t)t0, a0, __smlad((int32_t)t1, a1,
+                       __smlad((int32_t)u0, b0, __smlad((int32_t)u1, b1,
+                       __smlad((int32_t)v0, c0, __smlad((int32_t)v1, c1, 0))))));
+        }
     }
 }
 
 /* Channel o of a q_dw3_shape group: its kernel rows' pairs from the taps
- * less the zero point (wt), then row by row (in pieces of the chunk's
- * size) into the compact sink. xh: the group's widened plane. */
+ * less the zero point (wt), then as many whole output rows as the chunk
+ * holds at a time (pieces of a row where one is longer) into the compact
+ * sink. xh: the group's widened plane. */
 static void q_dw3_channel(const qsink_t *s, const qgeom_t *g, mlvm_index_t o, const int32_t *wt,
                           const uint32_t *xh, uint32_t *acc)
 {
     const mlvm_index_t wq = g->ph.wq, ow = g->win.ow, oh = g->win.oh;
+    const mlvm_index_t piece = mlvm_imin(ow, MLVM_QW_CHUNK), rows = ow > MLVM_QW_CHUNK ? 1 : MLVM_QW_CHUNK / ow;
     int32_t wp[6];
     mlvm_index_t y, x0, r;
     for (r = 0; r < 3; ++r) {
         wp[2 * r] = (int32_t)((uint32_t)(uint16_t)wt[3 * r] | (uint32_t)wt[3 * r + 1] << 16);
         wp[2 * r + 1] = (int32_t)(uint32_t)(uint16_t)wt[3 * r + 2];
     }
-    for (y = 0; y < oh; ++y)
-        for (x0 = 0; x0 < ow; x0 += MLVM_QW_CHUNK) {
-            const mlvm_index_t len = mlvm_imin(MLVM_QW_CHUNK, ow - x0);
-            q_dw3_row((const uint8_t *)xh + (y * wq + x0) * 2, wq * 2, wp, acc, len);
+    for (y = 0; y < oh; y += rows)
+        for (x0 = 0; x0 < ow; x0 += piece) {
+            const mlvm_index_t len = mlvm_imin(piece, ow - x0), nr = mlvm_imin(rows, oh - y);
+            q_dw3_rows((const uint8_t *)xh + (y * wq + x0) * 2, wq * 2, wp, acc, len, nr);
 #ifdef MLVM_Q_VCVTR
             if (s->requant) {
-                q_requant_run((uint8_t *)s->out + o * s->ld + y * ow + x0, acc, len,
+                q_requant_run((uint8_t *)s->out + o * s->ld + y * ow + x0, acc, len * nr,
                               (s->bias != NULL ? (uint32_t)s->bias[o] : 0u) - s->share[o],
                               s->mult[s->mult_per_o ? o : 0], NULL, 0u, s);
                 continue;
             }
 #endif
-            q_finish_scalar(s, o, y * ow + x0, acc, len);
+            q_finish_scalar(s, o, y * ow + x0, acc, len * nr);
         }
 }
 

@@ -1384,19 +1384,44 @@ static void q_pair_weights(mlvm_index_t k, int32_t *wt)
 #endif
 
 #if defined(MLVM_Q_DSP)
-/* n bytes of a plane (n a multiple of 4; x ^ flip already) as halfwords:
- * the word at byte 2 q of xh is the pair (x[q], x[q + 1]), the two taps of
- * a kernel row's first two columns for position q. */
-static void q_widen(const uint8_t *x, mlvm_index_t n, uint32_t *xh)
+/* The widened plane's padding (q_widen_input writes the rest): zxu in
+ * all of its plane + 8 halfwords (q_dw3_bytes), once per call. */
+static void q_widen_pad(const qgeom_t *g, uint8_t zxu, uint32_t *xh)
 {
+    const mlvm_index_t words = (g->ph.plane + 9) / 2;
     mlvm_index_t j;
-    for (j = 0; j < n; j += 4, xh += 2) {
-        uint32_t v;
-        memcpy(&v, x + j, 4);
-        {
-            const uint32_t lo = __uxtb16(v), hi = q_uxtb16_8(v); /* (x0, x2), (x1, x3) */
-            xh[0] = q_pkhbt(lo, hi), xh[1] = q_pkhtb(hi, lo);
+    for (j = 0; j < words; ++j)
+        xh[j] = 0x00010001u * zxu;
+}
+
+/* A q_dw3_shape channel's plane (xc: h x w input bytes) widened to
+ * halfwords, x ^ flip, into the padded plane as q_copy places it,
+ * straight from the input (no copy first): the word at byte 2 q of xh is
+ * the pair (x[q], x[q + 1]), a kernel row's first two taps for position
+ * q. The padding (q_widen_pad) is the same for every channel. */
+static void q_widen_input(const mlvm_qconv2d_t *p, const qgeom_t *g, const uint8_t *xc, uint8_t flip,
+                          uint32_t *xh)
+{
+    const mlvm_index_t wq = g->ph.wq;
+    const uint32_t flip4 = 0x01010101u * flip;
+    uint16_t *const h16 = (uint16_t *)(void *)xh;
+    mlvm_index_t r0, r1, lo, hi, r, j;
+    mlvm_valid_span1(-p->pt, p->h, g->ph.hq, &r0, &r1);
+    mlvm_valid_span1(-p->pl, p->w, wq, &lo, &hi);
+    for (r = r0; r < r1; ++r) {
+        const uint8_t *const src = xc + (r - p->pt) * p->w + (lo - p->pl);
+        uint16_t *const d = h16 + r * wq + lo;
+        const mlvm_index_t n = hi - lo;
+        for (j = 0; j + 4 <= n; j += 4) { /* (x0, x2), (x1, x3) -> (x0, x1), (x2, x3) */
+            uint32_t v, l, h, pair;
+            memcpy(&v, src + j, 4);
+            v ^= flip4;
+            l = __uxtb16(v), h = q_uxtb16_8(v);
+            pair = q_pkhbt(l, h), memcpy(d + j, &pair, 4);
+            pair = q_pkhtb(h, l), memcpy(d + j + 2, &pair, 4);
         }
+        for (; j < n; ++j)
+            d[j] = (uint16_t)(src[j] ^ flip);
     }
 }
 
@@ -1511,9 +1536,16 @@ static void q_taps_path(const qcall_t *c, const qgeom_t *g)
 #endif
     mlvm_tap_offsets(&g->win, &g->ph, g->k, st.off);
     memset(st.xs + p->c * g->ph.phases * g->ph.plane, 0, MLVM_QW_SLACK);
+#if defined(MLVM_Q_DSP)
+    if (dw3)
+        q_widen_pad(g, st.zxu, xh);
+#endif
     for (n = 0; n < p->n; ++n) {
-        q_copy(p, g, (const uint8_t *)c->x + n * p->c * p->h * p->w, 0, p->c, 1, st.flip, st.zxu,
-               st.xs);
+#if defined(MLVM_Q_DSP)
+        if (!dw3) /* (q_widen_input reads the input itself) */
+#endif
+            q_copy(p, g, (const uint8_t *)c->x + n * p->c * p->h * p->w, 0, p->c, 1, st.flip, st.zxu,
+                   st.xs);
         for (gi = 0; gi < p->groups; ++gi) {
             const uint8_t *xg = st.xs + gi * cg * g->ph.phases * g->ph.plane;
 #if defined(MLVM_Q_DSP)
@@ -1524,7 +1556,8 @@ static void q_taps_path(const qcall_t *c, const qgeom_t *g)
             s.zwp = NULL;
 #if defined(MLVM_Q_DSP)
             if (dw3) /* the group's one channel, widened once for its outputs */
-                q_widen(xg, (g->ph.plane + 8 + 3) / 4 * 4, xh);
+                q_widen_input(p, g, (const uint8_t *)c->x + (n * p->c + gi) * p->h * p->w, st.flip,
+                              xh);
 #endif
             for (o = 0; o < og; ++o) {
                 const mlvm_index_t oo = gi * og + o;

@@ -8,7 +8,8 @@
  * unsigned (i8 ^ 0x80, the zero point likewise) and widened, so that the
  * signedness costs no branch in the loop; the division is the IEEE one.
  * The elements past the last whole vector, and builds without vectors, go
- * through scalar.h's quantize. */
+ * through scalar.h's quantize; Cortex-M4F and up round by VCVTR instead
+ * (requant.h's mlvm_vcvtr_add). */
 #include "mlvm/kernels.h"
 #include "mlvm/scalar.h"
 #include "requant.h"
@@ -98,6 +99,26 @@ void mlvm_qadd_8(const mlvm_qadd_t *p, size_t n, const void *a, const float *sa,
             const __m256i q = mlvm_quantize256(_mm256_div_ps(_mm256_add_ps(da, db), sy4), zy4, lo, hi);
             _mm_storel_epi64((__m128i *)(void *)((uint8_t *)y + i), mlvm_low_bytes256(q));
         }
+    }
+#elif defined(MLVM_REQUANT_VCVTR)
+    { /* Cortex-M4F and up: the float steps, then VCVTR and a saturation */
+        const uint8_t *pa = (const uint8_t *)a, *pb = (const uint8_t *)b;
+        uint8_t *py = (uint8_t *)y;
+        const uint8_t fa = k.fa, fb = k.fb;
+        const int32_t za = k.za, zb = k.zb;
+        const float sa = k.sa, sb = k.sb, sy = k.sy;
+        const int32_t z = p->y_signed ? *(const int8_t *)zy : *(const uint8_t *)zy;
+#define MLVM_QADD_VCVTR(SAT)                                                                \
+    for (; i < n; ++i) {                                                                    \
+        const float da = (float)((int32_t)(uint8_t)(pa[i] ^ fa) - za) * sa;                 \
+        const float db = (float)((int32_t)(uint8_t)(pb[i] ^ fb) - zb) * sb;                 \
+        py[i] = (uint8_t)SAT(mlvm_vcvtr_add((da + db) / sy, z), 8);                         \
+    }
+        if (p->y_signed)
+            MLVM_QADD_VCVTR(__ssat)
+        else
+            MLVM_QADD_VCVTR(__usat)
+#undef MLVM_QADD_VCVTR
     }
 #endif
     qadd_tail(p, &k, i, n, a, b, zy, y);

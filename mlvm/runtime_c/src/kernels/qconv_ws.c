@@ -370,7 +370,7 @@ typedef struct qsink {
     const float *mult;
     int mult_per_o, requant;
     int finite; /* every multiplier finite: no NaN can arise (requant.h; AVX only) */
-#if defined(MLVM_Q_DSP) && defined(__GNUC__) && defined(__ARM_FP) && (__ARM_FP & 4)
+#if defined(MLVM_Q_DSP) && defined(MLVM_REQUANT_VCVTR)
     int32_t zyi, loi, hii; /* zy, lo, hi as integers, and the clamp they make */
     int clamp;             /* (q_finish_scalar): 0 the u8 range, 1 the s8 range, 2 other */
 #define MLVM_Q_VCVTR 1
@@ -394,9 +394,7 @@ static float q_round(float f)
 #ifdef MLVM_Q_VCVTR
 /* n results v[j] + base (less zwp * colx[j] where colx is not NULL)
  * requantized by mult to bytes at out, with the sink's zero point and
- * clamp. VCVTR rounds half to even (the FPSCR's default mode), saturates,
- * and gives 0 for NaN, so the zero point after a saturating add is the
- * result of scalar.h's rule; then the clamp in integers: one loop per case
+ * clamp (mlvm_vcvtr_add, then the clamp in integers): one loop per case
  * (-O2 does not unswitch), the clamp as one USAT or SSAT where the bounds
  * are the whole u8 or s8 range (no activation, or a ReLU whose zero point
  * is 0), else as two conditional moves rather than branches. */
@@ -408,11 +406,7 @@ q_requant_run(uint8_t *out, const uint32_t *v, mlvm_index_t n, uint32_t base, fl
     mlvm_index_t j;
 #define MLVM_Q_FINISH_ONE(r, CLAMP)                                            \
     do {                                                                       \
-        float f = (float)(int32_t)(r) * mult;                                  \
-        int32_t y;                                                             \
-        __asm__("vcvtr.s32.f32 %0, %0" : "+t"(f));                             \
-        memcpy(&y, &f, 4);                                                     \
-        y = __qadd(y, zyi);                                                    \
+        const int32_t y = mlvm_vcvtr_add((float)(int32_t)(r) * mult, zyi);     \
         out[j] = (uint8_t)CLAMP(y);                                            \
     } while (0)
 #define MLVM_Q_U8(y) __usat((y), 8)

@@ -101,4 +101,22 @@ static inline __attribute__((always_inline)) __m128i mlvm_low_bytes256(__m256i v
 }
 #endif
 
+#if defined(__ARM_FEATURE_DSP) && defined(__GNUC__) && defined(__ARM_FP) && (__ARM_FP & 4)         \
+    && !defined(MLVM_PORTABLE_KERNELS)
+#include <arm_acle.h>
+#include <string.h>
+#define MLVM_REQUANT_VCVTR 1
+/* nearbyint(f) + zy, saturated to int32: VCVTR rounds half to even (the
+ * FPSCR's default mode), saturates, and gives 0 for NaN, so that a clamp
+ * of the result to the bytes' range (USAT, SSAT, or lo / hi) is scalar.h's
+ * mlvm_quantize_* of f (Cortex-M4F and up). */
+static inline __attribute__((always_inline)) int32_t mlvm_vcvtr_add(float f, int32_t zy)
+{
+    int32_t y;
+    __asm__("vcvtr.s32.f32 %0, %0" : "+t"(f));
+    memcpy(&y, &f, 4);
+    return __qadd(y, zy);
+}
+#endif
+
 #endif /* MLVM_KERNELS_REQUANT_H_ */

@@ -10,7 +10,8 @@ the firmware is built twice, calling the entry once and twice, each run
 under the harness's qemu plugin (insn_count.c), and the counts subtracted.
 
 Boards: `m4` = qemu's mps2-an386 (Cortex-M4F, hard float), `m3` =
-mps2-an385 (Cortex-M3, soft float). Needs arm-none-eabi-gcc (with newlib)
+mps2-an385 (Cortex-M3, soft float), `m4-soft` = the M4F board running code
+built for an M4 without FPU. Needs arm-none-eabi-gcc (with newlib)
 and qemu-system-arm (`make test` installs both on Debian).
 """
 
@@ -37,6 +38,10 @@ HERE = Path(__file__).resolve().parent
 BOARDS: dict[str, tuple[str, list[str]]] = {
     "m4": ("mps2-an386", CORES["cortex-m4"]),
     "m3": ("mps2-an385", CORES["cortex-m3"]),
+    # an M4 built for soft float (the DSP extension without an FPU, as on
+    # M4 parts that have none): code that never touches the FPU runs on the
+    # M4F board as it would there
+    "m4-soft": ("mps2-an386", ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=soft"]),
 }
 # The C type of each numpy dtype an entry takes, from the project's tables.
 C_BY_DTYPE = {DTYPES[e]: c for e, c in C_TYPES.items()}

@@ -281,16 +281,16 @@ def test_quantize_rounds_as_the_host(models: dict[str, tuple[Path, mlvm.Module]]
         assert np.array_equal(g, w), (g, w)
 
 
-@pytest.mark.parametrize("board", ["m4", "m3"])
+@pytest.mark.parametrize("board", ["m4", "m3", "m4-soft"])
 def test_int8_convolution_paths_on_the_core(board: str, tmp_path: Path) -> None:
     """The host's int8 convolution test (tests/runtime_c/kernels/qconv_paths.c:
     every edge of the tiles, chunks, strides, groups, zero points, against
-    an int64 loop) on the core itself: the M4's SMLAD path, the M3's
-    portable C."""
+    an int64 loop) on the core itself: the M4's SMLAD path (with VCVTR's
+    requantization, or without an FPU), the M3's portable C."""
     code, text = harness.kernel_test(ROOT / "tests/runtime_c/kernels/qconv_paths.c", board, tmp_path)
     m = re.search(r"^qconv_paths\[(\w+)\]: (\d+) cases, (\d+) failures$", text, re.M)
     assert code == 0 and m is not None, text[-2000:]
-    assert m.group(1) == ("dsp" if board == "m4" else "portable")
+    assert m.group(1) == ("portable" if board == "m3" else "dsp")
     assert int(m.group(2)) >= 500 and m.group(3) == "0"
 
 

@@ -881,9 +881,11 @@ static void q_group_rows(const qtile_t *t, const qsink_t *s, const qsink_t *sx,
                          const int32_t *ones, mlvm_index_t og, mlvm_index_t oh, mlvm_index_t ow,
                          mlvm_index_t wq, uint32_t *hw)
 {
+#ifdef MLVM_Q_VCVTR
     /* the sink's fields in a local copy: the byte stores cannot alias it
      * (gcc reloads them from *s after each store otherwise) */
     const qsink_t sk = *s;
+#endif
     uint32_t v[8];
     mlvm_index_t qs[8], p0, o;
     for (p0 = 0; p0 < oh * ow; p0 += 8) {

@@ -392,17 +392,19 @@ static float q_round(float f)
 }
 
 #ifdef MLVM_Q_VCVTR
-/* n results v[j] + base (less zwp * colx[j] where colx is not NULL)
- * requantized by mult to bytes at out, with the sink's zero point and
- * clamp (mlvm_vcvtr_add, then the clamp in integers): one loop per case
+/* n results v[j] + base (less zwp * colx[j] where colx is not NULL; v[j]
+ * alone where `biased`: the tile started its sums from base) requantized
+ * by mult to bytes at out, with the sink's zero point and clamp
+ * (mlvm_vcvtr_add, then the clamp in integers): one loop per case
  * (-O2 does not unswitch), the clamp as one USAT or SSAT where the bounds
  * are the whole u8 or s8 range (no activation, or a ReLU whose zero point
  * is 0), else as two conditional moves rather than branches. */
 static inline __attribute__((always_inline)) void
 q_requant_run(uint8_t *out, const uint32_t *v, mlvm_index_t n, uint32_t base, float mult,
-              const int32_t *colx, uint32_t zwp, const qsink_t *s)
+              const int32_t *colx, uint32_t zwp, const qsink_t *s, int biased)
 {
     const int32_t zyi = s->zyi, loi = s->loi, hii = s->hii;
+    const uint32_t *pv = v;
     mlvm_index_t j;
 #define MLVM_Q_FINISH_ONE(r, CLAMP)                                            \
     do {                                                                       \
@@ -412,9 +414,24 @@ q_requant_run(uint8_t *out, const uint32_t *v, mlvm_index_t n, uint32_t base, fl
 #define MLVM_Q_U8(y) __usat((y), 8)
 #define MLVM_Q_S8(y) __ssat((y), 8)
 #define MLVM_Q_BOUNDS(y) ((y) < loi ? loi : (y) > hii ? hii : (y))
+/* biased: the sum's bits loaded straight into a float register (VLDMIA
+ * with write-back: gcc would load a core register and move it) and
+ * converted there, no add */
+#define MLVM_Q_FINISH_BIASED(CLAMP)                                            \
+    do {                                                                       \
+        float f;                                                               \
+        int32_t y;                                                             \
+        __asm__("vldmia %1!, {%0}\n\tvcvt.f32.s32 %0, %0"                      \
+                : "=t"(f), "+r"(pv) : "m"(*pv));                                \
+        y = mlvm_vcvtr_add(f * mult, zyi);                                     \
+        out[j] = (uint8_t)CLAMP(y);                                            \
+    } while (0)
 #define MLVM_Q_FINISH_ALL(CLAMP)                                               \
     do {                                                                       \
-        if (colx != NULL)                                                      \
+        if (biased)                                                            \
+            for (j = 0; j < n; ++j)                                            \
+                MLVM_Q_FINISH_BIASED(CLAMP);                                   \
+        else if (colx != NULL)                                                 \
             for (j = 0; j < n; ++j)                                            \
                 MLVM_Q_FINISH_ONE(v[j] + base - zwp * (uint32_t)colx[j], CLAMP); \
         else                                                                   \
@@ -428,6 +445,7 @@ q_requant_run(uint8_t *out, const uint32_t *v, mlvm_index_t n, uint32_t base, fl
     else
         MLVM_Q_FINISH_ALL(MLVM_Q_BOUNDS);
 #undef MLVM_Q_FINISH_ALL
+#undef MLVM_Q_FINISH_BIASED
 #undef MLVM_Q_BOUNDS
 #undef MLVM_Q_S8
 #undef MLVM_Q_U8
@@ -455,7 +473,7 @@ static void q_finish_scalar(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, co
         const float mult = s->mult[s->mult_per_o ? o : 0], zy = s->zy, lo = s->lo, hi = s->hi;
         uint8_t *out = (uint8_t *)s->out + o * s->ld + (q - s->q0);
 #ifdef MLVM_Q_VCVTR
-        q_requant_run(out, v, n, bias - share, mult, colx, zwp, s);
+        q_requant_run(out, v, n, bias - share, mult, colx, zwp, s, 0);
         return;
 #endif
         for (j = 0; j < n; ++j) {
@@ -842,12 +860,14 @@ static void q_halves(const qtile_t *t, const mlvm_index_t *qs, int run, uint32_t
 #define MLVM_Q_LDRD(p, a, b) ((a) = (int32_t)(p)[0], (b) = (int32_t)(p)[1], (p) += 2)
 #endif
 
-/* The sums of one row's lanes w .. w_end times the 8 positions of a chunk
- * (q_halves' layout), into c[8]: 8 sums in registers, one weight word and
- * two SXTB16 per 16 multiply-adds (30 instructions per lane at -O2). */
-static void q_tile8(const int32_t *w, const int32_t *const w_end, const uint32_t *xb, uint32_t *c)
+/* The sums from init of one row's lanes w .. w_end times the 8 positions
+ * of a chunk (q_halves' layout), into c[8]: 8 sums in registers, one
+ * weight word and two SXTB16 per 16 multiply-adds (30 instructions per
+ * lane at -O2). */
+static void q_tile8(const int32_t *w, const int32_t *const w_end, const uint32_t *xb, uint32_t *c,
+                    int32_t init)
 {
-    int32_t c0 = 0, c1 = 0, c2 = 0, c3 = 0, c4 = 0, c5 = 0, c6 = 0, c7 = 0;
+    int32_t c0 = init, c1 = init, c2 = init, c3 = init, c4 = init, c5 = init, c6 = init, c7 = init;
     while (w != w_end) {
         const int32_t a = *w++;
         const int32_t al = (int32_t)__sxtb16(a), ah = q_sxtb16_8(a);
@@ -902,20 +922,21 @@ static void q_group_rows(const qtile_t *t, const qsink_t *s, const qsink_t *sx,
         }
         q_halves(t, qs, run, hw);
         if (sx != NULL) {
-            q_tile8(ones, ones + t->k, hw, v);
+            q_tile8(ones, ones + t->k, hw, v, 0);
             q_finish_scalar(sx, 0, p0, v, len);
         }
         for (o = 0; o < og; ++o) {
             const int32_t *w = t->w4 + o * t->k;
-            q_tile8(w, w + t->k, hw, v);
 #ifdef MLVM_Q_VCVTR
             if (sk.requant && sk.zwp == NULL) { /* the common case without a call */
-                q_requant_run((uint8_t *)sk.out + o * sk.ld + p0, v, len,
-                              (sk.bias != NULL ? (uint32_t)sk.bias[o] : 0u) - sk.share[o],
-                              sk.mult[sk.mult_per_o ? o : 0], NULL, 0u, &sk);
+                q_tile8(w, w + t->k, hw, v,
+                        (int32_t)((sk.bias != NULL ? (uint32_t)sk.bias[o] : 0u) - sk.share[o]));
+                q_requant_run((uint8_t *)sk.out + o * sk.ld + p0, v, len, 0u,
+                              sk.mult[sk.mult_per_o ? o : 0], NULL, 0u, &sk, 1);
                 continue;
             }
 #endif
+            q_tile8(w, w + t->k, hw, v, 0);
             q_finish_scalar(s, o, p0, v, len);
         }
     }
@@ -1430,7 +1451,7 @@ static void q_widen_input(const mlvm_qconv2d_t *p, const qgeom_t *g, const uint8
 __attribute__((noinline)) /* its own registers: inlined, gcc spilled the weights */
 #endif
 static void q_dw3_rows(const uint8_t *xh, mlvm_index_t wq2, const int32_t *wp, uint32_t *acc,
-                       mlvm_index_t n, mlvm_index_t rows)
+                       mlvm_index_t n, mlvm_index_t rows, int32_t init)
 {
     const int32_t a0 = wp[0], a1 = wp[1], b0 = wp[2], b1 = wp[3], c0 = wp[4], c1 = wp[5];
     uint32_t *const last = acc + rows * n;
@@ -1444,7 +1465,7 @@ static void q_dw3_rows(const uint8_t *xh, mlvm_index_t wq2, const int32_t *wp, u
             memcpy(&v0, r2, 4), memcpy(&v1, r2 + 4, 4);
             *acc = (uint32_t)__smlad((int32_t)t0, a0, __smlad((int32_t)t1, a1,
                        __smlad((int32_t)u0, b0, __smlad((int32_t)u1, b1,
-                       __smlad((int32_t)v0, c0, __smlad((int32_t)v1, c1, 0))))));
+                       __smlad((int32_t)v0, c0, __smlad((int32_t)v1, c1, init))))));
         }
     }
 }
@@ -1467,15 +1488,16 @@ static void q_dw3_channel(const qsink_t *s, const qgeom_t *g, mlvm_index_t o, co
     for (y = 0; y < oh; y += rows)
         for (x0 = 0; x0 < ow; x0 += piece) {
             const mlvm_index_t len = mlvm_imin(piece, ow - x0), nr = mlvm_imin(rows, oh - y);
-            q_dw3_rows((const uint8_t *)xh + (y * wq + x0) * 2, wq * 2, wp, acc, len, nr);
 #ifdef MLVM_Q_VCVTR
-            if (s->requant) {
-                q_requant_run((uint8_t *)s->out + o * s->ld + y * ow + x0, acc, len * nr,
-                              (s->bias != NULL ? (uint32_t)s->bias[o] : 0u) - s->share[o],
-                              s->mult[s->mult_per_o ? o : 0], NULL, 0u, s);
+            if (s->requant) { /* the sums start from the bias less the zero point's share */
+                q_dw3_rows((const uint8_t *)xh + (y * wq + x0) * 2, wq * 2, wp, acc, len, nr,
+                           (int32_t)((s->bias != NULL ? (uint32_t)s->bias[o] : 0u) - s->share[o]));
+                q_requant_run((uint8_t *)s->out + o * s->ld + y * ow + x0, acc, len * nr, 0u,
+                              s->mult[s->mult_per_o ? o : 0], NULL, 0u, s, 1);
                 continue;
             }
 #endif
+            q_dw3_rows((const uint8_t *)xh + (y * wq + x0) * 2, wq * 2, wp, acc, len, nr, 0);
             q_finish_scalar(s, o, y * ow + x0, acc, len * nr);
         }
 }
@@ -1504,7 +1526,7 @@ static void q_finish_valid(const qsink_t *s, mlvm_index_t o, mlvm_index_t q0, co
         }
 #ifdef MLVM_Q_VCVTR
         if (requant)
-            q_requant_run(out + y * ow + x, acc + (q - q0), run, base, mult, NULL, 0u, s);
+            q_requant_run(out + y * ow + x, acc + (q - q0), run, base, mult, NULL, 0u, s, 0);
         else
 #endif
             q_finish_scalar(s, o, y * ow + x, acc + (q - q0), run);

@@ -248,7 +248,8 @@ def qconv2d_workspace_bytes(d: Mapping[str, int], lanes: bool = False) -> int:
     reordered weights (none when stored in lanes) with a row of ones, their
     zero-point shares, zero points, window sums and the halfwords of 8
     positions that cores with the Arm DSP extension multiply; for groups of
-    fewer outputs, one channel's taps;
+    fewer outputs, one channel's taps (and for 3x3 depthwise layers of
+    stride 1 the DSP path's plane widened to halfwords);
     and the outputs at the copy's row pitch where it differs."""
     if min(d["n"], d["o"], d["oh"], d["ow"]) <= 0:
         return 0

@@ -23,7 +23,7 @@
  * Groups with fewer output channels (depthwise) add their taps over chunks
  * of 64 positions of planar copies (all channels copied at once); on cores
  * with the DSP extension a 3x3 one of stride 1 reads its channel's plane
- * widened to halfwords, two taps per load (q_dw3_row). */
+ * widened to halfwords, two taps per load (q_dw3_rows). */
 #include <math.h>
 #include <string.h>
 
@@ -94,7 +94,7 @@ typedef struct qgeom {
 
 /* One input channel per group, 3x3, stride and dilation 1 (a depthwise
  * layer of a keyword spotter or MobileNet): the taps path's workspace then
- * also holds a channel's plane widened to halfwords (q_dw3_row's, on cores
+ * also holds a channel's plane widened to halfwords (q_dw3_rows', on cores
  * with the DSP extension; planned on every target), 8 past its end. */
 static int q_dw3_shape(const mlvm_qconv2d_t *p)
 {
@@ -365,7 +365,8 @@ static int q_shares(const mlvm_qconv2d_t *p, const qgeom_t *g, const int32_t *w4
 typedef struct qsink {
     const uint32_t *share;
     const int32_t *zwp;  /* NULL when every zero point is 0 */
-    const int32_t *colx; /* per flat position: sum of the window's bytes - k zxu */
+    const int32_t *colx; /* per position (flat, or compact on the DSP path): the
+                          * sum of the window's bytes - k zxu */
     const int32_t *bias; /* NULL or per channel */
     const float *mult;
     int mult_per_o, requant;
@@ -453,9 +454,10 @@ q_requant_run(uint8_t *out, const uint32_t *v, mlvm_index_t n, uint32_t base, fl
 }
 #endif
 
-/* Results v[0 .. n) of channel o from flat position q, one by one. The
- * sink's fields are copied first: the byte stores may alias anything, and
- * would otherwise reload each of them per element. */
+/* Results v[0 .. n) of channel o from position q (flat, or compact where
+ * the sink is), one by one. The sink's fields are copied first: the byte
+ * stores may alias anything, and would otherwise reload each of them per
+ * element. */
 static void q_finish_scalar(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, const uint32_t *v,
                             mlvm_index_t n)
 {

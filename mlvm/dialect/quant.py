@@ -239,7 +239,8 @@ def qconv2d_reads_lanes(d: Mapping[str, int]) -> bool:
     return d["o"] // d["groups"] >= 4
 
 
-def qconv2d_workspace_bytes(d: Mapping[str, int], lanes: bool = False) -> int:
+def qconv2d_workspace_bytes(d: Mapping[str, int], lanes: bool = False,
+                            requant: bool = False) -> int:
     """mlvm_qconv2d_workspace (qconv_ws.c) for conv2d_dims `d`: tap offsets,
     the padded copy of the input (a group's channels interleaved by four for
     groups of 4 or more output channels; for one or two input channels a
@@ -250,7 +251,8 @@ def qconv2d_workspace_bytes(d: Mapping[str, int], lanes: bool = False) -> int:
     positions that cores with the Arm DSP extension multiply; for groups of
     fewer outputs, one channel's taps (and for 3x3 depthwise layers of
     stride 1 the DSP path's plane widened to halfwords);
-    and the outputs at the copy's row pitch where it differs."""
+    and the outputs at the copy's row pitch where it differs (int32 sums, or
+    with `requant` (mlvm_qconv2d_requant_workspace) bytes)."""
     if min(d["n"], d["o"], d["oh"], d["ow"]) <= 0:
         return 0
     g = d["groups"]
@@ -277,7 +279,7 @@ def qconv2d_workspace_bytes(d: Mapping[str, int], lanes: bool = False) -> int:
         weights = align64(k * 4)
         if cg == 1 and d["kh"] == d["kw"] == 3 and d["sh"] == d["sw"] == d["dh"] == d["dw"] == 1:
             weights += align64((plane + 8) * 2)  # the plane in halfwords (q_dw3_shape)
-    rows = 0 if wq == d["ow"] else align64(og * n * 4)
+    rows = 0 if wq == d["ow"] else align64(og * n * (1 if requant else 4))
     return align64((k + taps) * 8) + copy + weights + rows
 
 
@@ -286,6 +288,8 @@ class QConvWindowOp(ConvWindowOp):
     times (w - w_zp[o]) over the windows, and their kernel's descriptor."""
 
     OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("x", "w", "x_zero_point", "w_zero_point")
+    # Whether the results are requantized bytes (their workspace's rows too)
+    REQUANT: ClassVar[bool] = False
     # [KH, KW]: w is an i8 weight stored [O, 4 k] in the kernel's lanes (set
     # by mlvm-pack-weights on constant weights; see qconv2d_reads_lanes)
     w_lanes = opt_prop_def(DenseArrayBase.constr(i64))
@@ -353,7 +357,8 @@ class QConvWindowOp(ConvWindowOp):
         return (acc & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
 
     def workspace_bytes(self) -> int:
-        return qconv2d_workspace_bytes(self.dims(), lanes=self.w_lanes is not None)
+        return qconv2d_workspace_bytes(self.dims(), lanes=self.w_lanes is not None,
+                                       requant=self.REQUANT)
 
     def descriptor(self, cg: Lowering) -> str:
         """A static mlvm_qconv2d_t of the op's sizes and operand types."""
@@ -429,6 +434,7 @@ class QConv2dRequantOp(QConvWindowOp):
         "x", "w", "x_zero_point", "w_zero_point", "multiplier", "y_zero_point", "bias")
     # The sums live only in the workspace: it is part of the op.
     WORKSPACE_REQUIRED: ClassVar[bool] = True
+    REQUANT: ClassVar[bool] = True
 
     def per_channel(self) -> bool:
         d = self.dims()

@@ -264,10 +264,14 @@ def test_qconv_workspace_is_what_the_compiler_plans(tmp_path: Path) -> None:
         d["w_lanes"] = int(o // groups >= 4 and d["w_signed"] == 1 and rng.integers(0, 2) == 1)
     keys = (*FIELDS, "x_signed", "w_signed", "zw_per_o", "w_lanes")
     stdin = "".join(" ".join(str(d[f]) for f in keys) + "\n" for d in cases)
-    got = [int(v) for v in build_and_run(QCONV, [], tmp_path, stdin, ("ws",)).split()]
-    want = [qconv2d_workspace_bytes(d, lanes=bool(d["w_lanes"])) for d in cases]
+    got = [tuple(int(v) for v in line.split())
+           for line in build_and_run(QCONV, [], tmp_path, stdin, ("ws",)).splitlines()]
+    want = [(qconv2d_workspace_bytes(d, lanes=bool(d["w_lanes"])),
+             qconv2d_workspace_bytes(d, lanes=bool(d["w_lanes"]), requant=True)) for d in cases]
     assert got == want
+    # requantized results keep bytes at the copy's pitch: less where there are such rows
+    assert all(r <= s for s, r in want) and any(r < s for s, r in want)
     # both paths: GEMM (4 or more outputs per group) and taps
-    assert len(cases) > 300 and all(v > 0 for v in want)
+    assert len(cases) > 300 and all(v[1] > 0 for v in want)
     assert {d["o"] // d["groups"] >= 4 for d in cases} == {True, False}
     assert {d["w_lanes"] for d in cases} == {0, 1}

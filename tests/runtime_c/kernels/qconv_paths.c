@@ -10,8 +10,9 @@
  * Cases of the GEMM path with i8 weights run again with the weights in
  * lanes (w_lanes, packed here from kernels.h's description of the layout).
  * mlvm_qadd_8 is checked against the same f32 steps (check_qadd).
- * With the argument "ws", prints mlvm_qconv2d_workspace for each line of 20
- * numbers on stdin (the fields of mlvm_qconv2d_t) instead. */
+ * With the argument "ws", prints mlvm_qconv2d_workspace and
+ * mlvm_qconv2d_requant_workspace for each line of 20 numbers on stdin (the
+ * fields of mlvm_qconv2d_t) instead. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,7 +102,7 @@ static int same_with_lanes(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, c
     if (wl == NULL)
         return 1;
     pl.w_lanes = 1;
-    ws_bytes = mlvm_qconv2d_workspace(&pl);
+    ws_bytes = rq == NULL ? mlvm_qconv2d_workspace(&pl) : mlvm_qconv2d_requant_workspace(&pl);
     ws = malloc(ws_bytes ? ws_bytes : 1);
     got = malloc(no ? no * 4 : 1);
     memset(ws, 0xA5, ws_bytes);
@@ -124,7 +125,7 @@ static void check(const mlvm_qconv2d_t *p, int extreme, int zw_zero)
     const size_t nw = (size_t)(p->o * (p->c / p->groups) * p->kh * p->kw);
     const size_t no = (size_t)(p->n * p->o * p->oh * p->ow);
     const size_t nz = (size_t)(p->zw_per_o ? p->o : 1);
-    const size_t ws_bytes = mlvm_qconv2d_workspace(p);
+    const size_t ws_bytes = mlvm_qconv2d_workspace(p), rq_bytes = mlvm_qconv2d_requant_workspace(p);
     uint8_t *x = malloc(nx ? nx : 1), *w = malloc(nw ? nw : 1), zx, *zw = malloc(nz);
     int32_t *out = malloc((no ? no : 1) * sizeof *out), *out8 = malloc((no ? no : 1) * sizeof *out);
     void *ws = ws_bytes ? malloc(ws_bytes) : NULL;
@@ -176,8 +177,10 @@ static void check(const mlvm_qconv2d_t *p, int extreme, int zw_zero)
         if (rnd(0, 7) == 0)
             mult[0] = rnd(0, 1) ? NAN : INFINITY;
         zy = (uint8_t)rnd(0, 255);
-        if (ws != NULL)
-            memset(ws, 0xA5, ws_bytes);
+        /* its own workspace, of exactly its size (bytes at the rows) */
+        free(ws);
+        ws = malloc(rq_bytes ? rq_bytes : 1);
+        memset(ws, 0xA5, rq_bytes);
         mlvm_qconv2d_requant_8(p, &rq, x, w, &zx, zw, use_bias ? bias : NULL, mult, &zy, y, ws);
         ++cases;
         bad = 0;
@@ -310,7 +313,8 @@ static int workspace_sizes(void)
         p.dh = v[13], p.dw = v[14], p.groups = v[15];
         p.x_signed = (int32_t)v[16], p.w_signed = (int32_t)v[17], p.zw_per_o = (int32_t)v[18];
         p.w_lanes = (int32_t)v[19];
-        printf("%lu\n", (unsigned long)mlvm_qconv2d_workspace(&p));
+        printf("%lu %lu\n", (unsigned long)mlvm_qconv2d_workspace(&p),
+               (unsigned long)mlvm_qconv2d_requant_workspace(&p));
     }
     return 0;
 }

@@ -59,6 +59,15 @@
 #define MLVM_Q_NR 4
 #endif
 
+/* The two paths and the depthwise rows each in a function of their own:
+ * inlined into one caller, gcc merges their frames (the stack a call
+ * needs grows) and spills what the inner loops keep in registers. */
+#if defined(__GNUC__)
+#define MLVM_Q_NOINLINE __attribute__((noinline))
+#else
+#define MLVM_Q_NOINLINE
+#endif
+
 #define MLVM_QW_ALIGN 64
 #define MLVM_QW_SLACK 256 /* bytes after the copy: the last tile's and chunk's reads */
 #define MLVM_QW_CHUNK 64  /* positions per chunk of the taps path */
@@ -104,7 +113,9 @@ static int q_dw3_shape(const mlvm_qconv2d_t *p)
 
 static size_t q_dw3_bytes(const qgeom_t *g) { return qw_align((size_t)(g->ph.plane + 8) * 2); }
 
-static void qgeom(const mlvm_qconv2d_t *p, qgeom_t *g)
+/* requant: the results are bytes (mlvm_qconv2d_requant_8), so that rows
+ * at the copy's pitch take a byte each, not an int32. */
+static void qgeom(const mlvm_qconv2d_t *p, int requant, qgeom_t *g)
 {
     const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups;
     const mlvm_window_t win = {p->oh, p->ow, p->kh, p->kw, p->sh, p->sw, p->dh, p->dw};
@@ -131,17 +142,21 @@ static void qgeom(const mlvm_qconv2d_t *p, qgeom_t *g)
                             + qw_align((size_t)(g->ph.n + MLVM_QW_CHUNK) * 4)
                             + qw_align((size_t)g->k * 64)
                       : qw_align((size_t)g->k * 4) + (q_dw3_shape(p) ? q_dw3_bytes(g) : 0);
-    g->out_bytes = g->ph.wq == p->ow ? 0 : qw_align((size_t)(og * g->ph.n) * 4);
+    g->out_bytes = g->ph.wq == p->ow ? 0 : qw_align((size_t)(og * g->ph.n) * (requant ? 1 : 4));
 }
 
-size_t mlvm_qconv2d_workspace(const mlvm_qconv2d_t *p)
+static size_t q_workspace(const mlvm_qconv2d_t *p, int requant)
 {
     qgeom_t g;
     if (p->n <= 0 || p->o <= 0 || p->oh <= 0 || p->ow <= 0)
         return 0;
-    qgeom(p, &g);
+    qgeom(p, requant, &g);
     return g.off_bytes + g.in_bytes + g.w_bytes + g.out_bytes;
 }
+
+size_t mlvm_qconv2d_workspace(const mlvm_qconv2d_t *p) { return q_workspace(p, 0); }
+
+size_t mlvm_qconv2d_requant_workspace(const mlvm_qconv2d_t *p) { return q_workspace(p, 1); }
 
 #if defined(__SSE2__) && !defined(MLVM_PORTABLE_KERNELS)
 #define MLVM_Q_LANES_SSE2 1
@@ -1179,7 +1194,7 @@ static void q_start(const qcall_t *c, const qgeom_t *g, qstart_t *st)
     st->w = st->xs + g->in_bytes;
 }
 
-static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
+MLVM_Q_NOINLINE static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
 {
     const mlvm_qconv2d_t *p = c->p;
     const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups;
@@ -1449,10 +1464,7 @@ static void q_widen_input(const mlvm_qconv2d_t *p, const qgeom_t *g, const uint8
  * wq2 its row pitch in bytes, wp the kernel rows' pairs (w[r][0], w[r][1])
  * and (w[r][2], 0). Six unaligned loads and six SMLAD per position (the
  * third column's pair reads the next position's tap, times 0). */
-#if defined(__GNUC__)
-__attribute__((noinline)) /* its own registers: inlined, gcc spilled the weights */
-#endif
-static void q_dw3_rows(const uint8_t *xh, mlvm_index_t wq2, const int32_t *wp, uint32_t *acc,
+MLVM_Q_NOINLINE static void q_dw3_rows(const uint8_t *xh, mlvm_index_t wq2, const int32_t *wp, uint32_t *acc,
                        mlvm_index_t n, mlvm_index_t rows, int32_t init)
 {
     const int32_t a0 = wp[0], a1 = wp[1], b0 = wp[2], b1 = wp[3], c0 = wp[4], c1 = wp[5];
@@ -1537,7 +1549,7 @@ static void q_finish_valid(const qsink_t *s, mlvm_index_t o, mlvm_index_t q0, co
 }
 #endif
 
-static void q_taps_path(const qcall_t *c, const qgeom_t *g)
+MLVM_Q_NOINLINE static void q_taps_path(const qcall_t *c, const qgeom_t *g)
 {
     const mlvm_qconv2d_t *p = c->p;
     const mlvm_index_t cg = p->c / p->groups, og = p->o / p->groups;
@@ -1619,7 +1631,7 @@ static void q_taps_path(const qcall_t *c, const qgeom_t *g)
 static void q_run(const qcall_t *c)
 {
     qgeom_t g;
-    qgeom(c->p, &g);
+    qgeom(c->p, c->rq != NULL, &g);
     if (c->p->o / c->p->groups < MLVM_QW_GEMM_ROWS)
         q_taps_path(c, &g);
     else

@@ -75,9 +75,10 @@ MLVM_NOINLINE static void four_channels(const mlvm_conv2d_t *p, const float *x, 
     }
 }
 
-/* a += r[0] q0, r[1] q1, r[2] q2 in that order */
+/* a += r[0] q0, r[1] q1, r[2] q2 in that order (ROW2: two taps) */
 #define MLVM_ROW3(a, r, q0, q1, q2) \
     (MLVM_MADD(a, (r)[0], q0), MLVM_MADD(a, (r)[1], q1), MLVM_MADD(a, (r)[2], q2))
+#define MLVM_ROW2(a, r, q0, q1) (MLVM_MADD(a, (r)[0], q0), MLVM_MADD(a, (r)[1], q1))
 
 /* Output row oy of one channel (rows near the top and bottom border, and
  * the last oh % 4). */
@@ -102,6 +103,59 @@ static void one_row(const mlvm_conv2d_t *p, mlvm_index_t cg, const float *x, con
     }
 }
 
+/* Output rows oy .. oy + 4 of a 3x3 channel of stride 1 down, undilated,
+ * whose windows lie inside the input's rows (one input channel): the nine
+ * weights in registers, each input row read once for up to three outputs
+ * (output k takes kernel row i from input row k + i); a border column takes
+ * the kernel's columns inside (two, by the same code with its weights; a
+ * column with fewer, the taps one by one). Bias, then the taps in (i, j)
+ * order: one_row's sums. A function of its own: inlined into one_channel,
+ * gcc kept the rows' pointers on the stack. */
+MLVM_NOINLINE static void nine_rows4(const mlvm_conv2d_t *p, const float *x, const float *w,
+                                     float b, mlvm_index_t oy, float *out)
+{
+    const float w00 = w[0], w01 = w[1], w02 = w[2], w10 = w[3], w11 = w[4], w12 = w[5];
+    const float w20 = w[6], w21 = w[7], w22 = w[8];
+    const mlvm_index_t iw = p->w, ow = p->ow;
+    const float *const xrow = x + (oy - p->pt) * iw;
+    float *o = out + oy * ow;
+    mlvm_index_t ox, i, j;
+    for (ox = 0; ox < ow; ++ox, ++o) {
+        const mlvm_index_t ix0 = ox * p->sw - p->pl;
+        const mlvm_index_t jlo = ix0 < 0 ? -ix0 : 0, jhi = mlvm_imin(3, iw - ix0);
+        const float *const r0 = xrow + ix0 + jlo, *const r1 = r0 + iw, *const r2 = r1 + iw;
+        const float *const r3 = r2 + iw, *const r4 = r3 + iw, *const r5 = r4 + iw;
+        float a0 = b, a1 = b, a2 = b, a3 = b;
+#define MLVM_NINE4(ROW)                                                        \
+    (ROW(a0, r0, 0), ROW(a0, r1, 1), ROW(a1, r1, 0), ROW(a0, r2, 2),           \
+     ROW(a1, r2, 1), ROW(a2, r2, 0), ROW(a1, r3, 2), ROW(a2, r3, 1),           \
+     ROW(a3, r3, 0), ROW(a2, r4, 2), ROW(a3, r4, 1), ROW(a3, r5, 2))
+#define MLVM_FULL(a, r, K) MLVM_ROW3(a, r, w##K##0, w##K##1, w##K##2)
+#define MLVM_LEFT(a, r, K) MLVM_ROW2(a, r, w##K##1, w##K##2)
+#define MLVM_RIGHT(a, r, K) MLVM_ROW2(a, r, w##K##0, w##K##1)
+        if (jlo == 0 && jhi == 3)
+            MLVM_NINE4(MLVM_FULL);
+        else if (jlo == 1 && jhi == 3)
+            MLVM_NINE4(MLVM_LEFT);
+        else if (jlo == 0 && jhi == 2)
+            MLVM_NINE4(MLVM_RIGHT);
+        else
+            for (i = 0; i < 3; ++i) {
+                const float *const q = w + 3 * i;
+                const float *const xr = xrow + i * iw + ix0;
+                for (j = jlo; j < jhi; ++j) {
+                    MLVM_MADD(a0, xr[j], q[j]), MLVM_MADD(a1, xr[iw + j], q[j]);
+                    MLVM_MADD(a2, xr[2 * iw + j], q[j]), MLVM_MADD(a3, xr[3 * iw + j], q[j]);
+                }
+            }
+#undef MLVM_RIGHT
+#undef MLVM_LEFT
+#undef MLVM_FULL
+#undef MLVM_NINE4
+        o[0] = a0, o[ow] = a1, o[2 * ow] = a2, o[3 * ow] = a3;
+    }
+}
+
 /* One output channel (depthwise-like groups, and the last og % 4 of a
  * group): four rows at a time where their windows have the same kernel rows
  * inside the input (the spans only shrink towards the bottom border, so
@@ -116,17 +170,22 @@ MLVM_NOINLINE static void one_channel(const mlvm_conv2d_t *p, mlvm_index_t cg, c
     const mlvm_index_t taps = p->kh * p->kw, in_plane = p->h * p->w, rs = p->sh * p->w;
     const mlvm_index_t dw = p->dw;
     const float b = bias != NULL ? bias[0] : 0.0f;
-    /* one input channel, 3x3, stride 1 down, undilated: the nine weights in
-     * registers, each input row of a block read once for up to three
-     * outputs (a keyword spotter's and a MobileNet's depthwise layers) */
+    /* one input channel, 3x3, stride 1 down, undilated: nine_rows4 (a
+     * keyword spotter's and a MobileNet's depthwise layers), and the last
+     * inner rows as the block of four ending at the last of them (its first
+     * rows again: the same sums, written twice) */
     const int nine = cg == 1 && p->kh == 3 && p->kw == 3 && p->sh == 1 && p->dh == 1 && dw == 1;
-    const float w00 = nine ? w[0] : 0.0f, w01 = nine ? w[1] : 0.0f, w02 = nine ? w[2] : 0.0f;
-    const float w10 = nine ? w[3] : 0.0f, w11 = nine ? w[4] : 0.0f, w12 = nine ? w[5] : 0.0f;
-    const float w20 = nine ? w[6] : 0.0f, w21 = nine ? w[7] : 0.0f, w22 = nine ? w[8] : 0.0f;
+    const mlvm_index_t inner_end = mlvm_imin(p->oh, p->h - 2 + p->pt);
     mlvm_index_t oy = 0, ox, c, i, j, ilo, ihi, ilo4, ihi4, jlo, jhi;
     while (oy < p->oh) {
         const mlvm_index_t iy0 = oy * p->sh - p->pt;
         mlvm_valid_span(iy0, p->dh, p->h, p->kh, &ilo, &ihi);
+        if (nine && ilo == 0 && ihi == 3 && inner_end - 4 >= p->pt) {
+            oy = mlvm_imin(oy, inner_end - 4);
+            nine_rows4(p, x, w, b, oy, out);
+            oy += 4;
+            continue;
+        }
         ilo4 = -1, ihi4 = -1;
         if (oy + 4 <= p->oh)
             mlvm_valid_span(iy0 + 3 * p->sh, p->dh, p->h, p->kh, &ilo4, &ihi4);
@@ -142,34 +201,19 @@ MLVM_NOINLINE static void one_channel(const mlvm_conv2d_t *p, mlvm_index_t cg, c
                 mlvm_valid_span1(ix0, p->w, p->kw, &jlo, &jhi);
             else
                 mlvm_valid_span(ix0, dw, p->w, p->kw, &jlo, &jhi);
-            if (nine && ilo == 0 && ihi == 3 && jlo == 0 && jhi == 3) {
-                /* input rows r0 .. r5 feed outputs 0 .. 3 with kernel rows
-                 * in order (output k takes rows k, k + 1, k + 2) */
-                const float *r0 = x + iy0 * p->w + ix0, *r1 = r0 + p->w, *r2 = r1 + p->w;
-                const float *r3 = r2 + p->w, *r4 = r3 + p->w, *r5 = r4 + p->w;
-                MLVM_ROW3(a0, r0, w00, w01, w02);
-                MLVM_ROW3(a0, r1, w10, w11, w12), MLVM_ROW3(a1, r1, w00, w01, w02);
-                MLVM_ROW3(a0, r2, w20, w21, w22), MLVM_ROW3(a1, r2, w10, w11, w12);
-                MLVM_ROW3(a2, r2, w00, w01, w02);
-                MLVM_ROW3(a1, r3, w20, w21, w22), MLVM_ROW3(a2, r3, w10, w11, w12);
-                MLVM_ROW3(a3, r3, w00, w01, w02);
-                MLVM_ROW3(a2, r4, w20, w21, w22), MLVM_ROW3(a3, r4, w10, w11, w12);
-                MLVM_ROW3(a3, r5, w20, w21, w22);
-            } else {
-                for (c = 0; c < cg; ++c)
-                    for (i = ilo; i < ihi; ++i) {
-                        /* the four rows' inputs of kernel row i, from its
-                         * first tap inside the input */
-                        const float *x0 = x + c * in_plane + (iy0 + i * p->dh) * p->w + ix0 + jlo * dw;
-                        const float *x1 = x0 + rs, *x2 = x1 + rs, *x3 = x2 + rs;
-                        const float *q = w + c * taps + i * p->kw + jlo;
-                        for (j = jlo; j < jhi; ++j, ++q, x0 += dw, x1 += dw, x2 += dw, x3 += dw) {
-                            const float wj = *q;
-                            MLVM_MADD(a0, *x0, wj), MLVM_MADD(a1, *x1, wj);
-                            MLVM_MADD(a2, *x2, wj), MLVM_MADD(a3, *x3, wj);
-                        }
+            for (c = 0; c < cg; ++c)
+                for (i = ilo; i < ihi; ++i) {
+                    /* the four rows' inputs of kernel row i, from its
+                     * first tap inside the input */
+                    const float *x0 = x + c * in_plane + (iy0 + i * p->dh) * p->w + ix0 + jlo * dw;
+                    const float *x1 = x0 + rs, *x2 = x1 + rs, *x3 = x2 + rs;
+                    const float *q = w + c * taps + i * p->kw + jlo;
+                    for (j = jlo; j < jhi; ++j, ++q, x0 += dw, x1 += dw, x2 += dw, x3 += dw) {
+                        const float wj = *q;
+                        MLVM_MADD(a0, *x0, wj), MLVM_MADD(a1, *x1, wj);
+                        MLVM_MADD(a2, *x2, wj), MLVM_MADD(a3, *x3, wj);
                     }
-            }
+                }
             out[oy * p->ow + ox] = a0, out[(oy + 1) * p->ow + ox] = a1;
             out[(oy + 2) * p->ow + ox] = a2, out[(oy + 3) * p->ow + ox] = a3;
         }

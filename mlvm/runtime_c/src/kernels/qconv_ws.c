@@ -1664,7 +1664,7 @@ void mlvm_qconv2d_requant_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, 
                             const float *mult, const void *zy, void *out, void *ws)
 {
     qcall_t c;
-    if (mlvm_qconv2d_workspace(p) == 0)
+    if (mlvm_qconv2d_requant_workspace(p) == 0)
         return; /* no outputs */
     if (mlvm_qdw_perm_applies(p, zw)) {
         mlvm_qdw_perm_8(p, rq, x, w, zx, bias, mult, zy, out);

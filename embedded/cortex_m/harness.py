@@ -155,16 +155,18 @@ def link(sources: list[Path], main_c: Path, board: str, out: Path, include: Path
     return out
 
 
-def kernel_test(src: Path, board: str, out: Path) -> tuple[int, str]:
+def kernel_test(src: Path, board: str, out: Path, flags: tuple[str, ...] = ()) -> tuple[int, str]:
     """Builds a host kernel test (tests/runtime_c/kernels/*.c: a main that
     prints its verdict and exits non-zero on a failure) for `board` with the
     runtime archive a module links, its main renamed and called by
     tests/mcu/kernel_main.c (heap, stdout and exit through semihosting), and
-    runs it: (exit code, output). Linked with the full newlib (its printf
-    formats floats; neither prints C99's %td or %zu)."""
+    runs it: (exit code, output). `flags` are added to the test's compile
+    (kernel_paths.c takes -DMLVM_TEST_SMALL on a board). Linked with the
+    full newlib (its printf formats floats; neither prints C99's %td or
+    %zu)."""
     _, arch = BOARDS[board]
     obj = out / f"{src.stem}_{board}.o"
-    res = subprocess.run([COMPILER, *arch, *CFLAGS, "-Dmain=mlvm_test_main", "-I", str(INCLUDE_DIR),
+    res = subprocess.run([COMPILER, *arch, *CFLAGS, *flags, "-Dmain=mlvm_test_main", "-I", str(INCLUDE_DIR),
                           "-I", str(INCLUDE_DIR.parent / "src"), "-c", str(src), "-o", str(obj)],
                          capture_output=True, text=True)
     if res.returncode != 0:

@@ -25,6 +25,7 @@ void *_sbrk(ptrdiff_t incr)
     if (brk == NULL)
         brk = (uint8_t *)&_bss_end;
     if (incr > (uint8_t *)&_stack_limit - brk) {
+        sh_puts("kernel_main: heap exhausted\n"); /* a test that does not check malloc */
         errno = ENOMEM;
         return (void *)-1;
     }

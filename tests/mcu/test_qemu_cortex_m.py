@@ -294,6 +294,21 @@ def test_int8_convolution_paths_on_the_core(board: str, tmp_path: Path) -> None:
     assert int(m.group(2)) >= 500 and m.group(3) == "0"
 
 
+
+def test_f32_kernel_paths_on_the_m4(tmp_path: Path) -> None:
+    """The host's f32 kernel test (tests/runtime_c/kernels/kernel_paths.c:
+    matmuls across the tiles' edges and the M4's VLDM tile, convolutions
+    over strides, dilations, groups and padding, the depthwise passes,
+    pooling, softmax, against float64 loops) on the M4 itself, in its small
+    mode (shapes that fit the board's heap; the large ones run on the host;
+    on the M3, whose doubles are soft float, it takes 100 s: the host's
+    "scalar" path runs the same C there)."""
+    code, text = harness.kernel_test(ROOT / "tests/runtime_c/kernels/kernel_paths.c", "m4", tmp_path,
+                                     flags=("-DMLVM_TEST_SMALL",))
+    m = re.search(r"^kernel_paths\[(\w+)\]: (\d+) cases, (\d+) failures$", text, re.M)
+    assert code == 0 and m is not None, text[-2000:]
+    assert int(m.group(2)) >= 1000 and m.group(3) == "0"
+
 def test_a_wrong_output_is_caught(models: dict[str, tuple[Path, mlvm.Module]], tmp_path: Path) -> None:
     """The harness reports what the firmware computed: a module built from
     other weights gives other outputs (so the comparison above can fail)."""

@@ -156,6 +156,28 @@ MLVM_NOINLINE static void nine_rows4(const mlvm_conv2d_t *p, const float *x, con
     }
 }
 
+/* One output row of such a channel whose window crosses the top or bottom
+ * border (or a map too short for nine_rows4): one_row's sums, its kernel
+ * rows and columns inside found without a call per position. */
+MLVM_NOINLINE static void nine_row1(const mlvm_conv2d_t *p, const float *x, const float *w,
+                                    float b, mlvm_index_t oy, float *out)
+{
+    const mlvm_index_t iw = p->w, iy0 = oy - p->pt;
+    mlvm_index_t ilo, ihi, ox, i, j;
+    mlvm_valid_span1(iy0, p->h, 3, &ilo, &ihi);
+    for (ox = 0; ox < p->ow; ++ox) {
+        const mlvm_index_t ix0 = ox * p->sw - p->pl;
+        const mlvm_index_t jlo = ix0 < 0 ? -ix0 : 0, jhi = mlvm_imin(3, iw - ix0);
+        float a = b;
+        for (i = ilo; i < ihi; ++i) {
+            const float *const xr = x + (iy0 + i) * iw + ix0, *const q = w + 3 * i;
+            for (j = jlo; j < jhi; ++j)
+                MLVM_MADD(a, xr[j], q[j]);
+        }
+        out[oy * p->ow + ox] = a;
+    }
+}
+
 /* One output channel (depthwise-like groups, and the last og % 4 of a
  * group): four rows at a time where their windows have the same kernel rows
  * inside the input (the spans only shrink towards the bottom border, so
@@ -184,6 +206,11 @@ MLVM_NOINLINE static void one_channel(const mlvm_conv2d_t *p, mlvm_index_t cg, c
             oy = mlvm_imin(oy, inner_end - 4);
             nine_rows4(p, x, w, b, oy, out);
             oy += 4;
+            continue;
+        }
+        if (nine) { /* a border row, or a map too short for a block */
+            nine_row1(p, x, w, b, oy, out);
+            ++oy;
             continue;
         }
         ilo4 = -1, ihi4 = -1;

@@ -397,6 +397,15 @@ typedef struct qsink {
     mlvm_index_t q0; /* ... position q at q - q0 */
 } qsink_t;
 
+/* Channel o's bias less its zero point's share (both wrap), and its
+ * multiplier. */
+static inline uint32_t q_base(const qsink_t *s, mlvm_index_t o)
+{
+    return (s->bias != NULL ? (uint32_t)s->bias[o] : 0u) - s->share[o];
+}
+
+static inline float q_mult(const qsink_t *s, mlvm_index_t o) { return s->mult[s->mult_per_o ? o : 0]; }
+
 #if !defined(MLVM_Q_ZMM)
 /* nearbyintf in the default rounding mode (half to even), without a libm
  * call (which saves and restores the FPU's flags on a Cortex-M): below
@@ -486,16 +495,16 @@ static void q_finish_scalar(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, co
         return;
     }
     {
-        const uint32_t bias = s->bias != NULL ? (uint32_t)s->bias[o] : 0u;
-        const float mult = s->mult[s->mult_per_o ? o : 0], zy = s->zy, lo = s->lo, hi = s->hi;
+        const uint32_t base = q_base(s, o);
+        const float mult = q_mult(s, o), zy = s->zy, lo = s->lo, hi = s->hi;
         uint8_t *out = (uint8_t *)s->out + o * s->ld + (q - s->q0);
 #ifdef MLVM_Q_VCVTR
-        q_requant_run(out, v, n, bias - share, mult, colx, zwp, s, 0);
+        q_requant_run(out, v, n, base, mult, colx, zwp, s, 0);
         return;
 #endif
         for (j = 0; j < n; ++j) {
-            const uint32_t r = v[j] - share - (colx != NULL ? zwp * (uint32_t)colx[j] : 0u);
-            float f = q_round((float)(int32_t)(r + bias) * mult) + zy;
+            const uint32_t r = v[j] + base - (colx != NULL ? zwp * (uint32_t)colx[j] : 0u);
+            float f = q_round((float)(int32_t)r * mult) + zy;
             f = f != f ? zy : f;
             f = f < lo ? lo : f;
             f = f > hi ? hi : f;
@@ -545,9 +554,8 @@ static inline __attribute__((always_inline)) void
 q_finish_zmm(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, __m512i *v, const __mmask16 *m,
              int nv)
 {
-    const uint32_t bias = s->requant && s->bias != NULL ? (uint32_t)s->bias[o] : 0u;
-    const __m512i add = _mm512_set1_epi32((int32_t)(bias - s->share[o]));
-    const __m512 mult = _mm512_set1_ps(s->requant ? s->mult[s->mult_per_o ? o : 0] : 0.0f);
+    const __m512i add = _mm512_set1_epi32((int32_t)q_base(s, o)); /* (int32 sinks have no bias) */
+    const __m512 mult = _mm512_set1_ps(s->requant ? q_mult(s, o) : 0.0f);
     int i;
     for (i = 0; i < nv; ++i) {
         const mlvm_index_t at = o * s->ld + (q + 16 * i - s->q0);
@@ -705,7 +713,7 @@ static void q_finish_ymm(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, __m25
     }
     if (s->bias != NULL)
         v = _mm256_add_epi32(v, _mm256_set1_epi32(s->bias[o]));
-    v = mlvm_requant256(v, _mm256_set1_ps(s->mult[s->mult_per_o ? o : 0]), zy,
+    v = mlvm_requant256(v, _mm256_set1_ps(q_mult(s, o)), zy,
                         _mm256_set1_ps(s->lo), _mm256_set1_ps(s->hi));
     q_store8((uint8_t *)s->out + o * s->ld + (q - s->q0), mlvm_low_bytes256(v), np);
 }
@@ -918,10 +926,13 @@ static void q_group_rows(const qtile_t *t, const qsink_t *s, const qsink_t *sx,
                          const int32_t *ones, mlvm_index_t og, mlvm_index_t oh, mlvm_index_t ow,
                          mlvm_index_t wq, uint32_t *hw)
 {
-#ifdef MLVM_Q_VCVTR
     /* the sink's fields in a local copy: the byte stores cannot alias it
      * (gcc reloads them from *s after each store otherwise) */
     const qsink_t sk = *s;
+#ifdef MLVM_Q_VCVTR
+    const int fast = sk.requant && sk.zwp == NULL;
+#else
+    const int fast = 0;
 #endif
     uint32_t v[8];
     mlvm_index_t qs[8], p0, o;
@@ -944,16 +955,16 @@ static void q_group_rows(const qtile_t *t, const qsink_t *s, const qsink_t *sx,
         }
         for (o = 0; o < og; ++o) {
             const int32_t *w = t->w4 + o * t->k;
+            /* the common case requantizes without a call, the sums started
+             * from the bias less the zero point's share */
+            q_tile8(w, w + t->k, hw, v, fast ? (int32_t)q_base(&sk, o) : 0);
 #ifdef MLVM_Q_VCVTR
-            if (sk.requant && sk.zwp == NULL) { /* the common case without a call */
-                q_tile8(w, w + t->k, hw, v,
-                        (int32_t)((sk.bias != NULL ? (uint32_t)sk.bias[o] : 0u) - sk.share[o]));
-                q_requant_run((uint8_t *)sk.out + o * sk.ld + p0, v, len, 0u,
-                              sk.mult[sk.mult_per_o ? o : 0], NULL, 0u, &sk, 1);
+            if (fast) {
+                q_requant_run((uint8_t *)sk.out + o * sk.ld + p0, v, len, 0u, q_mult(&sk, o), NULL,
+                              0u, &sk, 1);
                 continue;
             }
 #endif
-            q_tile8(w, w + t->k, hw, v, 0);
             q_finish_scalar(s, o, p0, v, len);
         }
     }
@@ -1213,7 +1224,9 @@ MLVM_Q_NOINLINE static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
 #if defined(MLVM_Q_DSP)
     uint32_t *halves = (uint32_t *)(void *)((uint8_t *)colx + qw_align((size_t)(g->ph.n + MLVM_QW_CHUNK) * 4));
 #endif
-#if !defined(MLVM_Q_DSP) /* (the DSP path stores compact rows) */
+#if defined(MLVM_Q_DSP)
+    void *const rows = NULL; /* q_group_rows stores compact rows */
+#else
     void *rows = st.w + g->w_bytes;
 #endif
     const uint32_t ones_share = (uint32_t)(cg * p->kh * p->kw) * st.zxu;
@@ -1262,19 +1275,15 @@ MLVM_Q_NOINLINE static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
             } else {
                 q_copy(p, g, xn, gi * cg, cg, 4, st.flip, st.zxu, st.xs);
             }
-#if defined(MLVM_Q_DSP)
-            q_sink(c, g, n, gi, NULL, &s); /* compact: q_group_rows skips the pitch's columns */
-            s.share = share + gi * og;
-            s.zwp = any_zw ? zwp + gi * og : NULL;
-            s.colx = colx;
-            t.w4 = w4 + gi * og * g->k;
-            q_group_rows(&t, &s, any_zw ? &sx : NULL, (const int32_t *)(const void *)ones, og,
-                         p->oh, p->ow, g->ph.wq, halves);
-#else
             q_sink(c, g, n, gi, rows, &s);
             s.share = share + gi * og;
             s.zwp = any_zw ? zwp + gi * og : NULL;
             s.colx = colx;
+#if defined(MLVM_Q_DSP)
+            t.w4 = w4 + gi * og * g->k;
+            q_group_rows(&t, &s, any_zw ? &sx : NULL, (const int32_t *)(const void *)ones, og,
+                         p->oh, p->ow, g->ph.wq, halves);
+#else
             mlvm_index_t o;
             if (any_zw) {
                 t.w4 = (const int32_t *)(const void *)ones;
@@ -1464,8 +1473,9 @@ static void q_widen_input(const mlvm_qconv2d_t *p, const qgeom_t *g, const uint8
  * wq2 its row pitch in bytes, wp the kernel rows' pairs (w[r][0], w[r][1])
  * and (w[r][2], 0). Six unaligned loads and six SMLAD per position (the
  * third column's pair reads the next position's tap, times 0). */
-MLVM_Q_NOINLINE static void q_dw3_rows(const uint8_t *xh, mlvm_index_t wq2, const int32_t *wp, uint32_t *acc,
-                       mlvm_index_t n, mlvm_index_t rows, int32_t init)
+MLVM_Q_NOINLINE static void q_dw3_rows(const uint8_t *xh, mlvm_index_t wq2, const int32_t *wp,
+                                       uint32_t *acc, mlvm_index_t n, mlvm_index_t rows,
+                                       int32_t init)
 {
     const int32_t a0 = wp[0], a1 = wp[1], b0 = wp[2], b1 = wp[3], c0 = wp[4], c1 = wp[5];
     uint32_t *const last = acc + rows * n;
@@ -1492,7 +1502,14 @@ static void q_dw3_channel(const qsink_t *s, const qgeom_t *g, mlvm_index_t o, co
                           const uint32_t *xh, uint32_t *acc)
 {
     const mlvm_index_t wq = g->ph.wq, ow = g->win.ow, oh = g->win.oh;
-    const mlvm_index_t piece = mlvm_imin(ow, MLVM_QW_CHUNK), rows = ow > MLVM_QW_CHUNK ? 1 : MLVM_QW_CHUNK / ow;
+    const mlvm_index_t piece = mlvm_imin(ow, MLVM_QW_CHUNK);
+    const mlvm_index_t rows = ow > MLVM_QW_CHUNK ? 1 : MLVM_QW_CHUNK / ow;
+#ifdef MLVM_Q_VCVTR
+    const int fast = s->requant; /* the sums start from the bias less the zero point's share */
+#else
+    const int fast = 0;
+#endif
+    const int32_t init = fast ? (int32_t)q_base(s, o) : 0;
     int32_t wp[6];
     mlvm_index_t y, x0, r;
     for (r = 0; r < 3; ++r) {
@@ -1502,16 +1519,14 @@ static void q_dw3_channel(const qsink_t *s, const qgeom_t *g, mlvm_index_t o, co
     for (y = 0; y < oh; y += rows)
         for (x0 = 0; x0 < ow; x0 += piece) {
             const mlvm_index_t len = mlvm_imin(piece, ow - x0), nr = mlvm_imin(rows, oh - y);
+            q_dw3_rows((const uint8_t *)xh + (y * wq + x0) * 2, wq * 2, wp, acc, len, nr, init);
 #ifdef MLVM_Q_VCVTR
-            if (s->requant) { /* the sums start from the bias less the zero point's share */
-                q_dw3_rows((const uint8_t *)xh + (y * wq + x0) * 2, wq * 2, wp, acc, len, nr,
-                           (int32_t)((s->bias != NULL ? (uint32_t)s->bias[o] : 0u) - s->share[o]));
+            if (fast) {
                 q_requant_run((uint8_t *)s->out + o * s->ld + y * ow + x0, acc, len * nr, 0u,
-                              s->mult[s->mult_per_o ? o : 0], NULL, 0u, s, 1);
+                              q_mult(s, o), NULL, 0u, s, 1);
                 continue;
             }
 #endif
-            q_dw3_rows((const uint8_t *)xh + (y * wq + x0) * 2, wq * 2, wp, acc, len, nr, 0);
             q_finish_scalar(s, o, y * ow + x0, acc, len * nr);
         }
 }
@@ -1527,8 +1542,8 @@ static void q_finish_valid(const qsink_t *s, mlvm_index_t o, mlvm_index_t q0, co
     mlvm_index_t q = q0;
 #ifdef MLVM_Q_VCVTR
     /* the channel's constants first: the byte stores may alias *s */
-    const uint32_t base = (s->bias != NULL ? (uint32_t)s->bias[o] : 0u) - s->share[o];
-    const float mult = s->requant ? s->mult[s->mult_per_o ? o : 0] : 0.0f;
+    const uint32_t base = q_base(s, o);
+    const float mult = s->requant ? q_mult(s, o) : 0.0f;
     uint8_t *const out = (uint8_t *)s->out + o * s->ld;
     const int requant = s->requant;
 #endif
@@ -1556,7 +1571,9 @@ MLVM_Q_NOINLINE static void q_taps_path(const qcall_t *c, const qgeom_t *g)
     qstart_t st;
     q_start(c, g, &st);
     int32_t *wt = (int32_t *)(void *)st.w;
-#if !defined(MLVM_Q_DSP) /* (the DSP path finishes compact rows) */
+#if defined(MLVM_Q_DSP)
+    void *const rows = NULL; /* q_finish_valid and q_dw3_channel store compact rows */
+#else
     void *rows = (uint8_t *)wt + g->w_bytes;
 #endif
     uint32_t acc[MLVM_QW_CHUNK], shares[MLVM_QW_GEMM_ROWS];
@@ -1580,11 +1597,7 @@ MLVM_Q_NOINLINE static void q_taps_path(const qcall_t *c, const qgeom_t *g)
                    st.xs);
         for (gi = 0; gi < p->groups; ++gi) {
             const uint8_t *xg = st.xs + gi * cg * g->ph.phases * g->ph.plane;
-#if defined(MLVM_Q_DSP)
-            q_sink(c, g, n, gi, NULL, &s);
-#else
             q_sink(c, g, n, gi, rows, &s);
-#endif
             s.zwp = NULL;
 #if defined(MLVM_Q_DSP)
             if (dw3) /* the group's one channel, widened once for its outputs */

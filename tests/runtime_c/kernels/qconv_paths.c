@@ -209,6 +209,17 @@ static void check(const mlvm_qconv2d_t *p, int extreme, int zw_zero)
     free(x), free(w), free(zw), free(out), free(out8), free(ws);
 }
 
+/* p with random operand types (the signs, the weights' zero points per
+ * channel or not, some zero), checked. */
+static void check_random_types(mlvm_qconv2d_t *p, int extreme)
+{
+    p->x_signed = rnd(0, 1);
+    p->w_signed = rnd(0, 4) != 0;
+    p->zw_per_o = rnd(0, 1);
+    p->w_lanes = 0;
+    check(p, extreme, rnd(0, 3) != 0);
+}
+
 static void random_case(int extreme)
 {
     mlvm_qconv2d_t p;
@@ -228,11 +239,7 @@ static void random_case(int extreme)
     p.ow = (p.w + p.pl + pr - p.dw * (p.kw - 1) - 1) / p.sw + 1;
     if (p.h + p.pt + pb - p.dh * (p.kh - 1) - 1 < 0 || p.w + p.pl + pr - p.dw * (p.kw - 1) - 1 < 0)
         return;
-    p.x_signed = rnd(0, 1);
-    p.w_signed = rnd(0, 4) != 0;
-    p.zw_per_o = rnd(0, 1);
-    p.w_lanes = 0;
-    check(&p, extreme, rnd(0, 3) != 0);
+    check_random_types(&p, extreme);
 }
 
 /* A 3x3 depthwise layer of stride 1 (q_dw3_shape: the DSP path's
@@ -254,11 +261,7 @@ static void dw3_case(int extreme)
     p.ow = p.w + p.pl + pr - 2;
     if (p.oh < 1 || p.ow < 1)
         return;
-    p.x_signed = rnd(0, 1);
-    p.w_signed = rnd(0, 4) != 0;
-    p.zw_per_o = rnd(0, 1);
-    p.w_lanes = 0;
-    check(&p, extreme, rnd(0, 3) != 0);
+    check_random_types(&p, extreme);
 }
 
 /* mlvm_qadd_8 against the same f32 steps through scalar.h's quantize:

@@ -281,18 +281,24 @@ def test_quantize_rounds_as_the_host(models: dict[str, tuple[Path, mlvm.Module]]
         assert np.array_equal(g, w), (g, w)
 
 
+def _kernel_test(name: str, board: str, tmp_path: Path, flags: tuple[str, ...] = ()) -> tuple[str, int]:
+    """Runs tests/runtime_c/kernels/<name>.c on the board (harness.kernel_test):
+    its kernel path and number of cases, once it exited 0 with no failure."""
+    code, text = harness.kernel_test(ROOT / f"tests/runtime_c/kernels/{name}.c", board, tmp_path, flags)
+    m = re.search(rf"^{name}\[(\w+)\]: (\d+) cases, (\d+) failures$", text, re.M)
+    assert code == 0 and m is not None and m.group(3) == "0", text[-2000:]
+    return m.group(1), int(m.group(2))
+
+
 @pytest.mark.parametrize("board", ["m4", "m3", "m4-soft"])
 def test_int8_convolution_paths_on_the_core(board: str, tmp_path: Path) -> None:
     """The host's int8 convolution test (tests/runtime_c/kernels/qconv_paths.c:
     every edge of the tiles, chunks, strides, groups, zero points, against
     an int64 loop) on the core itself: the M4's SMLAD path (with VCVTR's
     requantization, or without an FPU), the M3's portable C."""
-    code, text = harness.kernel_test(ROOT / "tests/runtime_c/kernels/qconv_paths.c", board, tmp_path)
-    m = re.search(r"^qconv_paths\[(\w+)\]: (\d+) cases, (\d+) failures$", text, re.M)
-    assert code == 0 and m is not None, text[-2000:]
-    assert m.group(1) == ("portable" if board == "m3" else "dsp")
-    assert int(m.group(2)) >= 500 and m.group(3) == "0"
-
+    path, cases = _kernel_test("qconv_paths", board, tmp_path)
+    assert path == ("portable" if board == "m3" else "dsp")
+    assert cases >= 500
 
 
 def test_f32_kernel_paths_on_the_m4(tmp_path: Path) -> None:
@@ -303,11 +309,8 @@ def test_f32_kernel_paths_on_the_m4(tmp_path: Path) -> None:
     mode (shapes that fit the board's heap; the large ones run on the host;
     on the M3, whose doubles are soft float, it takes 100 s: the host's
     "scalar" path runs the same C there)."""
-    code, text = harness.kernel_test(ROOT / "tests/runtime_c/kernels/kernel_paths.c", "m4", tmp_path,
-                                     flags=("-DMLVM_TEST_SMALL",))
-    m = re.search(r"^kernel_paths\[(\w+)\]: (\d+) cases, (\d+) failures$", text, re.M)
-    assert code == 0 and m is not None, text[-2000:]
-    assert int(m.group(2)) >= 1000 and m.group(3) == "0"
+    _, cases = _kernel_test("kernel_paths", "m4", tmp_path, ("-DMLVM_TEST_SMALL",))
+    assert cases >= 1000
 
 def test_a_wrong_output_is_caught(models: dict[str, tuple[Path, mlvm.Module]], tmp_path: Path) -> None:
     """The harness reports what the firmware computed: a module built from

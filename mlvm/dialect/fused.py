@@ -287,9 +287,12 @@ class FusedOp(MlvmOp):
         m, n = result_shape(self)
         p = head.descriptor(cg)
         epilogue, ctx, decl = self._epilogue_of(cg, n)
-        entry = "mlvm_matmul_row_f32" if m == 1 else "mlvm_matmul_epilogue_f32"
-        self._call_with_epilogue(cg, f"{entry}({p}, in0, in1, out, {epilogue}, {ctx});", decl,
-                                 ctx == "ctx")
+        if m == 1 and epilogue == "mlvm_epilogue_bias_f32":  # the bias in the entry's own loop
+            call = f"mlvm_matmul_row_bias_f32({p}, in0, in1, out, {ctx});"
+        else:
+            entry = "mlvm_matmul_row_f32" if m == 1 else "mlvm_matmul_epilogue_f32"
+            call = f"{entry}({p}, in0, in1, out, {epilogue}, {ctx});"
+        self._call_with_epilogue(cg, call, decl, ctx == "ctx")
 
     def _lower_with_conv(self, cg: Lowering, head: Conv2dOp) -> None:
         if prod(result_shape(self)) == 0:

@@ -735,7 +735,11 @@ def conv2d_call(d: Mapping[str, int], layout: str, args: str, ws: str | None, fn
         return f"mlvm_conv2d_ihwo_f32({args}, NULL, {fn}, {ctx});"
     if ws is not None:
         return f"mlvm_conv2d_direct_ws_f32({args}, {ws}, {fn}, {ctx});"
-    entry = conv2d_direct_entry(d) if conv2d_sums_in_place(d) else "mlvm_conv2d_pointwise_f32"
+    if not conv2d_sums_in_place(d):
+        return f"mlvm_conv2d_pointwise_f32({args}, {fn}, {ctx});"
+    entry = conv2d_direct_entry(d)
+    if fn == "mlvm_epilogue_clamp_f32":  # the clamp in the entry's own loop
+        return f"{entry.removesuffix('_f32')}_clamp_f32({args}, {ctx});"
     return f"{entry}({args}, {fn}, {ctx});"
 
 

@@ -89,9 +89,9 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, ml
     cnn28(d / "cnn28.onnx")
     aot("compile", str(d / "cnn28.onnx"), "-o", str(d / "cnn28.c"))
     out["cnn28"] = (d / "cnn28.c", mlvm.compile(d / "cnn28.onnx"))
-    # Without workspaces: the in-place sums (mlvm_conv2d_direct4_f32, all
-    # groups of 4k channels; the DS-CNN's depthwise layers through
-    # mlvm_conv2d_direct1_f32's one-channel pass).
+    # Without workspaces: the in-place sums (mlvm_conv2d_direct4_clamp_f32,
+    # all groups of 4k channels; the DS-CNN's depthwise layers through
+    # mlvm_conv2d_direct1_clamp_f32's one-channel pass).
     aot("compile", str(d / "cnn28.onnx"), "-o", str(d / "cnn28_nows.c"), "--no-workspaces")
     out["cnn28-nows"] = (d / "cnn28_nows.c", out["cnn28"][1])
     # MLPerf-Tiny-shaped models of the benchmark (depthwise-separable, and
@@ -236,13 +236,16 @@ def _functions(models: dict[str, tuple[Path, mlvm.Module]], name: str) -> set[st
 
 def test_groups_of_four_channels_link_no_one_channel_pass(
         models: dict[str, tuple[Path, mlvm.Module]]) -> None:
-    """Without workspaces the CNN's convolutions (8 and 16 channels) call
-    mlvm_conv2d_direct4_f32: its firmware has no one-channel pass, while the
-    DS-CNN's keeps it: its depthwise layers, one channel per group, call
-    mlvm_conv2d_direct1_f32."""
+    """Without workspaces the CNN's convolutions (8 and 16 channels, each
+    with a ReLU) call mlvm_conv2d_direct4_clamp_f32: its firmware has no
+    one-channel pass, while the DS-CNN's keeps it: its depthwise layers, one
+    channel per group, call mlvm_conv2d_direct1_clamp_f32. The CNN's ReLUs
+    and its dense layer's bias are the entries' own loops: no epilogue
+    function is linked."""
     cnn, dscnn = _functions(models, "cnn28-nows"), _functions(models, "dscnn-nows")
-    assert "mlvm_conv2d_direct4_f32" in cnn and "one_channel" not in cnn
-    assert "mlvm_conv2d_direct1_f32" in dscnn and "one_channel" in dscnn
+    assert {"mlvm_conv2d_direct4_clamp_f32", "mlvm_matmul_row_bias_f32"} <= cnn
+    assert not cnn & {"one_channel", "mlvm_epilogue_clamp_f32", "mlvm_epilogue_bias_f32"}, sorted(cnn)
+    assert "mlvm_conv2d_direct1_clamp_f32" in dscnn and "one_channel" in dscnn
 
 
 def test_convolutions_with_a_workspace_link_the_direct_path_alone(
@@ -263,7 +266,7 @@ def test_pointwise_convolutions_link_their_gemm_alone(
     window packing, the rows without a GEMM) are not in the firmware, nor
     any kernel its other layers do not take."""
     dscnn = _functions(models, "dscnn")
-    assert {"mlvm_conv2d_pointwise_f32", "gemm_blocked_strided", "mlvm_conv2d_direct1_f32"} <= dscnn
+    assert {"mlvm_conv2d_pointwise_f32", "gemm_blocked_strided", "mlvm_conv2d_direct1_clamp_f32"} <= dscnn
     # its depthwise layers (no workspace) the one-channel pass alone, its
     # stem (IHWO, with a workspace) the channel-vector kernel at offsets
     assert not dscnn & {"mlvm_conv2d_f32", "mlvm_conv2d_epilogue_f32", "conv_all", "pack_window",

@@ -11,9 +11,11 @@
 // CHECK-LABEL: mlvm_status_t module_batch_of_rows({{[^;]*$}}
 // CHECK: mlvm_matmul_f32(
 
-// Fused with its bias and ReLU, the single row hands its epilogue to the same entry.
+// Fused with its bias and ReLU (a Linear layer), the single row calls the
+// entry taking the bias (applied in its own loop: no epilogue function).
 // FUSE-LABEL: mlvm_status_t module_row({{[^;]*$}}
-// FUSE: mlvm_matmul_row_f32(&{{.*}}, in0, in1, out, mlvm_epilogue_bias_f32, &bias);
+// FUSE: const mlvm_bias_t bias = {in2, 0.0f};
+// FUSE-NEXT: mlvm_matmul_row_bias_f32(&{{.*}}, in0, in1, out, &bias);
 // FUSE-LABEL: mlvm_status_t module_rows({{[^;]*$}}
 // FUSE: mlvm_matmul_epilogue_f32(
 func.func @row(%x: tensor<1x16xf32>, %w: tensor<16x8xf32>, %b: tensor<8xf32>) -> tensor<1x8xf32> {

@@ -107,11 +107,27 @@ static void check_matmul(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, int ta,
     check_matmul_as(m, n, k, ta, tb, 0);
 }
 
+/* got is want bit for bit, but for which NaN a sum of two NaNs is (IEEE
+ * leaves it open, and compilers swap the operands of an addition). */
+static void same_product(const char *what, const mlvm_matmul_t *p, const float *got,
+                         const float *want)
+{
+    mlvm_index_t i;
+    for (i = 0; i < p->m * p->n; ++i)
+        if (memcmp(&got[i], &want[i], sizeof *got) != 0 && !(isnan(got[i]) && isnan(want[i]))) {
+            ++failures;
+            fprintf(stderr, "%s m=%ld n=%ld k=%ld: element %ld is %.9g, want %.9g\n", what,
+                    (long)p->m, (long)p->n, (long)p->k, (long)i, got[i], want[i]);
+            break;
+        }
+}
+
 /* An epilogue the GEMM applies in its tiles' stores (an activation alone,
  * a Linear layer's column bias with a ReLU or nothing) against the plain
  * product with the epilogue function applied after: bit for bit, NaN and
  * infinities planted in a, but for which NaN a sum of two NaNs is (IEEE
- * leaves it open, and compilers swap the operands of an addition). */
+ * leaves it open, and compilers swap the operands of an addition); for a
+ * single row (m = 1) also its entries. */
 static void check_epilogue(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, mlvm_epilogue_fn fn,
                            const void *ctx, const char *what)
 {
@@ -121,19 +137,29 @@ static void check_epilogue(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, mlvm_
     float *want = random_array((size_t)(m * n)), *got = random_array((size_t)(m * n));
     mlvm_index_t i;
     ++cases;
+    /* in every third row only (from the second): a special value makes its
+     * whole row of sums NaN or infinite, and the other rows check values */
     for (i = 0; i < m * k; i += 7)
-        a[i] = i % 3 == 0 ? NAN : i % 3 == 1 ? INFINITY : -INFINITY;
+        if (i / k % 3 == 1)
+            a[i] = i % 3 == 0 ? NAN : i % 3 == 1 ? INFINITY : -INFINITY;
     p.m = m, p.n = n, p.k = k, p.a_rs = k, p.a_cs = 1, p.b_rs = n, p.b_cs = 1, p.b_panel = 0;
     mlvm_matmul_f32(&p, &one, a, b, want);
     fn(ctx, 0, m, 0, n, want, n);
     mlvm_matmul_epilogue_f32(&p, a, b, got, fn, ctx);
-    for (i = 0; i < m * n; ++i)
-        if (memcmp(&got[i], &want[i], sizeof *got) != 0 && !(isnan(got[i]) && isnan(want[i]))) {
-            ++failures;
-            fprintf(stderr, "%s m=%ld n=%ld k=%ld: element %ld is %.9g, want %.9g\n", what, (long)m,
-                    (long)n, (long)k, (long)i, got[i], want[i]);
-            break;
+    same_product(what, &p, got, want);
+    if (m == 1) { /* the single row's entries */
+        char what_row[64];
+        mlvm_matmul_row_f32(&p, a, b, got, fn, ctx);
+        snprintf(what_row, sizeof what_row, "%s [row entry]", what);
+        same_product(what_row, &p, got, want);
+        if (fn == mlvm_epilogue_bias_f32) {
+            for (i = 0; i < n; ++i)
+                got[i] = NAN;
+            mlvm_matmul_row_bias_f32(&p, a, b, got, (const mlvm_bias_t *)ctx);
+            snprintf(what_row, sizeof what_row, "%s [row bias entry]", what);
+            same_product(what_row, &p, got, want);
         }
+    }
     free(a), free(b), free(want), free(got);
 }
 
@@ -380,6 +406,53 @@ static void check_wino_of(const mlvm_conv2d_t *p, const float *x, const float *w
     }
 }
 
+typedef void (*direct_clamp_fn)(const mlvm_conv2d_t *p, const float *x, const float *w,
+                                const float *bias, float *out, const mlvm_clamp_t *act);
+
+/* The direct entries with the activation as their own loop
+ * (mlvm_conv2d_direct*_clamp_f32) against mlvm_conv2d_direct_f32 with
+ * mlvm_epilogue_clamp_f32 applied after: bit for bit, relu and a clip whose
+ * bounds both bite, for each entry the compiler may call on p (the four-
+ * channel one where every group has a multiple of 4 output channels, the
+ * one-channel one where every group has one). */
+static void check_direct_clamp(const mlvm_conv2d_t *p, const float *x, const float *w,
+                               const float *bias, const char *what)
+{
+    static const mlvm_clamp_t acts[2] = {{0.0f, 0.0f, 1}, {-0.25f, 0.5f, 0}};
+    const mlvm_index_t og = p->o / p->groups, plane = p->oh * p->ow;
+    const size_t size = (size_t)(p->n * p->o * plane);
+    const direct_clamp_fn entries[3] = {mlvm_conv2d_direct_clamp_f32, mlvm_conv2d_direct4_clamp_f32,
+                                        mlvm_conv2d_direct1_clamp_f32};
+    const int applies[3] = {1, og % 4 == 0, og == 1};
+    float *want = random_array(size), *got = random_array(size);
+    size_t q;
+    int a, e;
+    mlvm_conv2d_direct_f32(p, x, w, bias, want, NULL, NULL);
+    for (a = 0; a < 2; ++a) {
+        float *plain = random_array(size);
+        memcpy(plain, want, size * sizeof *plain);
+        if (size > 0)
+            mlvm_epilogue_clamp_f32(&acts[a], 0, p->n * p->o, 0, plane, plain, plane);
+        for (e = 0; e < 3; ++e) {
+            if (!applies[e])
+                continue;
+            ++cases;
+            for (q = 0; q < size; ++q)
+                got[q] = NAN;
+            entries[e](p, x, w, bias, got, &acts[a]);
+            for (q = 0; q < size; ++q)
+                if (memcmp(&got[q], &plain[q], sizeof *got) != 0) {
+                    ++failures;
+                    fprintf(stderr, "%s [clamp entry %d relu=%d]: element %lu is %.9g, want %.9g\n",
+                            what, e, (int)acts[a].relu, (unsigned long)q, got[q], plain[q]);
+                    break;
+                }
+        }
+        free(plain);
+    }
+    free(want), free(got);
+}
+
 static void check_conv_sw(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_index_t w,
                           mlvm_index_t o, mlvm_index_t kh, mlvm_index_t kw, mlvm_index_t s,
                           mlvm_index_t d, mlvm_index_t groups, const mlvm_index_t pad[4], int bias,
@@ -464,6 +537,7 @@ static void check_conv_sw(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_i
                 break;
             }
         free(clamped);
+        check_direct_clamp(&p, x, wt, bias ? bv : NULL, what_d);
     }
     {
         /* the direct path, with a workspace of exactly the size it asks for

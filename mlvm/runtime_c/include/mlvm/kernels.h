@@ -106,6 +106,11 @@ void mlvm_matmul_epilogue_f32(const mlvm_matmul_t *p, const float *a, const floa
  * GEMM (its code and its packing buffer). fn may be NULL. */
 void mlvm_matmul_row_f32(const mlvm_matmul_t *p, const float *a, const float *b,
                          float *out, mlvm_epilogue_fn fn, const void *ctx);
+/* The same with a Linear layer's epilogue (mlvm_epilogue_bias_f32's, the
+ * same bits): on cores without vectors in the entry's own loop, so a
+ * module of Linear layers links no epilogue function. */
+void mlvm_matmul_row_bias_f32(const mlvm_matmul_t *p, const float *a, const float *b,
+                              float *out, const mlvm_bias_t *bias);
 
 /* Reductions: `it` walks the input (stride 0) and the output (stride 1, 0 on
  * reduced dims). out has out_n elements; count is the reduced size. */

@@ -167,6 +167,16 @@ void mlvm_conv2d_direct4_f32(const mlvm_conv2d_t *p, const float *x, const float
  * pass alone. */
 void mlvm_conv2d_direct1_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                              const float *bias, float *out, mlvm_epilogue_fn fn, const void *ctx);
+/* The three entries above with an activation alone as their epilogue
+ * (act: mlvm_epilogue_clamp_f32's bounds and rules, the same bits): on
+ * cores without vectors the clamp is their own loop, so a firmware whose
+ * convolutions end in relu or Clip links no epilogue function. */
+void mlvm_conv2d_direct_clamp_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                                  const float *bias, float *out, const mlvm_clamp_t *act);
+void mlvm_conv2d_direct4_clamp_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                                   const float *bias, float *out, const mlvm_clamp_t *act);
+void mlvm_conv2d_direct1_clamp_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                                   const float *bias, float *out, const mlvm_clamp_t *act);
 /* conv2d with the weights stored [c][kh][kw][o] ("IHWO", the compiler's
  * layout for constant weights where it pays; groups must be 1): the
  * output channels in the vector lanes, so small maps fill them. ws: a

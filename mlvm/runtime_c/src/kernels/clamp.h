@@ -31,4 +31,27 @@ static inline __attribute__((always_inline)) __m256 mlvm_clamp256(const mlvm_cla
 }
 #endif
 
+/* The clamp over n values in place, the rules above: the loop of
+ * mlvm_epilogue_clamp_f32 and of the convolution entries that clamp in
+ * their own loop (conv_scalar.c). relu is a loop of its own (h < 0 ? 0 :
+ * h). The other selects are made on the bits (MLVM_SELECT_F32): a float ?:
+ * here stays a branch per element, unvectorised, when the code is built
+ * with -fno-trapping-math (or -ffast-math). */
+static inline __attribute__((always_inline)) void mlvm_clamp_run(const mlvm_clamp_t *c,
+                                                                  float *restrict x, mlvm_index_t n)
+{
+    const float lo = c->lo, hi = c->hi;
+    mlvm_index_t j;
+    if (c->relu) {
+        for (j = 0; j < n; ++j)
+            x[j] = x[j] < 0.0f ? 0.0f : x[j];
+        return;
+    }
+    /* !(h <= lo): above lo, or NaN (kept) */
+    for (j = 0; j < n; ++j) {
+        const float h = x[j], m = MLVM_SELECT_F32(!(h <= lo), h, lo);
+        x[j] = MLVM_SELECT_F32(!(m >= hi), m, hi);
+    }
+}
+
 #endif /* MLVM_KERNELS_CLAMP_H_ */

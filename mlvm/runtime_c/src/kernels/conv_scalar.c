@@ -6,6 +6,7 @@
  * w, four channels in four registers, one load of x per four multiply-adds,
  * and only the taps inside the input (no padding tests in the loop). */
 #include "conv_scalar.h"
+#include "clamp.h"
 #include "depthwise.h"
 #include "window.h"
 
@@ -284,37 +285,62 @@ void mlvm_conv2d_scalar_f32(const mlvm_conv2d_t *p, const float *x, const float 
     scalar_groups(p, x, w, bias, out, 1, 1);
 }
 
+
 /* The no-workspace entries: on cores without vectors the in-place sums
- * (with or without the four-channel and the one-channel passes), then fn
- * over the output. */
+ * (with or without the four-channel and the one-channel passes), then
+ * act's clamp or fn over the output. */
 MLVM_ALWAYS_INLINE void direct(const mlvm_conv2d_t *p, const float *x, const float *w,
                                const float *bias, float *out, mlvm_epilogue_fn fn,
-                               const void *ctx, const int fours, const int ones)
+                               const void *ctx, const mlvm_clamp_t *act, const int fours,
+                               const int ones)
 {
 #ifdef MLVM_SCALAR_CORE
     scalar_groups(p, x, w, bias, out, fours, ones);
-    if (fn != NULL && p->n * p->o > 0 && p->oh * p->ow > 0)
+    if (act != NULL)
+        mlvm_clamp_run(act, out, p->n * p->o * p->oh * p->ow); /* no epilogue function */
+    else if (fn != NULL && p->n * p->o > 0 && p->oh * p->ow > 0)
         fn(ctx, 0, p->n * p->o, 0, p->oh * p->ow, out, p->oh * p->ow);
 #else
     (void)fours, (void)ones;
-    mlvm_conv2d_epilogue_f32(p, x, w, bias, out, NULL, fn, ctx);
+    if (act != NULL)
+        mlvm_conv2d_epilogue_f32(p, x, w, bias, out, NULL, mlvm_epilogue_clamp_f32, act);
+    else
+        mlvm_conv2d_epilogue_f32(p, x, w, bias, out, NULL, fn, ctx);
 #endif
 }
 
 void mlvm_conv2d_direct_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                             const float *bias, float *out, mlvm_epilogue_fn fn, const void *ctx)
 {
-    direct(p, x, w, bias, out, fn, ctx, 1, 1);
+    direct(p, x, w, bias, out, fn, ctx, NULL, 1, 1);
 }
 
 void mlvm_conv2d_direct4_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                              const float *bias, float *out, mlvm_epilogue_fn fn, const void *ctx)
 {
-    direct(p, x, w, bias, out, fn, ctx, 1, 0);
+    direct(p, x, w, bias, out, fn, ctx, NULL, 1, 0);
 }
 
 void mlvm_conv2d_direct1_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                              const float *bias, float *out, mlvm_epilogue_fn fn, const void *ctx)
 {
-    direct(p, x, w, bias, out, fn, ctx, 0, 1);
+    direct(p, x, w, bias, out, fn, ctx, NULL, 0, 1);
+}
+
+void mlvm_conv2d_direct_clamp_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                                  const float *bias, float *out, const mlvm_clamp_t *act)
+{
+    direct(p, x, w, bias, out, NULL, NULL, act, 1, 1);
+}
+
+void mlvm_conv2d_direct4_clamp_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                                   const float *bias, float *out, const mlvm_clamp_t *act)
+{
+    direct(p, x, w, bias, out, NULL, NULL, act, 1, 0);
+}
+
+void mlvm_conv2d_direct1_clamp_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
+                                   const float *bias, float *out, const mlvm_clamp_t *act)
+{
+    direct(p, x, w, bias, out, NULL, NULL, act, 0, 1);
 }

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "clamp.h"
 #include "iter.h"
 #include "vexp.h"
 #include "mlvm/scalar.h"
@@ -167,27 +168,12 @@ void mlvm_epilogue_bias_f32(const void *ctx, mlvm_index_t i0, mlvm_index_t rows,
 void mlvm_epilogue_clamp_f32(const void *ctx, mlvm_index_t i0, mlvm_index_t rows, mlvm_index_t j0,
                              mlvm_index_t cols, float *tile, mlvm_index_t ldo)
 {
-    const mlvm_clamp_t *c = (const mlvm_clamp_t *)ctx;
-    const float lo = c->lo, hi = c->hi;
-    mlvm_index_t i, j;
+    mlvm_index_t i;
     (void)i0, (void)j0;
     if (ldo == cols && rows > 1) { /* contiguous rows (planes of a conv): one run */
         cols *= rows;
         rows = 1;
     }
-    for (i = 0; i < rows; ++i) {
-        float *restrict row = tile + i * ldo;
-        if (c->relu) {
-            for (j = 0; j < cols; ++j)
-                row[j] = row[j] < 0.0f ? 0.0f : row[j];
-            continue;
-        }
-        /* !(h <= lo): above lo, or NaN (kept). Selected on the bits: a
-         * float ?: here stays a branch per element, unvectorised, when the
-         * code is built with -fno-trapping-math (or -ffast-math). */
-        for (j = 0; j < cols; ++j) {
-            const float h = row[j], m = MLVM_SELECT_F32(!(h <= lo), h, lo);
-            row[j] = MLVM_SELECT_F32(!(m >= hi), m, hi);
-        }
-    }
+    for (i = 0; i < rows; ++i)
+        mlvm_clamp_run((const mlvm_clamp_t *)ctx, tile + i * ldo, cols);
 }

@@ -1213,6 +1213,24 @@ void mlvm_matmul_row_f32(const mlvm_matmul_t *p, const float *a, const float *b,
 #endif
 }
 
+void mlvm_matmul_row_bias_f32(const mlvm_matmul_t *p, const float *a, const float *b,
+                              float *out, const mlvm_bias_t *bias)
+{
+#ifdef MLVM_HAVE_ROW
+    /* mlvm_epilogue_bias_f32's single row, in the entry's own loop */
+    const float *restrict c = bias->bias;
+    const float lo = bias->lo;
+    mlvm_index_t j;
+    row_core(p, a, b, out);
+    for (j = 0; j < p->n; ++j) {
+        const float t = out[j] + c[j];
+        out[j] = t < lo ? lo : t;
+    }
+#else
+    matmul_2d(p, a, b, out, mlvm_epilogue_bias_f32, bias);
+#endif
+}
+
 const char *mlvm_kernel_path(void)
 {
 #if defined(MLVM_MM_AVX512)

@@ -1445,26 +1445,32 @@ static void q_widen_pad(const qgeom_t *g, uint8_t zxu, uint32_t *xh)
 static void q_widen_input(const mlvm_qconv2d_t *p, const qgeom_t *g, const uint8_t *xc, uint8_t flip,
                           uint32_t *xh)
 {
-    const mlvm_index_t wq = g->ph.wq;
+    const mlvm_index_t wq = g->ph.wq, w = p->w;
     const uint32_t flip4 = 0x01010101u * flip;
-    uint16_t *const h16 = (uint16_t *)(void *)xh;
-    mlvm_index_t r0, r1, lo, hi, r, j;
+    mlvm_index_t r0, r1, lo, hi, r;
     mlvm_valid_span1(-p->pt, p->h, g->ph.hq, &r0, &r1);
-    mlvm_valid_span1(-p->pl, p->w, wq, &lo, &hi);
-    for (r = r0; r < r1; ++r) {
-        const uint8_t *const src = xc + (r - p->pt) * p->w + (lo - p->pl);
-        uint16_t *const d = h16 + r * wq + lo;
-        const mlvm_index_t n = hi - lo;
-        for (j = 0; j + 4 <= n; j += 4) { /* (x0, x2), (x1, x3) -> (x0, x1), (x2, x3) */
-            uint32_t v, l, h, pair;
-            memcpy(&v, src + j, 4);
-            v ^= flip4;
-            l = __uxtb16(v), h = q_uxtb16_8(v);
-            pair = q_pkhbt(l, h), memcpy(d + j, &pair, 4);
-            pair = q_pkhtb(h, l), memcpy(d + j + 2, &pair, 4);
+    mlvm_valid_span1(-p->pl, w, wq, &lo, &hi);
+    {
+        /* the row's pointers stepped, the fields read once: the stores
+         * (memcpy) may alias *p, and gcc reloaded them per row (45
+         * instructions for a keyword spotter's row of 5, now 22) */
+        const mlvm_index_t n = hi - lo, n4 = n & ~(mlvm_index_t)3;
+        const uint8_t *src = xc + (r0 - p->pt) * w + (lo - p->pl);
+        uint16_t *d = (uint16_t *)(void *)xh + r0 * wq + lo;
+        for (r = r0; r < r1; ++r, src += w, d += wq) {
+            const uint8_t *s = src, *const s4 = src + n4, *const end = src + n;
+            uint16_t *e = d;
+            for (; s != s4; s += 4, e += 4) { /* (x0, x2), (x1, x3) -> (x0, x1), (x2, x3) */
+                uint32_t v, l, h, pair;
+                memcpy(&v, s, 4);
+                v ^= flip4;
+                l = __uxtb16(v), h = q_uxtb16_8(v);
+                pair = q_pkhbt(l, h), memcpy(e, &pair, 4);
+                pair = q_pkhtb(h, l), memcpy(e + 2, &pair, 4);
+            }
+            for (; s != end; ++s, ++e)
+                *e = (uint16_t)(*s ^ flip);
         }
-        for (; j < n; ++j)
-            d[j] = (uint16_t)(src[j] ^ flip);
     }
 }
 

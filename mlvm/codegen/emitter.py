@@ -29,7 +29,8 @@ from mlvm.diagnostics import op_error, tensor_bytes
 from mlvm.dialect.base import MlvmOp, elem_name, type_str
 from mlvm.dialect.control import CallCOp, QueueOp
 from mlvm.dialect.elements import ELEMS, elem_for_dtype, to_bytes
-from mlvm.dialect.ops import ParamOp
+from mlvm.dialect.nn import own_loop_epilogues
+from mlvm.dialect.ops import ParamOp, rows_narrow
 from mlvm.dialect.state import GlobalAccessOp, GlobalOp
 from mlvm.passes.plan_memory import PlanMemoryPass
 
@@ -218,6 +219,8 @@ class ModuleEmitter:
         self.imports: dict[str, _Import] = {}
         self.queues: dict[str, _Queue] = {}
         self.globals: dict[str, _Global] = {}
+        self._narrow_rows: bool | None = None
+        self._own_loops: bool | None = None
 
     # -- imports and queues (the Lowering's Tables) ------------------------
     def import_index(self, op: Operation) -> int:
@@ -263,6 +266,16 @@ class ModuleEmitter:
     def global_offset(self, op: Operation) -> int:
         assert isinstance(op, GlobalAccessOp)
         return self.globals[op.global_.string_value()].offset
+
+    def own_loops(self) -> bool:
+        if self._own_loops is None:
+            self._own_loops = own_loop_epilogues(self.module)
+        return self._own_loops
+
+    def narrow_rows(self) -> bool:
+        if self._narrow_rows is None:
+            self._narrow_rows = self.own_loops() and rows_narrow(self.module)
+        return self._narrow_rows
 
     def _layout_globals(self) -> int:
         """Each global's offset in the state (64-byte aligned); the state's size."""

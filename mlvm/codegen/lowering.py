@@ -200,6 +200,8 @@ class Tables(Protocol):
     def import_index(self, op: Operation) -> int: ...
     def queue_index(self, op: Operation) -> int: ...
     def global_offset(self, op: Operation) -> int: ...
+    def narrow_rows(self) -> bool: ...
+    def own_loops(self) -> bool: ...
 
 
 class Lowering:
@@ -261,6 +263,18 @@ class Lowering:
     def queue_index(self, op: Operation) -> int:
         assert self._tables is not None
         return self._tables.queue_index(op)
+
+    def narrow_rows(self) -> bool:
+        """Whether the module's single-row products call the narrow entries
+        (nn.own_loop_epilogues and ops.rows_narrow); False where no module
+        is at hand."""
+        return self._tables is not None and self._tables.narrow_rows()
+
+    def own_loops(self) -> bool:
+        """Whether the module's activations and Linear biases go through the
+        entries that apply them in their own loop (nn.own_loop_epilogues);
+        False where no module is at hand."""
+        return self._tables is not None and self._tables.own_loops()
 
     def state_ptr(self, op: Operation) -> str:
         """The bytes of the global a mlvm.global_load / global_store names."""

@@ -41,7 +41,7 @@ from xdsl.utils.exceptions import VerifyException
 from mlvm.codegen.lowering import elem, elementwise_loop, output_shared, value_shape
 from mlvm.dialect.base import MlvmOp, result_shape
 from mlvm.dialect.nn import Conv2dOp, conv2d_call
-from mlvm.dialect.ops import AddOp, ConstantOp, MatmulOp, MaxOp, MinOp, ReluOp
+from mlvm.dialect.ops import AddOp, ConstantOp, MatmulOp, MaxOp, MinOp, ReluOp, row_entry
 from mlvm.dialect.shapes import broadcast_strides
 
 if TYPE_CHECKING:
@@ -287,10 +287,10 @@ class FusedOp(MlvmOp):
         m, n = result_shape(self)
         p = head.descriptor(cg)
         epilogue, ctx, decl = self._epilogue_of(cg, n)
-        if m == 1 and epilogue == "mlvm_epilogue_bias_f32":  # the bias in the entry's own loop
-            call = f"mlvm_matmul_row_bias_f32({p}, in0, in1, out, {ctx});"
+        if m == 1 and epilogue == "mlvm_epilogue_bias_f32" and cg.own_loops():  # the bias in the entry's loop
+            call = f"{row_entry(cg.narrow_rows(), True)}({p}, in0, in1, out, {ctx});"
         else:
-            entry = "mlvm_matmul_row_f32" if m == 1 else "mlvm_matmul_epilogue_f32"
+            entry = row_entry(cg.narrow_rows(), False) if m == 1 else "mlvm_matmul_epilogue_f32"
             call = f"{entry}({p}, in0, in1, out, {epilogue}, {ctx});"
         self._call_with_epilogue(cg, call, decl, ctx == "ctx")
 
@@ -301,7 +301,8 @@ class FusedOp(MlvmOp):
         p = head.descriptor(cg)
         epilogue, ctx, decl = self._epilogue_of(cg, d["oh"] * d["ow"])
         bias = "in2" if head.bias is not None else "NULL"
-        call = conv2d_call(d, head.layout(), f"{p}, in0, in1, {bias}, out", cg.workspace(self), epilogue, ctx)
+        call = conv2d_call(d, head.layout(), f"{p}, in0, in1, {bias}, out", cg.workspace(self), epilogue, ctx,
+                           cg.own_loops())
         self._call_with_epilogue(cg, call, decl, ctx == "ctx")
 
     def _call_with_epilogue(self, cg: Lowering, call: str, decl: list[str], with_ctx: bool) -> None:

@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
@@ -44,6 +44,7 @@ from mlvm.dialect.elements import ALL
 from mlvm.dialect.ops import (
     A_PANEL,
     PANEL_MULTIPLE,
+    MatmulOp,
     ParamOp,
     UnaryOp,
     _f32_prop,
@@ -51,6 +52,7 @@ from mlvm.dialect.ops import (
     from_apanels,
     from_panels,
     from_wino,
+    single_row_n,
 )
 from mlvm.dialect.shapes import LAYER_NORM_EPS, Shape, contiguous_strides, normalize_axis
 
@@ -717,7 +719,7 @@ def conv2d_direct_entry(d: Mapping[str, int]) -> str:
 
 
 def conv2d_call(d: Mapping[str, int], layout: str, args: str, ws: str | None, fn: str,
-                ctx: str) -> str:
+                ctx: str, own_loops: bool = False) -> str:
     """The runtime call of a conv2d of dims `d` with weights in `layout`
     (args: its descriptor, x, w, bias and output), with its workspace (or
     None) and epilogue: each path has an entry of its own, so that on cores
@@ -738,9 +740,37 @@ def conv2d_call(d: Mapping[str, int], layout: str, args: str, ws: str | None, fn
     if not conv2d_sums_in_place(d):
         return f"mlvm_conv2d_pointwise_f32({args}, {fn}, {ctx});"
     entry = conv2d_direct_entry(d)
-    if fn == "mlvm_epilogue_clamp_f32":  # the clamp in the entry's own loop
+    if own_loops and fn == "mlvm_epilogue_clamp_f32":  # the clamp in the entry's own loop
         return f"{entry.removesuffix('_f32')}_clamp_f32({args}, {ctx});"
     return f"{entry}({args}, {fn}, {ctx});"
+
+
+def conv2d_in_place(op: Conv2dOp) -> bool:
+    """Whether conv2d_call calls the conv2d through a direct entry (weights
+    OIHW, no workspace planned on it or on the fused op it heads, not a
+    pointwise one)."""
+    fused = op.parent_op()
+    planned = "mlvm.workspace" in op.attributes or (
+        fused is not None and fused.name == "mlvm.fused" and "mlvm.workspace" in fused.attributes)
+    return op.layout() == "oihw" and not planned and conv2d_sums_in_place(op.dims())
+
+
+def own_loop_epilogues(module: Operation) -> bool:
+    """Whether the module's convolutions and products all take entries
+    that link no GEMM on cores without vectors (conv2d_in_place, and
+    matmuls of a single row): its activations and Linear biases then go
+    through the entries that apply them in their own loop (the _clamp_f32
+    and row bias forms), and its single rows, where all are narrower than
+    16, through the narrow entries (ops.rows_narrow), so that such a
+    firmware links no epilogue function and no sixteen-wide row code.
+    Elsewhere the GEMM links both epilogue functions and the wide rows
+    anyway, and those forms would only add code."""
+    for op in module.walk():
+        if isinstance(op, Conv2dOp) and not conv2d_in_place(op):
+            return False
+        if isinstance(op, MatmulOp) and single_row_n(op) is None:
+            return False
+    return True
 
 
 def conv2d_phase_plane(d: Mapping[str, int]) -> tuple[int, int]:

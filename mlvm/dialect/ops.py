@@ -26,7 +26,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
@@ -1066,7 +1066,7 @@ class MatmulOp(MlvmOp):
         bs_b = tuple(s * mat_b for s in broadcast_strides(sb[:-2], batch)) if batch else ()
         p = self.descriptor(cg)
         if m == 1 and prod(batch) == 1:  # one row: no blocked GEMM linked on cores without vectors
-            cg.stmt(f"mlvm_matmul_row_f32({p}, {cg.ptr(self.lhs)}, {cg.ptr(self.rhs)}, "
+            cg.stmt(f"{row_entry(cg.narrow_rows(), False)}({p}, {cg.ptr(self.lhs)}, {cg.ptr(self.rhs)}, "
                     f"{cg.ptr(self.result)}, NULL, NULL);")
             return
         it = cg.iter(batch if batch else (1,), [bs_a or (0,), bs_b or (0,)])
@@ -1074,6 +1074,33 @@ class MatmulOp(MlvmOp):
             f"mlvm_matmul_f32({p}, {it}, {cg.ptr(self.lhs)}, {cg.ptr(self.rhs)}, "
             f"{cg.ptr(self.result)});"
         )
+
+
+# The single-row entries' widest pass (matmul.c's row_passes).
+ROW_WIDE = 16
+
+
+def single_row_n(op: MatmulOp) -> int | None:
+    """n of a product the compiler calls a single-row entry for (m = 1 and
+    no batch: MatmulOp.lower, and a fused head's FusedOp lowering), else None."""
+    batch, m, n, _ = op.dims()
+    return n if m == 1 and prod(batch) == 1 else None
+
+
+def rows_narrow(module: Operation) -> bool:
+    """Whether the module has single-row products and all of them are
+    narrower than ROW_WIDE: every one then calls the narrow entries
+    (mlvm_matmul_row4_*: blocks of four on cores without vectors, no
+    sixteen-wide code), otherwise every one the wide ones, so that a
+    firmware links one kind of passes."""
+    ns = [n for op in module.walk() if isinstance(op, MatmulOp) and (n := single_row_n(op)) is not None]
+    return bool(ns) and max(ns) < ROW_WIDE
+
+
+def row_entry(narrow: bool, bias: bool) -> str:
+    """The single-row entry: narrow (rows_narrow) or wide, with a Linear
+    layer's bias (mlvm_bias_t) or an epilogue function (or NULL)."""
+    return f"mlvm_matmul_row{'4' if narrow else ''}{'_bias' if bias else ''}_f32"
 
 
 # --------------------------------------------------------------------------

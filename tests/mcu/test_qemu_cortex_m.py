@@ -91,7 +91,7 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, ml
     out["cnn28"] = (d / "cnn28.c", mlvm.compile(d / "cnn28.onnx"))
     # Without workspaces: the in-place sums (mlvm_conv2d_direct4_clamp_f32,
     # all groups of 4k channels; the DS-CNN's depthwise layers through
-    # mlvm_conv2d_direct1_clamp_f32's one-channel pass).
+    # mlvm_conv2d_direct1_f32's one-channel pass).
     aot("compile", str(d / "cnn28.onnx"), "-o", str(d / "cnn28_nows.c"), "--no-workspaces")
     out["cnn28-nows"] = (d / "cnn28_nows.c", out["cnn28"][1])
     # MLPerf-Tiny-shaped models of the benchmark (depthwise-separable, and
@@ -239,13 +239,18 @@ def test_groups_of_four_channels_link_no_one_channel_pass(
     """Without workspaces the CNN's convolutions (8 and 16 channels, each
     with a ReLU) call mlvm_conv2d_direct4_clamp_f32: its firmware has no
     one-channel pass, while the DS-CNN's keeps it: its depthwise layers, one
-    channel per group, call mlvm_conv2d_direct1_clamp_f32. The CNN's ReLUs
-    and its dense layer's bias are the entries' own loops: no epilogue
-    function is linked."""
+    channel per group, call mlvm_conv2d_direct1_f32. The CNN links no GEMM,
+    so its ReLUs and its dense layer's bias are the entries' own loops (no
+    epilogue function linked) and its dense layer of ten outputs takes the
+    narrow single row (no sixteen-wide code); the DS-CNN's 1x1
+    convolutions link the GEMM, which links the epilogue functions and the
+    wide rows: it passes those functions and takes the wide row."""
     cnn, dscnn = _functions(models, "cnn28-nows"), _functions(models, "dscnn-nows")
-    assert {"mlvm_conv2d_direct4_clamp_f32", "mlvm_matmul_row_bias_f32"} <= cnn
-    assert not cnn & {"one_channel", "mlvm_epilogue_clamp_f32", "mlvm_epilogue_bias_f32"}, sorted(cnn)
-    assert "mlvm_conv2d_direct1_clamp_f32" in dscnn and "one_channel" in dscnn
+    assert {"mlvm_conv2d_direct4_clamp_f32", "mlvm_matmul_row4_bias_f32", "row_core4"} <= cnn
+    assert not cnn & {"one_channel", "mlvm_epilogue_clamp_f32", "mlvm_epilogue_bias_f32",
+                      "row_core"}, sorted(cnn)
+    assert {"mlvm_conv2d_direct1_f32", "one_channel", "row_core"} <= dscnn
+    assert not dscnn & {"mlvm_conv2d_direct1_clamp_f32", "row_core4"}, sorted(dscnn)
 
 
 def test_convolutions_with_a_workspace_link_the_direct_path_alone(
@@ -266,7 +271,7 @@ def test_pointwise_convolutions_link_their_gemm_alone(
     window packing, the rows without a GEMM) are not in the firmware, nor
     any kernel its other layers do not take."""
     dscnn = _functions(models, "dscnn")
-    assert {"mlvm_conv2d_pointwise_f32", "gemm_blocked_strided", "mlvm_conv2d_direct1_clamp_f32"} <= dscnn
+    assert {"mlvm_conv2d_pointwise_f32", "gemm_blocked_strided", "mlvm_conv2d_direct1_f32"} <= dscnn
     # its depthwise layers (no workspace) the one-channel pass alone, its
     # stem (IHWO, with a workspace) the channel-vector kernel at offsets
     assert not dscnn & {"mlvm_conv2d_f32", "mlvm_conv2d_epilogue_f32", "conv_all", "pack_window",

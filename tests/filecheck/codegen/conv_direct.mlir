@@ -9,13 +9,13 @@
 // where every group has one (depthwise), mlvm_conv2d_direct1_f32 (the
 // one-channel pass alone); a
 // pointwise one calls mlvm_conv2d_pointwise_f32 (the GEMM reading x in
-// place alone, on such cores). With an activation alone as its epilogue
-// (relu, Clip) the entry's _clamp_f32 form takes the bounds, no epilogue
-// function; any other epilogue stays a function.
+// place alone, on such cores). This module's pointwise convolution links
+// the GEMM, so an activation is passed as the runtime's clamp function
+// (conv_direct_clamp.mlir: a module without).
 // CHECK-LABEL: mlvm_status_t module_conv({{[^;]*$}}
 // CHECK: mlvm_conv2d_direct4_f32(&module__s{{[0-9]+}}, in_x, in_w, in_b, out0, NULL, NULL);
 // CHECK-LABEL: mlvm_status_t module_conv_relu({{[^;]*$}}
-// CHECK: mlvm_conv2d_direct4_clamp_f32(&module__s{{[0-9]+}}, in0, in1, in2, out, &module__s{{[0-9]+}});
+// CHECK: mlvm_conv2d_direct4_f32(&module__s{{[0-9]+}}, in0, in1, in2, out, mlvm_epilogue_clamp_f32, &module__s{{[0-9]+}});
 // CHECK-LABEL: mlvm_status_t module_six({{[^;]*$}}
 // CHECK: mlvm_conv2d_direct_f32(&module__s{{[0-9]+}}, in_x, in_w, NULL, out0, NULL, NULL);
 // CHECK-LABEL: mlvm_status_t module_grouped({{[^;]*$}}
@@ -24,12 +24,6 @@
 // CHECK: mlvm_conv2d_pointwise_f32(&module__s{{[0-9]+}}, in_x, in_w, NULL, out0, NULL, NULL);
 // CHECK-LABEL: mlvm_status_t module_depthwise({{[^;]*$}}
 // CHECK: mlvm_conv2d_direct1_f32(&module__s{{[0-9]+}}, in_x, in_w, NULL, out0, NULL, NULL);
-// CHECK-LABEL: mlvm_status_t module_six_clip({{[^;]*$}}
-// CHECK: mlvm_conv2d_direct_clamp_f32(&module__s{{[0-9]+}}, in0, in1, NULL, out, &module__s{{[0-9]+}});
-// CHECK-LABEL: mlvm_status_t module_depthwise_relu({{[^;]*$}}
-// CHECK: mlvm_conv2d_direct1_clamp_f32(&module__s{{[0-9]+}}, in0, in1, NULL, out, &module__s{{[0-9]+}});
-// CHECK-LABEL: mlvm_status_t module_conv_other({{[^;]*$}}
-// CHECK: mlvm_conv2d_direct4_f32(&module__s{{[0-9]+}}, in0, in1, in2, out, module__s{{[0-9]+}}, ctx);
 func.func @conv(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x3x3xf32>, %b: tensor<8xf32>) -> tensor<1x8x3x3xf32> {
   %0 = "mlvm.conv2d"(%x, %w, %b) <{strides = array<i64: 2, 2>}> : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<1x8x3x3xf32>
   func.return %0 : tensor<1x8x3x3xf32>
@@ -54,22 +48,4 @@ func.func @pointwise(%x: tensor<1x8x3x5xf32>, %w: tensor<4x8x1x1xf32>) -> tensor
 func.func @depthwise(%x: tensor<1x6x13x7xf32>, %w: tensor<6x1x3x3xf32>) -> tensor<1x6x11x5xf32> {
   %0 = "mlvm.conv2d"(%x, %w) <{groups = 6 : i64}> : (tensor<1x6x13x7xf32>, tensor<6x1x3x3xf32>) -> tensor<1x6x11x5xf32>
   func.return %0 : tensor<1x6x11x5xf32>
-}
-func.func @six_clip(%x: tensor<1x3x8x8xf32>, %w: tensor<6x3x3x3xf32>) -> tensor<1x6x6x6xf32> {
-  %lo = "mlvm.constant"() <{value = dense<0.0> : tensor<f32>}> : () -> tensor<f32>
-  %hi = "mlvm.constant"() <{value = dense<6.0> : tensor<f32>}> : () -> tensor<f32>
-  %0 = "mlvm.conv2d"(%x, %w) : (tensor<1x3x8x8xf32>, tensor<6x3x3x3xf32>) -> tensor<1x6x6x6xf32>
-  %1 = "mlvm.max"(%0, %lo) : (tensor<1x6x6x6xf32>, tensor<f32>) -> tensor<1x6x6x6xf32>
-  %2 = "mlvm.min"(%1, %hi) : (tensor<1x6x6x6xf32>, tensor<f32>) -> tensor<1x6x6x6xf32>
-  func.return %2 : tensor<1x6x6x6xf32>
-}
-func.func @depthwise_relu(%x: tensor<1x6x13x7xf32>, %w: tensor<6x1x3x3xf32>) -> tensor<1x6x11x5xf32> {
-  %0 = "mlvm.conv2d"(%x, %w) <{groups = 6 : i64}> : (tensor<1x6x13x7xf32>, tensor<6x1x3x3xf32>) -> tensor<1x6x11x5xf32>
-  %1 = "mlvm.relu"(%0) : (tensor<1x6x11x5xf32>) -> tensor<1x6x11x5xf32>
-  func.return %1 : tensor<1x6x11x5xf32>
-}
-func.func @conv_other(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x3x3xf32>, %b: tensor<8xf32>) -> tensor<1x8x3x3xf32> {
-  %0 = "mlvm.conv2d"(%x, %w, %b) <{strides = array<i64: 2, 2>}> : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<1x8x3x3xf32>
-  %1 = "mlvm.tanh"(%0) : (tensor<1x8x3x3xf32>) -> tensor<1x8x3x3xf32>
-  func.return %1 : tensor<1x8x3x3xf32>
 }

@@ -3,19 +3,26 @@
 
 // A product of one row (m = 1, no batch) calls the single-row entry, which
 // on cores without vectors does not link the blocked GEMM; more rows, or a
-// batch of rows, keep the general one.
+// batch of rows, keep the general one. A row of 16 outputs or more
+// (@wide_row) makes every single row of the module call the wide entries
+// (matmul_row_narrow.mlir: all narrower).
 // CHECK-LABEL: mlvm_status_t module_row({{[^;]*$}}
 // CHECK: mlvm_matmul_row_f32(&{{.*}}, in_x, in_w, {{.*}}, NULL, NULL);
 // CHECK-LABEL: mlvm_status_t module_rows({{[^;]*$}}
 // CHECK: mlvm_matmul_f32(
 // CHECK-LABEL: mlvm_status_t module_batch_of_rows({{[^;]*$}}
 // CHECK: mlvm_matmul_f32(
+// CHECK-LABEL: mlvm_status_t module_wide_row({{[^;]*$}}
+// CHECK: mlvm_matmul_row_f32(&{{.*}}, in_x, in_w, {{.*}}, NULL, NULL);
 
-// Fused with its bias and ReLU (a Linear layer), the single row calls the
-// entry taking the bias (applied in its own loop: no epilogue function).
+// Fused with its bias and ReLU (a Linear layer), the single row hands the
+// runtime's bias epilogue to the same entry: this module's products of
+// several rows link the GEMM, and with it that function (the entry that
+// adds the bias in its own loop is for modules without a GEMM:
+// matmul_row_narrow.mlir).
 // FUSE-LABEL: mlvm_status_t module_row({{[^;]*$}}
 // FUSE: const mlvm_bias_t bias = {in2, 0.0f};
-// FUSE-NEXT: mlvm_matmul_row_bias_f32(&{{.*}}, in0, in1, out, &bias);
+// FUSE-NEXT: mlvm_matmul_row_f32(&{{.*}}, in0, in1, out, mlvm_epilogue_bias_f32, &bias);
 // FUSE-LABEL: mlvm_status_t module_rows({{[^;]*$}}
 // FUSE: mlvm_matmul_epilogue_f32(
 func.func @row(%x: tensor<1x16xf32>, %w: tensor<16x8xf32>, %b: tensor<8xf32>) -> tensor<1x8xf32> {
@@ -32,4 +39,8 @@ func.func @rows(%x: tensor<3x16xf32>, %w: tensor<16x8xf32>, %b: tensor<8xf32>) -
 func.func @batch_of_rows(%x: tensor<2x1x16xf32>, %w: tensor<2x16x8xf32>) -> tensor<2x1x8xf32> {
   %0 = "mlvm.matmul"(%x, %w) : (tensor<2x1x16xf32>, tensor<2x16x8xf32>) -> tensor<2x1x8xf32>
   func.return %0 : tensor<2x1x8xf32>
+}
+func.func @wide_row(%x: tensor<1x8xf32>, %w: tensor<8x16xf32>) -> tensor<1x16xf32> {
+  %0 = "mlvm.matmul"(%x, %w) : (tensor<1x8xf32>, tensor<8x16xf32>) -> tensor<1x16xf32>
+  func.return %0 : tensor<1x16xf32>
 }

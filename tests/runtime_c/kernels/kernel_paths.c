@@ -99,6 +99,17 @@ static void check_matmul_as(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, int 
     snprintf(what, sizeof what, "matmul m=%ld n=%ld k=%ld ta=%d tb=%d panel=%ld", (long)m, (long)n,
              (long)k, ta, tb, (long)panel);
     compare(what, (size_t)(m * n), out, want, bound);
+    if (m == 1) { /* the single row's entries, wide and narrow (any n, any layout of b) */
+        char what_row[128];
+        mlvm_matmul_row_f32(&p, a, b, out, NULL, NULL);
+        snprintf(what_row, sizeof what_row, "%s [row entry]", what);
+        compare(what_row, (size_t)n, out, want, bound);
+        for (j = 0; j < n; ++j)
+            out[j] = NAN;
+        mlvm_matmul_row4_f32(&p, a, b, out, NULL, NULL);
+        snprintf(what_row, sizeof what_row, "%s [row4 entry]", what);
+        compare(what_row, (size_t)n, out, want, bound);
+    }
     free(a), free(b), free(out), free(want), free(bound);
 }
 
@@ -137,26 +148,36 @@ static void check_epilogue(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, mlvm_
     float *want = random_array((size_t)(m * n)), *got = random_array((size_t)(m * n));
     mlvm_index_t i;
     ++cases;
-    /* in every third row only (from the second): a special value makes its
-     * whole row of sums NaN or infinite, and the other rows check values */
+    /* in every third row of a only (from the second): a special value
+     * makes its whole row of sums NaN or infinite, and the other rows check
+     * values; and in one element of every fifth column of b (from the
+     * third), which a single row's sums see too */
     for (i = 0; i < m * k; i += 7)
         if (i / k % 3 == 1)
             a[i] = i % 3 == 0 ? NAN : i % 3 == 1 ? INFINITY : -INFINITY;
+    for (i = 2; i < n && k > 0; i += 5)
+        b[(i * 7 % k) * n + i] = i % 3 == 0 ? NAN : i % 3 == 1 ? INFINITY : -INFINITY;
     p.m = m, p.n = n, p.k = k, p.a_rs = k, p.a_cs = 1, p.b_rs = n, p.b_cs = 1, p.b_panel = 0;
     mlvm_matmul_f32(&p, &one, a, b, want);
     fn(ctx, 0, m, 0, n, want, n);
     mlvm_matmul_epilogue_f32(&p, a, b, got, fn, ctx);
     same_product(what, &p, got, want);
-    if (m == 1) { /* the single row's entries */
+    if (m == 1) { /* the single row's entries, wide and narrow (any n) */
         char what_row[64];
-        mlvm_matmul_row_f32(&p, a, b, got, fn, ctx);
-        snprintf(what_row, sizeof what_row, "%s [row entry]", what);
-        same_product(what_row, &p, got, want);
-        if (fn == mlvm_epilogue_bias_f32) {
+        int narrow;
+        for (narrow = 0; narrow < 2; ++narrow) {
             for (i = 0; i < n; ++i)
                 got[i] = NAN;
-            mlvm_matmul_row_bias_f32(&p, a, b, got, (const mlvm_bias_t *)ctx);
-            snprintf(what_row, sizeof what_row, "%s [row bias entry]", what);
+            (narrow ? mlvm_matmul_row4_f32 : mlvm_matmul_row_f32)(&p, a, b, got, fn, ctx);
+            snprintf(what_row, sizeof what_row, "%s [row%s entry]", what, narrow ? "4" : "");
+            same_product(what_row, &p, got, want);
+            if (fn != mlvm_epilogue_bias_f32)
+                continue;
+            for (i = 0; i < n; ++i)
+                got[i] = NAN;
+            (narrow ? mlvm_matmul_row4_bias_f32 : mlvm_matmul_row_bias_f32)(&p, a, b, got,
+                                                                             (const mlvm_bias_t *)ctx);
+            snprintf(what_row, sizeof what_row, "%s [row%s bias entry]", what, narrow ? "4" : "");
             same_product(what_row, &p, got, want);
         }
     }
@@ -930,6 +951,13 @@ int main(void)
             check_bias(sizes[(i + 3) % ns], sizes[i], sizes[(i + 1) % ns], (int)(i % 2 == 0));
         }
         check_bias(1, 300, 40, 1); /* a gemv's columns, then tiles for the rest */
+        /* the single row's narrow blocks: four, the last one ending at n,
+         * and fewer than four columns */
+        check_bias(1, 10, 49, 0);
+        check_bias(1, 4, 9, 1);
+        check_bias(1, 13, 1, 1);
+        check_clamp(1, 3, 50, &relu);
+        check_clamp(1, 15, 17, &clip);
         check_bias(1, 4200, 6, 0);
         if (BIG)
             check_bias(70, 90, 600, 1); /* the bias on the last of several slices only */
@@ -941,6 +969,8 @@ int main(void)
             check_matmul_as(sizes[i], sizes[j], sizes[(i + j) % ns], (int)(i % 2), 0, 32);
     check_matmul_as(1, 300, 513, 0, 0, 32);
     check_matmul_as(1, 1000, 37, 0, 0, 64);
+    check_matmul_as(1, 34, 5, 0, 0, 32); /* 2 columns in the last panel: one by one */
+    check_matmul_as(1, 39, 5, 0, 0, 32); /* 7: a block of four, then one by one */
     if (BIG) {
         check_matmul_as(200, 70, 600, 0, 0, 32);
         check_matmul_as(520, 530, 300, 1, 0, 64);

@@ -107,10 +107,22 @@ void mlvm_matmul_epilogue_f32(const mlvm_matmul_t *p, const float *a, const floa
 void mlvm_matmul_row_f32(const mlvm_matmul_t *p, const float *a, const float *b,
                          float *out, mlvm_epilogue_fn fn, const void *ctx);
 /* The same with a Linear layer's epilogue (mlvm_epilogue_bias_f32's, the
- * same bits): on cores without vectors in the entry's own loop, so a
- * module of Linear layers links no epilogue function. */
+ * same bits): on cores without vectors in the entry's own loop. The
+ * compiler calls it in modules that link no GEMM (as the convolutions'
+ * _clamp_f32 entries, kernels_nn.h), whose firmware then links no
+ * epilogue function. */
 void mlvm_matmul_row_bias_f32(const mlvm_matmul_t *p, const float *a, const float *b,
                               float *out, const mlvm_bias_t *bias);
+/* The same two for modules that link no GEMM and whose single rows are
+ * all narrower than 16 (the compiler calls these then, and the two above
+ * otherwise; any n is computed correctly): on cores without vectors four
+ * outputs per pass and no sixteen-wide code, so such a firmware (a CNN's
+ * one dense layer) links the narrow passes alone. (The GEMM's own single
+ * row takes the wide passes.) */
+void mlvm_matmul_row4_f32(const mlvm_matmul_t *p, const float *a, const float *b,
+                          float *out, mlvm_epilogue_fn fn, const void *ctx);
+void mlvm_matmul_row4_bias_f32(const mlvm_matmul_t *p, const float *a, const float *b,
+                               float *out, const mlvm_bias_t *bias);
 
 /* Reductions: `it` walks the input (stride 0) and the output (stride 1, 0 on
  * reduced dims). out has out_n elements; count is the reduced size. */

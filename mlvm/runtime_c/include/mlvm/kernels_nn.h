@@ -169,8 +169,11 @@ void mlvm_conv2d_direct1_f32(const mlvm_conv2d_t *p, const float *x, const float
                              const float *bias, float *out, mlvm_epilogue_fn fn, const void *ctx);
 /* The three entries above with an activation alone as their epilogue
  * (act: mlvm_epilogue_clamp_f32's bounds and rules, the same bits): on
- * cores without vectors the clamp is their own loop, so a firmware whose
- * convolutions end in relu or Clip links no epilogue function. */
+ * cores without vectors the clamp is their own loop. The compiler calls
+ * them in modules that link no GEMM (nn.own_loop_epilogues: every
+ * convolution one of these entries, every product a single row), whose
+ * firmware then links no epilogue function; elsewhere the GEMM links the
+ * runtime's clamp anyway, and the entries above take it as fn. */
 void mlvm_conv2d_direct_clamp_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
                                   const float *bias, float *out, const mlvm_clamp_t *act);
 void mlvm_conv2d_direct4_clamp_f32(const mlvm_conv2d_t *p, const float *x, const float *w,

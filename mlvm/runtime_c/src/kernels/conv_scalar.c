@@ -286,6 +286,23 @@ void mlvm_conv2d_scalar_f32(const mlvm_conv2d_t *p, const float *x, const float 
 }
 
 
+#ifdef MLVM_SCALAR_CORE
+/* The in-place sums with the four-channel pass alone and the one-channel
+ * pass alone (mlvm_conv2d_scalar_f32: both), not inlined: an entry and its
+ * _clamp_f32 form share them. */
+MLVM_NOINLINE static void sums4(const mlvm_conv2d_t *p, const float *x, const float *w,
+                                const float *bias, float *out)
+{
+    scalar_groups(p, x, w, bias, out, 1, 0);
+}
+
+MLVM_NOINLINE static void sums1(const mlvm_conv2d_t *p, const float *x, const float *w,
+                                const float *bias, float *out)
+{
+    scalar_groups(p, x, w, bias, out, 0, 1);
+}
+#endif
+
 /* The no-workspace entries: on cores without vectors the in-place sums
  * (with or without the four-channel and the one-channel passes), then
  * act's clamp or fn over the output. */
@@ -295,7 +312,7 @@ MLVM_ALWAYS_INLINE void direct(const mlvm_conv2d_t *p, const float *x, const flo
                                const int ones)
 {
 #ifdef MLVM_SCALAR_CORE
-    scalar_groups(p, x, w, bias, out, fours, ones);
+    (fours && ones ? mlvm_conv2d_scalar_f32 : fours ? sums4 : sums1)(p, x, w, bias, out);
     if (act != NULL)
         mlvm_clamp_run(act, out, p->n * p->o * p->oh * p->ow); /* no epilogue function */
     else if (fn != NULL && p->n * p->o > 0 && p->oh * p->ow > 0)

@@ -858,6 +858,24 @@ static void row16_vldm(const float *a, mlvm_index_t a_step, const float *b, mlvm
                        "s23", "s24", "cc");
 }
 #undef MLVM_FMA8
+/* out[0 .. 4) likewise (k >= 1): one VLDR of a, one VLDM of four b values
+ * and four VFMAs per step, 10 instructions per 4 multiply-adds where the
+ * outputs one by one take 7 per multiply-add (a dense layer of ten
+ * classes, as most classifiers end). */
+static void row4_vldm(const float *a, mlvm_index_t a_step, const float *b, mlvm_index_t b_step,
+                      mlvm_index_t k, float *out)
+{
+    const int32_t zero = 0;
+    __asm__ volatile(MLVM_ZERO_D(0, 1) "1:\n\tvldr s24, [%[a]]\n\tvldmia %[b], {s16-s19}\n\t"
+                     "vfma.f32 s0, s24, s16\n\tvfma.f32 s1, s24, s17\n\t"
+                     "vfma.f32 s2, s24, s18\n\tvfma.f32 s3, s24, s19\n\t"
+                     "add %[a], %[a], %[as]\n\tadd %[b], %[b], %[bs]\n\tsubs %[k], %[k], #1\n\tbne 1b\n\t"
+                     "vstmia %[o], {s0-s3}"
+                     : [a] "+r"(a), [b] "+r"(b), [k] "+r"(k), "=m"(*(float(*)[4])out)
+                     : [as] "r"(a_step), [bs] "r"(b_step), [o] "r"(out), [z] "r"(zero),
+                       "m"(*(const float(*)[])a), "m"(*(const float(*)[])b)
+                     : "s0", "s1", "s2", "s3", "s16", "s17", "s18", "s19", "s24", "cc");
+}
 /* *out = sum over p < k (k >= 0) of a[p] * b[p][0], in p order: the
  * same addressing as row16_vldm's, in less code than gcc makes of the C. */
 static void row1_vldm(const float *a, mlvm_index_t a_step, const float *b, mlvm_index_t b_step,
@@ -906,29 +924,54 @@ static const float *row_column(const mlvm_matmul_t *p, const float *b, mlvm_inde
  * tile of zero rows; one load of a per sixteen multiply-adds), then (without
  * VLDM) eight, four, one. With VLDM the last n % 16 go one by one: an
  * eight-wide copy of the loop cost 110 bytes of flash, a third of the
- * kernel, to save 3 % of the MLP's instructions (10 % of the 28x28 CNN's:
- * its one dense layer has ten outputs). Blocks never cross a panel (panels
- * are multiples of 32 wide); b's columns must be adjacent, else every
- * output goes alone. Each output sums its terms in order, as the tiled
- * kernel does. Not inlined: the matmul entry and the gemm share it. */
-MLVM_NOINLINE static void row_core(const mlvm_matmul_t *p, const float *a, const float *b, float *out)
+ * kernel, to save 3 % of the MLP's instructions. `wide` 0 is the entry for
+ * modules whose rows are all narrower than 16 (a classifier's last layer,
+ * as the 28x28 CNN's ten outputs): four outputs per pass instead (with
+ * VLDM the last n % 4 as a block of four ending at n, its first columns
+ * again: the same sums, written twice; 10 % of that CNN's instructions),
+ * then one by one, and no sixteen-wide code. Blocks never cross a panel
+ * (panels are multiples of 32 wide); b's columns must be adjacent, else
+ * every output goes alone. Each output sums its terms in order, as the
+ * tiled kernel does. */
+MLVM_ALWAYS_INLINE void row_passes(const mlvm_matmul_t *p, const float *a, const float *b,
+                                   float *out, const int wide)
 {
     const mlvm_index_t n = p->n, k = p->k, a_cs = p->a_cs;
     const mlvm_index_t b_rs = p->b_panel != 0 ? p->b_panel : p->b_rs;
     const int blocks = k > 0 && (p->b_cs == 1 || p->b_panel != 0);
 #ifdef MLVM_ROW_VLDM
     mlvm_index_t j, w;
-    for (j = 0; j < n; j += w) {
-        const float *c = row_column(p, b, j);
-        w = blocks && n - j >= 16 ? 16 : 1;
-        if (w == 16)
-            row16_vldm(a, a_cs * (mlvm_index_t)sizeof *a, c, b_rs * (mlvm_index_t)sizeof *b, k, out + j);
-        else
-            row1_vldm(a, a_cs * (mlvm_index_t)sizeof *a, c, b_rs * (mlvm_index_t)sizeof *b, k, out + j);
+    if (wide) {
+        for (j = 0; j < n; j += w) {
+            const float *c = row_column(p, b, j);
+            w = blocks && n - j >= 16 ? 16 : 1;
+            if (w == 16)
+                row16_vldm(a, a_cs * (mlvm_index_t)sizeof *a, c, b_rs * (mlvm_index_t)sizeof *b, k, out + j);
+            else
+                row1_vldm(a, a_cs * (mlvm_index_t)sizeof *a, c, b_rs * (mlvm_index_t)sizeof *b, k, out + j);
+        }
+        return;
+    }
+    {
+        const mlvm_index_t a_step = a_cs * (mlvm_index_t)sizeof *a, b_step = b_rs * (mlvm_index_t)sizeof *b;
+        /* (in panels the last block of four might cross one's edge) */
+        const int overlap = blocks && n >= 4 && p->b_panel == 0;
+        for (j = 0; j < n; j += w) {
+            const float *c;
+            mlvm_index_t j0 = j;
+            w = blocks && (n - j >= 4 || overlap) ? 4 : 1;
+            if (n - j < w) /* the block of four ending at n */
+                j0 = n - 4;
+            c = row_column(p, b, j0);
+            if (w == 4)
+                row4_vldm(a, a_step, c, b_step, k, out + j0);
+            else
+                row1_vldm(a, a_step, c, b_step, k, out + j0);
+        }
     }
 #else
     mlvm_index_t j = 0, q;
-    for (; blocks && j + 16 <= n; j += 16) {
+    for (; wide && blocks && j + 16 <= n; j += 16) {
         const float *c = row_column(p, b, j);
         float t0 = 0.0f, t1 = 0.0f, t2 = 0.0f, t3 = 0.0f, t4 = 0.0f, t5 = 0.0f, t6 = 0.0f;
         float t7 = 0.0f, t8 = 0.0f, t9 = 0.0f, ta = 0.0f, tb = 0.0f, tc = 0.0f, td = 0.0f;
@@ -947,7 +990,7 @@ MLVM_NOINLINE static void row_core(const mlvm_matmul_t *p, const float *a, const
         out[j + 10] = ta, out[j + 11] = tb, out[j + 12] = tc, out[j + 13] = td;
         out[j + 14] = te, out[j + 15] = tf;
     }
-    for (; blocks && j + 8 <= n; j += 8) {
+    for (; wide && blocks && j + 8 <= n; j += 8) {
         const float *c = row_column(p, b, j);
         float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
         float s4 = 0.0f, s5 = 0.0f, s6 = 0.0f, s7 = 0.0f;
@@ -973,6 +1016,19 @@ MLVM_NOINLINE static void row_core(const mlvm_matmul_t *p, const float *a, const
     for (; j < n; ++j)
         out[j] = one_column(a, a_cs, row_column(p, b, j), b_rs, k);
 #endif
+}
+
+/* The two kinds of passes as functions of their own (not inlined: the
+ * entries and the gemm share them): a firmware links the kind its
+ * module's entries call. */
+MLVM_NOINLINE static void row_core(const mlvm_matmul_t *p, const float *a, const float *b, float *out)
+{
+    row_passes(p, a, b, out, 1);
+}
+
+MLVM_NOINLINE static void row_core4(const mlvm_matmul_t *p, const float *a, const float *b, float *out)
+{
+    row_passes(p, a, b, out, 0);
 }
 
 /* The gemm's single row: its fields as a matmul's, then the epilogue. */
@@ -1201,34 +1257,55 @@ void mlvm_matmul_epilogue_f32(const mlvm_matmul_t *p, const float *a, const floa
     matmul_2d(p, a, b, out, fn, ctx);
 }
 
+/* The single-row entries: on cores without vectors the passes of `wide`
+ * (row_passes), then fn or the bias in the entry's own loop. */
+MLVM_ALWAYS_INLINE void row_entry(const mlvm_matmul_t *p, const float *a, const float *b, float *out,
+                                  mlvm_epilogue_fn fn, const void *ctx, const mlvm_bias_t *bias,
+                                  const int wide)
+{
+#ifdef MLVM_HAVE_ROW
+    (wide ? row_core : row_core4)(p, a, b, out);
+    if (bias != NULL) { /* mlvm_epilogue_bias_f32's single row */
+        const float *restrict c = bias->bias;
+        const float lo = bias->lo;
+        mlvm_index_t j;
+        for (j = 0; j < p->n; ++j) {
+            const float t = out[j] + c[j];
+            out[j] = t < lo ? lo : t;
+        }
+    } else if (fn != NULL)
+        fn(ctx, 0, 1, 0, p->n, out, p->n);
+#else
+    (void)wide;
+    if (bias != NULL)
+        matmul_2d(p, a, b, out, mlvm_epilogue_bias_f32, bias);
+    else
+        matmul_2d(p, a, b, out, fn, ctx);
+#endif
+}
+
 void mlvm_matmul_row_f32(const mlvm_matmul_t *p, const float *a, const float *b,
                          float *out, mlvm_epilogue_fn fn, const void *ctx)
 {
-#ifdef MLVM_HAVE_ROW
-    row_core(p, a, b, out);
-    if (fn != NULL)
-        fn(ctx, 0, 1, 0, p->n, out, p->n);
-#else
-    matmul_2d(p, a, b, out, fn, ctx);
-#endif
+    row_entry(p, a, b, out, fn, ctx, NULL, 1);
 }
 
 void mlvm_matmul_row_bias_f32(const mlvm_matmul_t *p, const float *a, const float *b,
                               float *out, const mlvm_bias_t *bias)
 {
-#ifdef MLVM_HAVE_ROW
-    /* mlvm_epilogue_bias_f32's single row, in the entry's own loop */
-    const float *restrict c = bias->bias;
-    const float lo = bias->lo;
-    mlvm_index_t j;
-    row_core(p, a, b, out);
-    for (j = 0; j < p->n; ++j) {
-        const float t = out[j] + c[j];
-        out[j] = t < lo ? lo : t;
-    }
-#else
-    matmul_2d(p, a, b, out, mlvm_epilogue_bias_f32, bias);
-#endif
+    row_entry(p, a, b, out, NULL, NULL, bias, 1);
+}
+
+void mlvm_matmul_row4_f32(const mlvm_matmul_t *p, const float *a, const float *b,
+                          float *out, mlvm_epilogue_fn fn, const void *ctx)
+{
+    row_entry(p, a, b, out, fn, ctx, NULL, 0);
+}
+
+void mlvm_matmul_row4_bias_f32(const mlvm_matmul_t *p, const float *a, const float *b,
+                               float *out, const mlvm_bias_t *bias)
+{
+    row_entry(p, a, b, out, NULL, NULL, bias, 0);
 }
 
 const char *mlvm_kernel_path(void)

@@ -262,6 +262,11 @@ def test_convolutions_with_a_workspace_link_the_direct_path_alone(
     assert {"mlvm_conv2d_direct_ws_f32", "direct_all", "gemm_blocked_at"} <= cnn
     assert not cnn & {"mlvm_conv2d_f32", "four_channels", "one_channel", "pack_window",
                       "gemm_blocked_strided", "mlvm_conv2d_epilogue_f32"}, sorted(cnn)
+    # the GEMM links the wide single row and the epilogue functions: its
+    # dense layer takes those, not the narrow entry or its own bias loop
+    assert {"row_core", "mlvm_epilogue_bias_f32"} <= cnn
+    assert not cnn & {"row_core4", "mlvm_matmul_row4_bias_f32", "mlvm_matmul_row_bias_f32",
+                      "mlvm_conv2d_direct4_clamp_f32"}, sorted(cnn)
 
 
 def test_pointwise_convolutions_link_their_gemm_alone(

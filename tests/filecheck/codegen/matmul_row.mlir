@@ -3,9 +3,10 @@
 
 // A product of one row (m = 1, no batch) calls the single-row entry, which
 // on cores without vectors does not link the blocked GEMM; more rows, or a
-// batch of rows, keep the general one. A row of 16 outputs or more
-// (@wide_row) makes every single row of the module call the wide entries
-// (matmul_row_narrow.mlir: all narrower).
+// batch of rows, keep the general one. This module's products of several
+// rows link the GEMM (and with it the wide single-row passes): its single
+// rows all call the wide entries, however narrow (matmul_row_narrow.mlir
+// and matmul_row_wide.mlir: modules without a GEMM).
 // CHECK-LABEL: mlvm_status_t module_row({{[^;]*$}}
 // CHECK: mlvm_matmul_row_f32(&{{.*}}, in_x, in_w, {{.*}}, NULL, NULL);
 // CHECK-LABEL: mlvm_status_t module_rows({{[^;]*$}}

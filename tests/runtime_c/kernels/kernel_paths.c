@@ -101,6 +101,8 @@ static void check_matmul_as(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, int 
     compare(what, (size_t)(m * n), out, want, bound);
     if (m == 1) { /* the single row's entries, wide and narrow (any n, any layout of b) */
         char what_row[128];
+        for (j = 0; j < n; ++j)
+            out[j] = NAN;
         mlvm_matmul_row_f32(&p, a, b, out, NULL, NULL);
         snprintf(what_row, sizeof what_row, "%s [row entry]", what);
         compare(what_row, (size_t)n, out, want, bound);

@@ -186,6 +186,57 @@ static void check_epilogue(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, mlvm_
     free(a), free(b), free(want), free(got);
 }
 
+/* mlvm_epilogue_clamp_f32 itself against the rules written out here (the
+ * other checks compare kernels with it): relu gives +0 below 0 and keeps
+ * -0 and NaN; a clip gives lo at or below lo, then hi at or above hi, and
+ * keeps NaN; bit for bit, over rows of 1 to 13 values (the Cortex-M
+ * blocks of four and the rest), one run or rows with a gap between them,
+ * the special values (+-0, +-inf, NaN of both signs, the bounds
+ * themselves) among random ones. */
+static void check_clamp_rules(void)
+{
+    /* (bounds of zero: a tie there tells the bound's bits from the value's) */
+    static const mlvm_clamp_t acts[5] = {{0.0f, 0.0f, 1}, {0.0f, 6.0f, 0}, {-0.25f, 0.5f, 0},
+                                         {-0.0f, HUGE_VALF, 0}, {-1.0f, 0.0f, 0}};
+    const float specials[10] = {0.0f, -0.0f, HUGE_VALF, -HUGE_VALF, NAN, -NAN, 6.0f, -0.25f, 0.5f,
+                                1e-40f};
+    float x[2 * 16], want[2 * 16];
+    mlvm_index_t cols, ldo, i, j, t; /* t: the specials in each of a block's four places */
+    int a;
+    for (a = 0; a < 5; ++a)
+        for (cols = 1; cols <= 13; ++cols)
+            for (ldo = cols; ldo <= cols + 2; ldo += 2)
+                for (t = 0; t < 4; ++t) {
+                    const mlvm_clamp_t *c = &acts[a];
+                    ++cases;
+                    for (i = 0; i < 2 * 16; ++i) {
+                        x[i] = (i + t) % 3 == 0 ? specials[((i + t) / 3 + (mlvm_index_t)a) % 10]
+                                                : 8.0f * uniform() - 4.0f;
+                        want[i] = x[i];
+                    }
+                    for (i = 0; i < 2; ++i)
+                        for (j = 0; j < cols; ++j) {
+                            float *w = &want[i * ldo + j];
+                            if (c->relu)
+                                *w = *w < 0.0f ? 0.0f : *w;
+                            else {
+                                *w = *w <= c->lo ? c->lo : *w;
+                                *w = *w >= c->hi ? c->hi : *w;
+                            }
+                        }
+                    mlvm_epilogue_clamp_f32(c, 0, 2, 0, cols, x, ldo);
+                    for (i = 0; i < 2 * 16; ++i)
+                        if (memcmp(&x[i], &want[i], sizeof *x) != 0) {
+                            ++failures;
+                            fprintf(stderr,
+                                    "clamp rules relu=%d lo=%g hi=%g cols=%ld ldo=%ld: element %ld is "
+                                    "%.9g, want %.9g\n", (int)c->relu, c->lo, c->hi, (long)cols,
+                                    (long)ldo, (long)i, x[i], want[i]);
+                            break;
+                        }
+                }
+}
+
 static void check_clamp(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, const mlvm_clamp_t *c)
 {
     check_epilogue(m, n, k, mlvm_epilogue_clamp_f32, c, c->relu ? "clamp relu" : "clamp bounds");
@@ -1007,6 +1058,7 @@ int main(void)
     check_ihwo();
     check_wino();
     check_softmaxes();
+    check_clamp_rules();
     check_pools();
     printf("kernel_paths[%s]: %ld cases, %ld failures\n", mlvm_kernel_path(), cases, failures);
     return failures != 0;

@@ -165,15 +165,66 @@ void mlvm_epilogue_bias_f32(const void *ctx, mlvm_index_t i0, mlvm_index_t rows,
     }
 }
 
+#if defined(__GNUC__) && defined(__thumb2__) && defined(__ARM_FP) && (__ARM_FP & 4)
+/* Cortex-M cores with a single-precision FPU: the clamp's first n / 4 * 4
+ * values in blocks of four, one VLDM and one VSTM a block (gcc loads and
+ * stores each value alone): relu 5 instructions a value where the loop
+ * took 8, a clip 9 where it took 12 (a MobileNet's ReLU6 after each of its
+ * GEMMs). The rules of mlvm_clamp_run: relu sets the value to +0 where it
+ * is less than 0 (MI: not for -0 or NaN); a clip sets lo where the value
+ * is at most lo (LS: ordered), then hi where it is at least hi (GE:
+ * ordered). Returns the values done. */
+#define MLVM_CLAMP_BOUND(r, cmp, cond, bound)                                                  \
+    "vcmp.f32 " r ", " cmp "\n\tvmrs APSR_nzcv, fpscr\n\tit " cond "\n\tvmov" cond ".f32 " r \
+    ", " bound "\n\t"
+static mlvm_index_t clamp_blocks(const mlvm_clamp_t *c, float *x, mlvm_index_t n)
+{
+    mlvm_index_t blocks = n / 4;
+    float *p = x;
+    if (blocks == 0)
+        return 0;
+    if (c->relu) {
+        const int32_t zero = 0;
+        __asm__ volatile("vmov s4, %[z]\n"
+                         "1:\n\tvldmia %[p], {s0-s3}\n\t"
+                         MLVM_CLAMP_BOUND("s0", "#0", "mi", "s4") MLVM_CLAMP_BOUND("s1", "#0", "mi", "s4")
+                         MLVM_CLAMP_BOUND("s2", "#0", "mi", "s4") MLVM_CLAMP_BOUND("s3", "#0", "mi", "s4")
+                         "vstmia %[p]!, {s0-s3}\n\tsubs %[b], %[b], #1\n\tbne 1b"
+                         : [p] "+r"(p), [b] "+r"(blocks), "+m"(*(float(*)[])x)
+                         : [z] "r"(zero)
+                         : "s0", "s1", "s2", "s3", "s4", "cc");
+    } else {
+        __asm__ volatile("vmov s4, %[lo]\n\tvmov s5, %[hi]\n"
+                         "1:\n\tvldmia %[p], {s0-s3}\n\t"
+                         MLVM_CLAMP_BOUND("s0", "s4", "ls", "s4") MLVM_CLAMP_BOUND("s0", "s5", "ge", "s5")
+                         MLVM_CLAMP_BOUND("s1", "s4", "ls", "s4") MLVM_CLAMP_BOUND("s1", "s5", "ge", "s5")
+                         MLVM_CLAMP_BOUND("s2", "s4", "ls", "s4") MLVM_CLAMP_BOUND("s2", "s5", "ge", "s5")
+                         MLVM_CLAMP_BOUND("s3", "s4", "ls", "s4") MLVM_CLAMP_BOUND("s3", "s5", "ge", "s5")
+                         "vstmia %[p]!, {s0-s3}\n\tsubs %[b], %[b], #1\n\tbne 1b"
+                         : [p] "+r"(p), [b] "+r"(blocks), "+m"(*(float(*)[])x)
+                         : [lo] "r"(c->lo), [hi] "r"(c->hi)
+                         : "s0", "s1", "s2", "s3", "s4", "s5", "cc");
+    }
+    return n / 4 * 4;
+}
+#undef MLVM_CLAMP_BOUND
+#else
+#define clamp_blocks(c, x, n) ((void)(c), (void)(x), (void)(n), (mlvm_index_t)0)
+#endif
+
 void mlvm_epilogue_clamp_f32(const void *ctx, mlvm_index_t i0, mlvm_index_t rows, mlvm_index_t j0,
                              mlvm_index_t cols, float *tile, mlvm_index_t ldo)
 {
+    const mlvm_clamp_t *c = (const mlvm_clamp_t *)ctx;
     mlvm_index_t i;
     (void)i0, (void)j0;
     if (ldo == cols && rows > 1) { /* contiguous rows (planes of a conv): one run */
         cols *= rows;
         rows = 1;
     }
-    for (i = 0; i < rows; ++i)
-        mlvm_clamp_run((const mlvm_clamp_t *)ctx, tile + i * ldo, cols);
+    for (i = 0; i < rows; ++i) {
+        float *row = tile + i * ldo;
+        const mlvm_index_t done = clamp_blocks(c, row, cols);
+        mlvm_clamp_run(c, row + done, cols - done);
+    }
 }

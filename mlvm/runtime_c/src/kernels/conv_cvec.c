@@ -16,6 +16,7 @@
 #include "conv_cvec.h"
 #include "gemm.h"
 #include "transpose.h"
+#include "vfp.h"
 
 #if defined(__AVX512F__) && !defined(MLVM_PORTABLE_KERNELS)
 #include <immintrin.h>
@@ -200,8 +201,7 @@ MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
 
 #elif MLVM_CV_NR == 4 /* cores without vectors */
 
-#if defined(__GNUC__) && defined(__thumb2__) && defined(__ARM_FP) && (__ARM_FP & 4)              \
-    && defined(__ARM_FEATURE_FMA)
+#ifdef MLVM_FPU_VLDM /* (vfp.h) */
 #define MLVM_CV_VLDM 1
 /* t[4 r + j] = the sum over k >= 1 steps of x[r] * w[j], x four
  * neighbouring positions' inputs (x_step bytes from one step to the next)
@@ -213,10 +213,7 @@ static void cv4_vldm(const float *x, mlvm_index_t x_step, const float *w, mlvm_i
                      mlvm_index_t k, float *t)
 {
     const int32_t zero = 0;
-    __asm__ volatile("vmov d0, %[z], %[z]\n\tvmov d1, %[z], %[z]\n\tvmov d2, %[z], %[z]\n\t"
-                     "vmov d3, %[z], %[z]\n\tvmov d4, %[z], %[z]\n\tvmov d5, %[z], %[z]\n\t"
-                     "vmov d6, %[z], %[z]\n\tvmov d7, %[z], %[z]\n"
-                     "1:\n\tvldmia %[x], {s16-s19}\n\tvldmia %[w], {s20-s23}\n\t"
+    __asm__ volatile(MLVM_ZERO_16 "1:\n\tvldmia %[x], {s16-s19}\n\tvldmia %[w], {s20-s23}\n\t"
                      "add %[x], %[x], %[xs]\n\tadd %[w], %[w], %[ws]\n\t"
                      "vfma.f32 s0, s16, s20\n\tvfma.f32 s1, s16, s21\n\t"
                      "vfma.f32 s2, s16, s22\n\tvfma.f32 s3, s16, s23\n\t"

@@ -7,6 +7,7 @@
 #include "clamp.h"
 #include "iter.h"
 #include "vexp.h"
+#include "vfp.h"
 #include "mlvm/scalar.h"
 
 #define MLVM_DEFINE_BINARY(name, sfx, T, OutT, EXPR)                            \
@@ -165,7 +166,7 @@ void mlvm_epilogue_bias_f32(const void *ctx, mlvm_index_t i0, mlvm_index_t rows,
     }
 }
 
-#if defined(__GNUC__) && defined(__thumb2__) && defined(__ARM_FP) && (__ARM_FP & 4)
+#ifdef MLVM_FPU_VFP /* (vfp.h) */
 /* Cortex-M cores with a single-precision FPU: the clamp's first n / 4 * 4
  * values in blocks of four, one VLDM and one VSTM a block (gcc loads and
  * stores each value alone): relu 5 instructions a value where the loop

@@ -46,6 +46,7 @@
 
 #include "gemm.h"
 #include "iter.h"
+#include "vfp.h"
 
 #if defined(__AVX512F__) && !defined(MLVM_PORTABLE_KERNELS)
 #include <immintrin.h>
@@ -502,15 +503,7 @@ MLVM_INLINE void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int n
  * mr read row 0 again; their sums are never stored. */
 #define MLVM_MM_SCALAR 1
 
-#if defined(__GNUC__) && defined(__thumb2__) && defined(__ARM_FP) && (__ARM_FP & 4)              \
-    && defined(__ARM_FEATURE_FMA)
-/* Cortex-M cores with a single-precision FPU: VLDM loads several
- * consecutive floats in one instruction, which gcc does not make of
- * separate loads (the tile below and the single row's passes). */
-#define MLVM_FPU_VLDM 1
-/* the sums' registers d<a> and d<b> (four floats) to zero, from %[z] */
-#define MLVM_ZERO_D(a, b) "vmov d" #a ", %[z], %[z]\n\tvmov d" #b ", %[z], %[z]\n\t"
-#define MLVM_ZERO_16 MLVM_ZERO_D(0, 1) MLVM_ZERO_D(2, 3) MLVM_ZERO_D(4, 5) MLVM_ZERO_D(6, 7)
+#ifdef MLVM_FPU_VLDM /* (vfp.h) */
 /* The 4 x 4 tile's sums over `pairs` pairs of steps into t[4 r + j]: per
  * pair two rows of b (at b + off[kk], or b_step bytes apart) and two
  * elements of each row of a (contiguous in k) by six VLDMs, then the
@@ -891,8 +884,6 @@ static void row1_vldm(const float *a, mlvm_index_t a_step, const float *b, mlvm_
                        "m"(*(const float(*)[])a), "m"(*(const float(*)[])b)
                      : "s0", "s16", "s24", "cc");
 }
-#undef MLVM_ZERO_16
-#undef MLVM_ZERO_D
 #endif
 
 #ifndef MLVM_ROW_VLDM

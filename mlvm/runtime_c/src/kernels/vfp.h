@@ -1,0 +1,22 @@
+/* Internal: Cortex-M cores with a single-precision FPU, for the kernels
+ * that write their inner loops as inline assembly there. gcc does not
+ * merge separate loads into a VLDM (several consecutive floats in one
+ * instruction) nor keep more than a few sums in registers across them:
+ * the 4 x 4 tiles and single rows (matmul.c), the channel-vector tile
+ * (conv_cvec.c) and the clamp epilogue (elementwise.c). */
+#ifndef MLVM_KERNELS_VFP_H_
+#define MLVM_KERNELS_VFP_H_
+
+#if defined(__GNUC__) && defined(__thumb2__) && defined(__ARM_FP) && (__ARM_FP & 4)
+/* VLDM / VSTM, VCMP and VMRS (FPv4 and later) */
+#define MLVM_FPU_VFP 1
+#if defined(__ARM_FEATURE_FMA)
+/* and VFMA: the sums' kernels */
+#define MLVM_FPU_VLDM 1
+#endif
+/* the sums' registers d<a> and d<b> (four floats) to zero, from %[z] */
+#define MLVM_ZERO_D(a, b) "vmov d" #a ", %[z], %[z]\n\tvmov d" #b ", %[z], %[z]\n\t"
+#define MLVM_ZERO_16 MLVM_ZERO_D(0, 1) MLVM_ZERO_D(2, 3) MLVM_ZERO_D(4, 5) MLVM_ZERO_D(6, 7)
+#endif
+
+#endif /* MLVM_KERNELS_VFP_H_ */

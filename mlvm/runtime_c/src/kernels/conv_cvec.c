@@ -204,34 +204,48 @@ MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
 #ifdef MLVM_FPU_VLDM /* (vfp.h) */
 #define MLVM_CV_VLDM 1
 /* t[4 r + j] = the sum over k >= 1 steps of x[r] * w[j], x four
- * neighbouring positions' inputs (x_step bytes from one step to the next)
- * and w four channels' weights (w_step bytes): per step one VLDM of each
- * and the sixteen VFMAs, step by step (the sums MLVM_MADD_4X4 makes): 22
- * instructions per 16 multiply-adds where gcc's separate loads and
- * addressing took about 29 (gcc does not merge loads into a VLDM). */
-static void cv4_vldm(const float *x, mlvm_index_t x_step, const float *w, mlvm_index_t w_step,
-                     mlvm_index_t k, float *t)
+ * neighbouring positions' inputs (x_step bytes from one step to the next,
+ * or, where off is not NULL, at x + off[kk] elements) and w four channels'
+ * weights (w_step bytes): per step one VLDM of each and the sixteen VFMAs,
+ * step by step (the sums MLVM_MADD_4X4 makes): 22 instructions per 16
+ * multiply-adds (24 at offsets) where gcc's separate loads and addressing
+ * took about 29 (gcc does not merge loads into a VLDM). */
+#define MLVM_CV_FMAS                                                                              \
+    "vfma.f32 s0, s16, s20\n\tvfma.f32 s1, s16, s21\n\tvfma.f32 s2, s16, s22\n\t"               \
+    "vfma.f32 s3, s16, s23\n\tvfma.f32 s4, s17, s20\n\tvfma.f32 s5, s17, s21\n\t"               \
+    "vfma.f32 s6, s17, s22\n\tvfma.f32 s7, s17, s23\n\tvfma.f32 s8, s18, s20\n\t"               \
+    "vfma.f32 s9, s18, s21\n\tvfma.f32 s10, s18, s22\n\tvfma.f32 s11, s18, s23\n\t"             \
+    "vfma.f32 s12, s19, s20\n\tvfma.f32 s13, s19, s21\n\tvfma.f32 s14, s19, s22\n\t"            \
+    "vfma.f32 s15, s19, s23\n\tsubs %[k], %[k], #1\n\tbne 1b\n\tvstmia %[t], {s0-s15}"
+#define MLVM_CV_CLOBBERS                                                                          \
+    "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "s12", "s13", "s14", \
+        "s15", "s16", "s17", "s18", "s19", "s20", "s21", "s22", "s23", "cc"
+static void cv4_vldm(const float *x, mlvm_index_t x_step, const mlvm_index_t *off, const float *w,
+                     mlvm_index_t w_step, mlvm_index_t k, float *t)
 {
     const int32_t zero = 0;
-    __asm__ volatile(MLVM_ZERO_16 "1:\n\tvldmia %[x], {s16-s19}\n\tvldmia %[w], {s20-s23}\n\t"
-                     "add %[x], %[x], %[xs]\n\tadd %[w], %[w], %[ws]\n\t"
-                     "vfma.f32 s0, s16, s20\n\tvfma.f32 s1, s16, s21\n\t"
-                     "vfma.f32 s2, s16, s22\n\tvfma.f32 s3, s16, s23\n\t"
-                     "vfma.f32 s4, s17, s20\n\tvfma.f32 s5, s17, s21\n\t"
-                     "vfma.f32 s6, s17, s22\n\tvfma.f32 s7, s17, s23\n\t"
-                     "vfma.f32 s8, s18, s20\n\tvfma.f32 s9, s18, s21\n\t"
-                     "vfma.f32 s10, s18, s22\n\tvfma.f32 s11, s18, s23\n\t"
-                     "vfma.f32 s12, s19, s20\n\tvfma.f32 s13, s19, s21\n\t"
-                     "vfma.f32 s14, s19, s22\n\tvfma.f32 s15, s19, s23\n\t"
-                     "subs %[k], %[k], #1\n\tbne 1b\n\t"
-                     "vstmia %[t], {s0-s15}"
-                     : [x] "+r"(x), [w] "+r"(w), [k] "+r"(k), "=m"(*(float(*)[16])t)
-                     : [xs] "r"(x_step), [ws] "r"(w_step), [t] "r"(t), [z] "r"(zero),
-                       "m"(*(const float(*)[])x), "m"(*(const float(*)[])w)
-                     : "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11",
-                       "s12", "s13", "s14", "s15", "s16", "s17", "s18", "s19", "s20", "s21", "s22",
-                       "s23", "cc");
+    const float *xk; /* the step's inputs, at offsets */
+    if (off != NULL)
+        __asm__ volatile(MLVM_ZERO_16 "1:\n\tldr %[xk], [%[off]], #4\n\t"
+                         "add %[xk], %[x], %[xk], lsl #2\n\t"
+                         "vldmia %[xk], {s16-s19}\n\tvldmia %[w], {s20-s23}\n\t"
+                         "add %[w], %[w], %[ws]\n\t" MLVM_CV_FMAS
+                         : [off] "+r"(off), [w] "+r"(w), [k] "+r"(k), [xk] "=&r"(xk),
+                           "=m"(*(float(*)[16])t)
+                         : [x] "r"(x), [ws] "r"(w_step), [t] "r"(t), [z] "r"(zero),
+                           "m"(*(const float(*)[])x), "m"(*(const float(*)[])w),
+                           "m"(*(const mlvm_index_t(*)[])off)
+                         : MLVM_CV_CLOBBERS);
+    else
+        __asm__ volatile(MLVM_ZERO_16 "1:\n\tvldmia %[x], {s16-s19}\n\tvldmia %[w], {s20-s23}\n\t"
+                         "add %[x], %[x], %[xs]\n\tadd %[w], %[w], %[ws]\n\t" MLVM_CV_FMAS
+                         : [x] "+r"(x), [w] "+r"(w), [k] "+r"(k), "=m"(*(float(*)[16])t)
+                         : [xs] "r"(x_step), [ws] "r"(w_step), [t] "r"(t), [z] "r"(zero),
+                           "m"(*(const float(*)[])x), "m"(*(const float(*)[])w)
+                         : MLVM_CV_CLOBBERS);
 }
+#undef MLVM_CV_FMAS
+#undef MLVM_CV_CLOBBERS
 #endif
 
 /* Sixteen named sums (an array of them would live in memory); a ragged
@@ -255,9 +269,8 @@ MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
         MLVM_MADD_4X4(x0, x1, x2, x3, b0, b1, b2, b3);                                     \
     } while (0)
 #ifdef MLVM_CV_VLDM
-    if (!by_off && k > 0 && nr == 4 && rp[1] == rp[0] + 1 && rp[2] == rp[0] + 2
-        && rp[3] == rp[0] + 3) {
-        cv4_vldm(rp[0], g->t_stride * (mlvm_index_t)sizeof(float), w,
+    if (k > 0 && nr == 4 && rp[1] == rp[0] + 1 && rp[2] == rp[0] + 2 && rp[3] == rp[0] + 3) {
+        cv4_vldm(rp[0], g->t_stride * (mlvm_index_t)sizeof(float), by_off ? g->off : NULL, w,
                  n * (mlvm_index_t)sizeof(float), k, &t[0][0]);
         return;
     }

@@ -195,22 +195,24 @@ static void check_epilogue(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, mlvm_
  * themselves) among random ones. */
 static void check_clamp_rules(void)
 {
-    /* (bounds of zero: a tie there tells the bound's bits from the value's) */
-    static const mlvm_clamp_t acts[5] = {{0.0f, 0.0f, 1}, {0.0f, 6.0f, 0}, {-0.25f, 0.5f, 0},
-                                         {-0.0f, HUGE_VALF, 0}, {-1.0f, 0.0f, 0}};
-    const float specials[10] = {0.0f, -0.0f, HUGE_VALF, -HUGE_VALF, NAN, -NAN, 6.0f, -0.25f, 0.5f,
-                                1e-40f};
+    /* bounds of zero (a tie there tells the bound's bits from the value's),
+     * lo above hi (hi everywhere but NaN: the bounds' order), infinite ones */
+    static const mlvm_clamp_t acts[8] = {
+        {0.0f, 0.0f, 1},  {0.0f, 6.0f, 0},  {-0.25f, 0.5f, 0}, {-0.0f, HUGE_VALF, 0},
+        {-1.0f, 0.0f, 0}, {1.0f, -1.0f, 0}, {0.0f, -0.0f, 0},  {-HUGE_VALF, HUGE_VALF, 0}};
+    const float specials[12] = {0.0f,  -0.0f, HUGE_VALF, -HUGE_VALF, NAN,    -NAN,
+                                6.0f,  -0.25f, 0.5f,     1e-40f,     -1e-40f, 1.0f};
     float x[2 * 16], want[2 * 16];
     mlvm_index_t cols, ldo, i, j, t; /* t: the specials in each of a block's four places */
     int a;
-    for (a = 0; a < 5; ++a)
+    for (a = 0; a < 8; ++a)
         for (cols = 1; cols <= 13; ++cols)
             for (ldo = cols; ldo <= cols + 2; ldo += 2)
                 for (t = 0; t < 4; ++t) {
                     const mlvm_clamp_t *c = &acts[a];
                     ++cases;
                     for (i = 0; i < 2 * 16; ++i) {
-                        x[i] = (i + t) % 3 == 0 ? specials[((i + t) / 3 + (mlvm_index_t)a) % 10]
+                        x[i] = (i + t) % 3 == 0 ? specials[((i + t) / 3 + (mlvm_index_t)a) % 12]
                                                 : 8.0f * uniform() - 4.0f;
                         want[i] = x[i];
                     }

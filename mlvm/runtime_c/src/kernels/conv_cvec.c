@@ -204,12 +204,14 @@ MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
 #ifdef MLVM_FPU_VLDM /* (vfp.h) */
 #define MLVM_CV_VLDM 1
 /* t[4 r + j] = the sum over k >= 1 steps of x[r] * w[j], x four
- * neighbouring positions' inputs (x_step bytes from one step to the next,
- * or, where off is not NULL, at x + off[kk] elements) and w four channels'
- * weights (w_step bytes): per step one VLDM of each and the sixteen VFMAs,
- * step by step (the sums MLVM_MADD_4X4 makes): 22 instructions per 16
- * multiply-adds (24 at offsets) where gcc's separate loads and addressing
- * took about 29 (gcc does not merge loads into a VLDM). */
+ * neighbouring positions' inputs and w four channels' weights (w_step
+ * bytes from one step to the next): per step one VLDM of each and the
+ * sixteen VFMAs, step by step (the sums MLVM_MADD_4X4 makes): 22
+ * instructions per 16 multiply-adds with x stepping x_step bytes, 23 with
+ * x at offsets (x + off[kk] elements), where gcc's separate loads and
+ * addressing took about 29 (gcc does not merge loads into a VLDM). Two
+ * functions: a test of off in one cost the strided tiles a few
+ * instructions each. */
 #define MLVM_CV_FMAS                                                                              \
     "vfma.f32 s0, s16, s20\n\tvfma.f32 s1, s16, s21\n\tvfma.f32 s2, s16, s22\n\t"               \
     "vfma.f32 s3, s16, s23\n\tvfma.f32 s4, s17, s20\n\tvfma.f32 s5, s17, s21\n\t"               \
@@ -220,29 +222,33 @@ MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
 #define MLVM_CV_CLOBBERS                                                                          \
     "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "s12", "s13", "s14", \
         "s15", "s16", "s17", "s18", "s19", "s20", "s21", "s22", "s23", "cc"
-static void cv4_vldm(const float *x, mlvm_index_t x_step, const mlvm_index_t *off, const float *w,
-                     mlvm_index_t w_step, mlvm_index_t k, float *t)
+static void cv4_vldm(const float *x, mlvm_index_t x_step, const float *w, mlvm_index_t w_step,
+                     mlvm_index_t k, float *t)
 {
     const int32_t zero = 0;
-    const float *xk; /* the step's inputs, at offsets */
-    if (off != NULL)
-        __asm__ volatile(MLVM_ZERO_16 "1:\n\tldr %[xk], [%[off]], #4\n\t"
-                         "add %[xk], %[x], %[xk], lsl #2\n\t"
-                         "vldmia %[xk], {s16-s19}\n\tvldmia %[w], {s20-s23}\n\t"
-                         "add %[w], %[w], %[ws]\n\t" MLVM_CV_FMAS
-                         : [off] "+r"(off), [w] "+r"(w), [k] "+r"(k), [xk] "=&r"(xk),
-                           "=m"(*(float(*)[16])t)
-                         : [x] "r"(x), [ws] "r"(w_step), [t] "r"(t), [z] "r"(zero),
-                           "m"(*(const float(*)[])x), "m"(*(const float(*)[])w),
-                           "m"(*(const mlvm_index_t(*)[])off)
-                         : MLVM_CV_CLOBBERS);
-    else
-        __asm__ volatile(MLVM_ZERO_16 "1:\n\tvldmia %[x], {s16-s19}\n\tvldmia %[w], {s20-s23}\n\t"
-                         "add %[x], %[x], %[xs]\n\tadd %[w], %[w], %[ws]\n\t" MLVM_CV_FMAS
-                         : [x] "+r"(x), [w] "+r"(w), [k] "+r"(k), "=m"(*(float(*)[16])t)
-                         : [xs] "r"(x_step), [ws] "r"(w_step), [t] "r"(t), [z] "r"(zero),
-                           "m"(*(const float(*)[])x), "m"(*(const float(*)[])w)
-                         : MLVM_CV_CLOBBERS);
+    __asm__ volatile(MLVM_ZERO_16 "1:\n\tvldmia %[x], {s16-s19}\n\tvldmia %[w], {s20-s23}\n\t"
+                     "add %[x], %[x], %[xs]\n\tadd %[w], %[w], %[ws]\n\t" MLVM_CV_FMAS
+                     : [x] "+r"(x), [w] "+r"(w), [k] "+r"(k), "=m"(*(float(*)[16])t)
+                     : [xs] "r"(x_step), [ws] "r"(w_step), [t] "r"(t), [z] "r"(zero),
+                       "m"(*(const float(*)[])x), "m"(*(const float(*)[])w)
+                     : MLVM_CV_CLOBBERS);
+}
+
+static void cv4_vldm_at(const float *x, const mlvm_index_t *off, const float *w,
+                        mlvm_index_t w_step, mlvm_index_t k, float *t)
+{
+    const int32_t zero = 0;
+    const float *xk; /* the step's inputs */
+    __asm__ volatile(MLVM_ZERO_16 "1:\n\tldr %[xk], [%[off]], #4\n\t"
+                     "add %[xk], %[x], %[xk], lsl #2\n\t"
+                     "vldmia %[xk], {s16-s19}\n\tvldmia %[w], {s20-s23}\n\t"
+                     "add %[w], %[w], %[ws]\n\t" MLVM_CV_FMAS
+                     : [off] "+r"(off), [w] "+r"(w), [k] "+r"(k), [xk] "=&r"(xk),
+                       "=m"(*(float(*)[16])t)
+                     : [x] "r"(x), [ws] "r"(w_step), [t] "r"(t), [z] "r"(zero),
+                       "m"(*(const float(*)[])x), "m"(*(const float(*)[])w),
+                       "m"(*(const mlvm_index_t(*)[])off)
+                     : MLVM_CV_CLOBBERS);
 }
 #undef MLVM_CV_FMAS
 #undef MLVM_CV_CLOBBERS
@@ -270,8 +276,11 @@ MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
     } while (0)
 #ifdef MLVM_CV_VLDM
     if (k > 0 && nr == 4 && rp[1] == rp[0] + 1 && rp[2] == rp[0] + 2 && rp[3] == rp[0] + 3) {
-        cv4_vldm(rp[0], g->t_stride * (mlvm_index_t)sizeof(float), by_off ? g->off : NULL, w,
-                 n * (mlvm_index_t)sizeof(float), k, &t[0][0]);
+        if (by_off)
+            cv4_vldm_at(rp[0], g->off, w, n * (mlvm_index_t)sizeof(float), k, &t[0][0]);
+        else
+            cv4_vldm(rp[0], g->t_stride * (mlvm_index_t)sizeof(float), w,
+                     n * (mlvm_index_t)sizeof(float), k, &t[0][0]);
         return;
     }
 #endif

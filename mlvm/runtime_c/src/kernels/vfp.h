@@ -1,4 +1,5 @@
-/* Internal: Cortex-M cores with a single-precision FPU, for the kernels
+/* Internal: Thumb-2 cores with a single-precision FPU (the Cortex-M4F,
+ * M7, M33, M55; A-profile Thumb builds too), for the kernels
  * that write their inner loops as inline assembly there. gcc does not
  * merge separate loads into a VLDM (several consecutive floats in one
  * instruction) nor keep more than a few sums in registers across them:
@@ -10,8 +11,9 @@
 #if defined(__GNUC__) && defined(__thumb2__) && defined(__ARM_FP) && (__ARM_FP & 4)
 /* VLDM / VSTM, VCMP and VMRS (FPv4 and later) */
 #define MLVM_FPU_VFP 1
-#if defined(__ARM_FEATURE_FMA)
-/* and VFMA: the sums' kernels */
+#if defined(__ARM_FEATURE_FMA) && defined(__OPTIMIZE__)
+/* and VFMA: the sums' kernels (not at -O0, where gcc cannot find
+ * registers for their operands; the C loops there give the same bits) */
 #define MLVM_FPU_VLDM 1
 #endif
 /* the sums' registers d<a> and d<b> (four floats) to zero, from %[z] */

@@ -576,6 +576,23 @@ static void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int nr, co
     if (a_cs == 1 && kc >= 2) { /* pairs of steps by VLDM; an odd last one below */
         float t[16];
         tile4_vldm(a0, a1, a2, a3, b, off, b_rs * (mlvm_index_t)sizeof *b, kc / 2, t);
+        if (mr == 4 && nr == 4 && (kc & 1) == 0) {
+            /* a whole tile and no odd step: t straight to the rows (not
+             * through the named sums and the general store's loops, which
+             * keep a copy of them in memory) */
+            for (r = 0; r < 4; ++r) {
+                float *cr = c + r * x->c_rs;
+                const float *tr = t + 4 * r;
+                if (x->accumulate)
+                    cr[0] += tr[0], cr[1] += tr[1], cr[2] += tr[2], cr[3] += tr[3];
+                else if (bias != NULL)
+                    cr[0] = tr[0] + bias[r], cr[1] = tr[1] + bias[r], cr[2] = tr[2] + bias[r],
+                    cr[3] = tr[3] + bias[r];
+                else
+                    cr[0] = tr[0], cr[1] = tr[1], cr[2] = tr[2], cr[3] = tr[3];
+            }
+            return;
+        }
         c00 = t[0], c01 = t[1], c02 = t[2], c03 = t[3], c10 = t[4], c11 = t[5], c12 = t[6];
         c13 = t[7], c20 = t[8], c21 = t[9], c22 = t[10], c23 = t[11], c30 = t[12], c31 = t[13];
         c32 = t[14], c33 = t[15];

@@ -1,4 +1,5 @@
-/* Internal: mlvm_epilogue_clamp_f32 (kernels.h) on one vector, for the
+/* Internal: the runtime's epilogues' loops (mlvm_clamp_run, mlvm_bias_run),
+ * and mlvm_epilogue_clamp_f32 (kernels.h) on one vector, for the
  * kernels that apply an activation alone in their registers (depthwise.c,
  * depthwise_lanes.c). relu keeps h on ties and NaN (max's second operand); max
  * with lo then min with hi give the bound on ties, and NaN stays. */
@@ -51,6 +52,20 @@ static inline __attribute__((always_inline)) void mlvm_clamp_run(const mlvm_clam
     for (j = 0; j < n; ++j) {
         const float h = x[j], m = MLVM_SELECT_F32(!(h <= lo), h, lo);
         x[j] = MLVM_SELECT_F32(!(m >= hi), m, hi);
+    }
+}
+
+/* A Linear layer's bias over n values of a row in place (bias: the row's
+ * first column's), then its ReLU (lo 0) or nothing (lo -inf): the loop of
+ * mlvm_epilogue_bias_f32 and of the single-row entries that add the bias
+ * in their own loop (matmul.c). */
+static inline __attribute__((always_inline)) void mlvm_bias_run(const float *restrict bias, float lo,
+                                                                 float *restrict x, mlvm_index_t n)
+{
+    mlvm_index_t j;
+    for (j = 0; j < n; ++j) {
+        const float t = x[j] + bias[j];
+        x[j] = t < lo ? lo : t;
     }
 }
 

@@ -285,7 +285,6 @@ void mlvm_conv2d_scalar_f32(const mlvm_conv2d_t *p, const float *x, const float 
     scalar_groups(p, x, w, bias, out, 1, 1);
 }
 
-
 #ifdef MLVM_SCALAR_CORE
 /* The in-place sums with the four-channel pass alone and the one-channel
  * pass alone (mlvm_conv2d_scalar_f32: both), not inlined: an entry and its

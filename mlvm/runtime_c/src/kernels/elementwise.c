@@ -153,17 +153,10 @@ void mlvm_epilogue_bias_f32(const void *ctx, mlvm_index_t i0, mlvm_index_t rows,
                             mlvm_index_t cols, float *tile, mlvm_index_t ldo)
 {
     const mlvm_bias_t *e = (const mlvm_bias_t *)ctx;
-    const float *restrict b = e->bias + j0;
-    const float lo = e->lo;
-    mlvm_index_t i, j;
+    mlvm_index_t i;
     (void)i0;
-    for (i = 0; i < rows; ++i) {
-        float *restrict row = tile + i * ldo;
-        for (j = 0; j < cols; ++j) {
-            const float t = row[j] + b[j];
-            row[j] = t < lo ? lo : t;
-        }
-    }
+    for (i = 0; i < rows; ++i)
+        mlvm_bias_run(e->bias + j0, e->lo, tile + i * ldo, cols);
 }
 
 #ifdef MLVM_FPU_VFP /* (vfp.h) */

@@ -44,6 +44,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "clamp.h"
 #include "gemm.h"
 #include "iter.h"
 #include "vfp.h"
@@ -1273,15 +1274,9 @@ MLVM_ALWAYS_INLINE void row_entry(const mlvm_matmul_t *p, const float *a, const 
 {
 #ifdef MLVM_HAVE_ROW
     (wide ? row_core : row_core4)(p, a, b, out);
-    if (bias != NULL) { /* mlvm_epilogue_bias_f32's single row */
-        const float *restrict c = bias->bias;
-        const float lo = bias->lo;
-        mlvm_index_t j;
-        for (j = 0; j < p->n; ++j) {
-            const float t = out[j] + c[j];
-            out[j] = t < lo ? lo : t;
-        }
-    } else if (fn != NULL)
+    if (bias != NULL) /* mlvm_epilogue_bias_f32's single row */
+        mlvm_bias_run(bias->bias, bias->lo, out, p->n);
+    else if (fn != NULL)
         fn(ctx, 0, 1, 0, p->n, out, p->n);
 #else
     (void)wide;

@@ -526,6 +526,9 @@ typedef struct qtile {
     mlvm_index_t k;    /* k-quads per row */
     const mlvm_index_t *off;
     const uint8_t *xs; /* the group's copy, lanes of 4 bytes */
+#if defined(MLVM_Q_AVX2)
+    int64_t *w16; /* workspace for a tile's rows widened to int16 (q_rows) */
+#endif
 } qtile_t;
 
 #if defined(MLVM_Q_ZMM) || defined(MLVM_Q_VNNI) || defined(MLVM_Q_AVX2)
@@ -535,7 +538,7 @@ typedef struct qtile {
  * sums in the loop and spilled them. */
 #define MLVM_Q_SUMS(r)                                                                            \
     MLVM_QV a##r = MLVM_QV_ZERO(), b##r = MLVM_QV_ZERO();                                         \
-    const int32_t *w##r = t->w4 + (r < mr ? r : 0) * t->k
+    const MLVM_Q_WT *w##r = MLVM_Q_WROWS(t) + (r < mr ? r : 0) * t->k
 #define MLVM_Q_ROW_STEP(r)                                                                        \
     do {                                                                                          \
         const MLVM_QV wv = MLVM_Q_WEIGHT(w##r[kk]);                                               \
@@ -590,6 +593,8 @@ static void q_finish_run(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, const
 
 #define MLVM_QV __m512i
 #define MLVM_QV_ZERO _mm512_setzero_si512
+#define MLVM_Q_WT int32_t
+#define MLVM_Q_WROWS(t) ((t)->w4)
 #define MLVM_Q_WEIGHT(w) _mm512_set1_epi32(w)
 #define MLVM_Q_DOT(acc, x, wv) _mm512_dpbusd_epi32(acc, x, wv)
 
@@ -665,19 +670,24 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
         x0 = _mm256_loadu_si256((const __m256i *)(const void *)(p));          \
         x1 = _mm256_loadu_si256((const __m256i *)(const void *)((p) + 8));    \
     } while (0)
+#define MLVM_Q_WT int32_t
+#define MLVM_Q_WROWS(t) ((t)->w4)
 #define MLVM_Q_WEIGHT(w) _mm256_set1_epi32(w)
 #define MLVM_Q_DOT(acc, x, wv) _mm256_dpbusd_avx_epi32(acc, x, wv)
 #else
 /* bytes widened to int16: a sum lane holds half a position's sum (two
  * channels), two lanes per position; vpmaddwd's pair sums are exact. The
- * weight quad is broadcast from memory (no integer register, no shuffle
- * but the widening). */
+ * weight quads are widened once per block of rows (q_rows), so that a
+ * step broadcasts each from memory (a load, no shuffle: widened per step,
+ * the shuffles had been the tile's bottleneck). */
 #define MLVM_Q_LOAD(x0, x1, p)                                                \
     do {                                                                      \
         x0 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(p))); \
         x1 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)((p) + 4))); \
     } while (0)
-#define MLVM_Q_WEIGHT(w) _mm256_cvtepi8_epi16(_mm_castps_si128(_mm_broadcast_ss((const float *)(const void *)&(w))))
+#define MLVM_Q_WT int64_t
+#define MLVM_Q_WROWS(t) ((const int64_t *)(t)->w16)
+#define MLVM_Q_WEIGHT(w) _mm256_set1_epi64x(w)
 #define MLVM_Q_DOT(acc, x, wv) _mm256_add_epi32(acc, _mm256_madd_epi16(x, wv))
 #endif
 #define MLVM_QV __m256i
@@ -1154,10 +1164,28 @@ static void q_sink_done(const qcall_t *c, const qgeom_t *g, mlvm_index_t n, mlvm
 #endif
 
 #if defined(MLVM_Q_ZMM) || defined(MLVM_Q_VNNI) || defined(MLVM_Q_AVX2)
+#if defined(MLVM_Q_AVX2)
+/* The mr rows of k quads from w4 (consecutive) as int16 quads at w16. */
+static void q_widen_rows(const int32_t *w4, mlvm_index_t quads, int64_t *w16)
+{
+    const int8_t *b = (const int8_t *)(const void *)w4;
+    int16_t *d = (int16_t *)(void *)w16;
+    mlvm_index_t i;
+    for (i = 0; i + 16 <= quads * 4; i += 16)
+        _mm256_storeu_si256((__m256i *)(void *)(d + i),
+                            _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(b + i))));
+    for (; i < quads * 4; ++i)
+        d[i] = b[i];
+}
+#endif
+
 /* Rows o .. o + mr of the group, tile by tile, each finished in registers. */
 static void q_rows(const qtile_t *t, const qsink_t *s, mlvm_index_t o, int mr, mlvm_index_t n)
 {
     mlvm_index_t q0;
+#if defined(MLVM_Q_AVX2)
+    q_widen_rows(t->w4, mr * t->k, t->w16);
+#endif
     for (q0 = 0; q0 < n; q0 += MLVM_Q_NR)
         q_tile(t, s, o, q0, mr, (int)mlvm_imin(MLVM_Q_NR, n - q0));
 }
@@ -1256,6 +1284,9 @@ MLVM_Q_NOINLINE static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
     t.off = st.off;
     t.xs = st.xs;
     t.k = g->k;
+#if defined(MLVM_Q_AVX2) /* the DSP path's halfwords' place: 64 k bytes, 8 k a row */
+    t.w16 = (int64_t *)(void *)((uint8_t *)colx + qw_align((size_t)(g->ph.n + MLVM_QW_CHUNK) * 4));
+#endif
     /* the windows' sums: the row of ones through the same tiles */
     memset(&sx, 0, sizeof sx);
     sx.share = &ones_share;

@@ -677,6 +677,27 @@ static void check_conv(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_inde
  * and past 16 rows, one-row maps; planes of at most 10 vectors whose taps
  * lie within one vector (AVX-512's shifted windows), tap offsets of
  * exactly +-16 and fewer output rows than input rows among them. */
+/* 3x3, stride and dilation 1, top and left padding 1, planes of at most
+ * 10 vectors (AVX-512's kernel-row sums, dw_sep3): a plane ending on a
+ * vector's end (the next row's neighbours must not leak in), rows of 1 and
+ * 16 columns, one row, one column, fewer and more output rows than input
+ * rows, channel multipliers, no bias, two images. */
+static void check_depthwise_rows3(void)
+{
+    static const mlvm_index_t same3[4] = {1, 1, 1, 1}, short3[4] = {1, 1, 0, 1},
+                              long3[4] = {1, 1, 2, 1};
+    check_conv_sw(1, 3, 8, 16, 3, 3, 3, 1, 1, 3, same3, 1, 1, 1);
+    check_conv_sw(2, 4, 4, 4, 4, 3, 3, 1, 1, 4, same3, 1, 1, 1);
+    check_conv_sw(1, 2, 2, 8, 2, 3, 3, 1, 1, 2, same3, 0, 1, 1);
+    check_conv_sw(1, 2, 10, 16, 2, 3, 3, 1, 1, 2, same3, 1, 1, 1);
+    check_conv_sw(1, 3, 1, 13, 3, 3, 3, 1, 1, 3, same3, 1, 1, 1);
+    check_conv_sw(1, 3, 17, 1, 3, 3, 3, 1, 1, 3, same3, 1, 1, 1);
+    check_conv_sw(1, 3, 11, 7, 3, 3, 3, 1, 1, 3, short3, 1, 1, 1);
+    check_conv_sw(1, 3, 11, 7, 3, 3, 3, 1, 1, 3, long3, 1, 1, 1);
+    check_conv_sw(1, 2, 9, 5, 6, 3, 3, 1, 1, 2, same3, 1, 1, 1);
+    check_conv_sw(2, 5, 25, 5, 5, 3, 3, 1, 1, 5, same3, 0, 1, 1);
+}
+
 static void check_depthwise_same(void)
 {
     static const mlvm_index_t same3[4] = {1, 1, 1, 1}, same5[4] = {2, 2, 2, 2},
@@ -708,6 +729,7 @@ static void check_depthwise_same(void)
     check_conv_sw(1, 2, 3, 300, 2, 3, 3, 1, 1, 2, same3, 1, 1, 1);
     check_conv_sw(1, 2, 9, 9, 2, 7, 7, 1, 1, 2, wide7, 1, 1, 1);
     check_conv_sw(1, 3, 6, 1, 3, 1, 1, 1, 1, 3, none, 1, 1, 1);
+    check_depthwise_rows3();
 }
 
 /* Depthwise with stride 2 (sums in registers with AVX2 / AVX-512, every

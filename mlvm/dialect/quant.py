@@ -248,7 +248,8 @@ def qconv2d_workspace_bytes(d: Mapping[str, int], lanes: bool = False,
     for groups of fewer outputs), the
     reordered weights (none when stored in lanes) with a row of ones, their
     zero-point shares, zero points, window sums and the halfwords of 8
-    positions that cores with the Arm DSP extension multiply; for groups of
+    positions that cores with the Arm DSP extension multiply (where AVX2
+    widens a block of six rows' weights); for groups of
     fewer outputs, one channel's taps (and for 3x3 depthwise layers of
     stride 1 the DSP path's plane widened to halfwords);
     and the outputs at the copy's row pitch where it differs (int32 sums, or
@@ -270,7 +271,7 @@ def qconv2d_workspace_bytes(d: Mapping[str, int], lanes: bool = False,
         else:  # lanes of four channels
             copy = align64(-(-cg // 4) * 4 * phases * plane + slack)
         w_rows = 1 if lanes else d["o"] + 1
-        # ... and the DSP path's halfwords of 8 positions (every target)
+        # ... and the DSP path's halfwords of 8 positions (every target; AVX2's widened rows)
         weights = (align64(w_rows * k * 4) + 2 * align64(d["o"] * 4) + align64((n + chunk) * 4)
                    + align64(k * 64))
     else:

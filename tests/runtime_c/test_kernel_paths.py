@@ -222,22 +222,30 @@ def test_conv_workspace_is_what_the_compiler_plans(tmp_path: Path) -> None:
     assert len({v[2] for v in want}) > 100 and len({v[3] for v in want}) > 100  # Winograd's blocks
 
 
-@pytest.mark.parametrize("path", list(QPATHS))
-def test_qconv_path(path: str, tmp_path: Path) -> None:
+def qpath_flags(path: str) -> list[str]:
     flags, needs = QPATHS[path]
     missing = set(needs) - host_cpu_flags()
     if missing:
         pytest.skip(f"this CPU lacks {', '.join(sorted(missing))}")
-    m = QLINE.search(build_and_run(QCONV, flags, tmp_path))
+    return flags
+
+
+@pytest.mark.parametrize("path", list(QPATHS))
+def test_qconv_path(path: str, tmp_path: Path) -> None:
+    m = QLINE.search(build_and_run(QCONV, qpath_flags(path), tmp_path))
     assert m is not None and m.group(1) == path
     assert int(m.group(2)) >= 500 and m.group(3) == "0"
 
 
-def test_qconv_under_sanitizers(tmp_path: Path) -> None:
+@pytest.mark.parametrize("path", ["host", *QPATHS])
+def test_qconv_under_sanitizers(path: str, tmp_path: Path) -> None:
     """Exact-size workspaces and tensors: no read or write out of bounds,
-    no undefined arithmetic, on the host's own int8 path."""
-    m = QLINE.search(build_and_run(QCONV, ["-march=native", *c_build.SANITIZE], tmp_path))
+    no undefined arithmetic, on each int8 path the CPU runs and the host's
+    own (-march=native)."""
+    base = ["-march=native"] if path == "host" else qpath_flags(path)
+    m = QLINE.search(build_and_run(QCONV, [*base, *c_build.SANITIZE], tmp_path))
     assert m is not None and m.group(3) == "0", m
+    assert path == "host" or m.group(1) == path
 
 
 def test_qconv_workspace_is_what_the_compiler_plans(tmp_path: Path) -> None:

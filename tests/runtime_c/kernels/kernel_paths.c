@@ -678,24 +678,40 @@ static void check_conv(mlvm_index_t n, mlvm_index_t c, mlvm_index_t h, mlvm_inde
  * lie within one vector (AVX-512's shifted windows), tap offsets of
  * exactly +-16 and fewer output rows than input rows among them. */
 /* 3x3, stride and dilation 1, top and left padding 1, planes of at most
- * 10 vectors (AVX-512's kernel-row sums, dw_sep3): a plane ending on a
- * vector's end (the next row's neighbours must not leak in), rows of 1 and
- * 16 columns, one row, one column, fewer and more output rows than input
- * rows, channel multipliers, no bias, two images. */
+ * 10 vectors and rows of at most 15 (AVX-512's kernel-row sums, dw_sep3):
+ * planes ending on a vector's end (the next row's neighbours must not leak
+ * in), of 7 and 10 vectors, rows of 1 and 15 columns, one row, one column,
+ * fewer output rows than input rows (the last one's sums from past the
+ * output's vectors) and more, channel multipliers, no bias, two images;
+ * and the shapes next to it that dw_perm keeps (left padding 0 and 2,
+ * dilation, 1x3, 5x3 and 3x5 kernels). */
 static void check_depthwise_rows3(void)
 {
     static const mlvm_index_t same3[4] = {1, 1, 1, 1}, short3[4] = {1, 1, 0, 1},
-                              long3[4] = {1, 1, 2, 1};
-    check_conv_sw(1, 3, 8, 16, 3, 3, 3, 1, 1, 3, same3, 1, 1, 1);
+                              long3[4] = {1, 1, 2, 1}, l0[4] = {1, 0, 1, 2}, l2[4] = {1, 2, 1, 0},
+                              dil[4] = {1, 1, 3, 3}, k13[4] = {1, 1, 0, 1}, k53[4] = {1, 1, 3, 1},
+                              k35[4] = {1, 1, 1, 3};
+    check_conv_sw(1, 3, 8, 15, 3, 3, 3, 1, 1, 3, same3, 1, 1, 1);
     check_conv_sw(2, 4, 4, 4, 4, 3, 3, 1, 1, 4, same3, 1, 1, 1);
     check_conv_sw(1, 2, 2, 8, 2, 3, 3, 1, 1, 2, same3, 0, 1, 1);
-    check_conv_sw(1, 2, 10, 16, 2, 3, 3, 1, 1, 2, same3, 1, 1, 1);
+    check_conv_sw(1, 2, 10, 15, 2, 3, 3, 1, 1, 2, same3, 1, 1, 1);
+    check_conv_sw(1, 2, 14, 7, 2, 3, 3, 1, 1, 2, same3, 1, 1, 1);
+    check_conv_sw(1, 2, 32, 5, 2, 3, 3, 1, 1, 2, same3, 1, 1, 1);
     check_conv_sw(1, 3, 1, 13, 3, 3, 3, 1, 1, 3, same3, 1, 1, 1);
     check_conv_sw(1, 3, 17, 1, 3, 3, 3, 1, 1, 3, same3, 1, 1, 1);
     check_conv_sw(1, 3, 11, 7, 3, 3, 3, 1, 1, 3, short3, 1, 1, 1);
+    check_conv_sw(1, 3, 10, 7, 3, 3, 3, 1, 1, 3, short3, 1, 1, 1);
     check_conv_sw(1, 3, 11, 7, 3, 3, 3, 1, 1, 3, long3, 1, 1, 1);
     check_conv_sw(1, 2, 9, 5, 6, 3, 3, 1, 1, 2, same3, 1, 1, 1);
     check_conv_sw(2, 5, 25, 5, 5, 3, 3, 1, 1, 5, same3, 0, 1, 1);
+    check_conv_sw(1, 2, 6, 5, 2, 3, 3, 1, 1, 2, l0, 1, 1, 1);
+    check_conv_sw(1, 2, 6, 5, 2, 3, 3, 1, 1, 2, l2, 1, 1, 1);
+    check_conv_sw(1, 2, 5, 4, 2, 3, 3, 1, 2, 2, dil, 1, 1, 2);
+    check_conv_sw(1, 2, 5, 4, 2, 3, 3, 1, 1, 2, dil, 1, 1, 2);
+    check_conv_sw(1, 2, 5, 4, 2, 3, 3, 1, 2, 2, k13, 1, 1, 1);
+    check_conv_sw(1, 2, 6, 5, 2, 1, 3, 1, 1, 2, k13, 1, 1, 1);
+    check_conv_sw(1, 2, 6, 5, 2, 5, 3, 1, 1, 2, k53, 1, 1, 1);
+    check_conv_sw(1, 2, 6, 3, 2, 3, 5, 1, 1, 2, k35, 1, 1, 1);
 }
 
 static void check_depthwise_same(void)

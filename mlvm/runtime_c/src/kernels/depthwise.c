@@ -13,7 +13,8 @@
  * order, each one fused multiply-add (one rounding per tap: the row path,
  * conv.c's conv_rows, rounds the product too, so the two differ in the last
  * bits, within the bound the tests check); a 3x3 map in registers with
- * AVX-512 (dw_sep3) sums each kernel row first. */
+ * AVX-512 (dw_sep3) sums each kernel row first, its neighbours outside the
+ * row zero (products w * 0 added: the same sums for finite weights). */
 #include "depthwise.h"
 
 #if defined(MLVM_DW_REGS)

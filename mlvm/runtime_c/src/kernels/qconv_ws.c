@@ -135,7 +135,7 @@ static void qgeom(const mlvm_qconv2d_t *p, int requant, qgeom_t *g)
     /* GEMM: reordered weights of every output channel and a row of ones,
      * zx shares, weight zero points, sums of each window (colx), the DSP
      * path's halfwords of 8 positions (on every target: the compiler plans
-     * one size); taps: one
+     * one size; AVX2 widens a block of rows' weights there); taps: one
      * output channel's weights less its zero point */
     g->w_bytes = gemm ? qw_align((size_t)(((p->w_lanes ? 0 : p->o) + 1) * g->k) * 4)
                             + 2 * qw_align((size_t)p->o * 4)
@@ -687,7 +687,7 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
     } while (0)
 #define MLVM_Q_WT int64_t
 #define MLVM_Q_WROWS(t) ((const int64_t *)(t)->w16)
-#define MLVM_Q_WEIGHT(w) _mm256_set1_epi64x(w)
+#define MLVM_Q_WEIGHT(w) _mm256_broadcastq_epi64(_mm_loadl_epi64((const __m128i *)(const void *)&(w)))
 #define MLVM_Q_DOT(acc, x, wv) _mm256_add_epi32(acc, _mm256_madd_epi16(x, wv))
 #endif
 #define MLVM_QV __m256i
@@ -1165,17 +1165,22 @@ static void q_sink_done(const qcall_t *c, const qgeom_t *g, mlvm_index_t n, mlvm
 
 #if defined(MLVM_Q_ZMM) || defined(MLVM_Q_VNNI) || defined(MLVM_Q_AVX2)
 #if defined(MLVM_Q_AVX2)
-/* The mr rows of k quads from w4 (consecutive) as int16 quads at w16. */
+/* quads consecutive quads of bytes from w4 as int16 quads at w16, stored
+ * and (MLVM_Q_WEIGHT) read by vector intrinsics alone, which may alias
+ * anything. */
 static void q_widen_rows(const int32_t *w4, mlvm_index_t quads, int64_t *w16)
 {
-    const int8_t *b = (const int8_t *)(const void *)w4;
-    int16_t *d = (int16_t *)(void *)w16;
+    const uint8_t *b = (const uint8_t *)(const void *)w4;
+    uint8_t *d = (uint8_t *)(void *)w16;
     mlvm_index_t i;
-    for (i = 0; i + 16 <= quads * 4; i += 16)
-        _mm256_storeu_si256((__m256i *)(void *)(d + i),
-                            _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(b + i))));
-    for (; i < quads * 4; ++i)
-        d[i] = b[i];
+    for (i = 0; i + 4 <= quads; i += 4)
+        _mm256_storeu_si256((__m256i *)(void *)(d + 8 * i),
+                            _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(b + 4 * i))));
+    for (; i < quads; ++i) {
+        int32_t q;
+        memcpy(&q, b + 4 * i, 4);
+        _mm_storel_epi64((__m128i *)(void *)(d + 8 * i), _mm_cvtepi8_epi16(_mm_cvtsi32_si128(q)));
+    }
 }
 #endif
 

@@ -710,11 +710,123 @@ static void dw_sep3(const mlvm_conv2d_t *p, const float *x, const float *w, cons
 #define dw_sep3(p, x, w, bias, out, act) ((void)0)
 #endif
 
+/* A 3x3 kernel of stride and dilation 1 with padding 1 at the top and left
+ * over rows as wide as the input's (maps too large for dw_sep3's
+ * registers, and every such map with AVX2): each output vector from its
+ * nine taps loaded where they lie in the input plane (unaligned loads;
+ * masked only for the vectors whose taps reach past the plane), the
+ * kernel's left and right columns summed apart and added only in the lanes
+ * whose column has that neighbour in the row (the masks of the vector's
+ * first column, a table built per call), where dw_flat masks each tap's
+ * load and multiply-add. The sums' order: bias and the middle column, then
+ * the left column's and the right column's sums. */
+#if MLVM_DW_LANES == 16
+typedef __mmask16 rows3_cols_t;
+#define rows3_loadu _mm512_loadu_ps
+#define rows3_storeu _mm512_storeu_ps
+#define rows3_fmadd _mm512_fmadd_ps
+#define rows3_mul _mm512_mul_ps
+#define rows3_maskz_load(bits, p) _mm512_maskz_loadu_ps((__mmask16)(bits), p)
+#define rows3_cols_of(bits) ((__mmask16)(bits))
+#define rows3_add_in(acc, m, v) _mm512_mask_add_ps(acc, m, acc, v)
+#else
+typedef __m256 rows3_cols_t;
+#define rows3_loadu _mm256_loadu_ps
+#define rows3_storeu _mm256_storeu_ps
+#define rows3_fmadd _mm256_fmadd_ps
+#define rows3_mul _mm256_mul_ps
+#define rows3_maskz_load(bits, p) _mm256_maskload_ps(p, dw_lanes(bits))
+#define rows3_cols_of(bits) _mm256_castsi256_ps(dw_lanes(bits))
+#define rows3_add_in(acc, m, v) _mm256_add_ps(acc, _mm256_and_ps(v, m))
+#endif
+
+static int rows3_applies(const mlvm_conv2d_t *p)
+{
+    return flat_applies(p) && p->kh == 3 && p->kw == 3 && p->dh == 1 && p->dw == 1 && p->pt == 1
+           && p->pl == 1;
+}
+
+/* x[at .. at + LANES), lanes outside [0, n) zero (not read) unless inside */
+static inline __attribute__((always_inline)) dw_vec_t rows3_load(const float *x, mlvm_index_t at,
+                                                                 mlvm_index_t n, int inside)
+{
+    return inside ? rows3_loadu(x + at) : rows3_maskz_load(dw_span(0, n, at), x + at);
+}
+
+/* Output vector at q of one channel (x its plane, n = h * w floats; wv its
+ * taps; cols: the lanes with a left and a right neighbour). */
+static inline __attribute__((always_inline)) dw_vec_t
+rows3_vector(const float *x, mlvm_index_t q, mlvm_index_t iw, mlvm_index_t n, const dw_vec_t *wv,
+             dw_vec_t b, const rows3_cols_t *cols, int inside)
+{
+    dw_vec_t mid = b, left, right;
+    mid = rows3_fmadd(wv[1], rows3_load(x, q - iw, n, inside), mid);
+    mid = rows3_fmadd(wv[4], rows3_load(x, q, n, inside), mid);
+    mid = rows3_fmadd(wv[7], rows3_load(x, q + iw, n, inside), mid);
+    left = rows3_mul(wv[0], rows3_load(x, q - iw - 1, n, inside));
+    left = rows3_fmadd(wv[3], rows3_load(x, q - 1, n, inside), left);
+    left = rows3_fmadd(wv[6], rows3_load(x, q + iw - 1, n, inside), left);
+    right = rows3_mul(wv[2], rows3_load(x, q - iw + 1, n, inside));
+    right = rows3_fmadd(wv[5], rows3_load(x, q + 1, n, inside), right);
+    right = rows3_fmadd(wv[8], rows3_load(x, q + iw + 1, n, inside), right);
+    mid = rows3_add_in(mid, cols[0], left);
+    return rows3_add_in(mid, cols[1], right);
+}
+
+static void dw_rows3(const mlvm_conv2d_t *p, const float *x, const float *w, const float *bias,
+                     float *out, const mlvm_clamp_t *act)
+{
+    const mlvm_index_t iw = p->w, n = p->h * iw, plane = p->oh * p->ow, og = p->o / p->groups;
+    /* the vectors from inner to outer read every tap inside the plane */
+    const mlvm_index_t inner = iw + 1, outer = n - iw - MLVM_DW_LANES;
+    rows3_cols_t cols[MLVM_DW_REGS_CHUNK][2];
+    mlvm_index_t c, b, q, t, period = iw, l;
+    /* vector t's first column is LANES t % iw, a cycle of iw / gcd(iw,
+     * LANES) vectors; per vector of the cycle, the lanes whose column has a
+     * left (right) neighbour in the row */
+    for (l = 1; l < MLVM_DW_LANES && iw % (2 * l) == 0; l *= 2)
+        period /= 2;
+    for (t = 0; t < period; ++t) {
+        unsigned left = 0, right = 0;
+        for (l = 0; l < MLVM_DW_LANES; ++l) {
+            const mlvm_index_t col = (MLVM_DW_LANES * t + l) % iw;
+            left |= (unsigned)(col != 0) << l;
+            right |= (unsigned)(col != iw - 1) << l;
+        }
+        cols[t][0] = rows3_cols_of(left);
+        cols[t][1] = rows3_cols_of(right);
+    }
+    for (b = 0; b < p->n; ++b)
+        for (c = 0; c < p->o; ++c) {
+            const float *xc = x + (b * p->c + c / og) * n, *wc = w + 9 * c;
+            float *oc = out + (b * p->o + c) * plane;
+            const dw_vec_t bv = dw_set1(bias != NULL ? bias[c] : 0.0f);
+            dw_vec_t wv[9], v;
+            int k;
+            for (k = 0; k < 9; ++k)
+                wv[k] = dw_set1(wc[k]);
+            for (q = 0, t = 0; q < plane; q += MLVM_DW_LANES, t = t + 1 == period ? 0 : t + 1) {
+                if (q >= inner && q < outer)
+                    v = rows3_vector(xc, q, iw, n, wv, bv, cols[t], 1);
+                else
+                    v = rows3_vector(xc, q, iw, n, wv, bv, cols[t], 0);
+                if (act != NULL)
+                    v = dw_clamp(act, v);
+                if (q + MLVM_DW_LANES <= plane)
+                    rows3_storeu(oc + q, v);
+                else
+                    dw_store(oc + q, v, dw_span(0, plane - q, 0));
+            }
+        }
+}
+
 void mlvm_dw_regs_f32(const mlvm_conv2d_t *p, const float *x, const float *w, const float *bias,
                       float *out, const mlvm_clamp_t *act)
 {
     if (sep3_applies(p))
         dw_sep3(p, x, w, bias, out, act);
+    else if (rows3_applies(p))
+        dw_rows3(p, x, w, bias, out, act);
     else if (perm_applies(p))
         dw_perm(p, x, w, bias, out, act);
     else if (flat_applies(p))

@@ -712,6 +712,17 @@ static void check_depthwise_rows3(void)
     check_conv_sw(1, 2, 6, 5, 2, 1, 3, 1, 1, 2, k13, 1, 1, 1);
     check_conv_sw(1, 2, 6, 5, 2, 5, 3, 1, 1, 2, k53, 1, 1, 1);
     check_conv_sw(1, 2, 6, 3, 2, 3, 5, 1, 1, 2, k35, 1, 1, 1);
+    /* dw_rows3 (every such shape with AVX2; with AVX-512 planes past ten
+     * vectors or rows of 16 and more): multipliers, more and fewer output
+     * rows, no bias, one row, rows of 2, 16, 17, 24, 100 and 127 */
+    check_conv_sw(1, 2, 6, 24, 6, 3, 3, 1, 1, 2, same3, 1, 1, 1);
+    check_conv_sw(1, 3, 5, 17, 3, 3, 3, 1, 1, 3, long3, 1, 1, 1);
+    check_conv_sw(1, 2, 6, 24, 2, 3, 3, 1, 1, 2, short3, 0, 1, 1);
+    check_conv_sw(1, 2, 40, 5, 2, 3, 3, 1, 1, 2, same3, 1, 1, 1);
+    check_conv_sw(1, 2, 3, 16, 2, 3, 3, 1, 1, 2, same3, 1, 1, 1);
+    check_conv_sw(1, 2, 9, 2, 2, 3, 3, 1, 1, 2, same3, 1, 1, 1);
+    check_conv_sw(1, 3, 1, 100, 3, 3, 3, 1, 1, 3, same3, 1, 1, 1);
+    check_conv_sw(2, 2, 2, 127, 4, 3, 3, 1, 1, 2, long3, 1, 1, 1);
 }
 
 static void check_depthwise_same(void)

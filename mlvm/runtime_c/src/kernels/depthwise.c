@@ -12,9 +12,12 @@
  * beyond the border cannot leak in. Bias first, then the taps in (i, j)
  * order, each one fused multiply-add (one rounding per tap: the row path,
  * conv.c's conv_rows, rounds the product too, so the two differ in the last
- * bits, within the bound the tests check); a 3x3 map in registers with
- * AVX-512 (dw_sep3) sums each kernel row first, its neighbours outside the
- * row zero (products w * 0 added: the same sums for finite weights). */
+ * bits, within the bound the tests check). The 3x3 kernels of stride 1
+ * and padding 1 differ: dw_sep3 (a map in AVX-512 registers) sums each
+ * kernel row first, its neighbours outside the row zero (products w * 0
+ * added: the same sums for finite weights); dw_rows3 loads the wrapped
+ * lanes too and drops the kernel's left and right columns' sums there,
+ * after the middle column's. */
 #include "depthwise.h"
 
 #if defined(MLVM_DW_REGS)
@@ -711,8 +714,9 @@ static void dw_sep3(const mlvm_conv2d_t *p, const float *x, const float *w, cons
 #endif
 
 /* A 3x3 kernel of stride and dilation 1 with padding 1 at the top and left
- * over rows as wide as the input's (maps too large for dw_sep3's
- * registers, and every such map with AVX2): each output vector from its
+ * over rows as wide as the input's (with AVX-512 the maps dw_sep3 leaves:
+ * past ten vectors, or rows of 16 and more; every such map with AVX2):
+ * each output vector from its
  * nine taps loaded where they lie in the input plane (unaligned loads;
  * masked only for the vectors whose taps reach past the plane), the
  * kernel's left and right columns summed apart and added only in the lanes

@@ -716,14 +716,14 @@ static void dw_sep3(const mlvm_conv2d_t *p, const float *x, const float *w, cons
 /* A 3x3 kernel of stride and dilation 1 with padding 1 at the top and left
  * over rows as wide as the input's (with AVX-512 the maps dw_sep3 leaves:
  * past ten vectors, or rows of 16 and more; every such map with AVX2):
- * each output vector from its
- * nine taps loaded where they lie in the input plane (unaligned loads;
- * masked only for the vectors whose taps reach past the plane), the
- * kernel's left and right columns summed apart and added only in the lanes
- * whose column has that neighbour in the row (the masks of the vector's
- * first column, a table built per call), where dw_flat masks each tap's
- * load and multiply-add. The sums' order: bias and the middle column, then
- * the left column's and the right column's sums. */
+ * each output vector from its nine taps loaded where they lie in the input
+ * plane (unaligned loads; masked only for the vectors whose taps reach
+ * past the plane), the kernel's left and right columns summed apart and
+ * added only in the lanes whose column has that neighbour in the row (the
+ * masks of the vector's first column, a table built per call), where
+ * dw_flat masks each tap's load and multiply-add. The sums' order: bias
+ * and the middle column, then the left column's and the right column's
+ * sums. */
 #if MLVM_DW_LANES == 16
 typedef __mmask16 rows3_cols_t;
 #define rows3_loadu _mm512_loadu_ps

@@ -110,6 +110,20 @@ static inline unsigned dw_span(mlvm_index_t a, mlvm_index_t b, mlvm_index_t s)
     return hi > lo ? (MLVM_DW_FULL >> (MLVM_DW_LANES - (hi - lo))) << lo : 0u;
 }
 
+/* Lanes of the vector at flat position q0 of rows iw wide whose column has
+ * a neighbour in its row on the left (side < 0) or the right (side > 0),
+ * as bits (the 3x3 kernels' side columns: dw_sep3, dw_rows3). */
+static inline unsigned dw_side_bits(mlvm_index_t q0, mlvm_index_t iw, int side)
+{
+    unsigned bits = 0;
+    int l;
+    for (l = 0; l < MLVM_DW_LANES; ++l) {
+        const mlvm_index_t col = (q0 + l) % iw;
+        bits |= (unsigned)(side < 0 ? col != 0 : col != iw - 1) << l;
+    }
+    return bits;
+}
+
 /* Stride 1 with rows as wide as the input's: flat chunks (dw_flat). */
 static int flat_applies(const mlvm_conv2d_t *p)
 {
@@ -188,20 +202,21 @@ static inline __attribute__((always_inline)) void dw_channel(const mlvm_conv2d_t
 
 /* Case nv of a switch over the vector count (a constant in each case:
  * accumulators in registers, loops unrolled): every channel, in pairs while
- * `pairs`, through CALL(nv, nc, inputs, taps, biases, outputs). */
+ * `pairs`, through CALL(nv, nc, inputs, taps, biases, outputs); og, the
+ * outputs per group, is the caller's (no division per channel). */
 #define MLVM_DW_EACH_CHANNEL(nv, pairs, CALL)                                                     \
     case nv:                                                                                      \
         for (c = 0; (pairs) && c + 1 < p->o; c += 2) {                                           \
             const float *xs[2], *ws[2];                                                           \
             float bs[2], *os[2];                                                                  \
-            channel_args(p, c, x, w, bias, xs, ws, bs, os, out);                                  \
-            channel_args(p, c + 1, x, w, bias, xs + 1, ws + 1, bs + 1, os + 1, out);              \
+            channel_args(p, og, c, x, w, bias, xs, ws, bs, os, out);                              \
+            channel_args(p, og, c + 1, x, w, bias, xs + 1, ws + 1, bs + 1, os + 1, out);          \
             CALL(nv, 2, xs, ws, bs, os);                                                          \
         }                                                                                         \
         for (; c < p->o; ++c) {                                                                   \
             const float *xs[1], *ws[1];                                                           \
             float bs[1], *os[1];                                                                  \
-            channel_args(p, c, x, w, bias, xs, ws, bs, os, out);                                  \
+            channel_args(p, og, c, x, w, bias, xs, ws, bs, os, out);                              \
             CALL(nv, 1, xs, ws, bs, os);                                                          \
         }                                                                                         \
         break;
@@ -211,11 +226,12 @@ static inline __attribute__((always_inline)) void dw_channel(const mlvm_conv2d_t
 #define MLVM_DW_CASE(nv) MLVM_DW_EACH_CHANNEL(nv, MLVM_DW_PAIRS(nv), MLVM_DW_FLAT_CALL)
 
 /* Output channel c's input plane, taps, bias and output plane. */
-static inline void channel_args(const mlvm_conv2d_t *p, mlvm_index_t c, const float *x,
-                                const float *w, const float *bias, const float **xc,
-                                const float **wc, float *bc, float **oc, float *out)
+static inline void channel_args(const mlvm_conv2d_t *p, mlvm_index_t og, mlvm_index_t c,
+                                const float *x, const float *w, const float *bias,
+                                const float **xc, const float **wc, float *bc, float **oc,
+                                float *out)
 {
-    *xc = x + c / (p->o / p->groups) * p->h * p->w;
+    *xc = x + c / og * p->h * p->w;
     *wc = w + c * p->kh * p->kw;
     *bc = bias != NULL ? bias[c] : 0.0f;
     *oc = out + c * p->oh * p->ow;
@@ -224,6 +240,7 @@ static inline void channel_args(const mlvm_conv2d_t *p, mlvm_index_t c, const fl
 static void dw_channels(const mlvm_conv2d_t *p, const dw_chunk_t *ch, int nv, const float *x,
                         const float *w, const float *bias, float *out)
 {
+    const mlvm_index_t og = p->o / p->groups;
     mlvm_index_t c;
     switch (nv) {
         MLVM_DW_CASE(1)
@@ -515,6 +532,7 @@ static inline __attribute__((always_inline)) void perm_channel(const dw_perm_t *
 static void perm_channels(const mlvm_conv2d_t *p, const dw_perm_t *g, int nv, const float *x,
                           const float *w, const float *bias, float *out)
 {
+    const mlvm_index_t og = p->o / p->groups;
     mlvm_index_t c;
     switch (nv) {
         MLVM_DW_PERM_CASE(1)
@@ -645,17 +663,14 @@ static inline __attribute__((always_inline)) void sep3_channel(const dw_sep3_t *
     }
 }
 
-#define MLVM_DW_SEP3_CASE(nv)                                                                     \
-    case nv:                                                                                      \
-        for (c = 0; c < p->o; ++c)                                                                \
-            sep3_channel(g, nv, x + c / og * in_plane, w + 9 * c, bias != NULL ? bias[c] : 0.0f,  \
-                         out + c * plane);                                                        \
-        break;
+/* Every channel, one at a time (one channel's sums fill the registers). */
+#define MLVM_DW_SEP3_CALL(nv, nc, xs, ws, bs, os) sep3_channel(g, nv, xs[0], ws[0], bs[0], os[0])
+#define MLVM_DW_SEP3_CASE(nv) MLVM_DW_EACH_CHANNEL(nv, 0, MLVM_DW_SEP3_CALL)
 
 static void sep3_channels(const mlvm_conv2d_t *p, const dw_sep3_t *g, int nv, const float *x,
                           const float *w, const float *bias, float *out)
 {
-    const mlvm_index_t in_plane = p->h * p->w, plane = p->oh * p->ow, og = p->o / p->groups;
+    const mlvm_index_t og = p->o / p->groups;
     mlvm_index_t c;
     switch (nv) {
         MLVM_DW_SEP3_CASE(1)
@@ -680,8 +695,8 @@ static void dw_sep3(const mlvm_conv2d_t *p, const float *x, const float *w, cons
     const int nv = (int)((plane + MLVM_DW_LANES - 1) / MLVM_DW_LANES);
     const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     dw_sep3_t g;
-    mlvm_index_t q, b;
-    int v, l;
+    mlvm_index_t b;
+    int v;
     g.act = act;
     g.up = _mm512_add_epi32(iota, _mm512_set1_epi32((int)(MLVM_DW_LANES - iw)));
     g.down = _mm512_add_epi32(iota, _mm512_set1_epi32((int)iw));
@@ -692,16 +707,8 @@ static void dw_sep3(const mlvm_conv2d_t *p, const float *x, const float *w, cons
     /* by column alone: past the plane, both neighbours are loads of no
      * lanes (zero) or, at its first position, column 0's left one */
     for (v = 0; v <= nv; ++v) {
-        unsigned left = 0, right = 0;
-        for (l = 0; l < MLVM_DW_LANES; ++l) {
-            q = v * MLVM_DW_LANES + l;
-            if (q % iw != 0)
-                left |= 1u << l;
-            if (q % iw != iw - 1)
-                right |= 1u << l;
-        }
-        g.left[v] = (__mmask16)left;
-        g.right[v] = (__mmask16)right;
+        g.left[v] = (__mmask16)dw_side_bits(v * MLVM_DW_LANES, iw, -1);
+        g.right[v] = (__mmask16)dw_side_bits(v * MLVM_DW_LANES, iw, 1);
     }
     for (b = 0; b < p->n; ++b)
         sep3_channels(p, &g, nv, x + b * p->c * in_plane, w, bias, out + b * p->o * plane);
@@ -791,22 +798,18 @@ static void dw_rows3(const mlvm_conv2d_t *p, const float *x, const float *w, con
     for (l = 1; l < MLVM_DW_LANES && iw % (2 * l) == 0; l *= 2)
         period /= 2;
     for (t = 0; t < period; ++t) {
-        unsigned left = 0, right = 0;
-        for (l = 0; l < MLVM_DW_LANES; ++l) {
-            const mlvm_index_t col = (MLVM_DW_LANES * t + l) % iw;
-            left |= (unsigned)(col != 0) << l;
-            right |= (unsigned)(col != iw - 1) << l;
-        }
-        cols[t][0] = rows3_cols_of(left);
-        cols[t][1] = rows3_cols_of(right);
+        cols[t][0] = rows3_cols_of(dw_side_bits(MLVM_DW_LANES * t, iw, -1));
+        cols[t][1] = rows3_cols_of(dw_side_bits(MLVM_DW_LANES * t, iw, 1));
     }
     for (b = 0; b < p->n; ++b)
         for (c = 0; c < p->o; ++c) {
-            const float *xc = x + (b * p->c + c / og) * n, *wc = w + 9 * c;
-            float *oc = out + (b * p->o + c) * plane;
-            const dw_vec_t bv = dw_set1(bias != NULL ? bias[c] : 0.0f);
-            dw_vec_t wv[9], v;
+            const float *xc, *wc;
+            float bc, *oc;
+            dw_vec_t wv[9], bv, v;
             int k;
+            channel_args(p, og, c, x + b * p->c * n, w, bias, &xc, &wc, &bc, &oc,
+                         out + b * p->o * plane);
+            bv = dw_set1(bc);
             for (k = 0; k < 9; ++k)
                 wv[k] = dw_set1(wc[k]);
             for (q = 0, t = 0; q < plane; q += MLVM_DW_LANES, t = t + 1 == period ? 0 : t + 1) {

@@ -807,7 +807,8 @@ static void check_depthwise_lanes(void)
  * channels in the lanes): channel counts below, at and past a sliver (16,
  * 32) with ragged ends, maps of 1 to 9 positions per row, positions tiles
  * crossing rows (and images, for 1x1), strides, dilation, 1x1 with and
- * without stride, the keyword spotter's 10x4 stem, two images. */
+ * without stride, the keyword spotter's 10x4 stem, two images, long
+ * contractions. */
 static void check_ihwo(void)
 {
     static const mlvm_index_t same3[4] = {1, 1, 1, 1}, none[4] = {0, 0, 0, 0},
@@ -823,6 +824,11 @@ static void check_ihwo(void)
     check_conv_sw(1, 9, 11, 9, 33, 3, 3, 1, 2, 1, odd, 1, 2, 2);
     check_conv_sw(1, 16, 1, 1, 5, 1, 1, 1, 1, 1, none, 1, 1, 1);
     check_conv_sw(1, 3, 9, 13, 4, 3, 3, 3, 1, 1, same3, 1, 1, 1);
+    /* contractions of many slices (conv_cvec.c's MLVM_CV_KC taps each),
+     * the last one short; blocks of tiles with a short last block */
+    check_conv_sw(1, 150, 7, 7, 70, 3, 3, 1, 1, 1, same3, 1, 1, 1);
+    check_conv_sw(2, 521, 6, 5, 40, 1, 1, 2, 1, 1, none, 1, 2, 1);
+    check_conv_sw(1, 200, 9, 11, 33, 1, 1, 1, 1, 1, none, 0, 1, 1);
 }
 
 /* Convolutions by Winograd's F(2x2, 3x3) and F(4x4, 3x3) (the pass

@@ -4,11 +4,12 @@
  * A tile is MR output positions by an NR-wide sliver of output channels:
  * per tap, the sliver's row of weights is loaded once and each position's
  * input broadcast against it. Slivers run outermost, so a sliver's weights
- * stay in cache while the positions stream past; all taps are summed in
- * registers (no contraction slices), the bias added, and the tile stored
- * transposed into the output planes. Micro-kernels, chosen at compile time:
+ * stay in cache while the positions stream past; the taps are summed in
+ * registers (with AVX2 in slices of MLVM_CV_KC taps over a block of tiles,
+ * see cvec_all), the bias added, and the tile stored transposed into the
+ * output planes. Micro-kernels, chosen at compile time:
  *   - AVX-512F: 8 positions x 32 channels (8 x 16 for 16 channels or fewer);
- *   - AVX2 + FMA: 6 x 16 (6 x 8);
+ *   - AVX2 + FMA: 6 x 32 as two 6 x 16 halves over each slice (6 x 16);
  *   - portable C99: 4 x 16 sums in an array, which compilers vectorise;
  *   - cores without vectors (Cortex-M): 4 x 4 in sixteen named sums.
  * Each output sums its taps in order, with fused multiply-adds where the
@@ -27,7 +28,7 @@
 #include <immintrin.h>
 #define MLVM_CV_AVX2 1
 #define MLVM_CV_MR 6
-#define MLVM_CV_NR 16
+#define MLVM_CV_NR 32
 #elif !defined(MLVM_SCALAR_CORE)
 #define MLVM_CV_MR 4
 #define MLVM_CV_NR 16
@@ -88,7 +89,7 @@ static void store_tile(const mlvm_cvec_t *g, float *const *op, int mr, mlvm_inde
 #if defined(MLVM_CV_AVX512)
 
 MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
-                             const float **rp, const float *w, int nr, cv_tile_t t)
+                             const float **rp, const float *w, int nr, cv_tile_t t, int acc)
 {
     __m512 c0[MLVM_CV_MR], c1[MLVM_CV_MR];
     const __mmask16 m0 = (__mmask16)(nr >= 16 ? 0xFFFFu : (1u << nr) - 1u);
@@ -96,9 +97,9 @@ MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
     const mlvm_index_t n = w_row_stride(g), k = g->k;
     mlvm_index_t kk;
     int r;
-    for (r = 0; r < mr; ++r) {
-        c0[r] = _mm512_setzero_ps();
-        c1[r] = _mm512_setzero_ps();
+    for (r = 0; r < mr; ++r) { /* acc: the sums of the taps before, in t */
+        c0[r] = acc ? _mm512_loadu_ps(t[r]) : _mm512_setzero_ps();
+        c1[r] = acc && wide ? _mm512_loadu_ps(t[r] + 16) : _mm512_setzero_ps();
     }
     for (kk = 0; kk < k; ++kk) {
         const mlvm_index_t o = MLVM_CV_OFF(g, by_off, kk);
@@ -164,40 +165,51 @@ MLVM_ALWAYS_INLINE __m256i cv_mask(int n)
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
-MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
-                             const float **rp, const float *w, int nr, cv_tile_t t)
+/* Channels h .. h + 16 of the tile (h = 0 or 16): 6 x 16 sums, two vectors
+ * of weights and six broadcast inputs per tap (a 3 x 32 tile takes four
+ * and three: with sixteen registers the weights go back to memory for
+ * every multiply-add). */
+MLVM_ALWAYS_INLINE void kern_half(const mlvm_cvec_t *g, int by_off, int mr, const float **rp,
+                                  const float *w, int nr, cv_tile_t t, int acc, int h)
 {
     __m256 c0[MLVM_CV_MR], c1[MLVM_CV_MR];
-    const __m256i m0 = cv_mask(nr), m1 = cv_mask(nr - 8);
-    const int full = nr == MLVM_CV_NR;
+    const __m256i m0 = cv_mask(nr - h), m1 = cv_mask(nr - h - 8);
+    const int full = nr - h >= 16;
     const mlvm_index_t n = w_row_stride(g), k = g->k;
     mlvm_index_t kk;
     int r;
-    for (r = 0; r < mr; ++r) {
-        c0[r] = _mm256_setzero_ps();
-        c1[r] = _mm256_setzero_ps();
+    for (r = 0; r < mr; ++r) { /* acc: the sums of the taps before, in t */
+        c0[r] = acc ? _mm256_loadu_ps(t[r] + h) : _mm256_setzero_ps();
+        c1[r] = acc ? _mm256_loadu_ps(t[r] + h + 8) : _mm256_setzero_ps();
     }
     for (kk = 0; kk < k; ++kk) {
         const mlvm_index_t o = MLVM_CV_OFF(g, by_off, kk);
-        const float *wk = w + kk * n;
+        const float *wk = w + kk * n + h;
         const __m256 b0 = full ? _mm256_loadu_ps(wk) : _mm256_maskload_ps(wk, m0);
-        const __m256 b1 = !wide ? b0 : full ? _mm256_loadu_ps(wk + 8)
-                                            : _mm256_maskload_ps(wk + 8, m1);
+        const __m256 b1 = full ? _mm256_loadu_ps(wk + 8) : _mm256_maskload_ps(wk + 8, m1);
         for (r = 0; r < mr; ++r) {
             const __m256 a = _mm256_broadcast_ss(rp[r] + o);
             c0[r] = _mm256_fmadd_ps(a, b0, c0[r]);
-            if (wide)
-                c1[r] = _mm256_fmadd_ps(a, b1, c1[r]);
+            c1[r] = _mm256_fmadd_ps(a, b1, c1[r]);
         }
     }
     for (r = 0; r < mr; ++r) {
-        _mm256_storeu_ps(t[r], c0[r]);
-        if (wide)
-            _mm256_storeu_ps(t[r] + 8, c1[r]);
+        _mm256_storeu_ps(t[r] + h, c0[r]);
+        _mm256_storeu_ps(t[r] + h + 8, c1[r]);
     }
 }
 
-#define MLVM_CV_WIDE(nr) ((nr) > 8)
+/* A tile of 32 channels (wide) as two of 16, over the same slice of taps:
+ * each 32-channel panel row is read whole while it is in cache. */
+MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
+                             const float **rp, const float *w, int nr, cv_tile_t t, int acc)
+{
+    kern_half(g, by_off, mr, rp, w, nr, t, acc, 0);
+    if (wide)
+        kern_half(g, by_off, mr, rp, w, nr, t, acc, 16);
+}
+
+#define MLVM_CV_WIDE(nr) ((nr) > 16)
 
 #elif MLVM_CV_NR == 4 /* cores without vectors */
 
@@ -257,13 +269,13 @@ static void cv4_vldm_at(const float *x, const mlvm_index_t *off, const float *w,
 /* Sixteen named sums (an array of them would live in memory); a ragged
  * sliver reads its last column again, never stored. */
 MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
-                             const float **rp, const float *w, int nr, cv_tile_t t)
+                             const float **rp, const float *w, int nr, cv_tile_t t, int acc)
 {
     const mlvm_index_t n = w_row_stride(g), k = g->k;
     const int j1 = nr > 1 ? 1 : 0, j2 = nr > 2 ? 2 : j1, j3 = nr > 3 ? 3 : j2;
     MLVM_SUMS_4X4;
     mlvm_index_t kk;
-    (void)mr, (void)wide;
+    (void)mr, (void)wide, (void)acc; /* (no contraction slices here) */
     /* a full sliver's columns at constant offsets (one pointer for the
      * four weights), in a loop of its own: -O2 does not unswitch loops */
 #define MLVM_CV_STEP(i1, i2, i3, r1, r2, r3)                                               \
@@ -305,12 +317,12 @@ MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
 #else /* portable C99 */
 
 MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
-                             const float **rp, const float *w, int nr, cv_tile_t t)
+                             const float **rp, const float *w, int nr, cv_tile_t t, int acc)
 {
     const mlvm_index_t n = w_row_stride(g), k = g->k;
     mlvm_index_t kk;
     int r, j;
-    (void)wide;
+    (void)wide, (void)acc; /* (no contraction slices here) */
     for (r = 0; r < mr; ++r)
         for (j = 0; j < MLVM_CV_NR; ++j)
             t[r][j] = 0.0f;
@@ -332,37 +344,130 @@ MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
 /* The last tile of fewer positions: one instance per row count (a 3x3 map
  * is a tile of 8 and one of 1, not two of 8). */
 MLVM_ALWAYS_INLINE void ragged(const mlvm_cvec_t *g, int by_off, int mr, int wide,
-                               const float **rp, const float *w, int nr, cv_tile_t t)
+                               const float **rp, const float *w, int nr, cv_tile_t t, int acc)
 {
 #if MLVM_CV_NR == 4 /* the scalar kernel's rows cost the same either way: one instance */
     (void)mr;
-    kern(g, by_off, MLVM_CV_MR, wide, rp, w, nr, t);
+    kern(g, by_off, MLVM_CV_MR, wide, rp, w, nr, t, acc);
 #else
     switch (mr * 2 + (wide != 0)) {
 #if MLVM_CV_MR == 8
-    case 14: kern(g, by_off, 7, 0, rp, w, nr, t); break;
-    case 15: kern(g, by_off, 7, 1, rp, w, nr, t); break;
-    case 12: kern(g, by_off, 6, 0, rp, w, nr, t); break;
-    case 13: kern(g, by_off, 6, 1, rp, w, nr, t); break;
+    case 14: kern(g, by_off, 7, 0, rp, w, nr, t, acc); break;
+    case 15: kern(g, by_off, 7, 1, rp, w, nr, t, acc); break;
+    case 12: kern(g, by_off, 6, 0, rp, w, nr, t, acc); break;
+    case 13: kern(g, by_off, 6, 1, rp, w, nr, t, acc); break;
 #endif
 #if MLVM_CV_MR >= 6
-    case 10: kern(g, by_off, 5, 0, rp, w, nr, t); break;
-    case 11: kern(g, by_off, 5, 1, rp, w, nr, t); break;
-    case 8: kern(g, by_off, 4, 0, rp, w, nr, t); break;
-    case 9: kern(g, by_off, 4, 1, rp, w, nr, t); break;
+    case 10: kern(g, by_off, 5, 0, rp, w, nr, t, acc); break;
+    case 11: kern(g, by_off, 5, 1, rp, w, nr, t, acc); break;
+    case 8: kern(g, by_off, 4, 0, rp, w, nr, t, acc); break;
+    case 9: kern(g, by_off, 4, 1, rp, w, nr, t, acc); break;
 #endif
-    case 6: kern(g, by_off, 3, 0, rp, w, nr, t); break;
-    case 7: kern(g, by_off, 3, 1, rp, w, nr, t); break;
-    case 4: kern(g, by_off, 2, 0, rp, w, nr, t); break;
-    case 5: kern(g, by_off, 2, 1, rp, w, nr, t); break;
-    case 2: kern(g, by_off, 1, 0, rp, w, nr, t); break;
-    default: kern(g, by_off, 1, 1, rp, w, nr, t); break;
+    case 6: kern(g, by_off, 3, 0, rp, w, nr, t, acc); break;
+    case 7: kern(g, by_off, 3, 1, rp, w, nr, t, acc); break;
+    case 4: kern(g, by_off, 2, 0, rp, w, nr, t, acc); break;
+    case 5: kern(g, by_off, 2, 1, rp, w, nr, t, acc); break;
+    case 2: kern(g, by_off, 1, 0, rp, w, nr, t, acc); break;
+    default: kern(g, by_off, 1, 1, rp, w, nr, t, acc); break;
     }
 #endif
 }
 
-/* Every tile; the row count and width constants in each kernel instance,
- * so that its sums stay in registers. */
+#if defined(MLVM_CV_AVX512) || defined(MLVM_CV_AVX2)
+/* One tile of mr positions: the kernel instance with its row count and
+ * width constants, so that its sums stay in registers. */
+MLVM_ALWAYS_INLINE void tile(const mlvm_cvec_t *g, int by_off, int mr, int wide, const float **rp,
+                             const float *w, int nr, cv_tile_t t, int acc)
+{
+    if (mr != MLVM_CV_MR)
+        ragged(g, by_off, mr, wide, rp, w, nr, t, acc);
+    else if (wide)
+        kern(g, by_off, MLVM_CV_MR, 1, rp, w, nr, t, acc);
+    else
+        kern(g, by_off, MLVM_CV_MR, 0, rp, w, nr, t, acc);
+}
+
+/* Tile t of mr positions (bias added) into the planes at sliver j0. */
+MLVM_ALWAYS_INLINE void store(const mlvm_cvec_t *g, float *const *op, int mr, mlvm_index_t j0,
+                              int nr, cv_tile_t t)
+{
+#ifdef MLVM_CV_STORE8
+    if (mr == 8 && op[7] == op[0] + 7) { /* eight outputs in one plane */
+        float *o = op[0] + j0 * g->m;
+        const float *b = g->bias != NULL ? g->bias + j0 : NULL;
+        store_rows8(t[0], b, nr, o, g->m);
+        if (nr > 16)
+            store_rows8(t[0] + 16, b != NULL ? b + 16 : NULL, nr - 16, o + 16 * g->m, g->m);
+        return;
+    }
+#endif
+    store_tile(g, op, mr, j0, nr, t);
+}
+
+/* The sliver's weights: in its panel, or in the rows of all n. */
+static const float *sliver_w(const mlvm_cvec_t *g, mlvm_index_t j0)
+{
+    const mlvm_index_t wp = g->w_panel;
+    return wp != 0 ? g->w + (j0 / wp) * wp * g->k + j0 % wp : g->w + j0;
+}
+
+/* Contraction slices: a block of MLVM_CV_QB tiles sums MLVM_CV_KC taps at
+ * a time, each tile going on from its sums of the taps before (the same
+ * sums in the same order as in one pass), so that the slice's weights and
+ * the block's inputs of those taps stay in the first-level cache: with
+ * every tap at once, a sliver of 512 channels' taps (and the inputs, a
+ * line per tap) came from the second level at each tile, and with AVX2
+ * that was the kernel's bound (1.4x-1.7x the NCHW kernel's time on
+ * ResNet-50's 1x1 layers of 512 to 1024 channels). */
+#define MLVM_CV_QB (48 / MLVM_CV_MR) /* 8 tiles of 6 with AVX2 */
+#ifndef MLVM_CV_KC
+#ifdef MLVM_CV_AVX2
+#define MLVM_CV_KC 128
+#else /* AVX-512's 8 x 32 tiles read less per multiply-add: one slice */
+#define MLVM_CV_KC ((mlvm_index_t)1 << 30)
+#endif
+#endif
+
+MLVM_ALWAYS_INLINE void cvec_all(const mlvm_cvec_t *g, const int by_off)
+{
+    const float *rp[MLVM_CV_QB][MLVM_CV_MR];
+    float *op[MLVM_CV_QB][MLVM_CV_MR];
+    cv_tile_t t[MLVM_CV_QB];
+    const mlvm_index_t total = g->images * g->m, ws = w_row_stride(g);
+    mlvm_index_t j0, q0, k0;
+    for (j0 = 0; j0 < g->n; j0 += MLVM_CV_NR) {
+        const int nr = (int)(g->n - j0 < MLVM_CV_NR ? g->n - j0 : MLVM_CV_NR);
+        const int wide = MLVM_CV_WIDE(nr);
+        const float *wj = sliver_w(g, j0);
+        for (q0 = 0; q0 < total; q0 += MLVM_CV_QB * MLVM_CV_MR) {
+            const mlvm_index_t left = total - q0;
+            const int full = left >= MLVM_CV_QB * MLVM_CV_MR;
+            const int tiles = full ? MLVM_CV_QB : (int)((left + MLVM_CV_MR - 1) / MLVM_CV_MR);
+            const int last = full ? MLVM_CV_MR : (int)(left - (mlvm_index_t)(tiles - 1) * MLVM_CV_MR);
+            int b, r;
+            for (b = 0; b < tiles; ++b)
+                tile_rows(g, q0 + b * MLVM_CV_MR, b + 1 < tiles ? MLVM_CV_MR : last, rp[b], op[b]);
+            for (k0 = 0; k0 < g->k; k0 += MLVM_CV_KC) {
+                mlvm_cvec_t s = *g; /* taps k0 .. k0 + s.k */
+                const mlvm_index_t shift = by_off ? 0 : k0 * g->t_stride;
+                s.k = g->k - k0 < MLVM_CV_KC ? g->k - k0 : MLVM_CV_KC;
+                if (by_off)
+                    s.off = g->off + k0;
+                for (b = 0; b < tiles; ++b) {
+                    const float *rs[MLVM_CV_MR];
+                    for (r = 0; r < MLVM_CV_MR; ++r)
+                        rs[r] = rp[b][r] + shift;
+                    tile(&s, by_off, b + 1 < tiles ? MLVM_CV_MR : last, wide, rs, wj + k0 * ws, nr,
+                         t[b], k0 > 0);
+                }
+            }
+            for (b = 0; b < tiles; ++b)
+                store(g, op[b], b + 1 < tiles ? MLVM_CV_MR : last, j0, nr, t[b]);
+        }
+    }
+}
+#else
+/* Every tile, all taps at once (no vector lanes to keep fed from cache). */
 MLVM_ALWAYS_INLINE void cvec_all(const mlvm_cvec_t *g, const int by_off)
 {
     const float *rp[MLVM_CV_MR];
@@ -374,33 +479,23 @@ MLVM_ALWAYS_INLINE void cvec_all(const mlvm_cvec_t *g, const int by_off)
         const int nr = (int)(g->n - j0 < MLVM_CV_NR ? g->n - j0 : MLVM_CV_NR);
         const int wide = MLVM_CV_WIDE(nr);
         const mlvm_index_t wp = g->w_panel;
-        /* the sliver's weights: in its panel, or in the rows of all n */
         const float *wj = wp != 0 ? g->w + (j0 / wp) * wp * g->k + j0 % wp : g->w + j0;
         for (q0 = 0; q0 < total; q0 += MLVM_CV_MR) {
             const int mr = (int)(total - q0 < MLVM_CV_MR ? total - q0 : MLVM_CV_MR);
             tile_rows(g, q0, mr, rp, op);
             if (mr == MLVM_CV_MR) {
                 if (wide)
-                    kern(g, by_off, MLVM_CV_MR, 1, rp, wj, nr, t);
+                    kern(g, by_off, MLVM_CV_MR, 1, rp, wj, nr, t, 0);
                 else
-                    kern(g, by_off, MLVM_CV_MR, 0, rp, wj, nr, t);
+                    kern(g, by_off, MLVM_CV_MR, 0, rp, wj, nr, t, 0);
             } else {
-                ragged(g, by_off, mr, wide, rp, wj, nr, t);
+                ragged(g, by_off, mr, wide, rp, wj, nr, t, 0);
             }
-#ifdef MLVM_CV_STORE8
-            if (mr == 8 && op[7] == op[0] + 7) { /* eight outputs in one plane */
-                float *o = op[0] + j0 * g->m;
-                const float *b = g->bias != NULL ? g->bias + j0 : NULL;
-                store_rows8(t[0], b, nr, o, g->m);
-                if (nr > 16)
-                    store_rows8(t[0] + 16, b != NULL ? b + 16 : NULL, nr - 16, o + 16 * g->m, g->m);
-                continue;
-            }
-#endif
             store_tile(g, op, mr, j0, nr, t);
         }
     }
 }
+#endif
 
 MLVM_NOINLINE static void cvec_at(const mlvm_cvec_t *g) { cvec_all(g, 1); }
 MLVM_NOINLINE static void cvec_strided(const mlvm_cvec_t *g) { cvec_all(g, 0); }

@@ -912,12 +912,23 @@ def conv2d_prefers_ihwo(d: Mapping[str, int]) -> bool:
     1.2x from run to run, which this host's noise spans); 1.06x-1.24x
     where it lost (512 channels at 4608 taps on 7x7 and, strided, 14x14;
     strided 1x1 layers over 800 KiB and 1.6 MiB inputs; 1024 channels of
-    14x14 to 256), which this keeps out."""
+    14x14 to 256), which this keeps out. Refitted after conv_cvec.c's AVX2
+    tiles began to sum long contractions in slices (ResNet-50's layers the
+    same way, AVX-512 and AVX2 builds): with 512 taps or more and an input
+    of at most 2 MiB this kernel took 0.72x-0.95x the NCHW one's time with
+    AVX-512 (1x1 layers of 512 to 2048 channels on 28x28 to 7x7, 3x3 ones
+    of 128 to 512, strided or not) and 0.77x-1.04x with AVX2, except
+    strided 3x3 layers of 512 channels (4608 taps: 1.14x with AVX2), which
+    this keeps out; with fewer taps NCHW won on maps it fills (1.03x-1.4x
+    from 64 to 256 input channels)."""
     if d["groups"] != 1 or d["o"] < 32 or d["oh"] * d["ow"] == 0:
         return False
-    if d["c"] * d["kh"] * d["kw"] > 2304:
-        return False
+    taps = d["c"] * d["kh"] * d["kw"]
     strided = (d["sh"], d["sw"]) != (1, 1)
+    if 512 <= taps <= (2304 if strided else 4608) and d["c"] * d["h"] * d["w"] * 4 <= 2 * 1024 * 1024:
+        return True
+    if taps > 2304:
+        return False
     if d["o"] > 64 and d["c"] * d["h"] * d["w"] * 4 > (64 if strided else 512) * 1024:
         return False
     plane = d["oh"] * d["ow"]

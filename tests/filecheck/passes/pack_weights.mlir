@@ -70,30 +70,41 @@ func.func @small_map(%x: tensor<1x64x8x8xf32>, %y: tensor<2x64x3x3xf32>) -> (ten
 // -----
 // Mid-sized maps with many channels (ResNet-50's and Inception's): 128
 // channels 3x3 on 28x28 (1152 taps, a 392 KiB input), 2048 to 512 1x1 on
-// 7x7 (a 392 KiB input).
+// 7x7 (a 392 KiB input); long contractions on full maps: 512 to 128 1x1
+// on 28x28 (512 taps, a 1.5 MiB input), 256 channels 3x3 with stride 2
+// on 28x28 (2304 taps).
 // CHECK-LABEL: func.func @mid_map
 // CHECK: %w = "mlvm.param"() <{name = "w", perm = array<i64: 1, 2, 3, 0>, panel = array<i64: 32, 128>}> : () -> tensor<4x128x3x3x32xf32>
 // CHECK: "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "ihwo"}>
 // CHECK: %p = "mlvm.param"() <{name = "p", perm = array<i64: 1, 2, 3, 0>, panel = array<i64: 32, 512>}> : () -> tensor<16x2048x1x1x32xf32>
 // CHECK: "mlvm.conv2d"(%y, %p) <{w_layout = "ihwo"}>
-func.func @mid_map(%x: tensor<1x128x28x28xf32>, %y: tensor<1x2048x7x7xf32>) -> (tensor<1x128x28x28xf32>, tensor<1x512x7x7xf32>) {
+// CHECK: %q = "mlvm.param"() <{name = "q", perm = array<i64: 1, 2, 3, 0>, panel = array<i64: 32, 128>}> : () -> tensor<4x512x1x1x32xf32>
+// CHECK: "mlvm.conv2d"(%z, %q) <{w_layout = "ihwo"}>
+// CHECK: %r = "mlvm.param"() <{name = "r", perm = array<i64: 1, 2, 3, 0>, panel = array<i64: 32, 256>}> : () -> tensor<8x256x3x3x32xf32>
+// CHECK: "mlvm.conv2d"(%u, %r) <{strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, w_layout = "ihwo"}>
+func.func @mid_map(%x: tensor<1x128x28x28xf32>, %y: tensor<1x2048x7x7xf32>, %z: tensor<1x512x28x28xf32>, %u: tensor<1x256x28x28xf32>) -> (tensor<1x128x28x28xf32>, tensor<1x512x7x7xf32>, tensor<1x128x28x28xf32>, tensor<1x256x14x14xf32>) {
   %w = "mlvm.param"() <{name = "w"}> : () -> tensor<128x128x3x3xf32>
   %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x128x28x28xf32>, tensor<128x128x3x3xf32>) -> tensor<1x128x28x28xf32>
   %p = "mlvm.param"() <{name = "p"}> : () -> tensor<512x2048x1x1xf32>
   %1 = "mlvm.conv2d"(%y, %p) : (tensor<1x2048x7x7xf32>, tensor<512x2048x1x1xf32>) -> tensor<1x512x7x7xf32>
-  func.return %0, %1 : tensor<1x128x28x28xf32>, tensor<1x512x7x7xf32>
+  %q = "mlvm.param"() <{name = "q"}> : () -> tensor<128x512x1x1xf32>
+  %2 = "mlvm.conv2d"(%z, %q) : (tensor<1x512x28x28xf32>, tensor<128x512x1x1xf32>) -> tensor<1x128x28x28xf32>
+  %r = "mlvm.param"() <{name = "r"}> : () -> tensor<256x256x3x3xf32>
+  %3 = "mlvm.conv2d"(%u, %r) <{strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x256x28x28xf32>, tensor<256x256x3x3xf32>) -> tensor<1x256x14x14xf32>
+  func.return %0, %1, %2, %3 : tensor<1x128x28x28xf32>, tensor<1x512x7x7xf32>, tensor<1x128x28x28xf32>, tensor<1x256x14x14xf32>
 }
 
 // -----
 // Must not: a large map (its NCHW lanes are full), groups, a weight also
 // read by a conv that keeps OIHW, fewer than 32 output channels, a
-// contraction too long for a sliver of weights in cache (512 x 3 x 3),
-// weights that are inputs, 128 output channels of a 578 KiB input, 128
-// of a strided one of 72 KiB.
+// contraction too long for a sliver of weights in cache (1024 x 3 x 3),
+// weights that are inputs, 128 output channels of a 555 KiB input of 480
+// channels, 128 of a strided one of 68 KiB, a strided 512 x 3 x 3, 512
+// channels of a 2.1 MiB input.
 // CHECK-LABEL: func.func @conv_must_not
 // CHECK-NOT: perm
 // CHECK-NOT: ihwo
-func.func @conv_must_not(%x: tensor<1x16x32x32xf32>, %g: tensor<1x32x6x6xf32>, %s: tensor<1x16x6x6xf32>, %d: tensor<1x512x7x7xf32>, %wi: tensor<32x16x1x1xf32>, %e: tensor<1x512x17x17xf32>, %f: tensor<1x512x6x6xf32>) -> (tensor<1x32x32x32xf32>, tensor<1x32x6x6xf32>, tensor<1x32x6x6xf32>, tensor<1x32x32x32xf32>, tensor<1x16x6x6xf32>, tensor<1x32x7x7xf32>, tensor<1x32x6x6xf32>, tensor<1x128x17x17xf32>, tensor<1x128x3x3xf32>) {
+func.func @conv_must_not(%x: tensor<1x16x32x32xf32>, %g: tensor<1x32x6x6xf32>, %s: tensor<1x16x6x6xf32>, %d: tensor<1x1024x7x7xf32>, %wi: tensor<32x16x1x1xf32>, %e: tensor<1x480x17x17xf32>, %f: tensor<1x480x6x6xf32>, %h: tensor<1x512x14x14xf32>, %k: tensor<1x512x33x33xf32>) -> (tensor<1x32x32x32xf32>, tensor<1x32x6x6xf32>, tensor<1x32x6x6xf32>, tensor<1x32x32x32xf32>, tensor<1x16x6x6xf32>, tensor<1x32x7x7xf32>, tensor<1x32x6x6xf32>, tensor<1x128x17x17xf32>, tensor<1x128x3x3xf32>, tensor<1x64x7x7xf32>, tensor<1x128x33x33xf32>) {
   %w = "mlvm.param"() <{name = "w"}> : () -> tensor<32x16x1x1xf32>
   %0 = "mlvm.conv2d"(%x, %w) : (tensor<1x16x32x32xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x32x32xf32>
   %wg = "mlvm.param"() <{name = "wg"}> : () -> tensor<32x16x3x3xf32>
@@ -103,14 +114,18 @@ func.func @conv_must_not(%x: tensor<1x16x32x32xf32>, %g: tensor<1x32x6x6xf32>, %
   %3 = "mlvm.conv2d"(%x, %ws) : (tensor<1x16x32x32xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x32x32xf32>
   %w16 = "mlvm.param"() <{name = "w16"}> : () -> tensor<16x16x3x3xf32>
   %4 = "mlvm.conv2d"(%s, %w16) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x16x6x6xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x6x6xf32>
-  %wd = "mlvm.param"() <{name = "wd"}> : () -> tensor<32x512x3x3xf32>
-  %5 = "mlvm.conv2d"(%d, %wd) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x512x7x7xf32>, tensor<32x512x3x3xf32>) -> tensor<1x32x7x7xf32>
+  %wd = "mlvm.param"() <{name = "wd"}> : () -> tensor<32x1024x3x3xf32>
+  %5 = "mlvm.conv2d"(%d, %wd) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x1024x7x7xf32>, tensor<32x1024x3x3xf32>) -> tensor<1x32x7x7xf32>
   %6 = "mlvm.conv2d"(%s, %wi) : (tensor<1x16x6x6xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x6x6xf32>
-  %wb = "mlvm.param"() <{name = "wb"}> : () -> tensor<128x512x1x1xf32>
-  %7 = "mlvm.conv2d"(%e, %wb) : (tensor<1x512x17x17xf32>, tensor<128x512x1x1xf32>) -> tensor<1x128x17x17xf32>
-  %wf = "mlvm.param"() <{name = "wf"}> : () -> tensor<128x512x1x1xf32>
-  %8 = "mlvm.conv2d"(%f, %wf) <{strides = array<i64: 2, 2>}> : (tensor<1x512x6x6xf32>, tensor<128x512x1x1xf32>) -> tensor<1x128x3x3xf32>
-  func.return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<1x32x32x32xf32>, tensor<1x32x6x6xf32>, tensor<1x32x6x6xf32>, tensor<1x32x32x32xf32>, tensor<1x16x6x6xf32>, tensor<1x32x7x7xf32>, tensor<1x32x6x6xf32>, tensor<1x128x17x17xf32>, tensor<1x128x3x3xf32>
+  %wb = "mlvm.param"() <{name = "wb"}> : () -> tensor<128x480x1x1xf32>
+  %7 = "mlvm.conv2d"(%e, %wb) : (tensor<1x480x17x17xf32>, tensor<128x480x1x1xf32>) -> tensor<1x128x17x17xf32>
+  %wf = "mlvm.param"() <{name = "wf"}> : () -> tensor<128x480x1x1xf32>
+  %8 = "mlvm.conv2d"(%f, %wf) <{strides = array<i64: 2, 2>}> : (tensor<1x480x6x6xf32>, tensor<128x480x1x1xf32>) -> tensor<1x128x3x3xf32>
+  %wh = "mlvm.param"() <{name = "wh"}> : () -> tensor<64x512x3x3xf32>
+  %9 = "mlvm.conv2d"(%h, %wh) <{strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x512x14x14xf32>, tensor<64x512x3x3xf32>) -> tensor<1x64x7x7xf32>
+  %wk = "mlvm.param"() <{name = "wk"}> : () -> tensor<128x512x1x1xf32>
+  %10 = "mlvm.conv2d"(%k, %wk) : (tensor<1x512x33x33xf32>, tensor<128x512x1x1xf32>) -> tensor<1x128x33x33xf32>
+  func.return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10 : tensor<1x32x32x32xf32>, tensor<1x32x6x6xf32>, tensor<1x32x6x6xf32>, tensor<1x32x32x32xf32>, tensor<1x16x6x6xf32>, tensor<1x32x7x7xf32>, tensor<1x32x6x6xf32>, tensor<1x128x17x17xf32>, tensor<1x128x3x3xf32>, tensor<1x64x7x7xf32>, tensor<1x128x33x33xf32>
 }
 
 // -----

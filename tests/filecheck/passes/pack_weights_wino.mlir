@@ -69,10 +69,10 @@ func.func @groups(%x: tensor<1x384x12x12xf32>) -> tensor<1x256x12x12xf32> {
 // -----
 // Many channels: 512 on 14x14 (49 tiles), and on 7x7 with two images (32
 // tiles), but not on 7x7 with one (16 tiles for 16 MiB of transformed
-// weights: the direct kernel keeps it).
+// weights: the channels-in-lanes kernel takes it).
 // CHECK-LABEL: func.func @many_channels
 // CHECK: %w = "mlvm.param"() <{name = "w", wino = array<i64: 512, 512>}> : () -> tensor<16x22x512x24xf32>
-// CHECK: %v = "mlvm.param"() <{name = "v"}> : () -> tensor<512x512x3x3xf32>
+// CHECK: %v = "mlvm.param"() <{name = "v", perm = array<i64: 1, 2, 3, 0>, panel = array<i64: 32, 512>}> : () -> tensor<16x512x3x3x32xf32>
 // CHECK: %u = "mlvm.param"() <{name = "u", wino = array<i64: 512, 512>}> : () -> tensor<16x22x512x24xf32>
 // CHECK: "mlvm.conv2d"(%z, %u) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "wino23"}> : (tensor<2x512x7x7xf32>, tensor<16x22x512x24xf32>
 func.func @many_channels(%x: tensor<1x512x14x14xf32>, %y: tensor<1x512x7x7xf32>, %z: tensor<2x512x7x7xf32>) -> (tensor<1x512x14x14xf32>, tensor<1x512x7x7xf32>, tensor<2x512x7x7xf32>) {

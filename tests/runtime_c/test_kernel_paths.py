@@ -182,6 +182,16 @@ def test_winograd_blocks(tmp_path: Path) -> None:
     run_path(["-march=native", "-DMLVM_WINO_BLOCK_BYTES=1", "-DMLVM_WINO_MIN_TILES=7"], tmp_path)
 
 
+def test_cvec_slices(tmp_path: Path) -> None:
+    """The channels-in-lanes convolution summing its taps in slices of 7
+    (AVX-512 takes one slice, AVX2 128 taps): every case's slice edges,
+    each tile going on from its sums of the slice before, on the host's
+    path (and AVX2's on an AVX-512 host)."""
+    run_path(["-march=native", "-DMLVM_CV_KC=7"], tmp_path)
+    if best_host_path() == "avx512":
+        run_path(["-march=haswell", "-DMLVM_CV_KC=5"], tmp_path)
+
+
 def test_conv_workspace_is_what_the_compiler_plans(tmp_path: Path) -> None:
     """The arena holds the workspace the kernel will use (the direct one's,
     Winograd's), and the compiler calls mlvm_conv2d_direct_f32 where cores

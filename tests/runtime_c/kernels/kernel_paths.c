@@ -829,6 +829,11 @@ static void check_ihwo(void)
     check_conv_sw(1, 150, 7, 7, 70, 3, 3, 1, 1, 1, same3, 1, 1, 1);
     check_conv_sw(2, 521, 6, 5, 40, 1, 1, 2, 1, 1, none, 1, 2, 1);
     check_conv_sw(1, 200, 9, 11, 33, 1, 1, 1, 1, 1, none, 0, 1, 1);
+    /* last slivers just past a vector of 8 and of 24 channels (AVX2's
+     * halves of one vector or two) */
+    check_conv_sw(1, 20, 5, 4, 57, 3, 3, 1, 1, 1, same3, 1, 1, 1);
+    check_conv_sw(2, 12, 3, 3, 41, 1, 1, 1, 1, 1, none, 1, 1, 1);
+    check_conv_sw(1, 9, 4, 6, 25, 3, 3, 1, 1, 1, same3, 0, 1, 1);
 }
 
 /* Convolutions by Winograd's F(2x2, 3x3) and F(4x4, 3x3) (the pass

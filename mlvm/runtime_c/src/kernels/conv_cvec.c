@@ -165,12 +165,13 @@ MLVM_ALWAYS_INLINE __m256i cv_mask(int n)
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
-/* Channels h .. h + 16 of the tile (h = 0 or 16): 6 x 16 sums, two vectors
- * of weights and six broadcast inputs per tap (a 3 x 32 tile takes four
- * and three: with sixteen registers the weights go back to memory for
- * every multiply-add). */
+/* Channels h .. h + 15 of the tile (h = 0 or 16; h .. h + 7 when two is
+ * 0): 6 x 16 sums, two vectors of weights and six broadcast inputs per tap
+ * (a 3 x 32 tile takes four and three: with sixteen registers the weights
+ * go back to memory for every multiply-add). */
 MLVM_ALWAYS_INLINE void kern_half(const mlvm_cvec_t *g, int by_off, int mr, const float **rp,
-                                  const float *w, int nr, cv_tile_t t, int acc, int h)
+                                  const float *w, int nr, cv_tile_t t, int acc, int h,
+                                  const int two)
 {
     __m256 c0[MLVM_CV_MR], c1[MLVM_CV_MR];
     const __m256i m0 = cv_mask(nr - h), m1 = cv_mask(nr - h - 8);
@@ -180,33 +181,46 @@ MLVM_ALWAYS_INLINE void kern_half(const mlvm_cvec_t *g, int by_off, int mr, cons
     int r;
     for (r = 0; r < mr; ++r) { /* acc: the sums of the taps before, in t */
         c0[r] = acc ? _mm256_loadu_ps(t[r] + h) : _mm256_setzero_ps();
-        c1[r] = acc ? _mm256_loadu_ps(t[r] + h + 8) : _mm256_setzero_ps();
+        c1[r] = acc && two ? _mm256_loadu_ps(t[r] + h + 8) : _mm256_setzero_ps();
     }
     for (kk = 0; kk < k; ++kk) {
         const mlvm_index_t o = MLVM_CV_OFF(g, by_off, kk);
         const float *wk = w + kk * n + h;
         const __m256 b0 = full ? _mm256_loadu_ps(wk) : _mm256_maskload_ps(wk, m0);
-        const __m256 b1 = full ? _mm256_loadu_ps(wk + 8) : _mm256_maskload_ps(wk + 8, m1);
+        const __m256 b1 = !two ? b0 : full ? _mm256_loadu_ps(wk + 8)
+                                           : _mm256_maskload_ps(wk + 8, m1);
         for (r = 0; r < mr; ++r) {
             const __m256 a = _mm256_broadcast_ss(rp[r] + o);
             c0[r] = _mm256_fmadd_ps(a, b0, c0[r]);
-            c1[r] = _mm256_fmadd_ps(a, b1, c1[r]);
+            if (two)
+                c1[r] = _mm256_fmadd_ps(a, b1, c1[r]);
         }
     }
     for (r = 0; r < mr; ++r) {
         _mm256_storeu_ps(t[r] + h, c0[r]);
-        _mm256_storeu_ps(t[r] + h + 8, c1[r]);
+        if (two)
+            _mm256_storeu_ps(t[r] + h + 8, c1[r]);
     }
 }
 
 /* A tile of 32 channels (wide) as two of 16, over the same slice of taps:
- * each 32-channel panel row is read whole while it is in cache. */
+ * each 32-channel panel row is read whole while it is in cache. A half of
+ * 8 channels or fewer sums one vector per position. */
 MLVM_ALWAYS_INLINE void kern(const mlvm_cvec_t *g, int by_off, int mr, int wide,
                              const float **rp, const float *w, int nr, cv_tile_t t, int acc)
 {
-    kern_half(g, by_off, mr, rp, w, nr, t, acc, 0);
-    if (wide)
-        kern_half(g, by_off, mr, rp, w, nr, t, acc, 16);
+    if (!wide) {
+        if (nr > 8)
+            kern_half(g, by_off, mr, rp, w, nr, t, acc, 0, 1);
+        else
+            kern_half(g, by_off, mr, rp, w, nr, t, acc, 0, 0);
+        return;
+    }
+    kern_half(g, by_off, mr, rp, w, nr, t, acc, 0, 1);
+    if (nr > 24)
+        kern_half(g, by_off, mr, rp, w, nr, t, acc, 16, 1);
+    else
+        kern_half(g, by_off, mr, rp, w, nr, t, acc, 16, 0);
 }
 
 #define MLVM_CV_WIDE(nr) ((nr) > 16)
@@ -419,7 +433,7 @@ static const float *sliver_w(const mlvm_cvec_t *g, mlvm_index_t j0)
  * line per tap) came from the second level at each tile, and with AVX2
  * that was the kernel's bound (1.4x-1.7x the NCHW kernel's time on
  * ResNet-50's 1x1 layers of 512 to 1024 channels). */
-#define MLVM_CV_QB (48 / MLVM_CV_MR) /* 8 tiles of 6 with AVX2 */
+#define MLVM_CV_QB (48 / MLVM_CV_MR) /* AVX2 8 tiles of 6, AVX-512 6 of 8 */
 #ifndef MLVM_CV_KC
 #ifdef MLVM_CV_AVX2
 #define MLVM_CV_KC 128
@@ -467,7 +481,7 @@ MLVM_ALWAYS_INLINE void cvec_all(const mlvm_cvec_t *g, const int by_off)
     }
 }
 #else
-/* Every tile, all taps at once (no vector lanes to keep fed from cache). */
+/* Every tile, all taps at once (portable C and cores without vectors). */
 MLVM_ALWAYS_INLINE void cvec_all(const mlvm_cvec_t *g, const int by_off)
 {
     const float *rp[MLVM_CV_MR];

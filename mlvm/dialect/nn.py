@@ -895,37 +895,40 @@ def _round_up(v: int, m: int) -> int:
 def conv2d_prefers_ihwo(d: Mapping[str, int]) -> bool:
     """Whether the channels-in-lanes kernel (mlvm_conv2d_ihwo_f32) beats the
     NCHW one for conv2d_dims `d`, given a workspace (or a 1x1 stride-1
-    convolution, which needs none). A lane-use model fitted to side-by-side
-    timings of both kernels (AVX-512, conv_cvec.c): NCHW vectorises the
-    output positions at the input copy's row pitch (and copies the rows out
-    when the pitch is wider: 10 % off), the other slivers of 32 output
-    channels. It needs at least one sliver of channels, every tap of a
-    sliver's weights in cache (no contraction slices: at most 2304 taps, a
-    sliver of 288 KiB), and 5 % fuller lanes (its transposed stores cost a
-    little). Its slivers each read all of the input again: past 64 output
-    channels the input must stay in cache (512 KiB; strided, 64 KiB).
-    First fitted on maps of 3x3 to 56x56 with up to 64 channels
-    (0.5x-0.9x); refitted on the layer shapes of ResNet-50, Inception and
-    VGG (AMD Zen 4, one layer + ReLU per model, both kernels in one
-    process): 0.80x-0.90x for 3x3 layers of 96 to 256 channels on 7x7 to
-    28x28 maps; 1x1 layers to and from 2048 channels on 7x7 a tie (0.88x to
-    1.2x from run to run, which this host's noise spans); 1.06x-1.24x
-    where it lost (512 channels at 4608 taps on 7x7 and, strided, 14x14;
-    strided 1x1 layers over 800 KiB and 1.6 MiB inputs; 1024 channels of
-    14x14 to 256), which this keeps out. Refitted after conv_cvec.c's AVX2
-    tiles began to sum long contractions in slices (ResNet-50's layers the
-    same way, AVX-512 and AVX2 builds): with 512 taps or more and an input
-    of at most 2 MiB this kernel took 0.72x-0.95x the NCHW one's time with
-    AVX-512 (1x1 layers of 512 to 2048 channels on 28x28 to 7x7, 3x3 ones
-    of 128 to 512, strided or not) and 0.77x-1.04x with AVX2, except
-    strided 3x3 layers of 512 channels (4608 taps: 1.14x with AVX2), which
-    this keeps out; with fewer taps NCHW won on maps it fills (1.03x-1.4x
-    from 64 to 256 input channels)."""
+    convolution, which needs none). Fitted to side-by-side timings of both
+    kernels (AMD Zen 4, one layer + ReLU, both kernels in one process).
+
+    Long contractions: 512 to 4608 taps (2304 when strided) over an input
+    of at most 2 MiB, with the slivers of 32 output channels at least 85 %
+    full. Measured on ResNet-50's layers (AVX-512 and AVX2 builds, after
+    the AVX2 tiles began to sum such contractions in slices and with the
+    weights in panels of 32 channels): 0.72x-0.95x the NCHW kernel's time
+    with AVX-512 (1x1 layers of 512 to 2048 channels on 28x28 to 7x7, 3x3
+    ones of 128 to 512, strided or not), 0.77x-1.04x with AVX2. Kept out:
+    strided 3x3 layers of 512 channels (4608 taps: 1.14x with AVX2), and
+    40 output channels of 512 (a sliver five eighths full: 1.17x with
+    AVX2). An earlier fit, made before the weights went into panels (each
+    tap's row of a sliver then inside a row of all channels), had these
+    layers at 1.06x-1.24x.
+
+    Elsewhere a lane-use model: NCHW vectorises the output positions at
+    the input copy's row pitch (and copies the rows out when the pitch is
+    wider: 10 % off), this kernel slivers of 32 output channels. It needs
+    at least one sliver, at most 2304 taps, and 5 % fuller lanes (its
+    transposed stores cost a little); its slivers each read all of the
+    input again, so past 64 output channels the input must stay in cache
+    (512 KiB; strided, 64 KiB). Fitted on maps of 3x3 to 56x56 with up to
+    64 channels (0.5x-0.9x) and on Inception's and VGG's layers
+    (0.80x-0.90x for 3x3 layers of 96 to 256 channels on 7x7 to 28x28).
+    With fewer than 512 taps NCHW wins on maps it fills (1.03x-1.4x from
+    64 to 256 input channels, ResNet-50's 56x56 and 28x28 layers and
+    Inception's 27x27 ones)."""
     if d["groups"] != 1 or d["o"] < 32 or d["oh"] * d["ow"] == 0:
         return False
     taps = d["c"] * d["kh"] * d["kw"]
     strided = (d["sh"], d["sw"]) != (1, 1)
-    if 512 <= taps <= (2304 if strided else 4608) and d["c"] * d["h"] * d["w"] * 4 <= 2 * 1024 * 1024:
+    if (512 <= taps <= (2304 if strided else 4608) and d["c"] * d["h"] * d["w"] * 4 <= 2 * 1024 * 1024
+            and d["o"] / _round_up(d["o"], 32) >= 0.85):
         return True
     if taps > 2304:
         return False

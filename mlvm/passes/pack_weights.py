@@ -13,8 +13,8 @@ contiguous and zero-padded, read in place where the kernel would otherwise
 pack them on every call.
 
 A parameter only ever read as the weights of conv2d ops that run faster with
-the output channels in the vector lanes (`conv2d_prefers_ihwo`: small maps,
-given the workspace the memory plan gives them) is stored [C][KH][KW][O]
+the output channels in the vector lanes (`conv2d_prefers_ihwo`: small maps
+and long contractions, given the workspace the memory plan gives them) is stored [C][KH][KW][O]
 (`perm` [1, 2, 3, 0]) and those convolutions get `w_layout = "ihwo"`; with
 more than 32 output channels, a multiple of 32, in panels of 32 channels
 (`panel` [32, O] as well: [O / 32][C][KH][KW][32]), so that the kernel's

@@ -97,14 +97,16 @@ func.func @mid_map(%x: tensor<1x128x28x28xf32>, %y: tensor<1x2048x7x7xf32>, %z: 
 // -----
 // Must not: a large map (its NCHW lanes are full), groups, a weight also
 // read by a conv that keeps OIHW, fewer than 32 output channels, a
-// contraction too long for a sliver of weights in cache (1024 x 3 x 3),
-// weights that are inputs, 128 output channels of a 555 KiB input of 480
-// channels, 128 of a strided one of 68 KiB, a strided 512 x 3 x 3, 512
-// channels of a 2.1 MiB input.
+// contraction too long for a sliver of weights in cache (513 x 3 x 3),
+// weights that are inputs, 128 output channels of a 529 KiB input of 469
+// channels and of a 577 KiB one of 511 (one tap short of a long
+// contraction), 128 of a strided one of 72 KiB, a strided 257 x 3 x 3
+// (2313 taps), 512 channels of a 2.06 MiB input, 40 output channels of 512
+// (slivers five eighths full).
 // CHECK-LABEL: func.func @conv_must_not
 // CHECK-NOT: perm
 // CHECK-NOT: ihwo
-func.func @conv_must_not(%x: tensor<1x16x32x32xf32>, %g: tensor<1x32x6x6xf32>, %s: tensor<1x16x6x6xf32>, %d: tensor<1x1024x7x7xf32>, %wi: tensor<32x16x1x1xf32>, %e: tensor<1x480x17x17xf32>, %f: tensor<1x480x6x6xf32>, %h: tensor<1x512x14x14xf32>, %k: tensor<1x512x33x33xf32>) -> (tensor<1x32x32x32xf32>, tensor<1x32x6x6xf32>, tensor<1x32x6x6xf32>, tensor<1x32x32x32xf32>, tensor<1x16x6x6xf32>, tensor<1x32x7x7xf32>, tensor<1x32x6x6xf32>, tensor<1x128x17x17xf32>, tensor<1x128x3x3xf32>, tensor<1x64x7x7xf32>, tensor<1x128x33x33xf32>) {
+func.func @conv_must_not(%x: tensor<1x16x32x32xf32>, %g: tensor<1x32x6x6xf32>, %s: tensor<1x16x6x6xf32>, %d: tensor<1x513x7x7xf32>, %wi: tensor<32x16x1x1xf32>, %e: tensor<1x469x17x17xf32>, %f: tensor<1x511x6x6xf32>, %h: tensor<1x257x14x14xf32>, %k: tensor<1x512x32x33xf32>, %m: tensor<1x511x17x17xf32>, %n: tensor<1x512x28x28xf32>) -> (tensor<1x32x32x32xf32>, tensor<1x32x6x6xf32>, tensor<1x32x6x6xf32>, tensor<1x32x32x32xf32>, tensor<1x16x6x6xf32>, tensor<1x32x7x7xf32>, tensor<1x32x6x6xf32>, tensor<1x128x17x17xf32>, tensor<1x128x3x3xf32>, tensor<1x64x7x7xf32>, tensor<1x128x32x33xf32>, tensor<1x128x17x17xf32>, tensor<1x40x28x28xf32>) {
   %w = "mlvm.param"() <{name = "w"}> : () -> tensor<32x16x1x1xf32>
   %0 = "mlvm.conv2d"(%x, %w) : (tensor<1x16x32x32xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x32x32xf32>
   %wg = "mlvm.param"() <{name = "wg"}> : () -> tensor<32x16x3x3xf32>
@@ -114,18 +116,22 @@ func.func @conv_must_not(%x: tensor<1x16x32x32xf32>, %g: tensor<1x32x6x6xf32>, %
   %3 = "mlvm.conv2d"(%x, %ws) : (tensor<1x16x32x32xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x32x32xf32>
   %w16 = "mlvm.param"() <{name = "w16"}> : () -> tensor<16x16x3x3xf32>
   %4 = "mlvm.conv2d"(%s, %w16) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x16x6x6xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x6x6xf32>
-  %wd = "mlvm.param"() <{name = "wd"}> : () -> tensor<32x1024x3x3xf32>
-  %5 = "mlvm.conv2d"(%d, %wd) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x1024x7x7xf32>, tensor<32x1024x3x3xf32>) -> tensor<1x32x7x7xf32>
+  %wd = "mlvm.param"() <{name = "wd"}> : () -> tensor<32x513x3x3xf32>
+  %5 = "mlvm.conv2d"(%d, %wd) <{padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x513x7x7xf32>, tensor<32x513x3x3xf32>) -> tensor<1x32x7x7xf32>
   %6 = "mlvm.conv2d"(%s, %wi) : (tensor<1x16x6x6xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x6x6xf32>
-  %wb = "mlvm.param"() <{name = "wb"}> : () -> tensor<128x480x1x1xf32>
-  %7 = "mlvm.conv2d"(%e, %wb) : (tensor<1x480x17x17xf32>, tensor<128x480x1x1xf32>) -> tensor<1x128x17x17xf32>
-  %wf = "mlvm.param"() <{name = "wf"}> : () -> tensor<128x480x1x1xf32>
-  %8 = "mlvm.conv2d"(%f, %wf) <{strides = array<i64: 2, 2>}> : (tensor<1x480x6x6xf32>, tensor<128x480x1x1xf32>) -> tensor<1x128x3x3xf32>
-  %wh = "mlvm.param"() <{name = "wh"}> : () -> tensor<64x512x3x3xf32>
-  %9 = "mlvm.conv2d"(%h, %wh) <{strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x512x14x14xf32>, tensor<64x512x3x3xf32>) -> tensor<1x64x7x7xf32>
+  %wb = "mlvm.param"() <{name = "wb"}> : () -> tensor<128x469x1x1xf32>
+  %7 = "mlvm.conv2d"(%e, %wb) : (tensor<1x469x17x17xf32>, tensor<128x469x1x1xf32>) -> tensor<1x128x17x17xf32>
+  %wf = "mlvm.param"() <{name = "wf"}> : () -> tensor<128x511x1x1xf32>
+  %8 = "mlvm.conv2d"(%f, %wf) <{strides = array<i64: 2, 2>}> : (tensor<1x511x6x6xf32>, tensor<128x511x1x1xf32>) -> tensor<1x128x3x3xf32>
+  %wh = "mlvm.param"() <{name = "wh"}> : () -> tensor<64x257x3x3xf32>
+  %9 = "mlvm.conv2d"(%h, %wh) <{strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x257x14x14xf32>, tensor<64x257x3x3xf32>) -> tensor<1x64x7x7xf32>
   %wk = "mlvm.param"() <{name = "wk"}> : () -> tensor<128x512x1x1xf32>
-  %10 = "mlvm.conv2d"(%k, %wk) : (tensor<1x512x33x33xf32>, tensor<128x512x1x1xf32>) -> tensor<1x128x33x33xf32>
-  func.return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10 : tensor<1x32x32x32xf32>, tensor<1x32x6x6xf32>, tensor<1x32x6x6xf32>, tensor<1x32x32x32xf32>, tensor<1x16x6x6xf32>, tensor<1x32x7x7xf32>, tensor<1x32x6x6xf32>, tensor<1x128x17x17xf32>, tensor<1x128x3x3xf32>, tensor<1x64x7x7xf32>, tensor<1x128x33x33xf32>
+  %10 = "mlvm.conv2d"(%k, %wk) : (tensor<1x512x32x33xf32>, tensor<128x512x1x1xf32>) -> tensor<1x128x32x33xf32>
+  %wm = "mlvm.param"() <{name = "wm"}> : () -> tensor<128x511x1x1xf32>
+  %11 = "mlvm.conv2d"(%m, %wm) : (tensor<1x511x17x17xf32>, tensor<128x511x1x1xf32>) -> tensor<1x128x17x17xf32>
+  %wn = "mlvm.param"() <{name = "wn"}> : () -> tensor<40x512x1x1xf32>
+  %12 = "mlvm.conv2d"(%n, %wn) : (tensor<1x512x28x28xf32>, tensor<40x512x1x1xf32>) -> tensor<1x40x28x28xf32>
+  func.return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12 : tensor<1x32x32x32xf32>, tensor<1x32x6x6xf32>, tensor<1x32x6x6xf32>, tensor<1x32x32x32xf32>, tensor<1x16x6x6xf32>, tensor<1x32x7x7xf32>, tensor<1x32x6x6xf32>, tensor<1x128x17x17xf32>, tensor<1x128x3x3xf32>, tensor<1x64x7x7xf32>, tensor<1x128x32x33xf32>, tensor<1x128x17x17xf32>, tensor<1x40x28x28xf32>
 }
 
 // -----

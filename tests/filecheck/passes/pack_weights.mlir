@@ -101,12 +101,12 @@ func.func @mid_map(%x: tensor<1x128x28x28xf32>, %y: tensor<1x2048x7x7xf32>, %z: 
 // weights that are inputs, 128 output channels of a 529 KiB input of 469
 // channels and of a 577 KiB one of 511 (one tap short of a long
 // contraction), 128 of a strided one of 72 KiB, a strided 257 x 3 x 3
-// (2313 taps), 512 channels of a 2.06 MiB input, 40 output channels of 512
-// (slivers five eighths full).
+// (2313 taps), 512 channels of a 2.06 MiB input, 40 and 1000 output
+// channels of 512 (not a multiple of 32: no panels).
 // CHECK-LABEL: func.func @conv_must_not
 // CHECK-NOT: perm
 // CHECK-NOT: ihwo
-func.func @conv_must_not(%x: tensor<1x16x32x32xf32>, %g: tensor<1x32x6x6xf32>, %s: tensor<1x16x6x6xf32>, %d: tensor<1x513x7x7xf32>, %wi: tensor<32x16x1x1xf32>, %e: tensor<1x469x17x17xf32>, %f: tensor<1x511x6x6xf32>, %h: tensor<1x257x14x14xf32>, %k: tensor<1x512x32x33xf32>, %m: tensor<1x511x17x17xf32>, %n: tensor<1x512x28x28xf32>) -> (tensor<1x32x32x32xf32>, tensor<1x32x6x6xf32>, tensor<1x32x6x6xf32>, tensor<1x32x32x32xf32>, tensor<1x16x6x6xf32>, tensor<1x32x7x7xf32>, tensor<1x32x6x6xf32>, tensor<1x128x17x17xf32>, tensor<1x128x3x3xf32>, tensor<1x64x7x7xf32>, tensor<1x128x32x33xf32>, tensor<1x128x17x17xf32>, tensor<1x40x28x28xf32>) {
+func.func @conv_must_not(%x: tensor<1x16x32x32xf32>, %g: tensor<1x32x6x6xf32>, %s: tensor<1x16x6x6xf32>, %d: tensor<1x513x7x7xf32>, %wi: tensor<32x16x1x1xf32>, %e: tensor<1x469x17x17xf32>, %f: tensor<1x511x6x6xf32>, %h: tensor<1x257x14x14xf32>, %k: tensor<1x512x32x33xf32>, %m: tensor<1x511x17x17xf32>, %n: tensor<1x512x28x28xf32>, %q: tensor<1x512x13x13xf32>) -> (tensor<1x32x32x32xf32>, tensor<1x32x6x6xf32>, tensor<1x32x6x6xf32>, tensor<1x32x32x32xf32>, tensor<1x16x6x6xf32>, tensor<1x32x7x7xf32>, tensor<1x32x6x6xf32>, tensor<1x128x17x17xf32>, tensor<1x128x3x3xf32>, tensor<1x64x7x7xf32>, tensor<1x128x32x33xf32>, tensor<1x128x17x17xf32>, tensor<1x40x28x28xf32>, tensor<1x1000x13x13xf32>) {
   %w = "mlvm.param"() <{name = "w"}> : () -> tensor<32x16x1x1xf32>
   %0 = "mlvm.conv2d"(%x, %w) : (tensor<1x16x32x32xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x32x32xf32>
   %wg = "mlvm.param"() <{name = "wg"}> : () -> tensor<32x16x3x3xf32>
@@ -131,7 +131,9 @@ func.func @conv_must_not(%x: tensor<1x16x32x32xf32>, %g: tensor<1x32x6x6xf32>, %
   %11 = "mlvm.conv2d"(%m, %wm) : (tensor<1x511x17x17xf32>, tensor<128x511x1x1xf32>) -> tensor<1x128x17x17xf32>
   %wn = "mlvm.param"() <{name = "wn"}> : () -> tensor<40x512x1x1xf32>
   %12 = "mlvm.conv2d"(%n, %wn) : (tensor<1x512x28x28xf32>, tensor<40x512x1x1xf32>) -> tensor<1x40x28x28xf32>
-  func.return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12 : tensor<1x32x32x32xf32>, tensor<1x32x6x6xf32>, tensor<1x32x6x6xf32>, tensor<1x32x32x32xf32>, tensor<1x16x6x6xf32>, tensor<1x32x7x7xf32>, tensor<1x32x6x6xf32>, tensor<1x128x17x17xf32>, tensor<1x128x3x3xf32>, tensor<1x64x7x7xf32>, tensor<1x128x32x33xf32>, tensor<1x128x17x17xf32>, tensor<1x40x28x28xf32>
+  %wq = "mlvm.param"() <{name = "wq"}> : () -> tensor<1000x512x1x1xf32>
+  %13 = "mlvm.conv2d"(%q, %wq) : (tensor<1x512x13x13xf32>, tensor<1000x512x1x1xf32>) -> tensor<1x1000x13x13xf32>
+  func.return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13 : tensor<1x32x32x32xf32>, tensor<1x32x6x6xf32>, tensor<1x32x6x6xf32>, tensor<1x32x32x32xf32>, tensor<1x16x6x6xf32>, tensor<1x32x7x7xf32>, tensor<1x32x6x6xf32>, tensor<1x128x17x17xf32>, tensor<1x128x3x3xf32>, tensor<1x64x7x7xf32>, tensor<1x128x32x33xf32>, tensor<1x128x17x17xf32>, tensor<1x40x28x28xf32>, tensor<1x1000x13x13xf32>
 }
 
 // -----

@@ -900,17 +900,17 @@ def conv2d_prefers_ihwo(d: Mapping[str, int]) -> bool:
 
     Long contractions: 512 to 4608 taps (2304 when strided) over an input
     of at most 2 MiB, with the output channels a multiple of 32 (their
-    weights in panels, pack_weights.py). Measured on ResNet-50's layers (AVX-512 and AVX2 builds, after
-    the AVX2 tiles began to sum such contractions in slices and with the
-    weights in panels of 32 channels): 0.72x-0.95x the NCHW kernel's time
-    with AVX-512 (1x1 layers of 512 to 2048 channels on 28x28 to 7x7, 3x3
-    ones of 128 to 512, strided or not), 0.77x-1.04x with AVX2. Kept out:
+    weights in panels, pack_weights.py). Measured on ResNet-50's layers
+    (AVX-512 and AVX2 builds, after the AVX2 tiles began to sum such
+    contractions in slices): 0.72x-0.95x the NCHW kernel's time with
+    AVX-512 (1x1 layers of 512 to 2048 channels on 28x28 to 7x7, 3x3 ones
+    of 128 to 512, strided or not), 0.77x-1.04x with AVX2. Kept out:
     strided 3x3 layers of 512 channels (4608 taps: 1.14x with AVX2), and
     output channels not a multiple of 32 (SqueezeNet's 1000 of 512 on
     13x13, its weights in rows of all channels: 1.2x with AVX-512, where
-    1024 took 0.95x; 40 of 512: 1.17x with AVX2). An earlier fit, made before the weights went into panels (each
-    tap's row of a sliver then inside a row of all channels), had these
-    layers at 1.06x-1.24x.
+    1024 took 0.95x; 40 of 512: 1.17x with AVX2). An earlier fit, made
+    before the weights went into panels (each tap's row of a sliver then
+    inside a row of all channels), had these layers at 1.06x-1.24x.
 
     Elsewhere a lane-use model: NCHW vectorises the output positions at
     the input copy's row pitch (and copies the rows out when the pitch is

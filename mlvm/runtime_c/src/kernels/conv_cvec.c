@@ -9,7 +9,8 @@
  * see cvec_all), the bias added, and the tile stored transposed into the
  * output planes. Micro-kernels, chosen at compile time:
  *   - AVX-512F: 8 positions x 32 channels (8 x 16 for 16 channels or fewer);
- *   - AVX2 + FMA: 6 x 32 as two 6 x 16 halves over each slice (6 x 16);
+ *   - AVX2 + FMA: 6 x 32 as two 6 x 16 halves over each slice (one half,
+ *     or 6 x 8, for fewer channels);
  *   - portable C99: 4 x 16 sums in an array, which compilers vectorise;
  *   - cores without vectors (Cortex-M): 4 x 4 in sixteen named sums.
  * Each output sums its taps in order, with fused multiply-adds where the

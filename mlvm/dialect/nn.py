@@ -926,14 +926,13 @@ def conv2d_prefers_ihwo(d: Mapping[str, int]) -> bool:
     Inception's 27x27 ones)."""
     if d["groups"] != 1 or d["o"] < 32 or d["oh"] * d["ow"] == 0:
         return False
-    taps = d["c"] * d["kh"] * d["kw"]
+    taps, in_bytes = d["c"] * d["kh"] * d["kw"], d["c"] * d["h"] * d["w"] * 4
     strided = (d["sh"], d["sw"]) != (1, 1)
-    if (512 <= taps <= (2304 if strided else 4608) and d["c"] * d["h"] * d["w"] * 4 <= 2 * 1024 * 1024
-            and d["o"] % 32 == 0):
+    if 512 <= taps <= (2304 if strided else 4608) and in_bytes <= 2 * 1024 * 1024 and d["o"] % 32 == 0:
         return True
     if taps > 2304:
         return False
-    if d["o"] > 64 and d["c"] * d["h"] * d["w"] * 4 > (64 if strided else 512) * 1024:
+    if d["o"] > 64 and in_bytes > (64 if strided else 512) * 1024:
         return False
     plane = d["oh"] * d["ow"]
     if conv2d_pointwise(d):

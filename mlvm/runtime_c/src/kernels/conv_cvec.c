@@ -388,6 +388,13 @@ MLVM_ALWAYS_INLINE void ragged(const mlvm_cvec_t *g, int by_off, int mr, int wid
 #endif
 }
 
+/* The sliver's weights: in its panel, or in the rows of all n. */
+MLVM_ALWAYS_INLINE const float *sliver_w(const mlvm_cvec_t *g, mlvm_index_t j0)
+{
+    const mlvm_index_t wp = g->w_panel;
+    return wp != 0 ? g->w + (j0 / wp) * wp * g->k + j0 % wp : g->w + j0;
+}
+
 #if defined(MLVM_CV_AVX512) || defined(MLVM_CV_AVX2)
 /* One tile of mr positions: the kernel instance with its row count and
  * width constants, so that its sums stay in registers. */
@@ -417,13 +424,6 @@ MLVM_ALWAYS_INLINE void store(const mlvm_cvec_t *g, float *const *op, int mr, ml
     }
 #endif
     store_tile(g, op, mr, j0, nr, t);
-}
-
-/* The sliver's weights: in its panel, or in the rows of all n. */
-static const float *sliver_w(const mlvm_cvec_t *g, mlvm_index_t j0)
-{
-    const mlvm_index_t wp = g->w_panel;
-    return wp != 0 ? g->w + (j0 / wp) * wp * g->k + j0 % wp : g->w + j0;
 }
 
 /* Contraction slices: a block of MLVM_CV_QB tiles sums MLVM_CV_KC taps at
@@ -482,7 +482,10 @@ MLVM_ALWAYS_INLINE void cvec_all(const mlvm_cvec_t *g, const int by_off)
     }
 }
 #else
-/* Every tile, all taps at once (portable C and cores without vectors). */
+/* Every tile, all taps at once (portable C and cores without vectors).
+ * The kernel calls are written out rather than through tile() and store():
+ * through them gcc -O2 gave the Cortex-M loops 14 bytes more code each and
+ * 8 more of stack. */
 MLVM_ALWAYS_INLINE void cvec_all(const mlvm_cvec_t *g, const int by_off)
 {
     const float *rp[MLVM_CV_MR];
@@ -493,8 +496,7 @@ MLVM_ALWAYS_INLINE void cvec_all(const mlvm_cvec_t *g, const int by_off)
     for (j0 = 0; j0 < g->n; j0 += MLVM_CV_NR) {
         const int nr = (int)(g->n - j0 < MLVM_CV_NR ? g->n - j0 : MLVM_CV_NR);
         const int wide = MLVM_CV_WIDE(nr);
-        const mlvm_index_t wp = g->w_panel;
-        const float *wj = wp != 0 ? g->w + (j0 / wp) * wp * g->k + j0 % wp : g->w + j0;
+        const float *wj = sliver_w(g, j0);
         for (q0 = 0; q0 < total; q0 += MLVM_CV_MR) {
             const int mr = (int)(total - q0 < MLVM_CV_MR ? total - q0 : MLVM_CV_MR);
             tile_rows(g, q0, mr, rp, op);

@@ -264,6 +264,42 @@ static void dw3_case(int extreme)
     check_random_types(&p, extreme);
 }
 
+/* A 3x3 depthwise layer of stride 1 with one row and column of padding on
+ * every side (qdepthwise_rows3.c with AVX2): planes from under 16
+ * positions (not taken) to past 8192, rows of one position to 40, of 512
+ * and 513 (not taken), one to three channels (a plane's last vector short
+ * with no channel after it to spill into, nor input after it to read). */
+static void rows3_case(int t, int extreme)
+{
+    mlvm_qconv2d_t p;
+    p.kh = p.kw = 3;
+    p.sh = p.sw = p.dh = p.dw = 1;
+    p.pt = p.pl = 1;
+    p.n = rnd(1, 2);
+    p.groups = t % 4 == 0 ? rnd(1, 3) : rnd(1, 20);
+    switch (t % 8) {
+    case 0: /* planes near 16 */
+        p.w = rnd(1, 40);
+        p.h = (rnd(14, 40) + p.w - 1) / p.w;
+        break;
+    case 1:
+        p.w = rnd(0, 1) ? 512 : 513;
+        p.h = rnd(1, 3);
+        break;
+    case 2: /* planes near 8192 */
+        p.w = rnd(1, 128);
+        p.h = 8192 / p.w + rnd(0, 1);
+        p.groups = rnd(1, 2);
+        break;
+    default:
+        p.h = rnd(1, 30), p.w = rnd(1, 40);
+        break;
+    }
+    p.c = p.o = p.groups;
+    p.oh = p.h, p.ow = p.w;
+    check_random_types(&p, extreme);
+}
+
 /* mlvm_qadd_8 against the same f32 steps through scalar.h's quantize:
  * every signedness, lengths around the vectors' widths, zero, infinite and
  * NaN scales among the random ones; y in place of a every other time. */
@@ -356,6 +392,8 @@ int main(int argc, char **argv)
         random_case(t % 10 == 0);
     for (t = 0; t < 80; ++t)
         dw3_case(t % 10 == 0);
+    for (t = 0; t < 96; ++t)
+        rows3_case(t, t % 10 == 0);
     for (t = 0; t < 160; ++t)
         check_qadd((mlvm_index_t[]){1, 7, 8, 15, 16, 17, 31, 64, 100, 257}[t % 10], t / 10 % 8);
     printf("qconv_paths[%s]: %ld cases, %ld failures\n", mlvm_qkernel_path(), cases, failures);

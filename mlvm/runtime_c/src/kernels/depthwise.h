@@ -1,6 +1,7 @@
 /* Internal: conv2d's and qconv2d's depthwise-like groups with the sums in
  * vector registers (depthwise.c, depthwise_lanes.c, qdepthwise_lanes.c,
- * qdepthwise_perm.c), for the builds with AVX2 or AVX-512. */
+ * qdepthwise_rows3.c, qdepthwise_perm.c), for the builds with AVX2 or
+ * AVX-512. */
 #ifndef MLVM_KERNELS_DEPTHWISE_H_
 #define MLVM_KERNELS_DEPTHWISE_H_
 
@@ -57,9 +58,22 @@ int mlvm_qdw_lanes_applies(const mlvm_qconv2d_t *p);
 void mlvm_qdw_lanes_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const void *x,
                       const void *w, const void *zx, const void *zw, const int32_t *bias,
                       const float *mult, const void *zy, void *out);
+#define MLVM_QDW_ROWS3 1
+/* Whether mlvm_qdw_rows3_8 (qdepthwise_rows3.c) covers p: one input channel
+ * and one output per group, 3x3, stride and dilation 1, one row and column
+ * of padding on every side (the output as large as the input), rows of at
+ * most 512 positions, planes of 16 to 8192 (smaller ones fill too few
+ * lanes: the channels-in-lanes kernels do better there). */
+int mlvm_qdw_rows3_applies(const mlvm_qconv2d_t *p);
+/* As mlvm_qdw_lanes_8 for such a p. */
+void mlvm_qdw_rows3_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const void *x,
+                      const void *w, const void *zx, const void *zw, const int32_t *bias,
+                      const float *mult, const void *zy, void *out);
 #else
 #define mlvm_qdw_lanes_applies(p) ((void)(p), 0)
 #define mlvm_qdw_lanes_8(p, rq, x, w, zx, zw, bias, mult, zy, out) ((void)0)
+#define mlvm_qdw_rows3_applies(p) ((void)(p), 0)
+#define mlvm_qdw_rows3_8(p, rq, x, w, zx, zw, bias, mult, zy, out) ((void)0)
 #endif
 
 #if defined(__AVX512VBMI__) && defined(__AVX512VNNI__) && defined(__AVX512BW__)                  \

@@ -266,16 +266,17 @@ static void dw3_case(int extreme)
 
 /* A 3x3 depthwise layer of stride 1 with one row and column of padding on
  * every side (qdepthwise_rows3.c with AVX2): planes from under 16
- * positions (not taken) to past 8192, rows of one position to 40, of 512
- * and 513 (not taken), one to three channels (a plane's last vector short
- * with no channel after it to spill into, nor input after it to read). */
+ * positions (not taken) to past 8192, rows of one position to 40, of 480
+ * to 513 (513 not taken), one to three channels (a plane's last vector
+ * short with no channel after it to spill into, nor input after it to
+ * read), one to three images. */
 static void rows3_case(int t, int extreme)
 {
     mlvm_qconv2d_t p;
     p.kh = p.kw = 3;
     p.sh = p.sw = p.dh = p.dw = 1;
     p.pt = p.pl = 1;
-    p.n = rnd(1, 2);
+    p.n = rnd(1, 3);
     p.groups = t % 4 == 0 ? rnd(1, 3) : rnd(1, 20);
     switch (t % 8) {
     case 0: /* planes near 16 */
@@ -286,8 +287,9 @@ static void rows3_case(int t, int extreme)
         p.w = rnd(0, 1) ? 512 : 513;
         p.h = rnd(1, 3);
         break;
-    case 2: /* planes near 8192 */
-        p.w = rnd(1, 128);
+    case 2: /* planes near 8192, of narrow rows and of rows near 512 (the
+             * largest stack copy) */
+        p.w = t % 16 == 2 ? rnd(1, 128) : rnd(480, 513);
         p.h = 8192 / p.w + rnd(0, 1);
         p.groups = rnd(1, 2);
         break;
@@ -379,6 +381,10 @@ int main(int argc, char **argv)
         {1, 17, 11, 11, 17, 5, 5, 3, 6, 2, 2, 1, 2, 2, 1, 17, 0, 1, 1, 0},
         {1, 16, 127, 1, 16, 3, 1, 127, 1, 1, 1, 1, 0, 1, 1, 16, 1, 1, 0, 0},
         {1, 16, 9, 9, 16, 7, 7, 3, 3, 1, 1, 0, 0, 1, 1, 16, 0, 1, 1, 0},
+        /* qdepthwise_rows3.c's largest plane with its widest rows (its
+         * stack copy at its largest), and one of rows too wide for it */
+        {2, 2, 16, 512, 2, 3, 3, 16, 512, 1, 1, 1, 1, 1, 1, 2, 1, 0, 1, 0},
+        {1, 1, 8, 1024, 1, 3, 3, 8, 1024, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 0},
     };
     size_t i;
     int t;

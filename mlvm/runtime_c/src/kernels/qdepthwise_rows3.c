@@ -18,6 +18,7 @@
  * reference's int32 sums); the requantization is requant.h's, per channel,
  * as qconv_ws.c's (bias added wrapping, times the multiplier in f32,
  * rounded half to even, the zero point, clamped, NaN to the zero point). */
+#include <math.h>
 #include <string.h>
 
 #include "depthwise.h"
@@ -124,7 +125,8 @@ MLVM_QDWR_INLINE __m256i next_col(const qdwr_t *q, __m256i col)
 }
 
 /* One channel's plane of requantized bytes (its sums from bias); finite
- * and y_signed constants in each caller, so that the loop tests neither. */
+ * and y_signed constants in the common callers, so that their loops test
+ * neither (a non-finite multiplier's, rare, tests y_signed). */
 MLVM_QDWR_INLINE void plane_bytes(const qdwr_t *q, const int16_t *b, const __m256i wt[5],
                                   int32_t bias, float mult, int finite, int y_signed, int spill,
                                   uint8_t *out)
@@ -193,7 +195,9 @@ void mlvm_qdw_rows3_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const 
                       const void *w, const void *zx, const void *zw, const int32_t *bias,
                       const float *mult, const void *zy, void *out)
 {
-    int16_t buf[MLVM_QDWR_PLANE + 2 * MLVM_QDWR_W + 48];
+    /* the plane rounded up to 16 between a zero row and column before it
+     * and after it: at most MLVM_QDWR_PLANE + 2 MLVM_QDWR_W + 2 */
+    int16_t buf[MLVM_QDWR_PLANE + 2 * MLVM_QDWR_W + 2];
     const mlvm_index_t plane = p->h * p->w, lead = p->w + 1, body = (plane + 15) / 16 * 16;
     const uint8_t flip = p->x_signed ? 0x80 : 0;
     const __m128i flipv = _mm_set1_epi8((char)flip);
@@ -225,7 +229,7 @@ void mlvm_qdw_rows3_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const 
         __m256i wt[5];
         const int32_t bc = bias != NULL ? bias[c] : 0;
         const float mc = rq != NULL ? mult[rq->mult_per_o ? c : 0] : 0.0f;
-        const int finite = mc - mc == 0.0f, y_signed = rq != NULL && rq->y_signed;
+        const int finite = isfinite(mc), y_signed = rq != NULL && rq->y_signed;
         /* a plane's last vector may store up to 15 values past it where the
          * channels after it (written later) take them */
         const int spill = (p->c - 1 - c) * plane >= 16;

@@ -8,7 +8,8 @@ round (which slow spells of a shared machine disturb much less than
 either time).
 
 Models: the CNN of tests/frontend/onnx/test_qdq.py (16 channels, 16x16),
-and the ResNet-8 and DS-CNN of `make bench` (bench/onnx_models.py), each
+and the ResNet-8, DS-CNN and MobileNet-v1-0.25 (96x96, the visual wake
+words model) of `make bench` (bench/onnx_models.py), each
 quantized by onnxruntime's static quantizer after its own pre-processing
 (quant_pre_process, which folds BatchNormalization into the convolutions):
 QDQ, per-channel s8 weights, u8 activations, 8 seeded calibration inputs.
@@ -56,7 +57,8 @@ def quantized(f32: Path) -> Path:
 
 def models(d: Path) -> dict[str, Path]:
     out = {"small CNN 16x16": cnn(d / "cnn.onnx")}
-    for name, make in (("ResNet-8 B=1", onnx_models.resnet8), ("DS-CNN B=1", onnx_models.dscnn)):
+    for name, make in (("ResNet-8 B=1", onnx_models.resnet8), ("DS-CNN B=1", onnx_models.dscnn),
+                       ("MobileNet-v1-0.25 B=1", onnx_models.mobilenet_v1)):
         path = d / f"{name.split()[0].lower()}.onnx"
         onnx.save(make(1), path)
         out[name] = path

@@ -545,6 +545,8 @@ typedef struct qtile {
         a##r = MLVM_Q_DOT(a##r, x0, wv);                                                          \
         b##r = MLVM_Q_DOT(b##r, x1, wv);                                                          \
     } while (0)
+/* (the first half only: b stays 0) */
+#define MLVM_Q_HALF_STEP(r) (a##r = MLVM_Q_DOT(a##r, x0, MLVM_Q_WEIGHT(w##r[kk])))
 #endif
 
 #if defined(MLVM_Q_ZMM)
@@ -613,19 +615,33 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
     MLVM_Q_SUMS(5);
     MLVM_Q_SUMS(6);
     MLVM_Q_SUMS(7);
-    for (kk = 0; kk < t->k; ++kk) {
-        const int32_t *bk = (const int32_t *)(const void *)(t->xs) + t->off[kk] + q0;
-        const __m512i x0 = _mm512_loadu_si512((const void *)bk);
-        const __m512i x1 = _mm512_loadu_si512((const void *)(bk + 16));
-        MLVM_Q_ROW_STEP(0);
-        MLVM_Q_ROW_STEP(1);
-        MLVM_Q_ROW_STEP(2);
-        MLVM_Q_ROW_STEP(3);
-        MLVM_Q_ROW_STEP(4);
-        MLVM_Q_ROW_STEP(5);
-        MLVM_Q_ROW_STEP(6);
-        MLVM_Q_ROW_STEP(7);
-    }
+    if (np <= 16) /* one vector of positions: no second half to sum (small maps' tiles) */
+        for (kk = 0; kk < t->k; ++kk) {
+            const int32_t *bk = (const int32_t *)(const void *)(t->xs) + t->off[kk] + q0;
+            const __m512i x0 = _mm512_loadu_si512((const void *)bk);
+            MLVM_Q_HALF_STEP(0);
+            MLVM_Q_HALF_STEP(1);
+            MLVM_Q_HALF_STEP(2);
+            MLVM_Q_HALF_STEP(3);
+            MLVM_Q_HALF_STEP(4);
+            MLVM_Q_HALF_STEP(5);
+            MLVM_Q_HALF_STEP(6);
+            MLVM_Q_HALF_STEP(7);
+        }
+    else
+        for (kk = 0; kk < t->k; ++kk) {
+            const int32_t *bk = (const int32_t *)(const void *)(t->xs) + t->off[kk] + q0;
+            const __m512i x0 = _mm512_loadu_si512((const void *)bk);
+            const __m512i x1 = _mm512_loadu_si512((const void *)(bk + 16));
+            MLVM_Q_ROW_STEP(0);
+            MLVM_Q_ROW_STEP(1);
+            MLVM_Q_ROW_STEP(2);
+            MLVM_Q_ROW_STEP(3);
+            MLVM_Q_ROW_STEP(4);
+            MLVM_Q_ROW_STEP(5);
+            MLVM_Q_ROW_STEP(6);
+            MLVM_Q_ROW_STEP(7);
+        }
     {
         __m512i v[2 * MLVM_Q_MR];
         v[0] = a0, v[1] = b0, v[2] = a1, v[3] = b1, v[4] = a2, v[5] = b2, v[6] = a3, v[7] = b3;
@@ -670,6 +686,8 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
         x0 = _mm256_loadu_si256((const __m256i *)(const void *)(p));          \
         x1 = _mm256_loadu_si256((const __m256i *)(const void *)((p) + 8));    \
     } while (0)
+#define MLVM_Q_LOAD1(x0, p) (x0 = _mm256_loadu_si256((const __m256i *)(const void *)(p)))
+#define MLVM_Q_HALF 8 /* positions of x0 */
 #define MLVM_Q_WT int32_t
 #define MLVM_Q_WROWS(t) ((t)->w4)
 #define MLVM_Q_WEIGHT(w) _mm256_set1_epi32(w)
@@ -685,6 +703,8 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
         x0 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(p))); \
         x1 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)((p) + 4))); \
     } while (0)
+#define MLVM_Q_LOAD1(x0, p) (x0 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(p))))
+#define MLVM_Q_HALF 4
 #define MLVM_Q_WT int64_t
 #define MLVM_Q_WROWS(t) ((const int64_t *)(t)->w16)
 #define MLVM_Q_WEIGHT(w) _mm256_broadcastq_epi64(_mm_loadl_epi64((const __m128i *)(const void *)&(w)))
@@ -776,17 +796,30 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
     MLVM_Q_SUMS(3);
     MLVM_Q_SUMS(4);
     MLVM_Q_SUMS(5);
-    for (kk = 0; kk < t->k; ++kk) {
-        const int32_t *bk = (const int32_t *)(const void *)(t->xs) + t->off[kk] + q0;
-        __m256i x0, x1;
-        MLVM_Q_LOAD(x0, x1, bk);
-        MLVM_Q_ROW_STEP(0);
-        MLVM_Q_ROW_STEP(1);
-        MLVM_Q_ROW_STEP(2);
-        MLVM_Q_ROW_STEP(3);
-        MLVM_Q_ROW_STEP(4);
-        MLVM_Q_ROW_STEP(5);
-    }
+    if (np <= MLVM_Q_HALF) /* x0's positions only: no second half to sum */
+        for (kk = 0; kk < t->k; ++kk) {
+            const int32_t *bk = (const int32_t *)(const void *)(t->xs) + t->off[kk] + q0;
+            __m256i x0;
+            MLVM_Q_LOAD1(x0, bk);
+            MLVM_Q_HALF_STEP(0);
+            MLVM_Q_HALF_STEP(1);
+            MLVM_Q_HALF_STEP(2);
+            MLVM_Q_HALF_STEP(3);
+            MLVM_Q_HALF_STEP(4);
+            MLVM_Q_HALF_STEP(5);
+        }
+    else
+        for (kk = 0; kk < t->k; ++kk) {
+            const int32_t *bk = (const int32_t *)(const void *)(t->xs) + t->off[kk] + q0;
+            __m256i x0, x1;
+            MLVM_Q_LOAD(x0, x1, bk);
+            MLVM_Q_ROW_STEP(0);
+            MLVM_Q_ROW_STEP(1);
+            MLVM_Q_ROW_STEP(2);
+            MLVM_Q_ROW_STEP(3);
+            MLVM_Q_ROW_STEP(4);
+            MLVM_Q_ROW_STEP(5);
+        }
     {
         __m256i v[2 * MLVM_Q_MR];
         v[0] = a0, v[1] = b0, v[2] = a1, v[3] = b1, v[4] = a2, v[5] = b2;

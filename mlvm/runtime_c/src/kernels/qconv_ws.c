@@ -643,10 +643,6 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
             MLVM_Q_ROW_STEP(7);
         }
     {
-        __m512i v[2 * MLVM_Q_MR];
-        v[0] = a0, v[1] = b0, v[2] = a1, v[3] = b1, v[4] = a2, v[5] = b2, v[6] = a3, v[7] = b3;
-        v[8] = a4, v[9] = b4, v[10] = a5, v[11] = b5, v[12] = a6, v[13] = b6, v[14] = a7;
-        v[15] = b7;
         if (s->requant && s->finite && s->zwp == NULL) {
             /* the common case with its constants in registers, no test
              * per vector (the byte stores would make gcc reload the
@@ -659,21 +655,39 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
             const int per_o = s->mult_per_o;
             uint8_t *dst = (uint8_t *)s->out + o * s->ld + (q0 - s->q0);
             const mlvm_index_t ld = s->ld;
-            for (r = 0; r < mr; ++r, dst += ld) {
-                const __m512i add = _mm512_set1_epi32(
-                    (int32_t)((bias != NULL ? (uint32_t)bias[o + r] : 0u) - share[o + r]));
-                const __m512 mu = _mm512_set1_ps(mult[per_o ? o + r : 0]);
-                _mm512_mask_cvtepi32_storeu_epi8(
-                    dst, m[0], mlvm_requant512_finite(_mm512_add_epi32(v[2 * r], add), mu, zy, lo, hi));
-                if (m[1])
-                    _mm512_mask_cvtepi32_storeu_epi8(
-                        dst + 16, m[1],
-                        mlvm_requant512_finite(_mm512_add_epi32(v[2 * r + 1], add), mu, zy, lo, hi));
-            }
+            /* row by row from the named sums (through an array indexed
+             * by r, gcc stored every sum and loaded it back) */
+#define MLVM_Q_FINISH_ROW(r)                                                                      \
+    if (r < mr) {                                                                                 \
+        const __m512i add = _mm512_set1_epi32(                                                    \
+            (int32_t)((bias != NULL ? (uint32_t)bias[o + r] : 0u) - share[o + r]));               \
+        const __m512 mu = _mm512_set1_ps(mult[per_o ? o + r : 0]);                                \
+        _mm512_mask_cvtepi32_storeu_epi8(                                                         \
+            dst + r * ld, m[0], mlvm_requant512_finite(_mm512_add_epi32(a##r, add), mu, zy, lo, hi)); \
+        if (m[1])                                                                                 \
+            _mm512_mask_cvtepi32_storeu_epi8(                                                     \
+                dst + r * ld + 16, m[1],                                                          \
+                mlvm_requant512_finite(_mm512_add_epi32(b##r, add), mu, zy, lo, hi));             \
+    }
+            MLVM_Q_FINISH_ROW(0)
+            MLVM_Q_FINISH_ROW(1)
+            MLVM_Q_FINISH_ROW(2)
+            MLVM_Q_FINISH_ROW(3)
+            MLVM_Q_FINISH_ROW(4)
+            MLVM_Q_FINISH_ROW(5)
+            MLVM_Q_FINISH_ROW(6)
+            MLVM_Q_FINISH_ROW(7)
+#undef MLVM_Q_FINISH_ROW
             return;
         }
-        for (r = 0; r < mr; ++r)
-            q_finish_zmm(s, o + r, q0, v + 2 * r, m, m[1] ? 2 : 1);
+        {
+            __m512i v[2 * MLVM_Q_MR];
+            v[0] = a0, v[1] = b0, v[2] = a1, v[3] = b1, v[4] = a2, v[5] = b2, v[6] = a3, v[7] = b3;
+            v[8] = a4, v[9] = b4, v[10] = a5, v[11] = b5, v[12] = a6, v[13] = b6, v[14] = a7;
+            v[15] = b7;
+            for (r = 0; r < mr; ++r)
+                q_finish_zmm(s, o + r, q0, v + 2 * r, m, m[1] ? 2 : 1);
+        }
     }
 }
 

@@ -14,7 +14,8 @@ measured stack). The table goes to stdout and into bench/README.md
 stride 2, ReLU, flatten, dense 10; 78,400 multiply-adds), the DS-CNN
 and MobileNet-v1-0.25 of `make bench` and MLPerf Tiny's anomaly-detection
 autoencoder (640-128x4-8-128x4-640; bench/onnx_models.py), and the
-DS-CNN and ResNet-8 quantized to int8 by onnxruntime (bench/int8.py).
+DS-CNN, ResNet-8 and MobileNet quantized to int8 by onnxruntime
+(bench/int8.py).
 """
 
 from __future__ import annotations
@@ -100,11 +101,13 @@ def main() -> int:
             onnx.save(build(1), d / f"{name}.onnx")
             aot("compile", str(d / f"{name}.onnx"), "-o", str(d / f"{name}.c"))
             tiny[name] = mlvm.compile(d / f"{name}.onnx")
-        # int8: the same DS-CNN and ResNet-8 quantized by onnxruntime (QDQ,
-        # per-channel weights), as bench/int8.py makes them
-        for name in ("dscnn", "resnet8"):
+        # int8: the same DS-CNN, ResNet-8 and MobileNet quantized by
+        # onnxruntime (QDQ, per-channel weights), as bench/int8.py makes them
+        int8_models = {"dscnn": onnx_models.dscnn, "resnet8": onnx_models.resnet8,
+                       "mobilenet": onnx_models.mobilenet_v1}
+        for name, build in int8_models.items():
             f32 = d / f"{name}_f.onnx"
-            onnx.save(onnx_models.dscnn(1) if name == "dscnn" else onnx_models.resnet8(1), f32)
+            onnx.save(build(1), f32)
             q = int8.quantized(f32)
             aot("compile", str(q), "-o", str(d / f"{name}_int8.c"))
             tiny[f"{name} int8"] = mlvm.compile(q)
@@ -113,16 +116,15 @@ def main() -> int:
                    "cnn28 --no-workspaces": d / "cnn28.onnx", "resnet8": d / "resnet8.onnx",
                    "resnet8 --no-workspaces": d / "resnet8.onnx", "dscnn": d / "dscnn.onnx",
                    "mobilenet": d / "mobilenet.onnx", "autoencoder": d / "autoencoder.onnx",
-                   "dscnn int8": d / "dscnn_f.onnx",
-                   "resnet8 int8": d / "resnet8_f.onnx"}
+                   **{f"{name} int8": d / f"{name}_f.onnx" for name in int8_models}}
         hosts = {"mlp": mlvm.compile(ROOT / "samples/mlp/mlp.mlir", params=d / "mlp.npz"),
                  "cnn28": cnn, "cnn28 --no-workspaces": cnn,
                  "resnet8": resnet, "resnet8 --no-workspaces": resnet, **tiny}
         files = {"mlp": "mlp.c", "cnn28": "cnn28.c", "cnn28 --no-workspaces": "cnn28_nows.c",
                  "resnet8": "resnet8.c", "dscnn": "dscnn.c", "mobilenet": "mobilenet.c",
                  "autoencoder": "autoencoder.c",
-                 "resnet8 --no-workspaces": "resnet8_nows.c", "dscnn int8": "dscnn_int8.c",
-                 "resnet8 int8": "resnet8_int8.c"}
+                 "resnet8 --no-workspaces": "resnet8_nows.c",
+                 **{f"{name} int8": f"{name}_int8.c" for name in int8_models}}
         for name, host in hosts.items():
             info = host.functions["main"]
             inputs = [np.random.default_rng(7).standard_normal(s.shape).astype(s.dtype) for s in info.inputs]

@@ -103,13 +103,15 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, ml
         out[name] = (d / f"{name}.c", mlvm.compile(d / f"{name}.onnx"))
     aot("compile", str(d / "dscnn.onnx"), "-o", str(d / "dscnn_nows.c"), "--no-workspaces")
     out["dscnn-nows"] = (d / "dscnn_nows.c", out["dscnn"][1])
-    # The same DS-CNN and ResNet-8 quantized by onnxruntime (QDQ, per-channel
-    # weights; bench/int8.py): the int8 GEMM's chunks of positions in
-    # halfwords, the depthwise taps, requantization, the f32 tail.
+    # The same DS-CNN, ResNet-8 and MobileNet quantized by onnxruntime (QDQ,
+    # per-channel weights; bench/int8.py): the int8 GEMM's chunks of
+    # positions in halfwords, the depthwise taps (strided ones too),
+    # requantization, the f32 tail.
     path = list(sys.path)
     import int8  # (bench/int8.py puts its own folders first on the path)
     sys.path[:] = path
-    for name, build in (("dscnn", onnx_models.dscnn), ("resnet8", onnx_models.resnet8)):
+    for name, build in (("dscnn", onnx_models.dscnn), ("resnet8", onnx_models.resnet8),
+                        ("mobilenet", onnx_models.mobilenet_v1)):
         onnx.save(build(1), d / f"{name}_f.onnx")
         q = int8.quantized(d / f"{name}_f.onnx")
         aot("compile", str(q), "-o", str(d / f"{name}_int8.c"))
@@ -196,7 +198,8 @@ func.func @main(%x: tensor<1x5x9x7xf32>, %y: tensor<1x1x11x6xf32>) -> (tensor<1x
 CASES = [("mlp", "m4"), ("resnet8", "m4"), ("mlp", "m3"), ("rows", "m4"), ("panels", "m4"), ("panels", "m3"), ("cnn28", "m4"),
          ("cnn28", "m3"), ("cnn28-nows", "m4"), ("dscnn", "m4"), ("dscnn-nows", "m4"),
          ("mobilenet", "m4"), ("autoencoder", "m4"), ("autoencoder", "m3"), ("qconv", "m4"),
-         ("qconv", "m3"), ("dscnn-int8", "m4"), ("resnet8-int8", "m4")]
+         ("qconv", "m3"), ("dscnn-int8", "m4"), ("resnet8-int8", "m4"),
+         ("mobilenet-int8", "m4")]
 
 
 @pytest.mark.parametrize("name,board", CASES, ids=[f"{n}-{b}" for n, b in CASES])

@@ -36,16 +36,24 @@
 #include <immintrin.h>
 #endif
 
-#if !defined(MLVM_PORTABLE_KERNELS) && defined(__AVX512F__) && defined(__AVX512VNNI__)
+#if !defined(MLVM_PORTABLE_KERNELS) && defined(__AVX512F__) && defined(__AVX512VNNI__)            \
+    && !defined(MLVM_Q_EMULATE_AVXVNNI)
 #include <immintrin.h>
 #define MLVM_Q_ZMM 1 /* vpdpbusd, 16 lanes */
 #define MLVM_Q_MR 8
 #define MLVM_Q_NR 32
-#elif !defined(MLVM_PORTABLE_KERNELS) && defined(__AVX2__) && defined(__AVXVNNI__)
+#elif !defined(MLVM_PORTABLE_KERNELS) && defined(__AVX2__)                                         \
+    && (defined(__AVXVNNI__) || defined(MLVM_Q_EMULATE_AVXVNNI))
 #include <immintrin.h>
 #define MLVM_Q_VNNI 1 /* vpdpbusd (VEX), 8 lanes */
 #define MLVM_Q_MR 6
 #define MLVM_Q_NR 16
+#if !defined(__AVXVNNI__)
+/* For the tests: the AVX-VNNI tiles on a core with AVX-512 VNNI instead
+ * (the EVEX vpdpbusd of ymm registers: the same sums), which the hosts
+ * that have no AVX-VNNI often do. */
+#define _mm256_dpbusd_avx_epi32 _mm256_dpbusd_epi32
+#endif
 #elif !defined(MLVM_PORTABLE_KERNELS) && defined(__AVX2__)
 #include <immintrin.h>
 #define MLVM_Q_AVX2 1 /* vpmaddwd of widened bytes */
@@ -517,7 +525,9 @@ static void q_finish_scalar(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, co
 /* -------------------------------------------------------------------------
  * Tiles: the sums over k-quads of lane products for r < mr rows of w4
  * and np positions from q0, to the sink; rows past mr read row 0 again and
- * are never stored. xs is the group's copy, read at off[t] + q. (The DSP
+ * are never stored. A tile of at most MLVM_Q_X0_POS positions (one vector,
+ * x0) sums that vector alone: its second sums stay 0 and are never
+ * stored. xs is the group's copy, read at off[t] + q. (The DSP
  * path instead runs one row over 8 positions of halfwords: q_group_rows.)
  * ---------------------------------------------------------------------- */
 
@@ -599,6 +609,7 @@ static void q_finish_run(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, const
 #define MLVM_Q_WROWS(t) ((t)->w4)
 #define MLVM_Q_WEIGHT(w) _mm512_set1_epi32(w)
 #define MLVM_Q_DOT(acc, x, wv) _mm512_dpbusd_epi32(acc, x, wv)
+#define MLVM_Q_X0_POS 16 /* positions of x0 (a tile of no more sums x0 alone) */
 
 static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_index_t q0, int mr,
                    int np)
@@ -615,7 +626,7 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
     MLVM_Q_SUMS(5);
     MLVM_Q_SUMS(6);
     MLVM_Q_SUMS(7);
-    if (np <= 16) /* one vector of positions: no second half to sum (small maps' tiles) */
+    if (np <= MLVM_Q_X0_POS) /* x0's positions only (small maps, a map's last tile) */
         for (kk = 0; kk < t->k; ++kk) {
             const int32_t *bk = (const int32_t *)(const void *)(t->xs) + t->off[kk] + q0;
             const __m512i x0 = _mm512_loadu_si512((const void *)bk);
@@ -657,26 +668,29 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
             const mlvm_index_t ld = s->ld;
             /* row by row from the named sums (through an array indexed
              * by r, gcc stored every sum and loaded it back) */
-#define MLVM_Q_FINISH_ROW(r)                                                                      \
-    if (r < mr) {                                                                                 \
-        const __m512i add = _mm512_set1_epi32(                                                    \
-            (int32_t)((bias != NULL ? (uint32_t)bias[o + r] : 0u) - share[o + r]));               \
-        const __m512 mu = _mm512_set1_ps(mult[per_o ? o + r : 0]);                                \
-        _mm512_mask_cvtepi32_storeu_epi8(                                                         \
-            dst + r * ld, m[0], mlvm_requant512_finite(_mm512_add_epi32(a##r, add), mu, zy, lo, hi)); \
-        if (m[1])                                                                                 \
+#define MLVM_Q_FINISH_ROW(i)                                                                      \
+    do {                                                                                          \
+        if (i < mr) {                                                                             \
+            const __m512i add = _mm512_set1_epi32(                                                \
+                (int32_t)((bias != NULL ? (uint32_t)bias[o + i] : 0u) - share[o + i]));           \
+            const __m512 mu = _mm512_set1_ps(mult[per_o ? o + i : 0]);                            \
             _mm512_mask_cvtepi32_storeu_epi8(                                                     \
-                dst + r * ld + 16, m[1],                                                          \
-                mlvm_requant512_finite(_mm512_add_epi32(b##r, add), mu, zy, lo, hi));             \
-    }
-            MLVM_Q_FINISH_ROW(0)
-            MLVM_Q_FINISH_ROW(1)
-            MLVM_Q_FINISH_ROW(2)
-            MLVM_Q_FINISH_ROW(3)
-            MLVM_Q_FINISH_ROW(4)
-            MLVM_Q_FINISH_ROW(5)
-            MLVM_Q_FINISH_ROW(6)
-            MLVM_Q_FINISH_ROW(7)
+                dst + i * ld, m[0],                                                               \
+                mlvm_requant512_finite(_mm512_add_epi32(a##i, add), mu, zy, lo, hi));             \
+            if (m[1])                                                                             \
+                _mm512_mask_cvtepi32_storeu_epi8(                                                 \
+                    dst + i * ld + 16, m[1],                                                      \
+                    mlvm_requant512_finite(_mm512_add_epi32(b##i, add), mu, zy, lo, hi));         \
+        }                                                                                         \
+    } while (0)
+            MLVM_Q_FINISH_ROW(0);
+            MLVM_Q_FINISH_ROW(1);
+            MLVM_Q_FINISH_ROW(2);
+            MLVM_Q_FINISH_ROW(3);
+            MLVM_Q_FINISH_ROW(4);
+            MLVM_Q_FINISH_ROW(5);
+            MLVM_Q_FINISH_ROW(6);
+            MLVM_Q_FINISH_ROW(7);
 #undef MLVM_Q_FINISH_ROW
             return;
         }
@@ -701,7 +715,7 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
         x1 = _mm256_loadu_si256((const __m256i *)(const void *)((p) + 8));    \
     } while (0)
 #define MLVM_Q_LOAD1(x0, p) (x0 = _mm256_loadu_si256((const __m256i *)(const void *)(p)))
-#define MLVM_Q_HALF 8 /* positions of x0 */
+#define MLVM_Q_X0_POS 8 /* positions of x0 (a tile of no more sums x0 alone) */
 #define MLVM_Q_WT int32_t
 #define MLVM_Q_WROWS(t) ((t)->w4)
 #define MLVM_Q_WEIGHT(w) _mm256_set1_epi32(w)
@@ -718,7 +732,7 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
         x1 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)((p) + 4))); \
     } while (0)
 #define MLVM_Q_LOAD1(x0, p) (x0 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(p))))
-#define MLVM_Q_HALF 4
+#define MLVM_Q_X0_POS 4 /* positions of x0 */
 #define MLVM_Q_WT int64_t
 #define MLVM_Q_WROWS(t) ((const int64_t *)(t)->w16)
 #define MLVM_Q_WEIGHT(w) _mm256_broadcastq_epi64(_mm_loadl_epi64((const __m128i *)(const void *)&(w)))
@@ -810,7 +824,7 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
     MLVM_Q_SUMS(3);
     MLVM_Q_SUMS(4);
     MLVM_Q_SUMS(5);
-    if (np <= MLVM_Q_HALF) /* x0's positions only: no second half to sum */
+    if (np <= MLVM_Q_X0_POS) /* x0's positions only: no second half to sum */
         for (kk = 0; kk < t->k; ++kk) {
             const int32_t *bk = (const int32_t *)(const void *)(t->xs) + t->off[kk] + q0;
             __m256i x0;

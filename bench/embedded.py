@@ -105,9 +105,9 @@ def main() -> int:
         # onnxruntime (QDQ, per-channel weights), as bench/int8.py makes them
         int8_models = {"dscnn": onnx_models.dscnn, "resnet8": onnx_models.resnet8,
                        "mobilenet": onnx_models.mobilenet_v1}
-        for name, build in int8_models.items():
+        for name, make_f32 in int8_models.items():
             f32 = d / f"{name}_f.onnx"
-            onnx.save(build(1), f32)
+            onnx.save(make_f32(1), f32)
             q = int8.quantized(f32)
             aot("compile", str(q), "-o", str(d / f"{name}_int8.c"))
             tiny[f"{name} int8"] = mlvm.compile(q)

@@ -129,13 +129,31 @@ static inline float mlvm_nearbyint_f32(float r)
 }
 
 /* Quantization: nearbyint(r) + zp, saturated to the type; NaN gives zp.
- * (nearbyint rounds half to even in the default rounding mode.) */
+ * (nearbyint rounds half to even in the default rounding mode.) With a
+ * Cortex-M's hardware float ABI, r is clamped first to the type's range
+ * less zp (integers: clamping before rounding gives the same integer; NaN
+ * passes through), then one VCVTR (NaN converts to 0) and an integer add:
+ * about ten instructions where the other form takes some twenty-five. */
+#if defined(__GNUC__) && defined(__arm__) && defined(__ARM_FP) && (__ARM_FP & 4) \
+    && defined(__ARM_PCS_VFP)
+#define MLVM_QUANTIZE_(N, T, LO, HI)                                          \
+    static inline T mlvm_quantize_##N(float r, T zp)                          \
+    {                                                                         \
+        const float lo = (float)(LO) - (float)zp, hi = (float)(HI) - (float)zp; \
+        float f = r < lo ? lo : r > hi ? hi : r;                              \
+        int32_t i;                                                            \
+        __asm__("vcvtr.s32.f32 %0, %0" : "+t"(f));                            \
+        __builtin_memcpy(&i, &f, sizeof i);                                   \
+        return (T)(i + (int32_t)zp);                                          \
+    }
+#else
 #define MLVM_QUANTIZE_(N, T, LO, HI)                                          \
     static inline T mlvm_quantize_##N(float r, T zp)                          \
     {                                                                         \
         const float v = mlvm_nearbyint_f32(r) + (float)zp;                    \
         return v != v ? zp : v <= (float)(LO) ? (T)(LO) : v >= (float)(HI) ? (T)(HI) : (T)v; \
     }
+#endif
 
 MLVM_QUANTIZE_(i8, int8_t, INT8_MIN, INT8_MAX)
 MLVM_QUANTIZE_(ui8, uint8_t, 0, UINT8_MAX)

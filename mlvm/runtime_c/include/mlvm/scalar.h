@@ -106,34 +106,15 @@ MLVM_TO_INT_(ui16, uint16_t, 0, UINT16_MAX)
 MLVM_TO_INT_(ui32, uint32_t, 0, UINT32_MAX)
 MLVM_TO_INT_(ui64, uint64_t, 0, UINT64_MAX)
 
-/* nearbyintf(r): with a Cortex-M's hardware float ABI one VCVTR (FPv4 has
- * no VRINTR), which rounds in the FPSCR's mode as nearbyintf does
- * (to nearest, ties to even, by default), where |r| < 2^23 and so the
- * conversion is exact; larger values, infinities and NaN are r itself.
- * newlib's nearbyintf is a call and some thirty integer instructions. */
-static inline float mlvm_nearbyint_f32(float r)
-{
-#if defined(__GNUC__) && defined(__arm__) && defined(__ARM_FP) && (__ARM_FP & 4) \
-    && defined(__ARM_PCS_VFP)
-    if (fabsf(r) < 8388608.0f) {
-        float f = r;
-        int32_t i;
-        __asm__("vcvtr.s32.f32 %0, %0" : "+t"(f));
-        __builtin_memcpy(&i, &f, sizeof i);
-        return (float)i;
-    }
-    return r;
-#else
-    return nearbyintf(r);
-#endif
-}
-
 /* Quantization: nearbyint(r) + zp, saturated to the type; NaN gives zp.
  * (nearbyint rounds half to even in the default rounding mode.) With a
  * Cortex-M's hardware float ABI, r is clamped first to the type's range
  * less zp (integers: clamping before rounding gives the same integer; NaN
- * passes through), then one VCVTR (NaN converts to 0) and an integer add:
- * about ten instructions where the other form takes some twenty-five. */
+ * passes through), then one VCVTR (rounding in the FPSCR's mode, as
+ * nearbyintf does; FPv4 has no VRINTR; NaN converts to 0) and an integer
+ * add: about ten instructions where rounding first, then adding and
+ * saturating in floats took about twenty (newlib's nearbyintf is a call
+ * and some thirty integer instructions more). */
 #if defined(__GNUC__) && defined(__arm__) && defined(__ARM_FP) && (__ARM_FP & 4) \
     && defined(__ARM_PCS_VFP)
 #define MLVM_QUANTIZE_(N, T, LO, HI)                                          \
@@ -150,7 +131,7 @@ static inline float mlvm_nearbyint_f32(float r)
 #define MLVM_QUANTIZE_(N, T, LO, HI)                                          \
     static inline T mlvm_quantize_##N(float r, T zp)                          \
     {                                                                         \
-        const float v = mlvm_nearbyint_f32(r) + (float)zp;                    \
+        const float v = nearbyintf(r) + (float)zp;                            \
         return v != v ? zp : v <= (float)(LO) ? (T)(LO) : v >= (float)(HI) ? (T)(HI) : (T)v; \
     }
 #endif

@@ -23,7 +23,9 @@
  * Groups with fewer output channels (depthwise) add their taps over chunks
  * of 64 positions of planar copies (all channels copied at once); on cores
  * with the DSP extension a 3x3 one of stride 1 reads its channel's plane
- * widened to halfwords, two taps per load (q_dw3_rows). */
+ * widened to halfwords, two taps per load (q_dw3_rows). With vectors, the
+ * depthwise kernels of depthwise.h take most such layers first, with no
+ * workspace (qdepthwise_perm.c, qdepthwise_rows3.c, qdepthwise_lanes.c). */
 #include <math.h>
 #include <string.h>
 

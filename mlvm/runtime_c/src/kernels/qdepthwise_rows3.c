@@ -14,7 +14,7 @@
  * two taps' weights less their zero points in one vpmaddwd: two exact
  * products per 32-bit lane, nine taps in five. The interleave puts
  * positions 0-3 and 8-11 in one sum vector, 4-7 and 12-15 in the other;
- * vpackssdw of the two restores the order. Sums are exact (as the
+ * vpackssdw of the two restores the order (vperm2i128 for int32 sums). Sums are exact (as the
  * reference's int32 sums); the requantization is requant.h's, per channel,
  * as qconv_ws.c's (bias added wrapping, times the multiplier in f32,
  * rounded half to even, the zero point, clamped, NaN to the zero point). */

@@ -540,7 +540,7 @@ static void q_finish_scalar(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, co
  * and np positions from q0, to the sink; rows past mr read row 0 again and
  * are never stored. A tile of at most MLVM_Q_X0_POS positions (one vector,
  * x0) sums that vector alone: its second sums stay 0 and are never
- * stored. xs is the group's copy, read at off[t] + q. (The DSP
+ * stored; with 256-bit vectors, a tile of at most 4 rows sums 4. xs is the group's copy, read at off[t] + q. (The DSP
  * path instead runs one row over 8 positions of halfwords: q_group_rows.)
  * ---------------------------------------------------------------------- */
 
@@ -848,6 +848,16 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
             MLVM_Q_HALF_STEP(3);
             MLVM_Q_HALF_STEP(4);
             MLVM_Q_HALF_STEP(5);
+        }
+    else if (mr <= 4) /* a group's last rows (8, 16 outputs: 6 + 2, 6 + 6 + 4) */
+        for (kk = 0; kk < t->k; ++kk) {
+            const int32_t *bk = (const int32_t *)(const void *)(t->xs) + t->off[kk] + q0;
+            __m256i x0, x1;
+            MLVM_Q_LOAD(x0, x1, bk);
+            MLVM_Q_ROW_STEP(0);
+            MLVM_Q_ROW_STEP(1);
+            MLVM_Q_ROW_STEP(2);
+            MLVM_Q_ROW_STEP(3);
         }
     else
         for (kk = 0; kk < t->k; ++kk) {

@@ -540,7 +540,8 @@ static void q_finish_scalar(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, co
  * and np positions from q0, to the sink; rows past mr read row 0 again and
  * are never stored. A tile of at most MLVM_Q_X0_POS positions (one vector,
  * x0) sums that vector alone: its second sums stay 0 and are never
- * stored; with 256-bit vectors, a tile of at most 4 rows sums 4. xs is the group's copy, read at off[t] + q. (The DSP
+ * stored. With 256-bit vectors a tile of more positions and at most 4
+ * rows sums 4 rows. xs is the group's copy, read at off[t] + q. (The DSP
  * path instead runs one row over 8 positions of halfwords: q_group_rows.)
  * ---------------------------------------------------------------------- */
 

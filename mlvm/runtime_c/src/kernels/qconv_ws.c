@@ -571,6 +571,18 @@ typedef struct qtile {
     } while (0)
 /* (the first half only: b stays 0) */
 #define MLVM_Q_HALF_STEP(r) (a##r = MLVM_Q_DOT(a##r, x0, MLVM_Q_WEIGHT(w##r[kk])))
+/* A tile's k-loop: each k-quad's positions (X: MLVM_Q_X2 declares x0 and
+ * x1 from bk, MLVM_Q_X1 x0 alone, each ISA's below), then ROWS, the steps
+ * of the rows it sums (MLVM_Q_ROWS4 / 6 / 8 of a step). */
+#define MLVM_Q_K_LOOP(X, ROWS)                                                                    \
+    for (kk = 0; kk < t->k; ++kk) {                                                               \
+        const int32_t *bk = (const int32_t *)(const void *)(t->xs) + t->off[kk] + q0;             \
+        X;                                                                                        \
+        ROWS;                                                                                     \
+    }
+#define MLVM_Q_ROWS4(STEP) STEP(0); STEP(1); STEP(2); STEP(3)
+#define MLVM_Q_ROWS6(STEP) MLVM_Q_ROWS4(STEP); STEP(4); STEP(5)
+#define MLVM_Q_ROWS8(STEP) MLVM_Q_ROWS6(STEP); STEP(6); STEP(7)
 #endif
 
 #if defined(MLVM_Q_ZMM)
@@ -624,6 +636,8 @@ static void q_finish_run(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, const
 #define MLVM_Q_WEIGHT(w) _mm512_set1_epi32(w)
 #define MLVM_Q_DOT(acc, x, wv) _mm512_dpbusd_epi32(acc, x, wv)
 #define MLVM_Q_X0_POS 16 /* positions of x0 (a tile of no more sums x0 alone) */
+#define MLVM_Q_X1 const __m512i x0 = _mm512_loadu_si512((const void *)bk)
+#define MLVM_Q_X2 MLVM_Q_X1, x1 = _mm512_loadu_si512((const void *)(bk + 16))
 
 static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_index_t q0, int mr,
                    int np)
@@ -641,32 +655,9 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
     MLVM_Q_SUMS(6);
     MLVM_Q_SUMS(7);
     if (np <= MLVM_Q_X0_POS) /* x0's positions only (small maps, a map's last tile) */
-        for (kk = 0; kk < t->k; ++kk) {
-            const int32_t *bk = (const int32_t *)(const void *)(t->xs) + t->off[kk] + q0;
-            const __m512i x0 = _mm512_loadu_si512((const void *)bk);
-            MLVM_Q_HALF_STEP(0);
-            MLVM_Q_HALF_STEP(1);
-            MLVM_Q_HALF_STEP(2);
-            MLVM_Q_HALF_STEP(3);
-            MLVM_Q_HALF_STEP(4);
-            MLVM_Q_HALF_STEP(5);
-            MLVM_Q_HALF_STEP(6);
-            MLVM_Q_HALF_STEP(7);
-        }
+        MLVM_Q_K_LOOP(MLVM_Q_X1, MLVM_Q_ROWS8(MLVM_Q_HALF_STEP))
     else
-        for (kk = 0; kk < t->k; ++kk) {
-            const int32_t *bk = (const int32_t *)(const void *)(t->xs) + t->off[kk] + q0;
-            const __m512i x0 = _mm512_loadu_si512((const void *)bk);
-            const __m512i x1 = _mm512_loadu_si512((const void *)(bk + 16));
-            MLVM_Q_ROW_STEP(0);
-            MLVM_Q_ROW_STEP(1);
-            MLVM_Q_ROW_STEP(2);
-            MLVM_Q_ROW_STEP(3);
-            MLVM_Q_ROW_STEP(4);
-            MLVM_Q_ROW_STEP(5);
-            MLVM_Q_ROW_STEP(6);
-            MLVM_Q_ROW_STEP(7);
-        }
+        MLVM_Q_K_LOOP(MLVM_Q_X2, MLVM_Q_ROWS8(MLVM_Q_ROW_STEP))
     {
         if (s->requant && s->finite && s->zwp == NULL) {
             /* the common case with its constants in registers, no test
@@ -723,12 +714,8 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
 
 #if defined(MLVM_Q_VNNI)
 /* lanes of 8 positions; each sum lane is a position's sum */
-#define MLVM_Q_LOAD(x0, x1, p)                                                \
-    do {                                                                      \
-        x0 = _mm256_loadu_si256((const __m256i *)(const void *)(p));          \
-        x1 = _mm256_loadu_si256((const __m256i *)(const void *)((p) + 8));    \
-    } while (0)
-#define MLVM_Q_LOAD1(x0, p) (x0 = _mm256_loadu_si256((const __m256i *)(const void *)(p)))
+#define MLVM_Q_X1 const __m256i x0 = _mm256_loadu_si256((const __m256i *)(const void *)bk)
+#define MLVM_Q_X2 MLVM_Q_X1, x1 = _mm256_loadu_si256((const __m256i *)(const void *)(bk + 8))
 #define MLVM_Q_X0_POS 8 /* positions of x0 (a tile of no more sums x0 alone) */
 #define MLVM_Q_WT int32_t
 #define MLVM_Q_WROWS(t) ((t)->w4)
@@ -740,12 +727,9 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
  * weight quads are widened once per block of rows (q_rows), so that a
  * step broadcasts each from memory (a load, no shuffle: widened per step,
  * the shuffles had been the tile's bottleneck). */
-#define MLVM_Q_LOAD(x0, x1, p)                                                \
-    do {                                                                      \
-        x0 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(p))); \
-        x1 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)((p) + 4))); \
-    } while (0)
-#define MLVM_Q_LOAD1(x0, p) (x0 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(p))))
+#define MLVM_Q_X1 const __m256i x0 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)bk))
+#define MLVM_Q_X2                                                                                 \
+    MLVM_Q_X1, x1 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(bk + 4)))
 #define MLVM_Q_X0_POS 4 /* positions of x0 */
 #define MLVM_Q_WT int64_t
 #define MLVM_Q_WROWS(t) ((const int64_t *)(t)->w16)
@@ -839,39 +823,11 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
     MLVM_Q_SUMS(4);
     MLVM_Q_SUMS(5);
     if (np <= MLVM_Q_X0_POS) /* x0's positions only: no second half to sum */
-        for (kk = 0; kk < t->k; ++kk) {
-            const int32_t *bk = (const int32_t *)(const void *)(t->xs) + t->off[kk] + q0;
-            __m256i x0;
-            MLVM_Q_LOAD1(x0, bk);
-            MLVM_Q_HALF_STEP(0);
-            MLVM_Q_HALF_STEP(1);
-            MLVM_Q_HALF_STEP(2);
-            MLVM_Q_HALF_STEP(3);
-            MLVM_Q_HALF_STEP(4);
-            MLVM_Q_HALF_STEP(5);
-        }
+        MLVM_Q_K_LOOP(MLVM_Q_X1, MLVM_Q_ROWS6(MLVM_Q_HALF_STEP))
     else if (mr <= 4) /* a group's last rows (8, 16 outputs: 6 + 2, 6 + 6 + 4) */
-        for (kk = 0; kk < t->k; ++kk) {
-            const int32_t *bk = (const int32_t *)(const void *)(t->xs) + t->off[kk] + q0;
-            __m256i x0, x1;
-            MLVM_Q_LOAD(x0, x1, bk);
-            MLVM_Q_ROW_STEP(0);
-            MLVM_Q_ROW_STEP(1);
-            MLVM_Q_ROW_STEP(2);
-            MLVM_Q_ROW_STEP(3);
-        }
+        MLVM_Q_K_LOOP(MLVM_Q_X2, MLVM_Q_ROWS4(MLVM_Q_ROW_STEP))
     else
-        for (kk = 0; kk < t->k; ++kk) {
-            const int32_t *bk = (const int32_t *)(const void *)(t->xs) + t->off[kk] + q0;
-            __m256i x0, x1;
-            MLVM_Q_LOAD(x0, x1, bk);
-            MLVM_Q_ROW_STEP(0);
-            MLVM_Q_ROW_STEP(1);
-            MLVM_Q_ROW_STEP(2);
-            MLVM_Q_ROW_STEP(3);
-            MLVM_Q_ROW_STEP(4);
-            MLVM_Q_ROW_STEP(5);
-        }
+        MLVM_Q_K_LOOP(MLVM_Q_X2, MLVM_Q_ROWS6(MLVM_Q_ROW_STEP))
     {
         __m256i v[2 * MLVM_Q_MR];
         v[0] = a0, v[1] = b0, v[2] = a1, v[3] = b1, v[4] = a2, v[5] = b2;

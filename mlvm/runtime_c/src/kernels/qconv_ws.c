@@ -903,7 +903,30 @@ static void q_halves(const qtile_t *t, const mlvm_index_t *qs, int run, uint32_t
     const mlvm_index_t *off = t->off, *const end = off + t->k;
     uint32_t *b = hw;
     int j;
-    if (run) { /* unrolled: constant offsets let gcc pair the stores (STRD) */
+    if (run) {
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
+        /* a lane's 8 words by two LDMs, its 16 halfword pairs by four STMs:
+         * 22 instructions where gcc's loads and stores one by one took 40
+         * (the copy and hw are word-aligned: LDM / STM require it). Not at
+         * -O0, where gcc cannot spare the eight registers. */
+#define MLVM_Q_HALVES4                                                         \
+    "uxtb16 r4, r0\n\tuxtb16 r5, r0, ror #8\n\tuxtb16 r6, r1\n\tuxtb16 r8, r1, ror #8\n\t" \
+    "stmia %[b]!, {r4, r5, r6, r8}\n\t"                                         \
+    "uxtb16 r4, r2\n\tuxtb16 r5, r2, ror #8\n\tuxtb16 r6, r3\n\tuxtb16 r8, r3, ror #8\n\t" \
+    "stmia %[b]!, {r4, r5, r6, r8}\n\t"
+        for (; off != end; ++off) {
+            const uint32_t *src = (const uint32_t *)(const void *)(t->xs + (*off + qs[0]) * 4);
+            uint32_t *const dst = b;
+            __asm__("ldmia %[s]!, {r0, r1, r2, r3}\n\t" MLVM_Q_HALVES4
+                    "ldmia %[s], {r0, r1, r2, r3}\n\t" MLVM_Q_HALVES4
+                    : [s] "+r"(src), [b] "+r"(b), "=m"(*(uint32_t(*)[16])dst)
+                    : "m"(*(const uint32_t(*)[8])src)
+                    : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r8");
+        }
+#undef MLVM_Q_HALVES4
+        return;
+#endif
+        /* unrolled: constant offsets let gcc pair the stores (STRD) */
 #define MLVM_Q_HALF(b, j, v) ((b)[2 * (j)] = __uxtb16(v), (b)[2 * (j) + 1] = q_uxtb16_8(v))
         for (; off != end; ++off, b += 16) {
             const uint8_t *src = t->xs + (*off + qs[0]) * 4;

@@ -472,6 +472,35 @@ q_requant_run(uint8_t *out, const uint32_t *v, mlvm_index_t n, uint32_t base, fl
         y = mlvm_vcvtr_add(f * mult, zyi);                                     \
         out[j] = (uint8_t)CLAMP(y);                                            \
     } while (0)
+/* biased, and the clamp one instruction: first blocks of four sums by one
+ * VLDMIA, converted, scaled and rounded in s0-s3 and moved out two by a
+ * VMOV (29 instructions for four where the loop below takes 40: gcc moves
+ * each value between the register files alone) */
+#define MLVM_Q_FINISH_BIASED4(CLAMP)                                           \
+    do {                                                                       \
+        for (j = 0; j + 4 <= n; j += 4) {                                      \
+            int32_t a, b, c, d;                                                \
+            __asm__("vldmia %[p]!, {s0-s3}\n\t"                                \
+                    "vcvt.f32.s32 s0, s0\n\tvcvt.f32.s32 s1, s1\n\t"           \
+                    "vcvt.f32.s32 s2, s2\n\tvcvt.f32.s32 s3, s3\n\t"           \
+                    "vmul.f32 s0, s0, %[m]\n\tvmul.f32 s1, s1, %[m]\n\t"       \
+                    "vmul.f32 s2, s2, %[m]\n\tvmul.f32 s3, s3, %[m]\n\t"       \
+                    "vcvtr.s32.f32 s0, s0\n\tvcvtr.s32.f32 s1, s1\n\t"         \
+                    "vcvtr.s32.f32 s2, s2\n\tvcvtr.s32.f32 s3, s3\n\t"         \
+                    "vmov %[a], %[b], s0, s1\n\tvmov %[c], %[d], s2, s3"       \
+                    : [a] "=r"(a), [b] "=r"(b), [c] "=r"(c), [d] "=r"(d),     \
+                      [p] "+r"(pv)                                             \
+                    : [m] "t"(mult),                                           \
+                      "m"(*(const uint32_t(*)[4])(const void *)pv)             \
+                    : "s0", "s1", "s2", "s3");                                 \
+            out[j] = (uint8_t)CLAMP(__qadd(a, zyi));                           \
+            out[j + 1] = (uint8_t)CLAMP(__qadd(b, zyi));                       \
+            out[j + 2] = (uint8_t)CLAMP(__qadd(c, zyi));                       \
+            out[j + 3] = (uint8_t)CLAMP(__qadd(d, zyi));                       \
+        }                                                                      \
+        for (; j < n; ++j)                                                     \
+            MLVM_Q_FINISH_BIASED(CLAMP);                                       \
+    } while (0)
 #define MLVM_Q_FINISH_ALL(CLAMP)                                               \
     do {                                                                       \
         if (biased)                                                            \
@@ -484,13 +513,18 @@ q_requant_run(uint8_t *out, const uint32_t *v, mlvm_index_t n, uint32_t base, fl
             for (j = 0; j < n; ++j)                                            \
                 MLVM_Q_FINISH_ONE(v[j] + base, CLAMP);                         \
     } while (0)
-    if (s->clamp == 0)
+    if (s->clamp == 0 && biased)
+        MLVM_Q_FINISH_BIASED4(MLVM_Q_U8);
+    else if (s->clamp == 1 && biased)
+        MLVM_Q_FINISH_BIASED4(MLVM_Q_S8);
+    else if (s->clamp == 0)
         MLVM_Q_FINISH_ALL(MLVM_Q_U8);
     else if (s->clamp == 1)
         MLVM_Q_FINISH_ALL(MLVM_Q_S8);
     else
         MLVM_Q_FINISH_ALL(MLVM_Q_BOUNDS);
 #undef MLVM_Q_FINISH_ALL
+#undef MLVM_Q_FINISH_BIASED4
 #undef MLVM_Q_FINISH_BIASED
 #undef MLVM_Q_BOUNDS
 #undef MLVM_Q_S8

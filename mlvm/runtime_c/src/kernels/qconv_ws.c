@@ -1611,25 +1611,43 @@ static void q_widen_input(const mlvm_qconv2d_t *p, const qgeom_t *g, const uint8
 /* `rows` output rows of n positions of one channel (3x3, stride 1), into
  * acc[r * n + x]: xh the widened plane at the first row's first position,
  * wq2 its row pitch in bytes, wp the kernel rows' pairs (w[r][0], w[r][1])
- * and (w[r][2], 0). Six unaligned loads and six SMLAD per position (the
- * third column's pair reads the next position's tap, times 0). */
+ * and (w[r][1], w[r][2]). Two positions a step: per kernel row the pairs
+ * A = (x[q], x[q + 1]) and B = (x[q + 2], x[q + 3]) by two unaligned loads,
+ * position q's sum A.(w0, w1) + B.lo w2 (SMLAD, SMLABT), q + 1's A.hi w0 +
+ * B.(w1, w2) (SMLATB, SMLAD): 6 loads and 12 multiplies for 18
+ * multiply-adds, where a position alone (the last of an odd row) takes
+ * 6 and 6 for 9. Integer sums: the same bits in any order. */
 MLVM_Q_NOINLINE static void q_dw3_rows(const uint8_t *xh, mlvm_index_t wq2, const int32_t *wp,
                                        uint32_t *acc, mlvm_index_t n, mlvm_index_t rows,
                                        int32_t init)
 {
     const int32_t a0 = wp[0], a1 = wp[1], b0 = wp[2], b1 = wp[3], c0 = wp[4], c1 = wp[5];
-    uint32_t *const last = acc + rows * n;
-    for (; acc != last; xh += wq2 - 2 * n) {
-        uint32_t *const end = acc + n;
-        for (; acc != end; ++acc, xh += 2) {
-            const uint8_t *const r1 = xh + wq2, *const r2 = r1 + wq2;
+    mlvm_index_t r;
+    for (r = 0; r < rows; ++r, xh += wq2, acc += n) {
+        const uint8_t *x0 = xh, *x1 = xh + wq2, *x2 = x1 + wq2;
+        uint32_t *o = acc, *const pairs_end = acc + (n & ~(mlvm_index_t)1);
+        for (; o != pairs_end; o += 2, x0 += 4, x1 += 4, x2 += 4) {
             uint32_t t0, t1, u0, u1, v0, v1;
-            memcpy(&t0, xh, 4), memcpy(&t1, xh + 4, 4);
-            memcpy(&u0, r1, 4), memcpy(&u1, r1 + 4, 4);
-            memcpy(&v0, r2, 4), memcpy(&v1, r2 + 4, 4);
-            *acc = (uint32_t)__smlad((int32_t)t0, a0, __smlad((int32_t)t1, a1,
-                       __smlad((int32_t)u0, b0, __smlad((int32_t)u1, b1,
-                       __smlad((int32_t)v0, c0, __smlad((int32_t)v1, c1, init))))));
+            int32_t p, q;
+            memcpy(&t0, x0, 4), memcpy(&t1, x0 + 4, 4);
+            memcpy(&u0, x1, 4), memcpy(&u1, x1 + 4, 4);
+            memcpy(&v0, x2, 4), memcpy(&v1, x2 + 4, 4);
+            p = __smlad((int32_t)t0, a0, __smlabt((int32_t)t1, a1, init));
+            q = __smlatb((int32_t)t0, a0, __smlad((int32_t)t1, a1, init));
+            p = __smlad((int32_t)u0, b0, __smlabt((int32_t)u1, b1, p));
+            q = __smlatb((int32_t)u0, b0, __smlad((int32_t)u1, b1, q));
+            p = __smlad((int32_t)v0, c0, __smlabt((int32_t)v1, c1, p));
+            q = __smlatb((int32_t)v0, c0, __smlad((int32_t)v1, c1, q));
+            o[0] = (uint32_t)p, o[1] = (uint32_t)q;
+        }
+        if (n & 1) { /* position q's sum alone */
+            uint32_t t0, t1, u0, u1, v0, v1;
+            memcpy(&t0, x0, 4), memcpy(&t1, x0 + 4, 4);
+            memcpy(&u0, x1, 4), memcpy(&u1, x1 + 4, 4);
+            memcpy(&v0, x2, 4), memcpy(&v1, x2 + 4, 4);
+            *o = (uint32_t)__smlad((int32_t)t0, a0, __smlabt((int32_t)t1, a1,
+                     __smlad((int32_t)u0, b0, __smlabt((int32_t)u1, b1,
+                     __smlad((int32_t)v0, c0, __smlabt((int32_t)v1, c1, init))))));
         }
     }
 }
@@ -1654,7 +1672,7 @@ static void q_dw3_channel(const qsink_t *s, const qgeom_t *g, mlvm_index_t o, co
     mlvm_index_t y, x0, r;
     for (r = 0; r < 3; ++r) {
         wp[2 * r] = (int32_t)((uint32_t)(uint16_t)wt[3 * r] | (uint32_t)wt[3 * r + 1] << 16);
-        wp[2 * r + 1] = (int32_t)(uint32_t)(uint16_t)wt[3 * r + 2];
+        wp[2 * r + 1] = (int32_t)((uint32_t)(uint16_t)wt[3 * r + 1] | (uint32_t)wt[3 * r + 2] << 16);
     }
     for (y = 0; y < oh; y += rows)
         for (x0 = 0; x0 < ow; x0 += piece) {

@@ -302,6 +302,40 @@ static void rows3_case(int t, int extreme)
     check_random_types(&p, extreme);
 }
 
+/* A 3x3 depthwise layer of stride 2 (qdepthwise_rows3.c's stride-2
+ * kernel with AVX2 takes first padding 0 or 1): padding 0 to 2 on each
+ * side, maps of one position to past a vector's 8 outputs, rows of 480 to
+ * 520 positions (past 512 not taken), copies near the kernel's largest
+ * (2 oh + 1 rows of the pitch), one to three channels and images. */
+static void s2_case(int t, int extreme)
+{
+    mlvm_qconv2d_t p;
+    mlvm_index_t pb, pr;
+    p.kh = p.kw = 3;
+    p.sh = p.sw = 2, p.dh = p.dw = 1;
+    p.n = rnd(1, 3);
+    p.groups = rnd(1, 3) == 1 ? rnd(1, 3) : rnd(1, 20);
+    p.pt = rnd(0, 2), p.pl = rnd(0, 2), pb = rnd(0, 2), pr = rnd(0, 2);
+    switch (t % 6) {
+    case 0: /* rows near 512 */
+        p.w = rnd(480, 520), p.h = rnd(1, 4);
+        break;
+    case 1: /* copies near the largest: pitch about 2 ow + 4, 2 oh + 1 rows */
+        p.w = rnd(16, 200);
+        p.h = 2 * (9218 / (p.w + 6) / 2) + rnd(-3, 3);
+        p.groups = rnd(1, 2);
+        break;
+    default:
+        p.h = rnd(1, 40), p.w = rnd(1, 40);
+        break;
+    }
+    p.c = p.o = p.groups;
+    if (p.h + p.pt + pb < 3 || p.w + p.pl + pr < 3)
+        return;
+    p.oh = (p.h + p.pt + pb - 3) / 2 + 1, p.ow = (p.w + p.pl + pr - 3) / 2 + 1;
+    check_random_types(&p, extreme);
+}
+
 /* mlvm_qadd_8 against the same f32 steps through scalar.h's quantize:
  * every signedness, lengths around the vectors' widths, zero, infinite and
  * NaN scales among the random ones; y in place of a every other time. */
@@ -385,6 +419,11 @@ int main(int argc, char **argv)
          * stack copy at its largest), and one of rows too wide for it */
         {2, 2, 16, 512, 2, 3, 3, 16, 512, 1, 1, 1, 1, 1, 1, 2, 1, 0, 1, 0},
         {1, 1, 8, 1024, 1, 3, 3, 8, 1024, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 0},
+        /* its stride-2 kernel: MobileNet's 48x48 to 24x24, an odd map
+         * padded after it alone (TensorFlow's SAME), one of rows of 512 */
+        {1, 16, 48, 48, 16, 3, 3, 24, 24, 2, 2, 1, 1, 1, 1, 16, 0, 1, 1, 0},
+        {2, 3, 13, 13, 3, 3, 3, 7, 7, 2, 2, 0, 0, 1, 1, 3, 1, 1, 0, 0},
+        {1, 2, 5, 512, 2, 3, 3, 3, 256, 2, 2, 1, 1, 1, 1, 2, 0, 0, 1, 0},
     };
     size_t i;
     int t;
@@ -400,6 +439,8 @@ int main(int argc, char **argv)
         dw3_case(t % 10 == 0);
     for (t = 0; t < 96; ++t)
         rows3_case(t, t % 10 == 0);
+    for (t = 0; t < 120; ++t)
+        s2_case(t, t % 10 == 0);
     for (t = 0; t < 160; ++t)
         check_qadd((mlvm_index_t[]){1, 7, 8, 15, 16, 17, 31, 64, 100, 257}[t % 10], t / 10 % 8);
     printf("qconv_paths[%s]: %ld cases, %ld failures\n", mlvm_qkernel_path(), cases, failures);

@@ -69,11 +69,22 @@ int mlvm_qdw_rows3_applies(const mlvm_qconv2d_t *p);
 void mlvm_qdw_rows3_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const void *x,
                       const void *w, const void *zx, const void *zw, const int32_t *bias,
                       const float *mult, const void *zy, void *out);
+/* Whether mlvm_qdw_rows3s2_8 (qdepthwise_rows3.c) covers p: as rows3 but
+ * stride 2, the first row and column of padding 0 or 1 (the rest as the
+ * output's size needs), rows and output rows of at most 512 positions,
+ * the copy of the rows read (2 oh + 1 of them) within rows3's. */
+int mlvm_qdw_rows3s2_applies(const mlvm_qconv2d_t *p);
+/* As mlvm_qdw_lanes_8 for such a p. */
+void mlvm_qdw_rows3s2_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const void *x,
+                        const void *w, const void *zx, const void *zw, const int32_t *bias,
+                        const float *mult, const void *zy, void *out);
 #else
 #define mlvm_qdw_lanes_applies(p) ((void)(p), 0)
 #define mlvm_qdw_lanes_8(p, rq, x, w, zx, zw, bias, mult, zy, out) ((void)0)
 #define mlvm_qdw_rows3_applies(p) ((void)(p), 0)
 #define mlvm_qdw_rows3_8(p, rq, x, w, zx, zw, bias, mult, zy, out) ((void)0)
+#define mlvm_qdw_rows3s2_applies(p) ((void)(p), 0)
+#define mlvm_qdw_rows3s2_8(p, rq, x, w, zx, zw, bias, mult, zy, out) ((void)0)
 #endif
 
 #if defined(__AVX512VBMI__) && defined(__AVX512VNNI__) && defined(__AVX512BW__)                  \

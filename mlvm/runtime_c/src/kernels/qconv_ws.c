@@ -1817,6 +1817,10 @@ void mlvm_qconv2d_ws_8(const mlvm_qconv2d_t *p, const void *x, const void *w, co
         mlvm_qdw_perm_8(p, NULL, x, w, zx, NULL, NULL, NULL, out);
         return;
     }
+    if (mlvm_qdw_rows3s2_applies(p)) {
+        mlvm_qdw_rows3s2_8(p, NULL, x, w, zx, zw, NULL, NULL, NULL, out);
+        return;
+    }
     if (mlvm_qdw_rows3_applies(p)) {
         mlvm_qdw_rows3_8(p, NULL, x, w, zx, zw, NULL, NULL, NULL, out);
         return;
@@ -1843,6 +1847,10 @@ void mlvm_qconv2d_requant_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, 
         return; /* no outputs */
     if (mlvm_qdw_perm_applies(p, zw)) {
         mlvm_qdw_perm_8(p, rq, x, w, zx, bias, mult, zy, out);
+        return;
+    }
+    if (mlvm_qdw_rows3s2_applies(p)) {
+        mlvm_qdw_rows3s2_8(p, rq, x, w, zx, zw, bias, mult, zy, out);
         return;
     }
     if (mlvm_qdw_rows3_applies(p)) {

@@ -177,7 +177,8 @@ const char *mlvm_qkernel_path(void);
  * requantized: clamp(nearbyint((float)(acc + bias) * mult) + zy), as
  * i8 / u8 (y_signed), mult one value or o (mult_per_o), clamped below at zy
  * with relu. The workspace (mlvm_qconv2d_requant_workspace(p) bytes, at
- * most mlvm_qconv2d_workspace(p): results kept as bytes) is required. */
+ * most mlvm_qconv2d_workspace(p): results kept as bytes; 64-byte aligned,
+ * as there) is required. */
 size_t mlvm_qconv2d_requant_workspace(const mlvm_qconv2d_t *p);
 typedef struct mlvm_qrequant {
     int32_t y_signed, mult_per_o, relu;

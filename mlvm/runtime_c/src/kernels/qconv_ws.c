@@ -474,8 +474,8 @@ q_requant_run(uint8_t *out, const uint32_t *v, mlvm_index_t n, uint32_t base, fl
     } while (0)
 /* biased, and the clamp one instruction: first blocks of four sums by one
  * VLDMIA, converted, scaled and rounded in s0-s3 and moved out two by a
- * VMOV (29 instructions for four where the loop below takes 40: gcc moves
- * each value between the register files alone) */
+ * VMOV (30 or 31 instructions for four where the loop below takes 40:
+ * gcc moves each value between the register files alone) */
 #define MLVM_Q_FINISH_BIASED4(CLAMP)                                           \
     do {                                                                       \
         for (j = 0; j + 4 <= n; j += 4) {                                      \
@@ -939,10 +939,12 @@ static void q_halves(const qtile_t *t, const mlvm_index_t *qs, int run, uint32_t
     int j;
     if (run) {
 #if defined(__GNUC__) && defined(__OPTIMIZE__)
-        /* a lane's 8 words by two LDMs, its 16 halfword pairs by four STMs:
-         * 22 instructions where gcc's loads and stores one by one took 40
-         * (the copy and hw are word-aligned: LDM / STM require it). Not at
-         * -O0, where gcc cannot spare the eight registers. */
+        /* a lane's 8 words by two LDMs, its 16 halfword pairs by four STMs
+         * around the 16 UXTB16: 22 instructions where gcc's 8 loads, 16
+         * UXTB16 and 16 stores took 40 (the lane's loop 46 -> 28 at -O2).
+         * The copy and hw are word-aligned (a 64-byte aligned workspace):
+         * LDM / STM require it. Not at -O0, where gcc cannot spare the
+         * eight registers. */
 #define MLVM_Q_HALVES4                                                         \
     "uxtb16 r4, r0\n\tuxtb16 r5, r0, ror #8\n\tuxtb16 r6, r1\n\tuxtb16 r8, r1, ror #8\n\t" \
     "stmia %[b]!, {r4, r5, r6, r8}\n\t"                                         \
@@ -960,7 +962,7 @@ static void q_halves(const qtile_t *t, const mlvm_index_t *qs, int run, uint32_t
 #undef MLVM_Q_HALVES4
         return;
 #endif
-        /* unrolled: constant offsets let gcc pair the stores (STRD) */
+        /* without GNU C's asm or optimization: the same in C, unrolled */
 #define MLVM_Q_HALF(b, j, v) ((b)[2 * (j)] = __uxtb16(v), (b)[2 * (j) + 1] = q_uxtb16_8(v))
         for (; off != end; ++off, b += 16) {
             const uint8_t *src = t->xs + (*off + qs[0]) * 4;

@@ -42,6 +42,8 @@
  * hidden. The AVX2 kernel uses
  * masked loads and stores only on a tile's ragged edge. */
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "clamp.h"
@@ -508,14 +510,25 @@ MLVM_INLINE void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int n
 /* The 4 x 4 tile's sums over `pairs` pairs of steps into t[4 r + j]: per
  * pair two rows of b (at b + off[kk], or b_step bytes apart) and two
  * elements of each row of a (contiguous in k) by six VLDMs, then the
- * thirty-two VFMAs, step kk before kk + 1: the sums MLVM_MADD_4X4 makes. */
+ * thirty-two VFMAs, step kk before kk + 1: the sums MLVM_MADD_4X4 makes.
+ * The assembly takes its operands from one block in memory into registers
+ * it names and clobbers (r0-r6, r8): with each operand a register of the
+ * compiler's choice, gcc found none left for them where micro is inlined
+ * and r7 is kept as the frame pointer (-fno-omit-frame-pointer). */
+typedef struct tile4_args {
+    const float *a0, *a1, *a2, *a3, *b; /* r0-r4, by one LDM */
+    const void *off_or_step;            /* r5: off, or b_step in bytes */
+    mlvm_index_t pairs;                 /* r6 */
+    float *t;
+} tile4_args_t;
+
 static void tile4_vldm(const float *a0, const float *a1, const float *a2, const float *a3,
                        const float *b, const mlvm_index_t *off, mlvm_index_t b_step,
                        mlvm_index_t pairs, float *t)
 {
 #define MLVM_TILE_FMAS                                                                            \
-    "vldmia %[a0]!, {s24-s25}\n\tvldmia %[a1]!, {s26-s27}\n\t"                                    \
-    "vldmia %[a2]!, {s28-s29}\n\tvldmia %[a3]!, {s30-s31}\n\t"                                    \
+    "vldmia r0!, {s24-s25}\n\tvldmia r1!, {s26-s27}\n\t"                                        \
+    "vldmia r2!, {s28-s29}\n\tvldmia r3!, {s30-s31}\n\t"                                        \
     "vfma.f32 s0, s24, s16\n\tvfma.f32 s1, s24, s17\n\tvfma.f32 s2, s24, s18\n\t"                \
     "vfma.f32 s3, s24, s19\n\tvfma.f32 s4, s26, s16\n\tvfma.f32 s5, s26, s17\n\t"                \
     "vfma.f32 s6, s26, s18\n\tvfma.f32 s7, s26, s19\n\tvfma.f32 s8, s28, s16\n\t"                \
@@ -528,38 +541,47 @@ static void tile4_vldm(const float *a0, const float *a1, const float *a2, const 
     "vfma.f32 s9, s29, s21\n\tvfma.f32 s10, s29, s22\n\tvfma.f32 s11, s29, s23\n\t"              \
     "vfma.f32 s12, s31, s20\n\tvfma.f32 s13, s31, s21\n\tvfma.f32 s14, s31, s22\n\t"             \
     "vfma.f32 s15, s31, s23\n\t"                                                                \
-    "subs %[n], %[n], #1\n\t"                                                                     \
+    "subs r6, r6, #1\n\t"                                                                         \
     "bne 1b\n\t"                                                                                  \
-    "vstmia %[t], {s0-s15}"
+    "ldr r8, [%[g], %[ot]]\n\t"                                                                   \
+    "vstmia r8, {s0-s15}"
+/* the arguments into r0-r6, the sums to zero (r8 = 0) */
+#define MLVM_TILE_START                                                                           \
+    "ldmia %[g], {r0, r1, r2, r3, r4, r5, r6}\n\tmov r8, #0\n\t"                                  \
+    "vmov d0, r8, r8\n\tvmov d1, r8, r8\n\tvmov d2, r8, r8\n\tvmov d3, r8, r8\n\t"                \
+    "vmov d4, r8, r8\n\tvmov d5, r8, r8\n\tvmov d6, r8, r8\n\tvmov d7, r8, r8\n"
 #define MLVM_TILE_CLOBBERS                                                                        \
-    "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "s12", "s13", "s14", \
-        "s15", "s16", "s17", "s18", "s19", "s20", "s21", "s22", "s23", "s24", "s25", "s26", "s27", \
-        "s28", "s29", "s30", "s31", "memory", "cc"
-    const int32_t zero = 0;
-    const float *r0, *r1; /* the pair's rows of b */
-    if (off != NULL)
-        __asm__ volatile(MLVM_ZERO_16 "1:\n\t"
-                         "ldr %[r0], [%[off]], #4\n\t"
-                         "ldr %[r1], [%[off]], #4\n\t"
-                         "add %[r0], %[b], %[r0], lsl #2\n\t"
-                         "add %[r1], %[b], %[r1], lsl #2\n\t"
-                         "vldmia %[r0], {s16-s19}\n\t"
-                         "vldmia %[r1], {s20-s23}\n\t" MLVM_TILE_FMAS
-                         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3),
-                           [off] "+r"(off), [n] "+r"(pairs), [r0] "=&r"(r0), [r1] "=&r"(r1)
-                         : [b] "r"(b), [t] "r"(t), [z] "r"(zero)
+    "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r8", "s0", "s1", "s2", "s3", "s4", "s5", "s6",      \
+        "s7", "s8", "s9", "s10", "s11", "s12", "s13", "s14", "s15", "s16", "s17", "s18", "s19",     \
+        "s20", "s21", "s22", "s23", "s24", "s25", "s26", "s27", "s28", "s29", "s30", "s31",         \
+        "memory", "cc"
+    tile4_args_t g;
+    g.a0 = a0, g.a1 = a1, g.a2 = a2, g.a3 = a3, g.b = b, g.pairs = pairs, g.t = t;
+    if (off != NULL) {
+        g.off_or_step = off;
+        __asm__ volatile(MLVM_TILE_START "1:\n\t"
+                         "ldr r8, [r5], #4\n\t"
+                         "add r8, r4, r8, lsl #2\n\t"
+                         "vldmia r8, {s16-s19}\n\t"
+                         "ldr r8, [r5], #4\n\t"
+                         "add r8, r4, r8, lsl #2\n\t"
+                         "vldmia r8, {s20-s23}\n\t" MLVM_TILE_FMAS
+                         :
+                         : [g] "r"(&g), "m"(g), [ot] "i"(offsetof(tile4_args_t, t))
                          : MLVM_TILE_CLOBBERS);
-    else
-        __asm__ volatile(MLVM_ZERO_16 "1:\n\t"
-                         "add %[r1], %[b], %[bs]\n\t"
-                         "vldmia %[b], {s16-s19}\n\t"
-                         "vldmia %[r1], {s20-s23}\n\t"
-                         "add %[b], %[r1], %[bs]\n\t" MLVM_TILE_FMAS
-                         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [b] "+r"(b),
-                           [n] "+r"(pairs), [r1] "=&r"(r1)
-                         : [bs] "r"(b_step), [t] "r"(t), [z] "r"(zero)
+    } else {
+        g.off_or_step = (const void *)(uintptr_t)(size_t)b_step;
+        __asm__ volatile(MLVM_TILE_START "1:\n\t"
+                         "add r8, r4, r5\n\t"
+                         "vldmia r4, {s16-s19}\n\t"
+                         "vldmia r8, {s20-s23}\n\t"
+                         "add r4, r8, r5\n\t" MLVM_TILE_FMAS
+                         :
+                         : [g] "r"(&g), "m"(g), [ot] "i"(offsetof(tile4_args_t, t))
                          : MLVM_TILE_CLOBBERS);
+    }
 #undef MLVM_TILE_FMAS
+#undef MLVM_TILE_START
 #undef MLVM_TILE_CLOBBERS
 }
 #endif

@@ -303,10 +303,12 @@ static void rows3_case(int t, int extreme)
 }
 
 /* A 3x3 depthwise layer of stride 2 (qdepthwise_rows3.c's stride-2
- * kernel with AVX2 takes first padding 0 or 1): padding 0 to 2 on each
- * side, maps of one position to past a vector's 8 outputs, rows of 480 to
- * 520 positions (past 512 not taken), copies near the kernel's largest
- * (2 oh + 1 rows of the pitch), one to three channels and images. */
+ * kernel with AVX2 takes first padding 0 or 1): padding 0 to 2 before
+ * the map and up to 20 after it, outputs cut short of the padding's,
+ * maps of one position to past a vector's 8 outputs, rows of whole
+ * vectors of 16, rows of 480 to 520 positions (past 512 not taken),
+ * copies near the kernel's largest (2 oh + 1 rows of the pitch), one to
+ * three channels and images. */
 static void s2_case(int t, int extreme)
 {
     mlvm_qconv2d_t p;
@@ -316,7 +318,7 @@ static void s2_case(int t, int extreme)
     p.n = rnd(1, 3);
     p.groups = rnd(1, 3) == 1 ? rnd(1, 3) : rnd(1, 20);
     p.pt = rnd(0, 2), p.pl = rnd(0, 2), pb = rnd(0, 2), pr = rnd(0, 2);
-    switch (t % 6) {
+    switch (t % 8) {
     case 0: /* rows near 512 */
         p.w = rnd(480, 520), p.h = rnd(1, 4);
         break;
@@ -324,6 +326,16 @@ static void s2_case(int t, int extreme)
         p.w = rnd(16, 200);
         p.h = 2 * (9218 / (p.w + 6) / 2) + rnd(-3, 3);
         p.groups = rnd(1, 2);
+        break;
+    case 2: /* rows of whole vectors of 16 (the widening's last store) */
+        p.w = 16 * rnd(1, 4), p.h = rnd(1, 12);
+        break;
+    case 3: /* padding after the map of up to 20 (outputs past the input) */
+        p.h = rnd(1, 12), p.w = rnd(1, 20), pb = rnd(0, 20), pr = rnd(0, 20);
+        break;
+    case 5: /* rows of whole vectors of 8 outputs past a narrow input */
+        p.h = rnd(1, 12), p.w = rnd(1, 12), pb = rnd(0, 4);
+        pr = 2 * (8 * rnd(1, 3) - 1) + 3 - p.w - p.pl;
         break;
     default:
         p.h = rnd(1, 40), p.w = rnd(1, 40);
@@ -333,6 +345,8 @@ static void s2_case(int t, int extreme)
     if (p.h + p.pt + pb < 3 || p.w + p.pl + pr < 3)
         return;
     p.oh = (p.h + p.pt + pb - 3) / 2 + 1, p.ow = (p.w + p.pl + pr - 3) / 2 + 1;
+    if (t % 4 == 2) /* outputs cut short of what the padding gives */
+        p.oh = rnd(1, (int)p.oh), p.ow = rnd(1, (int)p.ow);
     check_random_types(&p, extreme);
 }
 
@@ -439,7 +453,7 @@ int main(int argc, char **argv)
         dw3_case(t % 10 == 0);
     for (t = 0; t < 96; ++t)
         rows3_case(t, t % 10 == 0);
-    for (t = 0; t < 120; ++t)
+    for (t = 0; t < 240; ++t)
         s2_case(t, t % 10 == 0);
     for (t = 0; t < 160; ++t)
         check_qadd((mlvm_index_t[]){1, 7, 8, 15, 16, 17, 31, 64, 100, 257}[t % 10], t / 10 % 8);

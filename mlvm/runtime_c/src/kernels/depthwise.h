@@ -72,7 +72,8 @@ void mlvm_qdw_rows3_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const 
 /* Whether mlvm_qdw_rows3s2_8 (qdepthwise_rows3.c) covers p: as rows3 but
  * stride 2, the first row and column of padding 0 or 1 (the rest as the
  * output's size needs), rows and output rows of at most 512 positions,
- * the copy of the rows read (2 oh + 1 of them) within rows3's. */
+ * 8 outputs or more (fewer: the channels-in-lanes kernels do better), its
+ * copy (2 oh + 1 rows) within rows3's. */
 int mlvm_qdw_rows3s2_applies(const mlvm_qconv2d_t *p);
 /* As mlvm_qdw_lanes_8 for such a p. */
 void mlvm_qdw_rows3s2_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const void *x,

@@ -281,8 +281,9 @@ void mlvm_qdw_rows3_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const 
 
 static mlvm_index_t s2_min(mlvm_index_t a, mlvm_index_t b) { return a < b ? a : b; }
 
-/* The copy's row pitch: the widened row (16 values a store) and its zero
- * columns, and what the last output vector's second load reads. */
+/* The copy's row pitch: the widened row (16 values a store) after its
+ * zero column, and what the last output vector's loads read, with a few
+ * values to spare. */
 static mlvm_index_t s2_pitch(const mlvm_qconv2d_t *p)
 {
     const mlvm_index_t row = (p->w + 15) / 16 * 16 + 2, reads = 2 * ((p->ow + 7) / 8 * 8) + 4;
@@ -294,7 +295,7 @@ int mlvm_qdw_rows3s2_applies(const mlvm_qconv2d_t *p)
     return p->c == p->groups && p->o == p->c && p->n > 0 && p->kh == 3 && p->kw == 3
            && p->sh == 2 && p->sw == 2 && p->dh == 1 && p->dw == 1 && (p->pt == 0 || p->pt == 1)
            && (p->pl == 0 || p->pl == 1) && p->h > 0 && p->w > 0 && p->oh > 0 && p->ow > 0
-           && p->w <= MLVM_QDWR_W && p->ow <= MLVM_QDWR_W
+           && p->w <= MLVM_QDWR_W && p->ow <= MLVM_QDWR_W && p->oh * p->ow >= 8
            && (2 * p->oh + 1) * s2_pitch(p) <= MLVM_QDWR_PLANE + 2 * MLVM_QDWR_W + 2;
 }
 

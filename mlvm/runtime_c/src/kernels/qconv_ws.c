@@ -211,6 +211,43 @@ static inline void q_lanes16(uint8_t *d, __m128i a, __m128i b, __m128i c, __m128
 }
 #endif
 
+#if defined(MLVM_Q_DSP)
+/* Halfword packing and byte extraction of a word rotated by 8 bits, one
+ * instruction each (GCC's arm_acle.h has no PKHBT / PKHTB, and does not
+ * fold the rotation into UXTB16 / SXTB16 by itself). */
+#if defined(__GNUC__)
+static uint32_t q_pkhbt(uint32_t lo, uint32_t hi) /* lo[15:0] | hi[15:0] << 16 */
+{
+    uint32_t r;
+    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(lo), "r"(hi));
+    return r;
+}
+static uint32_t q_pkhtb(uint32_t hi, uint32_t lo) /* hi[31:16] | lo[31:16] >> 16 */
+{
+    uint32_t r;
+    __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(r) : "r"(hi), "r"(lo));
+    return r;
+}
+static uint32_t q_uxtb16_8(uint32_t x) /* bytes 1 and 3 */
+{
+    uint32_t r;
+    __asm__("uxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
+    return r;
+}
+static int32_t q_sxtb16_8(int32_t x)
+{
+    int32_t r;
+    __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
+    return r;
+}
+#else
+static uint32_t q_pkhbt(uint32_t lo, uint32_t hi) { return (lo & 0xFFFFu) | hi << 16; }
+static uint32_t q_pkhtb(uint32_t hi, uint32_t lo) { return (hi & 0xFFFF0000u) | lo >> 16; }
+static uint32_t q_uxtb16_8(uint32_t x) { return __uxtb16(x >> 8 | x << 24); }
+static int32_t q_sxtb16_8(int32_t x) { return __sxtb16((int32_t)((uint32_t)x >> 8 | (uint32_t)x << 24)); }
+#endif
+#endif
+
 /* n lanes of four bytes from four rows (element j at j * s): lane j =
  * r0[j] | r1[j] << 8 | r2[j] << 16 | r3[j] << 24, xor flip4 (the copies of
  * inputs and weights). For s = 1 or 2, 16 lanes at a time from the rows'
@@ -229,6 +266,21 @@ static void q_lanes(uint8_t *d, const uint8_t *r0, const uint8_t *r1, const uint
     for (; (s == 1 || s == 2) && j + 8 <= n; j += 8)
         q_lanes16(d + 4 * j, q_row8(r0 + j * s, s), q_row8(r1 + j * s, s), q_row8(r2 + j * s, s),
                   q_row8(r3 + j * s, s), f, 1);
+#elif defined(MLVM_Q_DSP)
+    /* four lanes a step from one word of each row, the 4 x 4 bytes
+     * transposed by UXTB16 (bytes 0 and 2, or 1 and 3), an ORR of two rows'
+     * halfword pairs and PKHBT / PKHTB: 27 instructions where byte by byte
+     * took 44 */
+    for (; s == 1 && j + 4 <= n; j += 4) {
+        uint32_t a, b, c, e, ab02, ab13, ce02, ce13, v;
+        memcpy(&a, r0 + j, 4), memcpy(&b, r1 + j, 4), memcpy(&c, r2 + j, 4), memcpy(&e, r3 + j, 4);
+        ab02 = __uxtb16(a) | __uxtb16(b) << 8, ab13 = q_uxtb16_8(a) | q_uxtb16_8(b) << 8;
+        ce02 = __uxtb16(c) | __uxtb16(e) << 8, ce13 = q_uxtb16_8(c) | q_uxtb16_8(e) << 8;
+        v = q_pkhbt(ab02, ce02) ^ flip4, memcpy(d + 4 * j, &v, 4);
+        v = q_pkhbt(ab13, ce13) ^ flip4, memcpy(d + 4 * j + 4, &v, 4);
+        v = q_pkhtb(ce02, ab02) ^ flip4, memcpy(d + 4 * j + 8, &v, 4);
+        v = q_pkhtb(ce13, ab13) ^ flip4, memcpy(d + 4 * j + 12, &v, 4);
+    }
 #endif
     if (s == 1) {
         for (; j < n; ++j) {
@@ -248,12 +300,33 @@ static void q_lanes(uint8_t *d, const uint8_t *r0, const uint8_t *r1, const uint
 /* n bytes from src (element j at j * s) to dst, xor flip. */
 static void q_bytes(uint8_t *d, const uint8_t *src, mlvm_index_t n, mlvm_index_t s, uint8_t flip)
 {
-    mlvm_index_t j;
+    mlvm_index_t j = 0;
     if (s == 1 && flip == 0 && n >= 64) {
         memcpy(d, src, (size_t)n);
         return;
     }
-    for (j = 0; j < n; ++j)
+#if defined(MLVM_Q_DSP)
+    {
+        const uint32_t flip4 = 0x01010101u * flip;
+        /* stride 2 (a strided layer's phase planes): four bytes a step
+         * from two words, bytes 0 and 2 of each by UXTB16, an ORR and a
+         * PKHBT (about 3 instructions a byte where one by one took 6);
+         * while the step's last read, src[2 j + 7], is an element's
+         * neighbour below the last element */
+        for (; s == 2 && j + 4 < n; j += 4) {
+            uint32_t a, b, v;
+            memcpy(&a, src + 2 * j, 4), memcpy(&b, src + 2 * j + 4, 4);
+            a = __uxtb16(a), b = __uxtb16(b);
+            v = q_pkhbt(a | a >> 8, b | b >> 8) ^ flip4;
+            memcpy(d + j, &v, 4);
+        }
+        for (; s == 1 && j + 4 <= n; j += 4) { /* i8 flipped: a word a step */
+            uint32_t v;
+            memcpy(&v, src + j, 4), v ^= flip4, memcpy(d + j, &v, 4);
+        }
+    }
+#endif
+    for (; j < n; ++j)
         d[j] = (uint8_t)(src[j * s] ^ flip);
 }
 
@@ -892,40 +965,6 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
  * output channel multiplies its lanes (SXTB16 twice) by the 8 positions:
  * one weight word, eight LDRD and 16 SMLAD per lane, the 8 sums in
  * registers (q_tile8). */
-/* Halfword packing and byte extraction of a word rotated by 8 bits, one
- * instruction each (GCC's arm_acle.h has no PKHBT / PKHTB, and does not
- * fold the rotation into UXTB16 / SXTB16 by itself). */
-#if defined(__GNUC__)
-static uint32_t q_pkhbt(uint32_t lo, uint32_t hi) /* lo[15:0] | hi[15:0] << 16 */
-{
-    uint32_t r;
-    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(lo), "r"(hi));
-    return r;
-}
-static uint32_t q_pkhtb(uint32_t hi, uint32_t lo) /* hi[31:16] | lo[31:16] >> 16 */
-{
-    uint32_t r;
-    __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(r) : "r"(hi), "r"(lo));
-    return r;
-}
-static uint32_t q_uxtb16_8(uint32_t x) /* bytes 1 and 3 */
-{
-    uint32_t r;
-    __asm__("uxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
-    return r;
-}
-static int32_t q_sxtb16_8(int32_t x)
-{
-    int32_t r;
-    __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
-    return r;
-}
-#else
-static uint32_t q_pkhbt(uint32_t lo, uint32_t hi) { return (lo & 0xFFFFu) | hi << 16; }
-static uint32_t q_pkhtb(uint32_t hi, uint32_t lo) { return (hi & 0xFFFF0000u) | lo >> 16; }
-static uint32_t q_uxtb16_8(uint32_t x) { return __uxtb16(x >> 8 | x << 24); }
-static int32_t q_sxtb16_8(int32_t x) { return __sxtb16((int32_t)((uint32_t)x >> 8 | (uint32_t)x << 24)); }
-#endif
 
 /* The 8 positions of a chunk (flat positions qs[0 .. 8) of the copy,
  * consecutive when `run`), lane by lane ([lane][position][2 words], 64 k

@@ -514,7 +514,8 @@ MLVM_INLINE void micro(const mm_ctx_t *x, const mlvm_index_t *off, int mr, int n
  * The assembly takes its operands from one block in memory into registers
  * it names and clobbers (r0-r6, r8): with each operand a register of the
  * compiler's choice, gcc found none left for them where micro is inlined
- * and r7 is kept as the frame pointer (-fno-omit-frame-pointer). */
+ * and r7 is kept as the frame pointer (-fno-omit-frame-pointer). With
+ * position-independent code as well (r9 kept too) it is not inlined. */
 typedef struct tile4_args {
     const float *a0, *a1, *a2, *a3, *b; /* r0-r4, by one LDM */
     const void *off_or_step;            /* r5: off, or b_step in bytes */
@@ -522,6 +523,9 @@ typedef struct tile4_args {
     float *t;
 } tile4_args_t;
 
+#if defined(__PIC__)
+MLVM_NOINLINE
+#endif
 static void tile4_vldm(const float *a0, const float *a1, const float *a2, const float *a3,
                        const float *b, const mlvm_index_t *off, mlvm_index_t b_step,
                        mlvm_index_t pairs, float *t)

@@ -269,8 +269,8 @@ static void q_lanes(uint8_t *d, const uint8_t *r0, const uint8_t *r1, const uint
 #elif defined(MLVM_Q_DSP)
     /* four lanes a step from one word of each row, the 4 x 4 bytes
      * transposed by UXTB16 (bytes 0 and 2, or 1 and 3), an ORR of two rows'
-     * halfword pairs and PKHBT / PKHTB: 27 instructions where byte by byte
-     * took 44 */
+     * halfword pairs and PKHBT / PKHTB: 32 instructions a step at -O2
+     * where byte by byte took 48 */
     for (; s == 1 && j + 4 <= n; j += 4) {
         uint32_t a, b, c, e, ab02, ab13, ce02, ce13, v;
         memcpy(&a, r0 + j, 4), memcpy(&b, r1 + j, 4), memcpy(&c, r2 + j, 4), memcpy(&e, r3 + j, 4);
@@ -310,9 +310,9 @@ static void q_bytes(uint8_t *d, const uint8_t *src, mlvm_index_t n, mlvm_index_t
         const uint32_t flip4 = 0x01010101u * flip;
         /* stride 2 (a strided layer's phase planes): four bytes a step
          * from two words, bytes 0 and 2 of each by UXTB16, an ORR and a
-         * PKHBT (about 3 instructions a byte where one by one took 6);
-         * while the step's last read, src[2 j + 7], is an element's
-         * neighbour below the last element */
+         * PKHBT (11 instructions for four bytes where one by one took 6
+         * a byte); while the step's last read, src[2 j + 7], lies before
+         * the last element, src[2 (n - 1)] */
         for (; s == 2 && j + 4 < n; j += 4) {
             uint32_t a, b, v;
             memcpy(&a, src + 2 * j, 4), memcpy(&b, src + 2 * j + 4, 4);

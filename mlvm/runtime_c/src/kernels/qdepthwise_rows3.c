@@ -274,8 +274,8 @@ void mlvm_qdw_rows3_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const 
  * first two taps of output x0 + j, already in output order. The load two
  * values on holds the third tap and the next one, which meets a weight 0.
  * So 8 outputs take two loads and two vpmaddwd per kernel row and no
- * shuffle: no transposes (qdepthwise_lanes.c's), no masks (the zero
- * columns and rows are in the copy). The copy: rows 2 y + k (k < 3) of
+ * shuffle before the sums: no transposes (qdepthwise_lanes.c's), no masks
+ * (the zero columns and rows are in the copy). The copy: rows 2 y + k (k < 3) of
  * output row y at buf + (2 y + k) P, column c of the input at 1 + c; input
  * row i at 2 y + k = i + pt. */
 
@@ -314,10 +314,11 @@ static void s2_widen(const mlvm_qconv2d_t *p, const uint8_t *xc, size_t avail, m
         int16_t *d = b + (i + p->pt) * pitch + 1;
         for (j = 0; j < p->w; j += 16) {
             const __m256i keep = _mm256_cmpgt_epi16(_mm256_set1_epi16((int16_t)(p->w - j)), idx);
-            uint8_t t[16] = {0};
             const uint8_t *s = src + j;
+            uint8_t t[16];
             __m128i v;
             if ((size_t)(i * p->w + j) + 16 > avail) {
+                memset(t, 0, sizeof t);
                 memcpy(t, s, (size_t)s2_min(16, p->w - j));
                 s = t;
             }

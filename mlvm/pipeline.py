@@ -41,6 +41,7 @@ from mlvm.passes.bucket_collectives import BucketCollectivesPass
 from mlvm.passes.inplace import InplacePass
 from mlvm.passes.pack_weights import PackWeightsPass
 from mlvm.passes.plan_memory import PlanMemoryPass
+from mlvm.passes.sink_constants import SinkConstantsPass
 
 
 def make_context() -> Context:
@@ -91,6 +92,7 @@ class CompileOptions:
             out.append(FusePass())
         if self.inplace:
             out.append(InplacePass())
+        out.append(SinkConstantsPass())
         out.append(PlanMemoryPass(alignment=self.alignment, workspaces=self.workspaces))
         return out
 

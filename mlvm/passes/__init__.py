@@ -47,6 +47,12 @@ def _fuse_gelu() -> type[ModulePass]:
     return FuseGeluPass
 
 
+def _sink_constants() -> type[ModulePass]:
+    from mlvm.passes.sink_constants import SinkConstantsPass
+
+    return SinkConstantsPass
+
+
 def _bucket_collectives() -> type[ModulePass]:
     from mlvm.passes.bucket_collectives import BucketCollectivesPass
 
@@ -62,4 +68,5 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "mlvm-inplace": _inplace,
     "mlvm-pack-weights": _pack_weights,
     "mlvm-plan-memory": _plan_memory,
+    "mlvm-sink-constants": _sink_constants,
 }

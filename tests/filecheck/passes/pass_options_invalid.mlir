@@ -3,6 +3,7 @@
 // RUN: not mlvm-opt %s -p mlvm-no-such-pass 2>&1 | filecheck %s --check-prefix=UNKNOWN
 // RUN: not mlvm-opt %s -p 'mlvm-bucket-collectives{max_bytes=-1}' 2>&1 | filecheck %s --check-prefix=BUCKET
 // RUN: not mlvm-opt %s -p 'mlvm-fuse-gelu{x=1}' 2>&1 | filecheck %s --check-prefix=GELU
+// RUN: not mlvm-opt %s -p 'mlvm-sink-constants{x=1}' 2>&1 | filecheck %s --check-prefix=SINK
 
 // Bad pass options and unknown passes: one line, exit code 1.
 // FOLD: mlvm-opt: error: mlvm-canonicalize: fold_limit -1 must not be negative
@@ -12,6 +13,8 @@
 // BUCKET: mlvm-opt: error: mlvm-bucket-collectives: max_bytes -1 must not be negative
 // GELU: mlvm-opt: error: {{.*}}["x"] not found{{.*}}
 // GELU-NOT: Traceback
+// SINK: mlvm-opt: error: {{.*}}["x"] not found{{.*}}
+// SINK-NOT: Traceback
 func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
   %0 = "mlvm.neg"(%x) : (tensor<2xf32>) -> tensor<2xf32>
   func.return %0 : tensor<2xf32>

@@ -88,11 +88,11 @@ class CompileOptions:
             out.append(FuseGeluPass())
         if self.pack_weights:
             out.append(PackWeightsPass(workspaces=self.workspaces, winograd=self.winograd))
+        out.append(SinkConstantsPass())
         if self.fuse:
             out.append(FusePass())
         if self.inplace:
             out.append(InplacePass())
-        out.append(SinkConstantsPass())
         out.append(PlanMemoryPass(alignment=self.alignment, workspaces=self.workspaces))
         return out
 

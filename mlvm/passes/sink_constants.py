@@ -8,44 +8,83 @@ first, its buffer in the arena lives from the call's start to its last use
 and sits under every peak before it (an int8 MobileNet's 23 zero-point
 fills and one dequantized weight: 4.7 KB of its 119 KB arena).
 
-This pass moves each such op right before its first user in the same
-block: an op is moved when it is pure and all its operands come from ops
-that are (constants, parameters and fills are such ops with no operands);
-ops reading a function argument, a global's value or anything with an
-effect stay where they are. Run after the passes that choose fusions and
-in-place writes and before `mlvm-plan-memory`: it changes no value and no
-other op's operands, only where its ops' buffers begin to live (never
-later than before: an op moves towards its user, and its own operands are
-data or ops moved with it).
+This pass moves such ops right before their first user in the same block.
+An op moves when it is pure, reads no value from outside it in its regions,
+and each operand is data (a constant's or a parameter's, never in the
+arena) or the result of an op that moves whose every user moves too: then
+no buffer is read later than before (an operand another op still reads
+where it was keeps its place and its readers theirs). Ops reading an
+argument, a global's value or anything with an effect stay. It runs after
+`mlvm-pack-weights` and before `mlvm-fuse` and `mlvm-inplace`, which then
+decide on the final order; it changes no value.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Block, Operation
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.traits import IsTerminator, Pure
 
 from mlvm.dialect.base import MlvmOp
 
 
-def _static(op: Operation, block: Block, static: set[Operation]) -> bool:
-    """Whether op depends on no input: pure, and each operand made by a
-    static op of this block."""
-    if not isinstance(op, MlvmOp) or not op.has_trait(Pure) or op.has_trait(IsTerminator):
-        return False
-    for v in op.operands:
-        owner = v.owner
-        if not isinstance(owner, Operation) or owner.parent_block() is not block or owner not in static:
-            return False
+def _data(v: SSAValue) -> bool:
+    """Whether v is a constant's or a parameter's (bytes outside the arena)."""
+    owner = v.owner
+    return isinstance(owner, MlvmOp) and owner.IS_DATA
+
+
+def _closed(op: Operation) -> bool:
+    """Whether the ops in op's regions read only values defined inside op."""
+    inner = set(op.walk())  # op and everything nested in it
+    for o in inner:
+        if o is op:
+            continue
+        for v in o.operands:
+            owner = v.owner
+            where = owner if isinstance(owner, Operation) else owner.parent_op()
+            if where not in inner:
+                return False
     return True
 
 
-def _first_user(op: Operation, block: Block, at: dict[Operation, float]) -> Operation | None:
+def _candidate(op: Operation, block: Block) -> bool:
+    return (
+        isinstance(op, MlvmOp)
+        and op.has_trait(Pure)
+        and not op.has_trait(IsTerminator)
+        and all(isinstance(v.owner, Operation) and v.owner.parent_block() is block for v in op.operands)
+        and _closed(op)
+    )
+
+
+def _movable(block: Block) -> set[Operation]:
+    """The ops that move: candidates whose non-data operands come from ops
+    that move and whose every user moves (the greatest such set)."""
+    moving = {op for op in block.ops if _candidate(op, block)}
+    changed = True
+    while changed:
+        changed = False
+        for op in list(moving):
+            for v in op.operands:
+                if _data(v):
+                    continue
+                owner = v.owner
+                users = {u.operation for u in v.uses}
+                if owner not in moving or not users <= moving:
+                    moving.discard(op)
+                    changed = True
+                    break
+    return moving
+
+
+def _first_user(op: Operation, block: Block, at: dict[Operation, Fraction]) -> Operation | None:
     """The first op of block (by at) that uses a result of op (itself, or
     holding the use in a region)."""
     best: Operation | None = None
@@ -60,23 +99,20 @@ def _first_user(op: Operation, block: Block, at: dict[Operation, float]) -> Oper
 
 
 def sink_block(block: Block) -> None:
-    static: set[Operation] = set()
-    for op in block.ops:
-        if _static(op, block, static):
-            static.add(op)
-    # positions kept as the ops move (a moved op takes the midpoint between
-    # its user and the op before it): linear in the block's ops
-    at = {o: float(i) for i, o in enumerate(block.ops)}
+    moving = _movable(block)
+    # exact positions kept as the ops move (a moved op takes the midpoint
+    # between its user and the op before it)
+    at = {o: Fraction(i) for i, o in enumerate(block.ops)}
     # last first: an op's operands then follow it to its new place
     for op in reversed(list(block.ops)):
-        if op not in static:
+        if op not in moving:
             continue
         user = _first_user(op, block, at)
         if user is None or op.next_op is user:
             continue
         op.detach()
         prev = user.prev_op
-        at[op] = (at[prev] + at[user]) / 2 if prev is not None else at[user] - 1.0
+        at[op] = (at[prev] + at[user]) / 2 if prev is not None else at[user] - 1
         block.insert_op_before(op, user)
 
 

@@ -119,6 +119,14 @@ class FusedOp(MlvmOp):
                         f"{self.name}: operand {a.index} cannot be read by a conv2d "
                         "epilogue (per-channel over several images)"
                     )
+        inner = set(block.ops)
+        for op in block.ops:  # the body reads its block's arguments and its own results alone
+            for v in op.operands:
+                if v.owner is not block and v.owner not in inner:
+                    raise VerifyException(
+                        f"{self.name}: body op {op.name} reads a value from outside the "
+                        "fused op (pass it as an operand)"
+                    )
         for op in list(block.ops)[1 if head is not None else 0 : -1]:
             if not hasattr(op, "scalar_expr"):
                 raise VerifyException(f"{self.name}: {op.name} is not elementwise")

@@ -103,12 +103,20 @@ def sink_block(block: Block) -> None:
     # exact positions kept as the ops move (a moved op takes the midpoint
     # between its user and the op before it)
     at = {o: Fraction(i) for i, o in enumerate(block.ops)}
-    # last first: an op's operands then follow it to its new place
+    placed: set[Operation] = set()
+    # last first: an op's operands then follow it to its new place; ops
+    # moved before one user keep their order (each goes before those
+    # already placed there)
     for op in reversed(list(block.ops)):
         if op not in moving:
             continue
         user = _first_user(op, block, at)
-        if user is None or op.next_op is user:
+        if user is None:
+            continue
+        while user.prev_op is not None and user.prev_op in placed and user.prev_op is not op:
+            user = user.prev_op
+        placed.add(op)
+        if op.next_op is user:
             continue
         op.detach()
         prev = user.prev_op

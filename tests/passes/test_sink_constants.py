@@ -12,7 +12,7 @@ from xdsl.dialects import func
 
 import mlvm
 from mlvm.passes.sink_constants import SinkConstantsPass
-from mlvm.pipeline import CompileOptions, make_context, parse_file
+from mlvm.pipeline import CompileOptions, make_context, parse_file, parse_module
 
 # A fill read by an op that could move (the transpose) and by one that
 # cannot (the add, which writes its result over the fill where it dies):
@@ -66,3 +66,27 @@ def test_same_results_and_no_larger_arena(src: str, tmp_path: Path) -> None:
                     strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
     assert arena(path, sink=True) <= arena(path, sink=False)
+
+
+def test_many_moves_before_one_user_keep_their_order() -> None:
+    """Fifty ops moved before one user (positions halved as floats had tied
+    past about forty and put uses before their definitions)."""
+    negs = "\n".join(f'  %n{i} = "mlvm.neg"(%f) : (tensor<2xf32>) -> tensor<2xf32>' for i in range(50))
+    args = ", ".join(f"%n{i}" for i in range(50))
+    types = ", ".join(["tensor<2xf32>"] * 50)
+    src = f"""\
+func.func @many(%x: tensor<2xf32>) -> (tensor<100xf32>, tensor<2xf32>) {{
+  %f = "mlvm.fill"() <{{value = 1.0 : f32}}> : () -> tensor<2xf32>
+{negs}
+  %r = "mlvm.relu"(%x) : (tensor<2xf32>) -> tensor<2xf32>
+  %c = "mlvm.concat"({args}) <{{axis = 0 : i64}}> : ({types}) -> tensor<100xf32>
+  func.return %c, %r : tensor<100xf32>, tensor<2xf32>
+}}
+"""
+    module = parse_module(make_context(), src, "many.mlir")
+    SinkConstantsPass().apply(make_context(), module)
+    f = next(o for o in module.walk() if isinstance(o, func.FuncOp))
+    names = [o.name for o in f.body.block.ops]
+    assert names == ["mlvm.relu", "mlvm.fill", *["mlvm.neg"] * 50, "mlvm.concat", "func.return"]
+    negs_in_order = [o for o in f.body.block.ops if o.name == "mlvm.neg"]
+    assert [n.results[0].name_hint for n in negs_in_order] == [f"n{i}" for i in range(50)]

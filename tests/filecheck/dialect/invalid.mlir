@@ -187,6 +187,18 @@ func.func @f(%x: tensor<2x8x9x9xf32>, %w: tensor<8x8x3x3xf32>, %c: tensor<1x8x1x
 // CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.fused: operand 2 cannot be read by a conv2d epilogue (per-channel over several images)
 
 // -----
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c = "mlvm.fill"() <{value = 2.0 : f32}> : () -> tensor<4xf32>
+  %y = "mlvm.fused"(%c) ({
+  ^bb0(%a: tensor<4xf32>):
+    %1 = "mlvm.mul"(%a, %x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    "mlvm.fused_yield"(%1) : (tensor<4xf32>) -> ()
+  }) : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.fused: body op mlvm.mul reads a value from outside the fused op (pass it as an operand)
+
+// -----
 func.func @f(%x: tensor<1x4x5x5xf32>, %w: tensor<4x3x3x4xf32>) -> tensor<1x4x5x5xf32> {
   %0 = "mlvm.conv2d"(%x, %w) <{padding = array<i64: 1, 1, 1, 1>, w_layout = "hwio"}> : (tensor<1x4x5x5xf32>, tensor<4x3x3x4xf32>) -> tensor<1x4x5x5xf32>
   func.return %0 : tensor<1x4x5x5xf32>

@@ -66,21 +66,25 @@ def _candidate(op: Operation, block: Block) -> bool:
 
 def _movable(block: Block) -> set[Operation]:
     """The ops that move: candidates whose non-data operands come from ops
-    that move and whose every user moves (the greatest such set)."""
+    that move and whose every user moves (the greatest such set, by a
+    worklist: an op dropped sends its operands' and results' users to be
+    checked again)."""
     moving = {op for op in block.ops if _candidate(op, block)}
-    changed = True
-    while changed:
-        changed = False
-        for op in list(moving):
-            for v in op.operands:
-                if _data(v):
-                    continue
-                owner = v.owner
-                users = {u.operation for u in v.uses}
-                if owner not in moving or not users <= moving:
-                    moving.discard(op)
-                    changed = True
-                    break
+
+    def keeps(op: Operation) -> bool:
+        return all(
+            _data(v) or (v.owner in moving and all(u.operation in moving for u in v.uses))
+            for v in op.operands
+        )
+
+    work = list(moving)
+    while work:
+        op = work.pop()
+        if op not in moving or keeps(op):
+            continue
+        moving.discard(op)
+        for v in (*op.operands, *op.results):
+            work.extend(u.operation for u in v.uses if u.operation in moving)
     return moving
 
 

@@ -9,10 +9,9 @@ and sits under every peak before it (an int8 MobileNet's 23 zero-point
 fills and one dequantized weight: 4.7 KB of its 119 KB arena).
 
 This pass moves such ops right before their first user in the same block.
-An op moves when it is pure, reads no value from outside it in its regions,
-and each operand is data (a constant's or a parameter's, never in the
-arena) or the result of an op that moves whose every user moves too: then
-no buffer is read later than before (an operand another op still reads
+An op moves when it is pure and each operand is data (a constant's or a
+parameter's, never in the arena) or the result of an op that moves whose
+every user moves too: then no buffer is read later than before (an operand another op still reads
 where it was keeps its place and its readers theirs). Ops reading an
 argument, a global's value or anything with an effect stay. It runs after
 `mlvm-pack-weights` and before `mlvm-fuse` and `mlvm-inplace`, which then
@@ -40,27 +39,12 @@ def _data(v: SSAValue) -> bool:
     return isinstance(owner, MlvmOp) and owner.IS_DATA
 
 
-def _closed(op: Operation) -> bool:
-    """Whether the ops in op's regions read only values defined inside op."""
-    inner = set(op.walk())  # op and everything nested in it
-    for o in inner:
-        if o is op:
-            continue
-        for v in o.operands:
-            owner = v.owner
-            where = owner if isinstance(owner, Operation) else owner.parent_op()
-            if where not in inner:
-                return False
-    return True
-
-
 def _candidate(op: Operation, block: Block) -> bool:
     return (
         isinstance(op, MlvmOp)
         and op.has_trait(Pure)
         and not op.has_trait(IsTerminator)
         and all(isinstance(v.owner, Operation) and v.owner.parent_block() is block for v in op.operands)
-        and _closed(op)
     )
 
 
@@ -88,18 +72,11 @@ def _movable(block: Block) -> set[Operation]:
     return moving
 
 
-def _first_user(op: Operation, block: Block, at: dict[Operation, Fraction]) -> Operation | None:
-    """The first op of block (by at) that uses a result of op (itself, or
-    holding the use in a region)."""
-    best: Operation | None = None
-    for r in op.results:
-        for use in r.uses:
-            user: Operation | None = use.operation
-            while user is not None and user.parent_block() is not block:
-                user = user.parent_op()
-            if user is not None and (best is None or at[user] < at[best]):
-                best = user
-    return best
+def _first_user(op: Operation, at: dict[Operation, Fraction]) -> Operation | None:
+    """The first op (by at) that uses a result of op. Users are ops of op's
+    block: a fused op's body reads only its own operands (its verifier)."""
+    users = [u.operation for r in op.results for u in r.uses]
+    return min(users, key=at.__getitem__, default=None)
 
 
 def sink_block(block: Block) -> None:
@@ -114,7 +91,7 @@ def sink_block(block: Block) -> None:
     for op in reversed(list(block.ops)):
         if op not in moving:
             continue
-        user = _first_user(op, block, at)
+        user = _first_user(op, at)
         if user is None:
             continue
         while user.prev_op is not None and user.prev_op in placed and user.prev_op is not op:

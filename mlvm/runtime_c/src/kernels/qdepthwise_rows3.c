@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "depthwise.h"
+#include "window.h"
 
 #if defined(MLVM_QDW_ROWS3)
 #include <immintrin.h>
@@ -279,8 +280,6 @@ void mlvm_qdw_rows3_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const 
  * output row y at buf + (2 y + k) P, column c of the input at 1 + c; input
  * row i at 2 y + k = i + pt. */
 
-static mlvm_index_t s2_min(mlvm_index_t a, mlvm_index_t b) { return a < b ? a : b; }
-
 /* The copy's row pitch: the widened row (16 values a store) after its
  * zero column, and what the last output vector's loads read, with a few
  * values to spare. */
@@ -307,7 +306,7 @@ static void s2_widen(const mlvm_qconv2d_t *p, const uint8_t *xc, size_t avail, m
                      __m128i flip, __m256i zxu, int16_t *b)
 {
     const __m256i idx = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    const mlvm_index_t rows = s2_min(p->h, 2 * p->oh + 1 - p->pt);
+    const mlvm_index_t rows = mlvm_imin(p->h, 2 * p->oh + 1 - p->pt);
     mlvm_index_t i, j;
     for (i = 0; i < rows; ++i) {
         const uint8_t *src = xc + i * p->w;
@@ -319,7 +318,7 @@ static void s2_widen(const mlvm_qconv2d_t *p, const uint8_t *xc, size_t avail, m
             __m128i v;
             if ((size_t)(i * p->w + j) + 16 > avail) {
                 memset(t, 0, sizeof t);
-                memcpy(t, s, (size_t)s2_min(16, p->w - j));
+                memcpy(t, s, (size_t)mlvm_imin(16, p->w - j));
                 s = t;
             }
             v = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)s), flip);

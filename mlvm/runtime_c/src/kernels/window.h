@@ -68,8 +68,11 @@ static inline void mlvm_valid_span1(mlvm_index_t i0, mlvm_index_t len, mlvm_inde
 /* The outputs q in [0, n) of a row whose input column i0 + q * s lies in
  * [0, len): [*lo, *hi). Not `inline`: the compiler's own choice keeps it a
  * call in the Cortex-M4's row loops (inlined there, they spill: DS-CNN in
- * f32 6 % more instructions) and inlines it on x86. Every file including
- * this header calls it. */
+ * f32 6 % more instructions) and inlines it on x86. Marked unused for the
+ * files that include this header for its other helpers alone. */
+#if defined(__GNUC__)
+__attribute__((unused))
+#endif
 static void mlvm_valid_span(mlvm_index_t i0, mlvm_index_t s, mlvm_index_t len,
                             mlvm_index_t n, mlvm_index_t *lo, mlvm_index_t *hi)
 {

@@ -43,6 +43,12 @@ void mlvm_dw_lanes_f32(const mlvm_conv2d_t *p, const float *x, const float *w,
 #define mlvm_dw_lanes_f32(p, x, w, bias, out, act) ((void)0)
 #endif
 
+/* An int8 depthwise kernel this build lacks: its arguments named, nothing
+ * done (its applies test is 0). */
+#define MLVM_QDW_NONE(p, rq, x, w, zx, zw, bias, mult, zy, out)                                   \
+    ((void)(p), (void)(rq), (void)(x), (void)(w), (void)(zx), (void)(zw), (void)(bias),          \
+     (void)(mult), (void)(zy), (void)(out))
+
 #if defined(__AVX2__) && !defined(MLVM_PORTABLE_KERNELS)
 #define MLVM_QDW_LANES 1
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
@@ -81,11 +87,11 @@ void mlvm_qdw_rows3s2_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, cons
                         const float *mult, const void *zy, void *out);
 #else
 #define mlvm_qdw_lanes_applies(p) ((void)(p), 0)
-#define mlvm_qdw_lanes_8(p, rq, x, w, zx, zw, bias, mult, zy, out) ((void)0)
+#define mlvm_qdw_lanes_8 MLVM_QDW_NONE
 #define mlvm_qdw_rows3_applies(p) ((void)(p), 0)
-#define mlvm_qdw_rows3_8(p, rq, x, w, zx, zw, bias, mult, zy, out) ((void)0)
+#define mlvm_qdw_rows3_8 MLVM_QDW_NONE
 #define mlvm_qdw_rows3s2_applies(p) ((void)(p), 0)
-#define mlvm_qdw_rows3s2_8(p, rq, x, w, zx, zw, bias, mult, zy, out) ((void)0)
+#define mlvm_qdw_rows3s2_8 MLVM_QDW_NONE
 #endif
 
 #if defined(__AVX512VBMI__) && defined(__AVX512VNNI__) && defined(__AVX512BW__)                  \
@@ -102,7 +108,8 @@ void mlvm_qdw_perm_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const v
                      const void *zy, void *out);
 #else
 #define mlvm_qdw_perm_applies(p, zw) ((void)(p), (void)(zw), 0)
-#define mlvm_qdw_perm_8(p, rq, x, w, zx, bias, mult, zy, out) ((void)0)
+#define mlvm_qdw_perm_8(p, rq, x, w, zx, bias, mult, zy, out)                                   \
+    MLVM_QDW_NONE(p, rq, x, w, zx, 0, bias, mult, zy, out)
 #endif
 
 #endif /* MLVM_KERNELS_DEPTHWISE_H_ */

@@ -1850,26 +1850,31 @@ static void q_run(const qcall_t *c)
         q_gemm_path(c, &g);
 }
 
+/* The first vector depthwise kernel of depthwise.h that covers p (none
+ * needs a workspace), called with rq NULL for int32 sums: 1 if one ran. */
+static int q_depthwise(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const void *x,
+                       const void *w, const void *zx, const void *zw, const int32_t *bias,
+                       const float *mult, const void *zy, void *out)
+{
+    if (mlvm_qdw_perm_applies(p, zw))
+        mlvm_qdw_perm_8(p, rq, x, w, zx, bias, mult, zy, out);
+    else if (mlvm_qdw_rows3s2_applies(p))
+        mlvm_qdw_rows3s2_8(p, rq, x, w, zx, zw, bias, mult, zy, out);
+    else if (mlvm_qdw_rows3_applies(p))
+        mlvm_qdw_rows3_8(p, rq, x, w, zx, zw, bias, mult, zy, out);
+    else if (mlvm_qdw_lanes_applies(p))
+        mlvm_qdw_lanes_8(p, rq, x, w, zx, zw, bias, mult, zy, out);
+    else
+        return 0;
+    return 1;
+}
+
 void mlvm_qconv2d_ws_8(const mlvm_qconv2d_t *p, const void *x, const void *w, const void *zx,
                        const void *zw, int32_t *out, void *ws)
 {
     qcall_t c;
-    if (mlvm_qdw_perm_applies(p, zw)) { /* no workspace needed */
-        mlvm_qdw_perm_8(p, NULL, x, w, zx, NULL, NULL, NULL, out);
+    if (q_depthwise(p, NULL, x, w, zx, zw, NULL, NULL, NULL, out))
         return;
-    }
-    if (mlvm_qdw_rows3s2_applies(p)) {
-        mlvm_qdw_rows3s2_8(p, NULL, x, w, zx, zw, NULL, NULL, NULL, out);
-        return;
-    }
-    if (mlvm_qdw_rows3_applies(p)) {
-        mlvm_qdw_rows3_8(p, NULL, x, w, zx, zw, NULL, NULL, NULL, out);
-        return;
-    }
-    if (mlvm_qdw_lanes_applies(p)) {
-        mlvm_qdw_lanes_8(p, NULL, x, w, zx, zw, NULL, NULL, NULL, out);
-        return;
-    }
     if (ws == NULL || mlvm_qconv2d_workspace(p) == 0) {
         mlvm_qconv2d_8(p, x, w, zx, zw, out);
         return;
@@ -1886,22 +1891,8 @@ void mlvm_qconv2d_requant_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, 
     qcall_t c;
     if (mlvm_qconv2d_requant_workspace(p) == 0)
         return; /* no outputs */
-    if (mlvm_qdw_perm_applies(p, zw)) {
-        mlvm_qdw_perm_8(p, rq, x, w, zx, bias, mult, zy, out);
+    if (q_depthwise(p, rq, x, w, zx, zw, bias, mult, zy, out))
         return;
-    }
-    if (mlvm_qdw_rows3s2_applies(p)) {
-        mlvm_qdw_rows3s2_8(p, rq, x, w, zx, zw, bias, mult, zy, out);
-        return;
-    }
-    if (mlvm_qdw_rows3_applies(p)) {
-        mlvm_qdw_rows3_8(p, rq, x, w, zx, zw, bias, mult, zy, out);
-        return;
-    }
-    if (mlvm_qdw_lanes_applies(p)) {
-        mlvm_qdw_lanes_8(p, rq, x, w, zx, zw, bias, mult, zy, out);
-        return;
-    }
     c.p = p, c.x = x, c.w = w, c.zx = zx, c.zw = zw, c.bias = bias, c.mult = mult, c.rq = rq;
     c.zy = zy, c.out = out, c.ws = (uint8_t *)ws;
     q_run(&c);

@@ -551,9 +551,7 @@ static void tile4_vldm(const float *a0, const float *a1, const float *a2, const 
     "vstmia r8, {s0-s15}"
 /* the arguments into r0-r6, the sums to zero (r8 = 0) */
 #define MLVM_TILE_START                                                                           \
-    "ldmia %[g], {r0, r1, r2, r3, r4, r5, r6}\n\tmov r8, #0\n\t"                                  \
-    "vmov d0, r8, r8\n\tvmov d1, r8, r8\n\tvmov d2, r8, r8\n\tvmov d3, r8, r8\n\t"                \
-    "vmov d4, r8, r8\n\tvmov d5, r8, r8\n\tvmov d6, r8, r8\n\tvmov d7, r8, r8\n"
+    "ldmia %[g], {r0, r1, r2, r3, r4, r5, r6}\n\tmov r8, #0\n\t" MLVM_ZERO_16_R("r8")
 #define MLVM_TILE_CLOBBERS                                                                        \
     "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r8", "s0", "s1", "s2", "s3", "s4", "s5", "s6",      \
         "s7", "s8", "s9", "s10", "s11", "s12", "s13", "s14", "s15", "s16", "s17", "s18", "s19",     \

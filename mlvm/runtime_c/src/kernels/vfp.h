@@ -16,9 +16,13 @@
  * registers for their operands; the C loops there give the same bits) */
 #define MLVM_FPU_VLDM 1
 #endif
-/* the sums' registers d<a> and d<b> (four floats) to zero, from %[z] */
-#define MLVM_ZERO_D(a, b) "vmov d" #a ", %[z], %[z]\n\tvmov d" #b ", %[z], %[z]\n\t"
-#define MLVM_ZERO_16 MLVM_ZERO_D(0, 1) MLVM_ZERO_D(2, 3) MLVM_ZERO_D(4, 5) MLVM_ZERO_D(6, 7)
+/* the sums' registers d<a> and d<b> (four floats) to zero, from core
+ * register r holding 0 (%[z] by default); the sixteen of s0-s15 */
+#define MLVM_ZERO_DR(a, b, r) "vmov d" #a ", " r ", " r "\n\tvmov d" #b ", " r ", " r "\n\t"
+#define MLVM_ZERO_D(a, b) MLVM_ZERO_DR(a, b, "%[z]")
+#define MLVM_ZERO_16_R(r)                                                      \
+    MLVM_ZERO_DR(0, 1, r) MLVM_ZERO_DR(2, 3, r) MLVM_ZERO_DR(4, 5, r) MLVM_ZERO_DR(6, 7, r)
+#define MLVM_ZERO_16 MLVM_ZERO_16_R("%[z]")
 #endif
 
 #endif /* MLVM_KERNELS_VFP_H_ */

@@ -4,10 +4,12 @@ module uses on each Cortex-M core of mcu.CORES, stated in its header.
 The bound is the deepest chain of calls from an exported function:
 
 * the module's own functions (found in the C it was emitted as): a frame of
-  at most the callee-saved registers, twice the bytes of its parameters and
-  locals (room for the copies GCC keeps of them), its largest outgoing
-  argument list and 16 bytes; tests/codegen/test_stack.py compiles many
-  modules for every core and checks GCC's frames stay under these;
+  at most the callee-saved registers, a slot for each byte of its parameters
+  and locals, a slot for each value it may keep across a call (an address
+  such as `arena + 64` or a constant used again after the call: GCC computes
+  it once and, short of registers, keeps it on the stack), its largest
+  outgoing argument list and 16 bytes; tests/codegen/test_stack.py compiles
+  many modules for every core and checks GCC's frames stay under these;
 * what it calls in the runtime, the C library and libgcc, from the table
   stack_table.py writes (GCC's call graph of the runtime; the libraries'
   disassembly), where a call through a pointer from the runtime (a kernel
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -40,6 +43,14 @@ _DECL = re.compile(
     r"(?:long\s+long|[A-Za-z_]\w*))\s+(?![=(])([^;]*);\s*$", re.M)
 _BRACE = re.compile(r"[{}]")
 _CALL = re.compile(r"(->|\.)?\b([A-Za-z_]\w*)\s*\(")
+# Values GCC may compute once and keep for a later use: a name plus a
+# constant (`arena + 64`), a name it must load (a weight array), a constant
+# too wide for one instruction, a float constant.
+_VALUE = re.compile(
+    r"\b[A-Za-z_]\w*\s*[-+]\s*\d+[uU]?\b(?!\s*[*/.])"
+    r"|(?<![\w.])(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?[fFuU]?\b"
+    r"|\b[A-Za-z_]\w*\b(?!\s*\()")
+_LOOP = re.compile(r"\b(?:for|while)\s*\(|\bdo\s*\{")
 # Room per byte of parameters and locals (copies GCC keeps of them).
 SPILL = 1
 
@@ -57,6 +68,7 @@ class CFunction:
     calls: set[str] = field(default_factory=set)
     named: set[str] = field(default_factory=set)  # identifiers it uses (callbacks it passes)
     indirect: bool = False  # calls through a pointer (an import)
+    kept: int = 0           # bytes of the values it may keep across a call
 
 
 @cache
@@ -157,6 +169,85 @@ def _scope_bytes(body: str, types: dict[str, int]) -> int:
     return _declared("".join(own), types) + inner
 
 
+def _param_name(param: str) -> str:
+    m = re.search(r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*$", param)
+    return "" if m is None else m.group(1)
+
+
+def _declared_names(body: str) -> set[str]:
+    """Names a body declares as locals (their slots are counted already)."""
+    names: set[str] = set()
+    for m in _DECL.finditer(body):
+        for d in _split_top(m.group(2)):
+            names.add(_param_name(d.partition("=")[0]))
+    for m in re.finditer(r"\bfor\s*\(\s*[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*=", body):
+        names.add(m.group(1))
+    return names
+
+
+def _loops(body: str) -> list[tuple[int, int]]:
+    """The outermost loops of a body: from their keyword to their end."""
+    spans: list[tuple[int, int]] = []
+    for m in _LOOP.finditer(body):
+        if spans and m.start() < spans[-1][1]:
+            continue  # inside the previous loop
+        k = body.find("{", m.end() - 1 if m.group().startswith("do") else m.end())
+        if k < 0:
+            continue
+        spans.append((m.start(), _closing(body, k) + 1))
+    return spans
+
+
+def _kept_bytes(body: str, own: set[str]) -> int:
+    """The most bytes of values live across one call: a value is live from
+    its first use to its last (a use in a loop, from the loop's start to its
+    end: GCC hoists what a loop does not change), and across each call whose
+    return falls between. Not counted: constants one instruction builds
+    (under 256), the function's own parameters and locals."""
+    loops = _loops(body)
+
+    def where(i: int) -> tuple[int, int]:
+        for a, b in loops:
+            if a <= i < b:
+                return a, b
+        return i, i
+
+    spans: dict[str, tuple[int, int]] = {}
+    for m in _VALUE.finditer(body):
+        text = re.sub(r"\s+", "", m.group())
+        if text[0].isdigit() or text[0] == ".":
+            if re.fullmatch(r"\d+[uU]?", text) and int(text.rstrip("uU")) < 256:
+                continue
+        elif "+" not in text and "-" not in text and (text in own or text in _KEYWORDS
+                                                     or text in _SCALARS or text == "void"):
+            continue
+        a, b = where(m.start())
+        lo, hi = spans.get(text, (a, b))
+        spans[text] = (min(lo, a), max(hi, b))
+    returns = []
+    for call in _CALL.finditer(body):
+        if call.group(2) in _KEYWORDS:
+            continue
+        depth, i = 1, call.end()
+        while i < len(body) and depth > 0:
+            depth += {"(": 1, ")": -1}.get(body[i], 0)
+            i += 1
+        returns.append(i)
+    returns.sort()
+    live = [0] * (len(returns) + 1)
+    for text, (lo, hi) in spans.items():
+        first, last = bisect_right(returns, lo), bisect_left(returns, hi)
+        if first < last:  # returns[first:last] fall strictly inside
+            width = 8 if re.fullmatch(r"[\d.]+(?:[eE][-+]?\d+)?", text) and "." in text else 4
+            live[first] += width
+            live[last] -= width
+    most = run = 0
+    for d in live:
+        run += d
+        most = max(most, run)
+    return most
+
+
 def parse_functions(c_text: str, types: dict[str, int]) -> dict[str, CFunction]:
     """The functions defined in generated C, with what their frames hold."""
     funcs: dict[str, CFunction] = {}
@@ -180,6 +271,7 @@ def parse_functions(c_text: str, types: dict[str, int]) -> dict[str, CFunction]:
                 depth += {"(": 1, ")": -1}.get(body[i], 0)
                 i += 1
             f.out_args = max(f.out_args, len(_split_top(body[call.end():i - 1])))
+        f.kept = _kept_bytes(body, {_param_name(p) for p in plist} | _declared_names(body))
         funcs[name] = f
     return funcs
 
@@ -197,7 +289,7 @@ def frame_bound(f: CFunction, saved: int) -> int:
     """The most stack f's own frame takes (see the module docstring): an
     argument takes at most 8 bytes on the stack, and the first ones go in
     registers r0-r3 (two, if they are 64-bit)."""
-    return (saved + SPILL * (f.params + f.local_bytes) + 8 * max(0, f.out_args - 2) + 16
+    return (saved + SPILL * (f.params + f.local_bytes) + f.kept + 8 * max(0, f.out_args - 2) + 16
             + 7) // 8 * 8
 
 

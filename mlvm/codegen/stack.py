@@ -43,13 +43,19 @@ _DECL = re.compile(
     r"(?:long\s+long|[A-Za-z_]\w*))\s+(?![=(])([^;]*);\s*$", re.M)
 _BRACE = re.compile(r"[{}]")
 _CALL = re.compile(r"(->|\.)?\b([A-Za-z_]\w*)\s*\(")
-# Values GCC may compute once and keep for a later use: a name plus a
-# constant (`arena + 64`), a name it must load (a weight array), a constant
-# too wide for one instruction, a float constant.
-_VALUE = re.compile(
-    r"\b[A-Za-z_]\w*\s*[-+]\s*\d+[uU]?\b(?!\s*[*/.])"
-    r"|(?<![\w.])(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?[fFuU]?\b"
-    r"|\b[A-Za-z_]\w*\b(?!\s*\()")
+# The tokens of a body, for the values it may keep (_kept_bytes).
+_TOKEN = re.compile(
+    r"(?P<num>0[xX][0-9a-fA-F]*\.?[0-9a-fA-F]*[pP][-+]?\d+[fFlL]?"  # hex float
+    r"|(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?[fFlL]?|\d+[eE][-+]?\d+[fFlL]?"
+    r"|(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*)"
+    r"|(?P<name>[A-Za-z_]\w*)|(?P<arrow>->)|(?P<punct>[^\s\w])")
+_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*|\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'", re.S)
+# Names that are no value: qualifiers and type words.
+_NOT_VALUES = {"const", "volatile", "restrict", "static", "struct", "void", "goto",
+               "unsigned", "signed", "long", "short", "int", "char", "float", "double"}
+_CAST = re.compile(r"\((?:(?:const|volatile|restrict|unsigned|signed|struct|long|short|int|char|"
+                   r"float|double|void|_Bool|size_t|ptrdiff_t|mlvm_\w+|\w+_t)\b\s*)+\**\)")
+_INNER = re.compile(r"\(([^()]*)\)")
 _LOOP = re.compile(r"\b(?:for|while)\s*\(|\bdo\s*\{")
 # Room per byte of parameters and locals (copies GCC keeps of them).
 SPILL = 1
@@ -178,6 +184,8 @@ def _declared_names(body: str) -> set[str]:
     """Names a body declares as locals (their slots are counted already)."""
     names: set[str] = set()
     for m in _DECL.finditer(body):
+        if _base_type(m.group(1)) in _KEYWORDS | {"goto"}:
+            continue  # return x; goto l;
         for d in _split_top(m.group(2)):
             names.add(_param_name(d.partition("=")[0]))
     for m in re.finditer(r"\bfor\s*\(\s*[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*=", body):
@@ -185,25 +193,150 @@ def _declared_names(body: str) -> set[str]:
     return names
 
 
+def _matching(text: str, i: int, open_: str = "(", close: str = ")") -> int:
+    """Index just past the bracket closing the one at text[i]."""
+    depth = 0
+    for j in range(i, len(text)):
+        depth += (text[j] == open_) - (text[j] == close)
+        if depth == 0:
+            return j + 1
+    raise StackUnknown("unbalanced parentheses")
+
+
 def _loops(body: str) -> list[tuple[int, int]]:
-    """The outermost loops of a body: from their keyword to their end."""
+    """The outermost loops of a body: from their keyword to their end (the
+    block, or the one statement, after the header)."""
     spans: list[tuple[int, int]] = []
     for m in _LOOP.finditer(body):
         if spans and m.start() < spans[-1][1]:
             continue  # inside the previous loop
-        k = body.find("{", m.end() - 1 if m.group().startswith("do") else m.end())
-        if k < 0:
-            continue
-        spans.append((m.start(), _closing(body, k) + 1))
+        if m.group().startswith("do"):
+            k = m.end() - 1
+        else:
+            k = _matching(body, m.end() - 1)
+            while k < len(body) and body[k].isspace():
+                k += 1
+        if k < len(body) and body[k] == "{":
+            end = _closing(body, k) + 1
+        else:  # one statement: to its ';' outside parentheses
+            depth, end = 0, k
+            while end < len(body) and not (body[end] == ";" and depth == 0):
+                depth += (body[end] == "(") - (body[end] == ")")
+                end += 1
+            end += 1
+        spans.append((m.start(), end))
     return spans
+
+
+def _normal(expr: str) -> str:
+    """An expression's text without spaces, casts or outer parentheses (the
+    same value however it is written)."""
+    text = _CAST.sub("", re.sub(r"\s+", "", expr))
+    while True:  # parentheses that change nothing: around a name, a sum in a sum
+        for m in _INNER.finditer(text):
+            before, after = text[m.start() - 1:m.start()], text[m.end():m.end() + 1]
+            if re.fullmatch(r"[\w.]*", m.group(1)) and not re.fullmatch(r"\w", before) or (
+                    before in ("", "(", "+") and after in ("", ")", "+", "-")
+                    and re.fullmatch(r"[\w.]+(?:[-+][\w.]+)*", m.group(1))):
+                text = text[:m.start()] + m.group(1) + text[m.end():]
+                break
+        else:
+            return text
+
+
+def _number(text: str) -> tuple[str, int] | None:
+    """A literal's key and bytes, or None for an integer one instruction
+    builds (under 256)."""
+    if re.fullmatch(r"(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*", text):
+        digits = text.rstrip("uUlL")
+        value = int(digits, 16) if digits[:2] in ("0x", "0X") else int(digits)
+        wide = "ll" in text.lower()
+        return None if value < 256 and not wide else (f"#{value}{'L' * wide}", 8 if wide else 4)
+    return text, 4 if text[-1] in "fF" else 8
+
+
+def _summed(body: str, start: int, end: int) -> bool:
+    """Whether the group body[start:end], or the cast of it that is a group
+    of its own, is added to a constant (`(x) + 4`, `((T *)(x)) + 4`): the
+    sum is the value kept, not the group."""
+    while True:
+        m = re.match(r"\s*[-+]\s*\d", body[end:])
+        if m is not None:
+            return True
+        cast = re.search(r"\(\s*" + _CAST.pattern + r"\s*$", body[:start])
+        after = re.match(r"\s*\)", body[end:])
+        if cast is None or after is None:
+            return False
+        start, end = cast.start(), end + after.end()
+
+
+def _values(body: str, own: set[str]) -> list[tuple[str, int, int]]:
+    """(key, position, bytes) of each use of a value GCC may compute once
+    and keep: a name it must load (a weight array), a constant (an integer
+    too wide for one instruction, a float), each argument of a call, each
+    parenthesized expression and each `x + n` (`arena + 64`, `((float
+    *)(arena + 0)) + 4`: an address)."""
+    toks = [(m.lastgroup or "", m.group(), m.start()) for m in _TOKEN.finditer(body)]
+    # an expression of a loop's counter differs from step to step: no value
+    # to keep (the counter itself is a local)
+    counters = set(re.findall(r"\bfor\s*\(\s*(?:[A-Za-z_]\w*\s+)*?([A-Za-z_]\w*)\s*=", body))
+    out: list[tuple[str, int, int]] = []
+
+    def composite(key: str, at: int) -> None:
+        if counters.isdisjoint(re.findall(r"[A-Za-z_]\w*", key)):
+            out.append((key, at, 4))
+
+    for i, (kind, text, at) in enumerate(toks):
+        before = toks[i - 1][1] if i > 0 else ""
+        after = toks[i + 1][1] if i + 1 < len(toks) else ""
+        if kind == "num":
+            num = _number(text)
+            if num is not None and not (before in ("+", "-") and i > 1 and (
+                    toks[i - 2][0] == "name" or toks[i - 2][1] == ")")):  # x + n's own
+                out.append((num[0], at, num[1]))
+        elif kind == "name":
+            if not (text in own or text in _KEYWORDS or text in _SCALARS or text in _NOT_VALUES
+                    or text.endswith("_t") or before in (".", "->") or after == "("):
+                out.append((text, at, 4))
+        elif text == "(":
+            end = _matching(body, at)
+            inner = body[at + 1:end - 1]
+            if before in _KEYWORDS and before != "sizeof" or re.fullmatch(r"[A-Za-z_]\w*", before):
+                if before not in _KEYWORDS:  # a call's arguments
+                    args = [_normal(a) for a in _split_top(inner)]
+                    # (a lone name or number is its own token's value)
+                    for a in args:
+                        if not _TOKEN.fullmatch(a):
+                            composite(a, at)
+            elif not _CAST.fullmatch(re.sub(r"\s+", "", body[at:end])) and not _summed(body, at, end):
+                composite(_normal(inner), at)
+        elif text in "+-" and i + 1 < len(toks) and toks[i + 1][0] == "num" and i > 0:
+            nxt = toks[i + 2][1] if i + 2 < len(toks) else ""
+            if nxt in ("*", "/", "%", "[", ".") or not re.fullmatch(r"\d+[uUlL]*", after):
+                continue
+            if before == ")":  # the parenthesized operand
+                depth, j = 0, i - 1
+                while j >= 0:
+                    depth += (toks[j][1] == ")") - (toks[j][1] == "(")
+                    if depth == 0:
+                        break
+                    j -= 1
+                left = body[toks[j][2]:toks[i - 1][2] + 1]
+            elif toks[i - 1][0] == "name":
+                left = before
+            else:
+                continue
+            composite(f"{_normal(left)}{text}{after.rstrip('uUlL')}", at)
+    return out
 
 
 def _kept_bytes(body: str, own: set[str]) -> int:
     """The most bytes of values live across one call: a value is live from
     its first use to its last (a use in a loop, from the loop's start to its
     end: GCC hoists what a loop does not change), and across each call whose
-    return falls between. Not counted: constants one instruction builds
-    (under 256), the function's own parameters and locals."""
+    return falls between. Not counted: the function's own parameters and
+    locals (their slots are counted already)."""
+    body = _COMMENT.sub(lambda m: " " * len(m.group()), body)
     loops = _loops(body)
 
     def where(i: int) -> tuple[int, int]:
@@ -212,33 +345,21 @@ def _kept_bytes(body: str, own: set[str]) -> int:
                 return a, b
         return i, i
 
-    spans: dict[str, tuple[int, int]] = {}
-    for m in _VALUE.finditer(body):
-        text = re.sub(r"\s+", "", m.group())
-        if text[0].isdigit() or text[0] == ".":
-            if re.fullmatch(r"\d+[uU]?", text) and int(text.rstrip("uU")) < 256:
-                continue
-        elif "+" not in text and "-" not in text and (text in own or text in _KEYWORDS
-                                                     or text in _SCALARS or text == "void"):
-            continue
-        a, b = where(m.start())
-        lo, hi = spans.get(text, (a, b))
-        spans[text] = (min(lo, a), max(hi, b))
+    spans: dict[str, tuple[int, int, int]] = {}
+    for key, at, width in _values(body, own):
+        a, b = where(at)
+        lo, hi, _ = spans.get(key, (a, b, width))
+        spans[key] = (min(lo, a), max(hi, b), width)
     returns = []
     for call in _CALL.finditer(body):
         if call.group(2) in _KEYWORDS:
             continue
-        depth, i = 1, call.end()
-        while i < len(body) and depth > 0:
-            depth += {"(": 1, ")": -1}.get(body[i], 0)
-            i += 1
-        returns.append(i)
+        returns.append(_matching(body, call.end() - 1))
     returns.sort()
     live = [0] * (len(returns) + 1)
-    for text, (lo, hi) in spans.items():
+    for lo, hi, width in spans.values():
         first, last = bisect_right(returns, lo), bisect_left(returns, hi)
         if first < last:  # returns[first:last] fall strictly inside
-            width = 8 if re.fullmatch(r"[\d.]+(?:[eE][-+]?\d+)?", text) and "." in text else 4
             live[first] += width
             live[last] -= width
     most = run = 0

@@ -67,6 +67,28 @@ def fan_model(n: int = 50) -> str:
     return "\n".join(lines) + "\n"
 
 
+def slices_model(n: int = 60) -> str:
+    """n slices of one tensor summed (with a softmax call between), then
+    the same slices again: each slice's address, `((float *)(arena + 0)) +
+    4 k`, is live from the first pass to the second."""
+    big, t = f"tensor<{4 * n}xf32>", "tensor<4xf32>"
+    lines = [f"func.func @f(%x: {big}) -> {t} {{", f'  %y = "mlvm.neg"(%x) : ({big}) -> {big}']
+    acc, i = "", 0
+    for op in ("add", "mul"):
+        for k in range(n):
+            i += 1
+            lines.append(f'  %s{i} = "mlvm.slice"(%y) <{{start = array<i64: {4 * k}>, '
+                         f'stride = array<i64: 1>}}> : ({big}) -> {t}')
+            if not acc:
+                acc = f"%s{i}"
+                continue
+            lines.append(f'  %a{i} = "mlvm.{op}"({acc}, %s{i}) : ({t}, {t}) -> {t}')
+            lines.append(f'  %b{i} = "mlvm.softmax"(%a{i}) <{{axis = 0 : i64}}> : ({t}) -> {t}')
+            acc = f"%b{i}"
+    lines += [f"  func.return {acc} : {t}", "}"]
+    return "\n".join(lines) + "\n"
+
+
 def compile_c(src: Path, out: Path) -> Path | None:
     """The module's C, or None for inputs that are not compilable modules
     (the lit tests' invalid cases)."""
@@ -86,10 +108,11 @@ def test_the_table_is_current() -> None:
 def test_module_frames_stay_under_their_bound(tmp_path: Path) -> None:
     (tmp_path / "chain.mlir").write_text(chain_model())
     (tmp_path / "fan.mlir").write_text(fan_model())
-    srcs = [*MODELS, tmp_path / "chain.mlir", tmp_path / "fan.mlir"]
+    (tmp_path / "slices.mlir").write_text(slices_model())
+    srcs = [*MODELS, *(tmp_path / f"{m}.mlir" for m in ("chain", "fan", "slices"))]
     cfiles = [c for i, s in enumerate(srcs)
               if (c := compile_c(s, tmp_path / f"m{i}_{s.stem}.c")) is not None]
-    assert len(cfiles) >= 20 and {"chain", "fan"} <= {c.stem.split("_")[-1] for c in cfiles}
+    assert len(cfiles) >= 20 and {"chain", "fan", "slices"} <= {c.stem.split("_")[-1] for c in cfiles}
 
     def frames(core: str, c: Path) -> list[tuple[str, int]]:
         obj = c.with_suffix(f".{core}.o")
@@ -183,10 +206,21 @@ def test_values_kept_across_calls_count_where_they_overlap() -> None:
     kept = stack._kept_bytes  # noqa: SLF001
     # across the 2nd call: arena+64, arena+128, 70000 (arena+192 is not yet
     # computed); across the 3rd: arena+64 and arena+192; the 4th: weights
-    assert kept(body, {"x", "out0"}) == 12
+    assert kept(body, {"arena", "x", "out0"}) == 12
+    # the same address written with a cast, or as a sum of a sum, is one
+    # value (and its inner sum another: a bound need not be tight); a
+    # constant's own bytes (the long long, the double) count
+    cast = ("f(((float *)(arena + 0)) + 4, 300ll);\n    g(0x1.5p-3);\n"
+            "    f((arena + 0) + 4, 300ll);\n    g(0x1.5p-3);\n")
+    assert kept(cast, {"arena"}) == 4 + 4 + 8 + 8
+    # names after . or ->, qualifiers, what return and goto name: no values
+    quiet = "const float *restrict in = m__d0.f;\n    h(in, p->n);\n    h(in, p->n);\n    return MLVM_OK;\n"
+    assert kept(quiet, {"in", "p"}) == 4  # MLVM_OK, read after the calls
     looped = "w = 0;\n    for (i = 0; i < 8; ++i) {\n        y[i] = expf(c[i] * 1.5f);\n    }\n"
     assert kept(looped, {"w", "i", "y"}) == 8  # c and 1.5f, kept across expf
     assert kept(looped.replace("expf(c[i] * 1.5f)", "c[i]"), {"w", "i", "y"}) == 0
+    # a loop of one statement, no braces: the same
+    assert kept("for (i = 0; i < 8; ++i)\n        y[i] = expf(c[i] * 1.5f);\n", {"i", "y"}) == 8
 
 
 def test_a_callback_counts_where_the_runtime_calls_it() -> None:

@@ -6,7 +6,9 @@ Rewrites (each keeps the result type, so users see no change):
     the constant is all such values (bit for bit: `x + 0.0` is not `x` for
     x = -0.0) and broadcasting does not grow `x`;
   * `reshape(reshape(x))` -> `reshape(x)`; a reshape or broadcast_to to
-    the operand's own type -> the operand;
+    the operand's own type -> the operand; `reshape(constant)` -> a
+    constant of the new shape, when the reshape is the constant's one user
+    or it is small (RESHAPE_COPY_LIMIT elements);
   * `broadcast_to(constant)` -> a constant of the broadcast shape;
   * an op whose operands are all constants, with a result of at most
     `fold_limit` elements -> a constant, computed by the op's reference;
@@ -102,6 +104,12 @@ class IdentityOperand(RewritePattern):
                 return
 
 
+# A constant shared by other users is reshaped at compile time up to this
+# many elements (its bytes then stored twice); one read by the reshape
+# alone, whatever its size.
+RESHAPE_COPY_LIMIT = 64
+
+
 class ReshapeChain(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ReshapeOp, rewriter: PatternRewriter) -> None:
@@ -110,6 +118,12 @@ class ReshapeChain(RewritePattern):
             rewriter.replace(op, [], [src])
             return
         inner = src.owner
+        arr = constant_of(src)
+        if arr is not None and (only_use(src, op) or arr.size <= RESHAPE_COPY_LIMIT):
+            t = op.result.type
+            assert isinstance(t, TensorType)
+            rewriter.replace(op, make_constant(t, arr.reshape(t.get_shape())))
+            return
         if isinstance(inner, ReshapeOp):
             rewriter.replace(
                 op, ReshapeOp.create(operands=[inner.operand], result_types=[op.result.type])

@@ -28,6 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
+import numpy as np
+
 from xdsl.context import Context
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -44,7 +46,7 @@ from mlvm.codegen.lowering import elem, value_shape
 from mlvm.dialect.base import MlvmOp
 from mlvm.dialect.elements import xdsl_type
 from mlvm.dialect.nn import Conv2dOp
-from mlvm.dialect.ops import AddOp, DivOp, MatmulOp, MaxOp, MulOp, ReluOp, ReshapeOp
+from mlvm.dialect.ops import AddOp, DivOp, FillOp, MatmulOp, MaxOp, MulOp, ReluOp, ReshapeOp
 from mlvm.dialect.quant import (
     DequantizeOp,
     QAddOp,
@@ -54,7 +56,7 @@ from mlvm.dialect.quant import (
     QuantizeOp,
     RequantizeOp,
 )
-from mlvm.passes.canonicalize import only_use
+from mlvm.passes.canonicalize import constant_of, make_constant, only_use
 
 
 def _elem(v: SSAValue) -> str:
@@ -97,6 +99,22 @@ def _per_channel(s: tuple[int, ...], channels: int) -> bool | None:
     if s and s[0] == channels and prod(s[1:]) == 1:
         return True
     return None
+
+
+def _zero_point(b: _Builder, v: SSAValue, per: bool, n: int) -> SSAValue:
+    """A weight zero point shaped (n,), or () when it is one value: also
+    when all n are equal (the kernels then take the one-value path and
+    nothing fills an array at run time)."""
+    if per:
+        arr = constant_of(v)
+        if isinstance(v.owner, FillOp):
+            arr = np.full(1, v.owner.value.value.data)
+        if arr is not None and arr.size and bool(np.all(arr == arr.reshape(-1)[0])):
+            e = elem(v)
+            one = make_constant(TensorType(xdsl_type(e.name), []), np.asarray(arr.reshape(-1)[0], e.dtype))
+            b.rewriter.insert(one, InsertPoint.before(b.at))
+            return one.result
+    return b.reshape(v, (n,) if per else ())
 
 
 def _multiplier(b: _Builder, sx: SSAValue, sw: SSAValue, per_o: bool, o: int, q: QuantizeOp) -> SSAValue:
@@ -142,7 +160,7 @@ class FuseQdqConv(RewritePattern):
         b = _Builder(rewriter, q)
         props: dict[str, Attribute] = {k: src.properties[k] for k in ("strides", "padding", "dilations", "groups")
                                        if k in src.properties}
-        zw = b.reshape(dw.zero_point, (o,) if per_z else ())
+        zw = _zero_point(b, dw.zero_point, per_z, o)
         x_zw = [dx.q, dw.q, b.reshape(dx.zero_point, ()), zw]
         if _elem(q.result) not in ("i8", "ui8"):  # 16-bit outputs: the sums, then requantize
             acc = b.op(QConv2dOp, x_zw, value_shape(src.result), "i32", **props)
@@ -185,7 +203,7 @@ class FuseQdqMatmul(RewritePattern):
         if per_s is None or per_z is None:
             return
         b = _Builder(rewriter, q)
-        zb = b.reshape(db.zero_point, (n,) if per_z else ())
+        zb = _zero_point(b, db.zero_point, per_z, n)
         acc = b.op(QMatmulOp, [da.q, db.q, b.reshape(da.zero_point, ()), zb], value_shape(src.result), "i32")
         y = _requantized(b, acc, da.scale, db.scale, per_s, n, q, (n,))
         rewriter.replace(q, [], [y])

@@ -69,6 +69,11 @@ NO_FOLD = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "Rando
 TINY = 16
 """Known tensors up to this many elements are inlined as `mlvm.constant`."""
 
+QPARAM_INLINE = 4096
+"""Scales and zero points of quantization up to this many elements (one per
+channel) are `mlvm.constant` too: the multipliers mlvm-fuse-qdq computes
+from them then fold at compile time rather than run at every call."""
+
 
 class UnsupportedModel(MlvmError):
     """A valid model that uses what mlvm does not convert yet (ops, attributes,
@@ -248,8 +253,9 @@ class Importer:
             raise Unsupported(f"a {v.array.dtype} tensor computed at run time")
         return e.name
 
-    def t(self, v: Value | None, key: str | None = None) -> SSAValue:
-        """The SSA value of `v`; a known tensor becomes a param or constant (once)."""
+    def t(self, v: Value | None, key: str | None = None, inline: int = TINY) -> SSAValue:
+        """The SSA value of `v`; a known tensor becomes a param or constant
+        (once; a constant up to `inline` elements)."""
         if v is None:
             raise NodeError("a required input is missing")
         if isinstance(v, Tensor):
@@ -265,7 +271,7 @@ class Importer:
         op: Operation
         flat = arr.reshape(-1)
         is_float = ELEM_TABLE[elem].is_float
-        if arr.size <= TINY and (not is_float or bool(np.isfinite(arr.astype(np.float64)).all())):
+        if arr.size <= inline and (not is_float or bool(np.isfinite(arr.astype(np.float64)).all())):
             op = make_constant(t, arr)
         elif arr.size and _fills_exactly(flat):
             # One value everywhere (ConstantOfShape and the like): filled at

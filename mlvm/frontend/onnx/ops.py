@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import onnx
+from xdsl.ir import SSAValue
 
 from mlvm.dialect.base import MlvmOp
 from mlvm.dialect.nn import (
@@ -91,6 +92,7 @@ from mlvm.frontend.onnx.importer import (
     MAX_FOLD_ELEMENTS,
     Const,
     Importer,
+    QPARAM_INLINE,
     NodeError,
     RunTimeInput,
     Tensor,
@@ -1191,6 +1193,11 @@ def _qparam(imp: Importer, v: Value, axis: int, rank: int, what: str) -> Value:
     return reshape(imp, v, shape)
 
 
+def _qparams(imp: Importer, scale: Value, zero_point: Value) -> list[SSAValue]:
+    """A scale and zero point as operands: constants when known and small."""
+    return [imp.t(scale, inline=QPARAM_INLINE), imp.t(zero_point, inline=QPARAM_INLINE)]
+
+
 def _zero_point(imp: Importer, v: Value | None, like: str, what: str) -> Value:
     if v is not None:
         return v
@@ -1217,7 +1224,7 @@ def _quantize(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attr
         raise Unsupported(f"quantizing to {imp.elem(zp)}")
     s = _qparam(imp, scale, ax, rank, "scale")
     z = _qparam(imp, zp, ax, rank, "zero point")
-    return [Tensor(imp.emit(QuantizeOp, [imp.t(x), imp.t(s), imp.t(z)], imp.shape(x), imp.elem(zp)))]
+    return [Tensor(imp.emit(QuantizeOp, [imp.t(x), *_qparams(imp, s, z)], imp.shape(x), imp.elem(zp)))]
 
 
 @converter("DequantizeLinear")
@@ -1228,7 +1235,7 @@ def _dequantize(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], at
     zp = _zero_point(imp, ins[2] if len(ins) > 2 else None, imp.elem(x), "zero point")
     s = _qparam(imp, scale, ax, rank, "scale")
     z = _qparam(imp, zp, ax, rank, "zero point")
-    return [Tensor(imp.emit(DequantizeOp, [imp.t(x), imp.t(s), imp.t(z)], imp.shape(x), "f32"))]
+    return [Tensor(imp.emit(DequantizeOp, [imp.t(x), *_qparams(imp, s, z)], imp.shape(x), "f32"))]
 
 
 def qmatmul(imp: Importer, a: Value, b: Value, za: Value | None, zb: Value | None) -> Tensor:

@@ -76,3 +76,28 @@ func.func @too_big() -> tensor<8192xf32> {
   %b = "mlvm.exp"(%a) : (tensor<8192xf32>) -> tensor<8192xf32>
   func.return %b : tensor<8192xf32>
 }
+
+// -----
+// A reshape of a constant is a constant of the new shape when the reshape
+// is its one user (so a per-channel multiplier of known scales folds), or
+// when it is small (a second copy); a large constant read elsewhere too
+// stays one copy.
+// CHECK-LABEL: func.func @reshaped_constants
+// CHECK-DAG: %[[M:.*]] = "mlvm.constant"() <{value = dense<3.000000e+00> : tensor<65xf32>}>
+// CHECK-DAG: %[[T:.*]] = "mlvm.constant"() <{value = dense<[[5.000000e-01], [1.000000e+00]]> : tensor<2x1xf32>}>
+// CHECK-DAG: %[[TR:.*]] = "mlvm.constant"() <{value = dense<[5.000000e-01, 1.000000e+00]> : tensor<2xf32>}>
+// CHECK-DAG: %[[BIG:.*]] = "mlvm.constant"() <{value = dense<2.000000e+00> : tensor<65x1xf32>}>
+// CHECK-DAG: %[[RB:.*]] = "mlvm.reshape"(%[[BIG]]) : (tensor<65x1xf32>) -> tensor<65xf32>
+// CHECK-NOT: mlvm.mul
+// CHECK: func.return %[[M]], %[[T]], %[[TR]], %[[RB]], %[[BIG]]
+func.func @reshaped_constants() -> (tensor<65xf32>, tensor<2x1xf32>, tensor<2xf32>, tensor<65xf32>, tensor<65x1xf32>) {
+  %s = "mlvm.constant"() <{value = dense<1.5> : tensor<65x1xf32>}> : () -> tensor<65x1xf32>
+  %r = "mlvm.reshape"(%s) : (tensor<65x1xf32>) -> tensor<65xf32>
+  %k = "mlvm.constant"() <{value = dense<2.0> : tensor<f32>}> : () -> tensor<f32>
+  %m = "mlvm.mul"(%r, %k) : (tensor<65xf32>, tensor<f32>) -> tensor<65xf32>
+  %t = "mlvm.constant"() <{value = dense<[[0.5], [1.0]]> : tensor<2x1xf32>}> : () -> tensor<2x1xf32>
+  %tr = "mlvm.reshape"(%t) : (tensor<2x1xf32>) -> tensor<2xf32>
+  %big = "mlvm.constant"() <{value = dense<2.0> : tensor<65x1xf32>}> : () -> tensor<65x1xf32>
+  %rb = "mlvm.reshape"(%big) : (tensor<65x1xf32>) -> tensor<65xf32>
+  func.return %m, %t, %tr, %rb, %big : tensor<65xf32>, tensor<2x1xf32>, tensor<2xf32>, tensor<65xf32>, tensor<65x1xf32>
+}

@@ -126,3 +126,32 @@ func.func @add_must_not(%aq: tensor<4x3xui8>, %rq: tensor<3xui8>, %s: tensor<f32
   %y3 = "mlvm.quantize"(%3, %s, %z) : (tensor<4x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<4x3xui8>
   func.return %y0, %y1, %y2, %y3, %3 : tensor<4x3xui8>, tensor<4x3xui8>, tensor<4x3xui16>, tensor<4x3xui8>, tensor<4x3xf32>
 }
+
+// -----
+// Per-channel weight zero points that are all one value (a constant or a
+// fill, as importers write zeros) become that one value: the kernel takes
+// its one-value path and nothing fills an array at run time. Unequal ones
+// stay per channel.
+// CHECK-LABEL: func.func @uniform_zero_points
+// CHECK: %[[Z:.*]] = "mlvm.constant"() <{value = dense<0> : tensor<i8>}> : () -> tensor<i8>
+// CHECK: "mlvm.qconv2d_requant"(%xq, %wq, %{{.*}}, %[[Z]], %{{.*}}, %{{.*}}) <{relu = 0 : i64}> : (tensor<1x4x6x6xi8>, tensor<8x4x1x1xi8>, tensor<i8>, tensor<i8>, tensor<8xf32>, tensor<i8>) -> tensor<1x8x6x6xi8>
+// CHECK: %[[Z3:.*]] = "mlvm.constant"() <{value = dense<3> : tensor<i8>}> : () -> tensor<i8>
+// CHECK: "mlvm.qmatmul"(%aq, %bq, %{{.*}}, %[[Z3]]) : (tensor<2x8xi8>, tensor<8x3xi8>, tensor<i8>, tensor<i8>) -> tensor<2x3xi32>
+// CHECK: "mlvm.qmatmul"(%aq, %bq, %{{.*}}, %{{.*}}) : (tensor<2x8xi8>, tensor<8x3xi8>, tensor<i8>, tensor<3xi8>) -> tensor<2x3xi32>
+func.func @uniform_zero_points(%xq: tensor<1x4x6x6xi8>, %wq: tensor<8x4x1x1xi8>, %sw: tensor<8x1x1x1xf32>, %s: tensor<f32>, %z: tensor<i8>, %aq: tensor<2x8xi8>, %bq: tensor<8x3xi8>, %sb: tensor<1x3xf32>) -> (tensor<1x8x6x6xi8>, tensor<2x3xi8>, tensor<2x3xi8>) {
+  %zw = "mlvm.fill"() <{value = 0.0 : f32}> : () -> tensor<8x1x1x1xi8>
+  %x = "mlvm.dequantize"(%xq, %s, %z) : (tensor<1x4x6x6xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4x6x6xf32>
+  %w = "mlvm.dequantize"(%wq, %sw, %zw) : (tensor<8x4x1x1xi8>, tensor<8x1x1x1xf32>, tensor<8x1x1x1xi8>) -> tensor<8x4x1x1xf32>
+  %c = "mlvm.conv2d"(%x, %w) : (tensor<1x4x6x6xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x6x6xf32>
+  %y = "mlvm.quantize"(%c, %s, %z) : (tensor<1x8x6x6xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xi8>
+  %a = "mlvm.dequantize"(%aq, %s, %z) : (tensor<2x8xi8>, tensor<f32>, tensor<i8>) -> tensor<2x8xf32>
+  %z3 = "mlvm.constant"() <{value = dense<3> : tensor<1x3xi8>}> : () -> tensor<1x3xi8>
+  %b3 = "mlvm.dequantize"(%bq, %sb, %z3) : (tensor<8x3xi8>, tensor<1x3xf32>, tensor<1x3xi8>) -> tensor<8x3xf32>
+  %m3 = "mlvm.matmul"(%a, %b3) : (tensor<2x8xf32>, tensor<8x3xf32>) -> tensor<2x3xf32>
+  %q3 = "mlvm.quantize"(%m3, %s, %z) : (tensor<2x3xf32>, tensor<f32>, tensor<i8>) -> tensor<2x3xi8>
+  %zd = "mlvm.constant"() <{value = dense<[[0, 1, 0]]> : tensor<1x3xi8>}> : () -> tensor<1x3xi8>
+  %bd = "mlvm.dequantize"(%bq, %sb, %zd) : (tensor<8x3xi8>, tensor<1x3xf32>, tensor<1x3xi8>) -> tensor<8x3xf32>
+  %md = "mlvm.matmul"(%a, %bd) : (tensor<2x8xf32>, tensor<8x3xf32>) -> tensor<2x3xf32>
+  %qd = "mlvm.quantize"(%md, %s, %z) : (tensor<2x3xf32>, tensor<f32>, tensor<i8>) -> tensor<2x3xi8>
+  func.return %y, %q3, %qd : tensor<1x8x6x6xi8>, tensor<2x3xi8>, tensor<2x3xi8>
+}

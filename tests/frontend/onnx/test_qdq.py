@@ -4,6 +4,7 @@ compared with onnxruntime's own int8 execution, bit for bit."""
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from pathlib import Path
 
@@ -16,8 +17,12 @@ from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantTy
 from xdsl.context import Context
 
 import mlvm
+from mlvm.codegen.lowering import value_shape
+from mlvm.dialect.ops import ConstantOp
+from mlvm.dialect.quant import QConv2dRequantOp
 from mlvm.frontend.onnx.importer import import_onnx
 from mlvm.passes.fuse_qdq import FuseQdqPass
+from mlvm.pipeline import CompileOptions, load_source, lower
 
 C = 16
 
@@ -75,6 +80,21 @@ def test_qdq_runs_in_integers(qdq: Path) -> None:
     ops = Counter(op.name for op in module.walk())
     assert ops["mlvm.qconv2d_requant"] == 3 and ops["mlvm.qmatmul"] == 1, ops
     assert ops["mlvm.conv2d"] == 0 and ops["mlvm.matmul"] == 0, ops
+
+
+def test_qdq_constants_fold_at_compile_time(qdq: Path) -> None:
+    """The quantizer's per-channel weight scales and zero points are
+    imported as constants: after the pipeline each kernel reads its
+    multipliers as a constant (none computed at run time) and its weight
+    zero point, all 0, as one value."""
+    module, source, _ = load_source(qdq)
+    lower(module, CompileOptions(), source)
+    ops = Counter(op.name for op in module.walk())
+    assert ops["mlvm.mul"] == ops["mlvm.div"] == ops["mlvm.fill"] == 0, ops
+    for op in module.walk():
+        if isinstance(op, QConv2dRequantOp):
+            assert isinstance(op.operands[4].owner, ConstantOp), op.operands[4].owner
+            assert math.prod(value_shape(op.operands[3])) == 1
 
 
 def test_qdq_matches_onnxruntime_bit_for_bit(qdq: Path) -> None:

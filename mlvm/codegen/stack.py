@@ -203,17 +203,19 @@ def _matching(text: str, i: int, open_: str = "(", close: str = ")") -> int:
     raise StackUnknown("unbalanced parentheses")
 
 
-def _loops(body: str) -> list[tuple[int, int]]:
-    """The outermost loops of a body: from their keyword to their end (the
-    block, or the one statement, after the header)."""
-    spans: list[tuple[int, int]] = []
+def _loops(body: str) -> list[tuple[int, int, str]]:
+    """Every loop of a body, nested ones too: from its keyword to its end
+    (the block, or the one statement, after the header), and the counter
+    its `for` header sets ("" for none)."""
+    spans: list[tuple[int, int, str]] = []
     for m in _LOOP.finditer(body):
-        if spans and m.start() < spans[-1][1]:
-            continue  # inside the previous loop
+        counter = ""
         if m.group().startswith("do"):
             k = m.end() - 1
         else:
             k = _matching(body, m.end() - 1)
+            c = re.match(r"for\s*\(\s*(?:[A-Za-z_]\w*\s+)*?([A-Za-z_]\w*)\s*=", body[m.start():k])
+            counter = c.group(1) if c is not None else ""
             while k < len(body) and body[k].isspace():
                 k += 1
         if k < len(body) and body[k] == "{":
@@ -224,20 +226,22 @@ def _loops(body: str) -> list[tuple[int, int]]:
                 depth += (body[end] == "(") - (body[end] == ")")
                 end += 1
             end += 1
-        spans.append((m.start(), end))
+        spans.append((m.start(), end, counter))
     return spans
 
 
 def _normal(expr: str) -> str:
-    """An expression's text without spaces, casts or outer parentheses (the
-    same value however it is written)."""
-    text = _CAST.sub("", re.sub(r"\s+", "", expr))
+    """An expression's text without spaces or needless parentheses, each
+    cast a marker `{T}` (the same value however it is written; a sum over
+    a cast to another pointer type is another address)."""
+    text = re.sub(r"\s+", "", _CAST.sub(
+        lambda m: "{" + re.sub(r"\b(?:const|volatile|restrict)\b|\s", "", m.group()[1:-1]) + "}", expr))
     while True:  # parentheses that change nothing: around a name, a sum in a sum
         for m in _INNER.finditer(text):
             before, after = text[m.start() - 1:m.start()], text[m.end():m.end() + 1]
             if re.fullmatch(r"[\w.]*", m.group(1)) and not re.fullmatch(r"\w", before) or (
-                    before in ("", "(", "+") and after in ("", ")", "+", "-")
-                    and re.fullmatch(r"[\w.]+(?:[-+][\w.]+)*", m.group(1))):
+                    before in ("", "(", "+", "}") and after in ("", ")", "+", "-")
+                    and re.fullmatch(r"(?:\{[\w*]+\})?[\w.]+(?:[-+][\w.]+)*", m.group(1))):
                 text = text[:m.start()] + m.group(1) + text[m.end():]
                 break
         else:
@@ -277,14 +281,10 @@ def _values(body: str, own: set[str]) -> list[tuple[str, int, int]]:
     parenthesized expression and each `x + n` (`arena + 64`, `((float
     *)(arena + 0)) + 4`: an address)."""
     toks = [(m.lastgroup or "", m.group(), m.start()) for m in _TOKEN.finditer(body)]
-    # an expression of a loop's counter differs from step to step: no value
-    # to keep (the counter itself is a local)
-    counters = set(re.findall(r"\bfor\s*\(\s*(?:[A-Za-z_]\w*\s+)*?([A-Za-z_]\w*)\s*=", body))
     out: list[tuple[str, int, int]] = []
 
     def composite(key: str, at: int) -> None:
-        if counters.isdisjoint(re.findall(r"[A-Za-z_]\w*", key)):
-            out.append((key, at, 4))
+        out.append((key, at, 4))
 
     for i, (kind, text, at) in enumerate(toks):
         before = toks[i - 1][1] if i > 0 else ""
@@ -308,7 +308,10 @@ def _values(body: str, own: set[str]) -> list[tuple[str, int, int]]:
                     for a in args:
                         if not _TOKEN.fullmatch(a):
                             composite(a, at)
-            elif not _CAST.fullmatch(re.sub(r"\s+", "", body[at:end])) and not _summed(body, at, end):
+            elif not (_CAST.fullmatch(re.sub(r"\s+", "", body[at:end])) or _summed(body, at, end)
+                      or re.search(r"[(,]\s*" + _CAST.pattern + r"\s*$", body[:at])):
+                # (the operand of a cast that is an argument or a group
+                # itself: that is the value)
                 composite(_normal(inner), at)
         elif text in "+-" and i + 1 < len(toks) and toks[i + 1][0] == "num" and i > 0:
             nxt = toks[i + 2][1] if i + 2 < len(toks) else ""
@@ -323,6 +326,8 @@ def _values(body: str, own: set[str]) -> list[tuple[str, int, int]]:
                     j -= 1
                 left = body[toks[j][2]:toks[i - 1][2] + 1]
             elif toks[i - 1][0] == "name":
+                if i > 1 and toks[i - 2][1] == "(" and nxt == ")":
+                    continue  # all of a group: the group (or what it is cast to) is the value
                 left = before
             else:
                 continue
@@ -332,22 +337,26 @@ def _values(body: str, own: set[str]) -> list[tuple[str, int, int]]:
 
 def _kept_bytes(body: str, own: set[str]) -> int:
     """The most bytes of values live across one call: a value is live from
-    its first use to its last (a use in a loop, from the loop's start to its
-    end: GCC hoists what a loop does not change), and across each call whose
-    return falls between. Not counted: the function's own parameters and
-    locals (their slots are counted already)."""
+    its first use to its last (a use in a loop the value does not change
+    in, from the loop's start to its end: GCC hoists it; a value of a
+    loop's counter lives within a step), and across each call whose return
+    falls between. Not counted: the function's own parameters and locals
+    (their slots are counted already)."""
     body = _COMMENT.sub(lambda m: " " * len(m.group()), body)
     loops = _loops(body)
 
-    def where(i: int) -> tuple[int, int]:
-        for a, b in loops:
-            if a <= i < b:
-                return a, b
-        return i, i
+    def where(key: str, i: int) -> tuple[int, int]:
+        """A use's span: the outermost loop around it that the value does
+        not change in (inside the innermost loop whose counter it names)."""
+        around = [(a, b, c) for a, b, c in loops if a <= i < b]  # outermost first
+        names = set(re.findall(r"[A-Za-z_]\w*", key))
+        varying = [k for k, (_, _, c) in enumerate(around) if c and c in names]
+        inside = around[varying[-1] + 1:] if varying else around
+        return (inside[0][0], inside[0][1]) if inside else (i, i)
 
     spans: dict[str, tuple[int, int, int]] = {}
     for key, at, width in _values(body, own):
-        a, b = where(at)
+        a, b = where(key, at)
         lo, hi, _ = spans.get(key, (a, b, width))
         spans[key] = (min(lo, a), max(hi, b), width)
     returns = []

@@ -207,12 +207,20 @@ def test_values_kept_across_calls_count_where_they_overlap() -> None:
     # across the 2nd call: arena+64, arena+128, 70000 (arena+192 is not yet
     # computed); across the 3rd: arena+64 and arena+192; the 4th: weights
     assert kept(body, {"arena", "x", "out0"}) == 12
-    # the same address written with a cast, or as a sum of a sum, is one
-    # value (and its inner sum another: a bound need not be tight); a
-    # constant's own bytes (the long long, the double) count
+    # the same address however parenthesized is one value, over a cast to
+    # another pointer type another (two addresses, each read once: neither
+    # kept); a constant's own bytes (the long long, the double) count
     cast = ("f(((float *)(arena + 0)) + 4, 300ll);\n    g(0x1.5p-3);\n"
-            "    f((arena + 0) + 4, 300ll);\n    g(0x1.5p-3);\n")
-    assert kept(cast, {"arena"}) == 4 + 4 + 8 + 8
+            "    f((float *)(arena + 0) + 4, 300ll);\n    g(0x1.5p-3);\n")
+    assert kept(cast, {"arena"}) == 4 + 8 + 8
+    assert kept(cast.replace("f((float *)", "f((int8_t *)"), {"arena"}) == 8 + 8
+    # a value only a parenthesized expression holds, read again after a call
+    assert kept("y = *(w + x0 * 3);\n    f();\n    y = *(w + x0 * 3);\n", {"y", "w", "x0"}) == 4
+    # in nested loops, a row's address (of the outer counter alone) lives
+    # across the inner loop's calls; an element's (the inner counter) not
+    nested = ("for (i0 = 0; i0 < 4; ++i0) {\n        for (i1 = 0; i1 < 8; ++i1) {\n"
+              "            y[i0 * 8 + i1] = expf((x + i0 * 32)[i1]);\n        }\n    }\n")
+    assert kept(nested, {"i0", "i1", "y", "x"}) == 4
     # names after . or ->, qualifiers, what return and goto name: no values
     quiet = "const float *restrict in = m__d0.f;\n    h(in, p->n);\n    h(in, p->n);\n    return MLVM_OK;\n"
     assert kept(quiet, {"in", "p"}) == 4  # MLVM_OK, read after the calls

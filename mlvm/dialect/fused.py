@@ -14,6 +14,14 @@ and the GEMM streams its operands once whatever the epilogue. A
 `mlvm.conv2d` head works the same way (`mlvm_conv2d_epilogue_f32`), its
 output seen as the matrix [n * o, oh * ow] and handed over group by group
 (ReLU, Clip, a residual add, ...).
+
+The body may instead end in an f32 `mlvm.reduce` (sum, mean or max over
+its operand's last axes; the tail) of the tree's value: the tree is
+computed a chunk of rows at a time into a workspace (TAIL_CHUNK elements)
+and each row reduced by the runtime's row functions, which its reduction
+kernels use too, so the result is the unfused ops' bit for bit, and the
+tree's value (a dequantized feature map before a global average pool)
+never needs a buffer of its own.
 """
 
 from __future__ import annotations
@@ -41,13 +49,43 @@ from xdsl.utils.exceptions import VerifyException
 from mlvm.codegen.lowering import elem, elementwise_loop, output_shared, value_shape
 from mlvm.dialect.base import MlvmOp, result_shape
 from mlvm.dialect.nn import Conv2dOp, conv2d_call
-from mlvm.dialect.ops import AddOp, ConstantOp, MatmulOp, MaxOp, MinOp, ReluOp, row_entry
+from mlvm.dialect.ops import AddOp, ConstantOp, MatmulOp, MaxOp, MinOp, ReduceOp, ReluOp, row_entry
 from mlvm.dialect.shapes import broadcast_strides
 
 if TYPE_CHECKING:
     from mlvm.codegen.lowering import Lowering
 
 Head = MatmulOp | Conv2dOp
+
+# Reductions a fused tree may end in: the runtime's f32 kernels' kinds.
+TAIL_KINDS = ("sum", "mean", "max")
+
+
+# Elements of the tree a fused reduction computes into its workspace at a
+# time (whole rows: at least one): enough for vector loops, a few KiB.
+TAIL_CHUNK = 512
+
+
+def tail_geometry(op: ReduceOp) -> tuple[int, int, int]:
+    """(rows, elements per row, rows per chunk) of a reduction over its
+    operand's last axes."""
+    shape = value_shape(op.operand)
+    n = prod(shape[len(shape) - len(op.norm_axes()):])
+    rows = prod(shape) // n if n else 0
+    return rows, n, max(1, min(rows, TAIL_CHUNK // max(n, 1)))
+
+
+def tail_fits(op: ReduceOp) -> bool:
+    """Whether a reduction can end a fused tree: f32, a kind of TAIL_KINDS,
+    over its operand's last axes (rows of contiguous elements), of more
+    rows than a chunk holds."""
+    shape = value_shape(op.operand)
+    axes = op.norm_axes()
+    if not (op.kind.data in TAIL_KINDS and elem(op.operand).name == "f32" and elem(op.result).name == "f32"
+            and len(axes) > 0 and tuple(sorted(axes)) == tuple(range(len(shape) - len(axes), len(shape)))):
+        return False
+    rows, _, chunk = tail_geometry(op)
+    return rows > chunk  # (else the chunk would hold the whole tree: nothing saved)
 
 
 def conv_epilogue_strides(a: SSAValue, conv: Conv2dOp) -> tuple[int, int] | None:
@@ -83,13 +121,25 @@ class FusedOp(MlvmOp):
         first = self.body.block.first_op
         return first if isinstance(first, MatmulOp | Conv2dOp) else None
 
+    def tail(self) -> ReduceOp | None:
+        ops = list(self.body.block.ops)
+        return ops[-2] if len(ops) >= 2 and isinstance(ops[-2], ReduceOp) else None
+
+    def tree_shape(self) -> tuple[int, ...]:
+        """The shape every elementwise op of the body produces."""
+        tail = self.tail()
+        return value_shape(tail.operand) if tail is not None else result_shape(self)
+
     def workspace_bytes(self) -> int:
-        head = self.head()
+        head, tail = self.head(), self.tail()
+        if tail is not None:
+            _, n, chunk = tail_geometry(tail)
+            return 4 * n * chunk  # a chunk of the tree's rows
         return head.workspace_bytes() if head is not None else 0
 
     def workspace_required(self) -> bool:
         head = self.head()
-        return head is not None and head.workspace_required()
+        return self.tail() is not None or head is not None and head.workspace_required()
 
     def verify_(self) -> None:
         block = self.body.block
@@ -100,8 +150,14 @@ class FusedOp(MlvmOp):
             raise VerifyException(
                 f"{self.name}: body must end in mlvm.fused_yield of the result type"
             )
-        out = result_shape(self)
-        head = self.head()
+        out = self.tree_shape()
+        head, tail = self.head(), self.tail()
+        if tail is not None and (head is not None or not tail_fits(tail)
+                                 or last.value is not tail.result):
+            raise VerifyException(
+                f"{self.name}: a reduction ends the body only alone (no head), f32, a kind of "
+                f"{', '.join(TAIL_KINDS)}, over the last axes of more rows than a chunk, yielded"
+            )
         if isinstance(head, MatmulOp):
             if len(out) != 2 or tuple(head.operands) != tuple(block.args[:2]):
                 raise VerifyException(
@@ -127,7 +183,14 @@ class FusedOp(MlvmOp):
                         f"{self.name}: body op {op.name} reads a value from outside the "
                         "fused op (pass it as an operand)"
                     )
-        for op in list(block.ops)[1 if head is not None else 0 : -1]:
+        if tail is not None:
+            for a in block.args:
+                if math.prod(value_shape(a)) > 1 and value_shape(a) != out:
+                    raise VerifyException(
+                        f"{self.name}: with a reduction at the end, operand {a.index} must be one "
+                        "value or of the reduced tree's shape"
+                    )
+        for op in list(block.ops)[1 if head is not None else 0 : -2 if tail is not None else -1]:
             if not hasattr(op, "scalar_expr"):
                 raise VerifyException(f"{self.name}: {op.name} is not elementwise")
             t = op.results[0].type
@@ -139,7 +202,7 @@ class FusedOp(MlvmOp):
     def can_run_inplace(self, k: int) -> bool:
         # With a head, each block's product lands in the output rows before
         # the epilogue reads its operands: none of them may share the output.
-        return self.head() is None and self.inputs[k].type == self.result.type
+        return self.head() is None and self.tail() is None and self.inputs[k].type == self.result.type
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
@@ -155,6 +218,9 @@ class FusedOp(MlvmOp):
         if self.head() is not None:
             self._lower_with_head(cg)
             return
+        if self.tail() is not None:
+            self._lower_with_tail(cg)
+            return
         args = list(self.body.block.args)
         used = [k for k, a in enumerate(args) if a.uses]
 
@@ -166,9 +232,10 @@ class FusedOp(MlvmOp):
                          restrict=not output_shared(cg, self))
 
     def _chain(
-        self, names: dict[SSAValue, str], ops: Sequence[MlvmOp]
+        self, names: dict[SSAValue, str], ops: Sequence[MlvmOp], value: SSAValue | None = None
     ) -> tuple[list[str], str]:
-        """Statements computing `ops` from named scalars; the yielded value.
+        """Statements computing `ops` from named scalars; the yielded value (or
+        `value`).
 
         Each temporary is rounded to its element type (f16, bf16), so the
         fused loop computes what the ops one by one would.
@@ -182,7 +249,47 @@ class FusedOp(MlvmOp):
             lines.append(f"const {e.compute} t{j} = {e.round(expr)};")
         last = self.body.block.last_op
         assert isinstance(last, FusedYieldOp)
-        return lines, names[last.value]
+        return lines, names[last.value if value is None else value]
+
+    def _lower_with_tail(self, cg: Lowering) -> None:
+        """A chunk of whole rows of the tree's value at a time into the
+        workspace (one loop over contiguous elements, which vectorizes),
+        then each row reduced by the runtime's own row functions, so the
+        bits are the unfused kernel's. (Summing each element into the lanes
+        as it was computed ran 2.7x slower on x86: the conversions did not
+        vectorize; a chunk of one row, 2.1x: its sums read the row's
+        vector stores back at once.)"""
+        tail = self.tail()
+        assert tail is not None
+        rows, n, chunk = tail_geometry(tail)
+        if rows * n == 0:
+            return
+        args = list(self.body.block.args)
+        used = [k for k, a in enumerate(args) if a.uses]
+        scalars = [k for k in used if prod(value_shape(args[k])) == 1]
+        env: dict[SSAValue, str] = {args[k]: f"a{k}" for k in used}
+        stmts, value = self._chain(env, self.body_ops()[:-1], tail.operand)
+        kind = tail.kind.data
+        row = {"sum": "0.0f + mlvm_row_sum_f32({n}, buf + r * {n})",
+               "mean": "(0.0f + mlvm_row_sum_f32({n}, buf + r * {n})) / (float){n}",
+               "max": "mlvm_row_max_f32({n}, buf + r * {n}, -HUGE_VALF)"}[kind].format(n=n)
+        lines = ["{", *(f"    const {elem_ctype(args[k])} *in{k} = {cg.ptr(self.inputs[k])};" for k in used)]
+        for k in scalars:
+            e = elem(args[k])
+            lines.append(f"    const {e.compute} a{k} = {e.load.format(f'in{k}[0]')};")
+        lines += [f"    float *restrict out = {cg.ptr(self.result)};",
+                  f"    float *restrict buf = (float *){cg.workspace(self)};",
+                  "    mlvm_index_t o, j, r;",
+                  f"    for (o = 0; o < {rows}; o += {chunk}) {{",
+                  f"        const mlvm_index_t m = ({rows} - o < {chunk} ? {rows} - o : {chunk}) * {n};",
+                  "        for (j = 0; j < m; ++j) {"]
+        for k in used:
+            if k not in scalars:
+                e = elem(args[k])
+                lines.append(f"            const {e.compute} a{k} = {e.load.format(f'in{k}[o * {n} + j]')};")
+        lines += [*("            " + x for x in stmts), f"            buf[j] = {value};", "        }",
+                  f"        for (r = 0; r * {n} < m; ++r)", f"            out[o + r] = {row};", "    }", "}"]
+        cg.stmt("\n    ".join(lines))
 
     def _pointers(self, cg: Lowering, which: range) -> list[str]:
         args = list(self.body.block.args)

@@ -6,11 +6,17 @@ group's output shape (so nothing is recomputed), and all its users are in
 the group (so its value is never needed in memory). Groups of two or more
 ops become one `mlvm.fused` op at the position of their last op; its
 operands are the values the group reads from outside, broadcast included.
+
+A group whose value only an f32 reduction over its last axes reads (a
+dequantized feature map into a global average pool) takes that reduction
+as its end (`mlvm.fused`'s tail), when what it reads from outside is one
+value or of its own shape: the value is then never stored.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -20,9 +26,9 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlvm.dialect.base import MlvmOp
-from mlvm.dialect.fused import FusedOp, FusedYieldOp, Head, conv_epilogue_strides
+from mlvm.dialect.fused import FusedOp, FusedYieldOp, Head, conv_epilogue_strides, tail_fits
 from mlvm.dialect.nn import Conv2dOp
-from mlvm.dialect.ops import MatmulOp
+from mlvm.dialect.ops import MatmulOp, ReduceOp
 
 
 def is_elementwise(op: Operation) -> bool:
@@ -89,7 +95,27 @@ def _head(group: list[Operation]) -> Head | None:
     return None
 
 
-def _fuse(group: list[Operation], head: Head | None) -> FusedOp:
+def _tail(group: list[Operation]) -> ReduceOp | None:
+    """The reduction that alone reads the group's value and can end it
+    (tail_fits), when the group reads nothing from outside but single
+    values and values of its own shape."""
+    root = group[-1]
+    uses = list(root.results[0].uses)
+    if len(uses) != 1 or not isinstance(uses[0].operation, ReduceOp):
+        return None
+    red = uses[0].operation
+    shape = root.results[0].type
+    assert isinstance(shape, TensorType)
+    if red.parent is not root.parent or not tail_fits(red):
+        return None
+    for v in _outside_operands(group, root):
+        t = v.type
+        if not isinstance(t, TensorType) or (prod(t.get_shape()) > 1 and t.get_shape() != shape.get_shape()):
+            return None
+    return red
+
+
+def _fuse(group: list[Operation], head: Head | None, tail: ReduceOp | None = None) -> FusedOp:
     inside = set(group)
     inputs: list[SSAValue] = list(head.operands) if head is not None else []
     seen = set(inputs)
@@ -111,7 +137,13 @@ def _fuse(group: list[Operation], head: Head | None) -> FusedOp:
             clone.operands = body.args[: len(head.operands)]
         body.add_op(clone)
         mapping[op.results[0]] = clone.results[0]
-    root = group[-1]
+    root: Operation = group[-1]
+    if tail is not None:
+        clone = tail.clone(value_mapper=mapping)
+        clone.attributes.clear()
+        body.add_op(clone)
+        mapping[tail.results[0]] = clone.results[0]
+        root = tail
     body.add_op(FusedYieldOp.create(operands=[mapping[root.results[0]]]))
     rt = root.results[0].type
     assert isinstance(rt, TensorType)
@@ -133,23 +165,26 @@ class FusePass(ModulePass):
 
     def _run(self, block: Block) -> None:
         taken: set[Operation] = set()
-        groups: list[tuple[list[Operation], Head | None]] = []
+        groups: list[tuple[list[Operation], Head | None, ReduceOp | None]] = []
         for op in reversed(list(block.ops)):
             if op in taken or not is_elementwise(op):
                 continue
             assert isinstance(op, MlvmOp)
             group = _group(op, taken)
             taken.update(group)
-            head = _head(group) if self.epilogues else None
+            tail = _tail(group)
+            head = _head(group) if self.epilogues and tail is None else None
             if head is not None:
                 taken.add(head)
-            if len(group) + (head is not None) >= 2:
-                groups.append((group, head))
-        for group, head in groups:
-            root = group[-1]
-            fused = _fuse(group, head)
-            Rewriter.insert_op(fused, InsertPoint.before(root))
-            root.results[0].replace_all_uses_with(fused.result)
+            if len(group) + (head is not None) + (tail is not None) >= 2:
+                groups.append((group, head, tail))
+        for group, head, tail in groups:
+            end: Operation = tail if tail is not None else group[-1]
+            fused = _fuse(group, head, tail)
+            Rewriter.insert_op(fused, InsertPoint.before(end))
+            end.results[0].replace_all_uses_with(fused.result)
+            if tail is not None:
+                Rewriter.erase_op(tail)
             for member in reversed(group):
                 Rewriter.erase_op(member)
             if head is not None:

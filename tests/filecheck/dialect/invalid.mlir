@@ -388,3 +388,27 @@ func.func @f(%x: tensor<1x4x5x5xf32>, %w: tensor<2x4x3x3x16xf32>) -> tensor<1x32
   func.return %0 : tensor<1x32x5x5xf32>
 }
 // CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.conv2d: w tensor<2x4x3x3x16xf32> in panels must be [P, C, KH, KW, width], width a multiple of 32
+
+// -----
+func.func @f(%x: tensor<600x8xf32>, %c: tensor<600x1xf32>) -> tensor<600x1xf32> {
+  %y = "mlvm.fused"(%x, %c) ({
+  ^bb0(%a: tensor<600x8xf32>, %b: tensor<600x1xf32>):
+    %1 = "mlvm.mul"(%a, %b) : (tensor<600x8xf32>, tensor<600x1xf32>) -> tensor<600x8xf32>
+    %2 = "mlvm.reduce"(%1) <{kind = "sum", axes = array<i64: 1>, keepdims = true}> : (tensor<600x8xf32>) -> tensor<600x1xf32>
+    "mlvm.fused_yield"(%2) : (tensor<600x1xf32>) -> ()
+  }) : (tensor<600x8xf32>, tensor<600x1xf32>) -> tensor<600x1xf32>
+  func.return %y : tensor<600x1xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.fused: with a reduction at the end, operand 1 must be one value or of the reduced tree's shape
+
+// -----
+func.func @f(%x: tensor<3x8xf32>) -> tensor<1x8xf32> {
+  %y = "mlvm.fused"(%x) ({
+  ^bb0(%a: tensor<3x8xf32>):
+    %1 = "mlvm.exp"(%a) : (tensor<3x8xf32>) -> tensor<3x8xf32>
+    %2 = "mlvm.reduce"(%1) <{kind = "sum", axes = array<i64: 0>, keepdims = true}> : (tensor<3x8xf32>) -> tensor<1x8xf32>
+    "mlvm.fused_yield"(%2) : (tensor<1x8xf32>) -> ()
+  }) : (tensor<3x8xf32>) -> tensor<1x8xf32>
+  func.return %y : tensor<1x8xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.fused: a reduction ends the body only alone (no head), f32, a kind of sum, mean, max, over the last axes of more rows than a chunk, yielded

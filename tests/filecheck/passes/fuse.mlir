@@ -64,13 +64,13 @@ func.func @boundaries(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> (tensor<4x8xf32
 
 // -----
 // A lone elementwise op is left to its kernel; non-elementwise ops split
-// chains.
+// chains (a reduction over a leading axis ends no fused op).
 // CHECK-LABEL: func.func @single
 // CHECK-NOT: mlvm.fused
 // CHECK: func.return
 func.func @single(%x: tensor<4x4xf32>) -> tensor<4xf32> {
   %0 = "mlvm.exp"(%x) : (tensor<4x4xf32>) -> tensor<4x4xf32>
-  %1 = "mlvm.reduce"(%0) <{kind = "sum", axes = array<i64: 1>}> : (tensor<4x4xf32>) -> tensor<4xf32>
+  %1 = "mlvm.reduce"(%0) <{kind = "sum", axes = array<i64: 0>}> : (tensor<4x4xf32>) -> tensor<4xf32>
   %2 = "mlvm.log"(%1) : (tensor<4xf32>) -> tensor<4xf32>
   func.return %2 : tensor<4xf32>
 }
@@ -125,4 +125,52 @@ func.func @conv_not_head(%x: tensor<2x8x9x9xf32>, %w: tensor<8x8x3x3xf32>, %c: t
   %1 = "mlvm.sub"(%0, %c) : (tensor<2x8x9x9xf32>, tensor<1x8x1x1xf32>) -> tensor<2x8x9x9xf32>
   %2 = "mlvm.relu"(%1) : (tensor<2x8x9x9xf32>) -> tensor<2x8x9x9xf32>
   func.return %2 : tensor<2x8x9x9xf32>
+}
+
+// -----
+// A dequantized map read only by a mean over its last axes (a global
+// average pool): the mean ends the fused op, which computes a chunk of four
+// rows of 125 at a time into its workspace and sums each by the runtime's
+// row function: the map is never stored whole.
+// CHECK-LABEL: func.func @reduce_tail
+// CHECK-NEXT: %{{.*}} = "mlvm.fused"(%q, %s, %z) ({
+// CHECK-NEXT: ^bb0(%[[Q:.*]]: tensor<1x16x25x5xui8>, %[[S:.*]]: tensor<f32>, %[[Z:.*]]: tensor<ui8>):
+// CHECK-NEXT: %[[V:.*]] = "mlvm.dequantize"(%[[Q]], %[[S]], %[[Z]])
+// CHECK-NEXT: %[[M:.*]] = "mlvm.reduce"(%[[V]]) <{kind = "mean", axes = array<i64: 2, 3>, keepdims = true}>
+// CHECK-NEXT: "mlvm.fused_yield"(%[[M]])
+// CHECK-NEXT: }) : (tensor<1x16x25x5xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x16x1x1xf32>
+// C-LABEL: mlvm_status_t module_reduce_tail(
+// C: const float a1 = in1[0];
+// C: float *restrict buf = (float *)((void *)(arena + {{[0-9]+}}));
+// C: for (o = 0; o < 16; o += 4) {
+// C: const uint8_t a0 = in0[o * 125 + j];
+// C: buf[j] = t0;
+// C: out[o + r] = (0.0f + mlvm_row_sum_f32(125, buf + r * 125)) / (float)125;
+// NOEPI-LABEL: func.func @reduce_tail
+// NOEPI-NEXT: "mlvm.fused"
+func.func @reduce_tail(%q: tensor<1x16x25x5xui8>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<1x16x1x1xf32> {
+  %v = "mlvm.dequantize"(%q, %s, %z) : (tensor<1x16x25x5xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x16x25x5xf32>
+  %m = "mlvm.reduce"(%v) <{kind = "mean", axes = array<i64: 2, 3>, keepdims = true}> : (tensor<1x16x25x5xf32>) -> tensor<1x16x1x1xf32>
+  func.return %m : tensor<1x16x1x1xf32>
+}
+
+// -----
+// Not ends of a fused op: a reduction over a leading axis, of a value
+// something else reads too, of a tree reading a per-channel operand, an
+// integer one, and one whose rows all fit one chunk (nothing to save).
+// CHECK-LABEL: func.func @no_reduce_tail
+// CHECK-NOT: "mlvm.fused"
+// CHECK: func.return
+func.func @no_reduce_tail(%x: tensor<3x8xf32>, %c: tensor<3x1xf32>, %i: tensor<3x8xi32>, %y: tensor<64x8xf32>) -> (tensor<1x8xf32>, tensor<3x1xf32>, tensor<3x8xf32>, tensor<3x1xf32>, tensor<3x1xi32>, tensor<64x1xf32>) {
+  %a = "mlvm.exp"(%x) : (tensor<3x8xf32>) -> tensor<3x8xf32>
+  %ra = "mlvm.reduce"(%a) <{kind = "sum", axes = array<i64: 0>, keepdims = true}> : (tensor<3x8xf32>) -> tensor<1x8xf32>
+  %b = "mlvm.neg"(%x) : (tensor<3x8xf32>) -> tensor<3x8xf32>
+  %rb = "mlvm.reduce"(%b) <{kind = "max", axes = array<i64: 1>, keepdims = true}> : (tensor<3x8xf32>) -> tensor<3x1xf32>
+  %d = "mlvm.mul"(%x, %c) : (tensor<3x8xf32>, tensor<3x1xf32>) -> tensor<3x8xf32>
+  %rd = "mlvm.reduce"(%d) <{kind = "sum", axes = array<i64: 1>, keepdims = true}> : (tensor<3x8xf32>) -> tensor<3x1xf32>
+  %n = "mlvm.neg"(%i) : (tensor<3x8xi32>) -> tensor<3x8xi32>
+  %rn = "mlvm.reduce"(%n) <{kind = "sum", axes = array<i64: 1>, keepdims = true}> : (tensor<3x8xi32>) -> tensor<3x1xi32>
+  %e = "mlvm.exp"(%y) : (tensor<64x8xf32>) -> tensor<64x8xf32>
+  %re = "mlvm.reduce"(%e) <{kind = "max", axes = array<i64: 1>, keepdims = true}> : (tensor<64x8xf32>) -> tensor<64x1xf32>
+  func.return %ra, %rb, %b, %rd, %rn, %re : tensor<1x8xf32>, tensor<3x1xf32>, tensor<3x8xf32>, tensor<3x1xf32>, tensor<3x1xi32>, tensor<64x1xf32>
 }

@@ -2,13 +2,14 @@
 #include <math.h>
 
 #include "iter.h"
+#include "mlvm/kernels.h"
 #include "mlvm/vmath.h"
 
 #define MLVM_SUM_LANES 8
 
 /* Sum of a contiguous row with several partial sums: vectorisable, and the
  * rounding error grows with n / MLVM_SUM_LANES rather than n. */
-static float row_sum(mlvm_index_t n, const float *x)
+float mlvm_row_sum_f32(mlvm_index_t n, const float *x)
 {
     float acc[MLVM_SUM_LANES] = {0};
     float s = 0.0f;
@@ -34,7 +35,7 @@ static float max2(float acc, float v)
 /* In lanes (one running maximum made the loop a chain of compares, one
  * element at a time): the maximum does not depend on the order, and NaN
  * wins in any order. */
-static float row_max(mlvm_index_t n, const float *x, float acc)
+float mlvm_row_max_f32(mlvm_index_t n, const float *x, float acc)
 {
     float lane[MLVM_SUM_LANES];
     mlvm_index_t i = 0;
@@ -65,7 +66,7 @@ static void reduce_walk(const mlvm_iter_t *it, const float *in, float *out,
         const float *pi = in + oi;
         float *po = out + oo;
         if (so == 0 && si == 1) {
-            po[0] = is_max ? row_max(n, pi, po[0]) : po[0] + row_sum(n, pi);
+            po[0] = is_max ? mlvm_row_max_f32(n, pi, po[0]) : po[0] + mlvm_row_sum_f32(n, pi);
         } else if (is_max) {
             for (i = 0; i < n; ++i)
                 po[i * so] = max2(po[i * so], pi[i * si]);

@@ -1,0 +1,118 @@
+"""mlvm-fuse's reduction tails through the whole pipeline: an elementwise
+tree ending in an f32 sum, mean or max over its last axes gives the bits
+the unfused ops give (the runtime's row functions), for rows shorter than,
+equal to and longer than the eight lanes and than a chunk, with NaN, -0.0
+(zeros of both signs, whose max depends on the order) and infinities, from f32 and from dequantized 8-bit inputs; and the tree's
+value takes no arena."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mlvm
+from mlvm.dialect.fused import FusedOp
+from mlvm.pipeline import CompileOptions, lower, make_context, parse_file, parse_module
+
+# (rows, row shape) pairs, more rows than a chunk holds (TAIL_CHUNK): rows
+# of 1, 7, 8, 9, 16, 125 (5 x 25), 131 and 600 elements, over one reduced
+# axis or two, the last chunk whole or not.
+SHAPES = [((600,), (1,)), ((80,), (7,)), ((70,), (8,)), ((60,), (9,)), ((4, 10), (16,)),
+          ((2, 5), (5, 25)), ((5,), (131,)), ((3,), (600,))]
+KINDS = ("sum", "mean", "max")
+
+
+def ttype(shape: tuple[int, ...], e: str = "f32") -> str:
+    return f"tensor<{'x'.join(map(str, shape))}x{e}>"
+
+
+def functions() -> list[tuple[str, str, tuple[int, ...], bool]]:
+    """(name, text, input shape, 8-bit input) of each case."""
+    out = []
+    for i, (rows, row) in enumerate(SHAPES):
+        shape = rows + row
+        axes = ", ".join(str(len(rows) + k) for k in range(len(row)))
+        kept = rows + (1,) * len(row)
+        for kind in KINDS:
+            for q in (False, True):
+                name = f"f{i}_{kind}_{'q' if q else 'f'}"
+                t, r = ttype(shape), ttype(kept)
+                if q:  # a dequantized u8 map (scale and zero point constants)
+                    head = [f'  %s = "mlvm.constant"() <{{value = dense<0.03125> : tensor<f32>}}> : () -> tensor<f32>',
+                            f'  %z = "mlvm.constant"() <{{value = dense<7> : tensor<ui8>}}> : () -> tensor<ui8>',
+                            f'  %v = "mlvm.dequantize"(%x, %s, %z) : ({ttype(shape, "ui8")}, tensor<f32>, tensor<ui8>) -> {t}']
+                    arg = ttype(shape, "ui8")
+                else:  # a tree of two ops with a scalar operand
+                    head = [f'  %k = "mlvm.constant"() <{{value = dense<1.5> : tensor<f32>}}> : () -> tensor<f32>',
+                            f'  %m = "mlvm.mul"(%x, %k) : ({t}, tensor<f32>) -> {t}',
+                            f'  %v = "mlvm.add"(%m, %x) : ({t}, {t}) -> {t}']
+                    arg = t
+                text = "\n".join([
+                    f"func.func @{name}(%x: {arg}) -> {r} {{", *head,
+                    f'  %y = "mlvm.reduce"(%v) <{{kind = "{kind}", axes = array<i64: {axes}>, keepdims = true}}>'
+                    f" : ({t}) -> {r}",
+                    f"  func.return %y : {r}", "}"])
+                out.append((name, text, shape, q))
+    return out
+
+
+def inputs(shape: tuple[int, ...], q: bool, seed: int) -> np.ndarray:
+    g = np.random.default_rng(seed)
+    if q:
+        return g.integers(0, 256, shape).astype(np.uint8)
+    if seed == 3:  # zeros of both signs and below them: a max's order shows in its sign
+        return g.choice(np.array([-0.0, 0.0, -1.0], np.float32), shape)
+    x = (g.standard_normal(shape) * 3).astype(np.float32)
+    flat = x.reshape(-1)
+    specials = np.array([np.nan, -0.0, np.inf, -np.inf, 0.0], np.float32)
+    picks = g.choice(flat.size, size=min(flat.size, 3), replace=False)
+    flat[picks] = g.choice(specials, size=picks.size)
+    return x
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("fuse_tail") / "tails.mlir"
+    path.write_text("\n".join(text for _, text, _, _ in functions()) + "\n")
+    return path
+
+
+def test_every_case_is_fused_with_its_reduction(source: Path) -> None:
+    module, _ = parse_file(source)
+    lower(module, CompileOptions(), str(source))
+    tails = [op for op in module.walk() if isinstance(op, FusedOp) and op.tail() is not None]
+    assert len(tails) == len(functions())
+
+
+def test_fused_tails_give_the_unfused_bits(source: Path) -> None:
+    fused = mlvm.compile(source)
+    plain = mlvm.compile(source, options=CompileOptions(fuse=False))
+    for name, _, shape, q in functions():
+        for seed in range(3 if q else 4):
+            x = inputs(shape, q, seed)
+            got, want = fused[name](x), plain[name](x)
+            assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), (name, seed, got, want)
+
+
+def test_the_tree_takes_no_arena() -> None:
+    """A dequantized 64 x 125 map into a mean: the fused module's arena is
+    the mean's 256 bytes and a chunk of 4 rows (2,000 bytes) where the
+    unfused one also holds the 32,000-byte f32 map."""
+    text = """\
+func.func @gap(%x: tensor<1x64x25x5xui8>) -> tensor<1x64x1x1xf32> {
+  %s = "mlvm.constant"() <{value = dense<0.05> : tensor<f32>}> : () -> tensor<f32>
+  %z = "mlvm.constant"() <{value = dense<3> : tensor<ui8>}> : () -> tensor<ui8>
+  %v = "mlvm.dequantize"(%x, %s, %z) : (tensor<1x64x25x5xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x64x25x5xf32>
+  %y = "mlvm.reduce"(%v) <{kind = "mean", axes = array<i64: 2, 3>, keepdims = true}> : (tensor<1x64x25x5xf32>) -> tensor<1x64x1x1xf32>
+  func.return %y : tensor<1x64x1x1xf32>
+}
+"""
+    arenas = []
+    for fuse in (True, False):
+        module = parse_module(make_context(), text, "gap.mlir")
+        lower(module, CompileOptions(fuse=fuse), "gap")
+        f = next(iter(module.ops))
+        arenas.append(f.attributes["mlvm.arena_bytes"].value.data)  # type: ignore[attr-defined]
+    assert arenas[0] <= 256 + 2000 + 128 and arenas[1] >= 32000, arenas

@@ -342,7 +342,10 @@ static void q_copy(const mlvm_qconv2d_t *p, const qgeom_t *g, const uint8_t *x, 
     const mlvm_index_t wq = g->ph.wq, groups = (cn + lanes - 1) / lanes, plane = p->h * p->w;
     const uint32_t flip4 = 0x01010101u * flip;
     mlvm_index_t a, b, r, q, r0, r1, lo, hi;
-    memset(xs, zxu, (size_t)(groups * lanes * g->ph.phases * g->ph.plane));
+    /* the padding holds the zero point; a copy with none (a pointwise
+     * convolution's) writes every byte below */
+    if (!(p->sh == 1 && p->sw == 1 && p->pt == 0 && p->pl == 0 && g->ph.hq == p->h && wq == p->w))
+        memset(xs, zxu, (size_t)(groups * lanes * g->ph.phases * g->ph.plane));
     for (a = 0; a < p->sh; ++a)
         for (b = 0; b < p->sw; ++b) {
             if (!mlvm_phase_read(&g->win, a, b))

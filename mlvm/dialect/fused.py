@@ -287,7 +287,7 @@ class FusedOp(MlvmOp):
         for k in scalars:
             e = elem(args[k])
             lines.append(f"    const {e.compute} a{k} = {e.load.format(f'in{k}[0]')};")
-        lines += [f"    float *restrict out = {cg.ptr(self.result)};",
+        lines += [f"    float *{'' if output_shared(cg, self) else 'restrict '}out = {cg.ptr(self.result)};",
                   f"    float *restrict buf = (float *){cg.workspace(self)};",
                   "    mlvm_index_t o, j, r;",
                   f"    for (o = 0; o < {rows}; o += {chunk}) {{",

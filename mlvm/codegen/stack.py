@@ -56,6 +56,11 @@ _NOT_VALUES = {"const", "volatile", "restrict", "static", "struct", "void", "got
 _CAST = re.compile(r"\((?:(?:const|volatile|restrict|unsigned|signed|struct|long|short|int|char|"
                    r"float|double|void|_Bool|size_t|ptrdiff_t|mlvm_\w+|\w+_t)\b\s*)+\**\)")
 _INNER = re.compile(r"\(([^()]*)\)")
+# A cast ending where a group starts (searched in the characters just
+# before it, not the whole body: the search is per group).
+_CAST_SPAN = 160
+_CAST_BEFORE = re.compile(r"\(\s*" + _CAST.pattern + r"\s*$")
+_OPERAND_OF_CAST = re.compile(r"[(,]\s*" + _CAST.pattern + r"\s*$")
 _LOOP = re.compile(r"\b(?:for|while)\s*\(|\bdo\s*\{")
 # Room per byte of parameters and locals (copies GCC keeps of them).
 SPILL = 1
@@ -267,7 +272,7 @@ def _summed(body: str, start: int, end: int) -> bool:
         m = re.match(r"\s*[-+]\s*\d", body[end:])
         if m is not None:
             return True
-        cast = re.search(r"\(\s*" + _CAST.pattern + r"\s*$", body[:start])
+        cast = _CAST_BEFORE.search(body, max(0, start - _CAST_SPAN), start)
         after = re.match(r"\s*\)", body[end:])
         if cast is None or after is None:
             return False
@@ -309,7 +314,7 @@ def _values(body: str, own: set[str]) -> list[tuple[str, int, int]]:
                         if not _TOKEN.fullmatch(a):
                             composite(a, at)
             elif not (_CAST.fullmatch(re.sub(r"\s+", "", body[at:end])) or _summed(body, at, end)
-                      or re.search(r"[(,]\s*" + _CAST.pattern + r"\s*$", body[:at])):
+                      or _OPERAND_OF_CAST.search(body, max(0, at - _CAST_SPAN), at)):
                 # (the operand of a cast that is an argument or a group
                 # itself: that is the value)
                 composite(_normal(inner), at)

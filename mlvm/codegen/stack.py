@@ -348,12 +348,25 @@ def _kept_bytes(body: str, own: set[str]) -> int:
     falls between. Not counted: the function's own parameters and locals
     (their slots are counted already)."""
     body = _COMMENT.sub(lambda m: " " * len(m.group()), body)
-    loops = _loops(body)
+    loops = _loops(body)  # by start: a loop's enclosing ones come before it
+    starts = [a for a, _, _ in loops]
+    parent: list[int] = []
+    for k, (a, _, _) in enumerate(loops):
+        up = k - 1
+        while up >= 0 and loops[up][1] <= a:
+            up = parent[up]
+        parent.append(up)
 
     def where(key: str, i: int) -> tuple[int, int]:
         """A use's span: the outermost loop around it that the value does
         not change in (inside the innermost loop whose counter it names)."""
-        around = [(a, b, c) for a, b, c in loops if a <= i < b]  # outermost first
+        k = bisect_right(starts, i) - 1
+        while k >= 0 and loops[k][1] <= i:
+            k = parent[k]
+        around: list[tuple[int, int, str]] = []
+        while k >= 0:
+            around.insert(0, loops[k])  # outermost first
+            k = parent[k]
         names = set(re.findall(r"[A-Za-z_]\w*", key))
         varying = [k for k, (_, _, c) in enumerate(around) if c and c in names]
         inside = around[varying[-1] + 1:] if varying else around

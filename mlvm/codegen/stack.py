@@ -225,12 +225,16 @@ def _loops(body: str) -> list[tuple[int, int, str]]:
                 k += 1
         if k < len(body) and body[k] == "{":
             end = _closing(body, k) + 1
-        else:  # one statement: to its ';' outside parentheses
-            depth, end = 0, k
-            while end < len(body) and not (body[end] == ";" and depth == 0):
-                depth += (body[end] == "(") - (body[end] == ")")
+        else:  # one statement: to its ';' outside brackets, or the '}' closing a block in it
+            paren = brace = 0
+            end = k
+            while end < len(body):
+                ch = body[end]
+                paren += (ch == "(") - (ch == ")")
+                brace += (ch == "{") - (ch == "}")
                 end += 1
-            end += 1
+                if paren == 0 and brace == 0 and ch in ";}":
+                    break
         spans.append((m.start(), end, counter))
     return spans
 

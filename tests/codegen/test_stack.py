@@ -229,6 +229,13 @@ def test_values_kept_across_calls_count_where_they_overlap() -> None:
     assert kept(looped.replace("expf(c[i] * 1.5f)", "c[i]"), {"w", "i", "y"}) == 0
     # a loop of one statement, no braces: the same
     assert kept("for (i = 0; i < 8; ++i)\n        y[i] = expf(c[i] * 1.5f);\n", {"i", "y"}) == 8
+    # a loop whose one statement is a loop with a block ends with that block
+    # (not at the block's first ';'): spans nest, and a, b and w, read in
+    # the inner loop, are kept across h()'s calls in the outer header
+    two = "for (i = 0; i < h(); ++i) for (j = 0; j < 4; ++j) { a[j] = 1; b[j] = w[j]; }\n    g();\n"
+    (o0, o1, oc), (i0, i1, ic) = stack._loops(two)  # noqa: SLF001
+    assert (oc, ic) == ("i", "j") and o0 < i0 and i1 == o1 == two.index("}") + 1
+    assert kept(two, {"i", "j"}) == 12
 
 
 def test_a_callback_counts_where_the_runtime_calls_it() -> None:

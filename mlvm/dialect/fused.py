@@ -283,12 +283,11 @@ class FusedOp(MlvmOp):
         row = {"sum": "0.0f + mlvm_row_sum_f32({n}, buf + r * {n})",
                "mean": "(0.0f + mlvm_row_sum_f32({n}, buf + r * {n})) / (float){n}",
                "max": "mlvm_row_max_f32({n}, buf + r * {n}, -HUGE_VALF)"}[kind].format(n=n)
-        lines = ["{", *(f"    const {elem_ctype(args[k])} *in{k} = {cg.ptr(self.inputs[k])};" for k in used)]
+        lines = ["{", *self._pointers(cg, used)]
         for k in scalars:
             e = elem(args[k])
             lines.append(f"    const {e.compute} a{k} = {e.load.format(f'in{k}[0]')};")
-        lines += [f"    float *{'' if output_shared(cg, self) else 'restrict '}out = {cg.ptr(self.result)};",
-                  f"    float *restrict buf = (float *){cg.workspace(self)};",
+        lines += [f"    float *restrict buf = (float *){cg.workspace(self)};",
                   "    mlvm_index_t o, j, r;",
                   f"    for (o = 0; o < {rows}; o += {chunk}) {{",
                   f"        const mlvm_index_t m = ({rows} - o < {chunk} ? {rows} - o : {chunk}) * {n};",
@@ -301,7 +300,7 @@ class FusedOp(MlvmOp):
                   f"        for (r = 0; r * {n} < m; ++r)", f"            out[o + r] = {row};", "    }", "}"]
         cg.stmt("\n    ".join(lines))
 
-    def _pointers(self, cg: Lowering, which: range) -> list[str]:
+    def _pointers(self, cg: Lowering, which: Sequence[int]) -> list[str]:
         args = list(self.body.block.args)
         lines = [f"    const {elem_ctype(args[k])} *in{k} = {cg.ptr(self.inputs[k])};" for k in which]
         qual = "" if output_shared(cg, self) else "restrict "

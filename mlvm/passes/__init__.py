@@ -2,7 +2,15 @@
 
 from collections.abc import Callable
 
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+
+
+def defined_functions(module: ModuleOp) -> list[func.FuncOp]:
+    """The module's functions that have a body (what every pass rewrites),
+    listed before any is changed."""
+    return [f for f in module.walk() if isinstance(f, func.FuncOp) and not f.is_declaration]
 
 
 def _plan_memory() -> type[ModulePass]:

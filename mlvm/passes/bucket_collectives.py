@@ -27,6 +27,7 @@ from mlvm.dialect.base import MlvmOp
 from mlvm.dialect.collective import AllReduceOp
 from mlvm.dialect.nn import ConcatOp, SliceOp
 from mlvm.dialect.ops import ReshapeOp
+from mlvm.passes import defined_functions
 
 
 def _shape(op: AllReduceOp) -> tuple[int, ...]:
@@ -49,10 +50,9 @@ class BucketCollectivesPass(ModulePass):
             raise PassFailedException(
                 f"mlvm-bucket-collectives: max_bytes {self.max_bytes} must not be negative"
             )
-        for f in op.walk():
-            if isinstance(f, func.FuncOp) and not f.is_declaration:
-                for group in self._groups(f):
-                    self._merge(group)
+        for f in defined_functions(op):
+            for group in self._groups(f):
+                self._merge(group)
 
     def _groups(self, f: func.FuncOp) -> list[list[AllReduceOp]]:
         ops = list(f.body.block.ops)

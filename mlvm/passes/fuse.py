@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from math import prod
 
 from xdsl.context import Context
-from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -30,6 +29,7 @@ from mlvm.dialect.base import MlvmOp
 from mlvm.dialect.fused import FusedOp, FusedYieldOp, Head, conv_epilogue_strides, tail_fits
 from mlvm.dialect.nn import Conv2dOp
 from mlvm.dialect.ops import MatmulOp, ReduceOp
+from mlvm.passes import defined_functions
 
 
 def is_elementwise(op: Operation) -> bool:
@@ -168,9 +168,8 @@ class FusePass(ModulePass):
     epilogues: bool = True  # absorb a rank-2 matmul or a conv2d feeding the tree
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for f in op.walk():
-            if isinstance(f, func.FuncOp) and not f.is_declaration:
-                self._run(f.body.block)
+        for f in defined_functions(op):
+            self._run(f.body.block)
 
     def _run(self, block: Block) -> None:
         taken: set[Operation] = set()

@@ -25,6 +25,7 @@ from xdsl.passes import ModulePass
 from mlvm.analysis.storage import Roots, last_reads, state_views
 from mlvm.dialect.base import MlvmOp
 from mlvm.dialect.state import GlobalLoadOp, GlobalStoreOp
+from mlvm.passes import defined_functions
 
 
 def _writable(v: SSAValue, views: set[SSAValue], root: Roots) -> bool:
@@ -56,9 +57,8 @@ class InplacePass(ModulePass):
     name = "mlvm-inplace"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for f in op.walk():
-            if isinstance(f, func.FuncOp) and not f.is_declaration:
-                self._run(f)
+        for f in defined_functions(op):
+            self._run(f)
 
     def _run(self, f: func.FuncOp) -> None:
         ops = list(f.body.block.ops)

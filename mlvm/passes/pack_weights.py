@@ -50,7 +50,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, StringAttr, TensorType, i64
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
@@ -74,6 +73,7 @@ from mlvm.dialect.ops import (
     qconv_lane_count,
 )
 from mlvm.dialect.quant import QConvWindowOp, qconv2d_reads_lanes
+from mlvm.passes import defined_functions
 
 _FLAG = ("transpose_lhs", "transpose_rhs")
 _IHWO = (1, 2, 3, 0)
@@ -139,10 +139,9 @@ class PackWeightsPass(ModulePass):
     winograd: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for f in op.walk():
-            if isinstance(f, func.FuncOp) and not f.is_declaration:
-                for p in [o for o in f.body.block.ops if isinstance(o, ParamOp)]:
-                    self._pack(p)
+        for f in defined_functions(op):
+            for p in [o for o in f.body.block.ops if isinstance(o, ParamOp)]:
+                self._pack(p)
 
     def _conv_wants_ihwo(self, use_op: Operation, index: int) -> bool:
         if not isinstance(use_op, Conv2dOp) or index != 1 or use_op.ihwo():

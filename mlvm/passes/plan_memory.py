@@ -28,6 +28,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from mlvm.analysis.storage import Interval, analyze
 from mlvm.dialect.base import MlvmOp
+from mlvm.passes import defined_functions
 
 
 def _align(n: int, a: int) -> int:
@@ -148,9 +149,8 @@ class PlanMemoryPass(ModulePass):
             raise PassFailedException(
                 f"mlvm-plan-memory: alignment {self.alignment} is not a power of two"
             )
-        for f in op.walk():
-            if isinstance(f, func.FuncOp) and not f.is_declaration:
-                self._plan(f)
+        for f in defined_functions(op):
+            self._plan(f)
 
     def _plan(self, f: func.FuncOp) -> None:
         fs = analyze(f, self.workspaces)

@@ -24,13 +24,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from xdsl.context import Context
-from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.traits import IsTerminator, Pure
 
 from mlvm.dialect.base import MlvmOp
+from mlvm.passes import defined_functions
 
 
 def _data(v: SSAValue) -> bool:
@@ -110,8 +110,7 @@ class SinkConstantsPass(ModulePass):
     name = "mlvm-sink-constants"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for f in op.walk():
-            if isinstance(f, func.FuncOp) and not f.is_declaration:
-                block = f.body.blocks.first
-                if block is not None:
-                    sink_block(block)
+        for f in defined_functions(op):
+            block = f.body.blocks.first
+            if block is not None:
+                sink_block(block)

@@ -29,7 +29,7 @@ from mlvm.diagnostics import op_error, tensor_bytes
 from mlvm.dialect.base import MlvmOp, elem_name, type_str
 from mlvm.dialect.control import CallCOp, QueueOp
 from mlvm.dialect.elements import ELEMS, elem_for_dtype, to_bytes
-from mlvm.dialect.nn import own_loop_epilogues
+from mlvm.dialect.nn import own_loop_epilogues, taps_convs
 from mlvm.dialect.ops import ParamOp, rows_narrow
 from mlvm.dialect.state import GlobalAccessOp, GlobalOp
 from mlvm.passes.plan_memory import PlanMemoryPass
@@ -221,6 +221,7 @@ class ModuleEmitter:
         self.globals: dict[str, _Global] = {}
         self._narrow_rows: bool | None = None
         self._own_loops: bool | None = None
+        self._taps_convs: bool | None = None
 
     # -- imports and queues (the Lowering's Tables) ------------------------
     def import_index(self, op: Operation) -> int:
@@ -271,6 +272,11 @@ class ModuleEmitter:
         if self._own_loops is None:
             self._own_loops = own_loop_epilogues(self.module)
         return self._own_loops
+
+    def taps_convs(self) -> bool:
+        if self._taps_convs is None:
+            self._taps_convs = taps_convs(self.module)
+        return self._taps_convs
 
     def narrow_rows(self) -> bool:
         if self._narrow_rows is None:

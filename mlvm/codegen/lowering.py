@@ -202,6 +202,7 @@ class Tables(Protocol):
     def global_offset(self, op: Operation) -> int: ...
     def narrow_rows(self) -> bool: ...
     def own_loops(self) -> bool: ...
+    def taps_convs(self) -> bool: ...
 
 
 class Lowering:
@@ -275,6 +276,12 @@ class Lowering:
         entries that apply them in their own loop (nn.own_loop_epilogues);
         False where no module is at hand."""
         return self._tables is not None and self._tables.own_loops()
+
+    def taps_convs(self) -> bool:
+        """Whether the module's in-place four-channel convolutions are loop
+        nests of their own on cores without vectors (nn.taps_convs); False
+        where no module is at hand."""
+        return self._tables is not None and self._tables.taps_convs()
 
     def state_ptr(self, op: Operation) -> str:
         """The bytes of the global a mlvm.global_load / global_store names."""

@@ -48,7 +48,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from mlvm.codegen.lowering import elem, elementwise_loop, output_shared, value_shape
 from mlvm.dialect.base import MlvmOp, result_shape
-from mlvm.dialect.nn import Conv2dOp, conv2d_call
+from mlvm.dialect.nn import Conv2dOp, conv2d_call, conv2d_taps_call
 from mlvm.dialect.ops import AddOp, ConstantOp, MatmulOp, MaxOp, MinOp, ReduceOp, ReluOp, row_entry
 from mlvm.dialect.shapes import broadcast_strides
 
@@ -425,8 +425,10 @@ class FusedOp(MlvmOp):
         p = head.descriptor(cg)
         epilogue, ctx, decl = self._epilogue_of(cg, d["oh"] * d["ow"])
         bias = "in2" if head.bias is not None else "NULL"
-        call = conv2d_call(d, head.layout(), f"{p}, in0, in1, {bias}, out", cg.workspace(self), epilogue, ctx,
-                           cg.own_loops())
+        args, ws = f"{p}, in0, in1, {bias}, out", cg.workspace(self)
+        call = conv2d_taps_call(cg, d, head.layout(), args, ws,
+                                conv2d_call(d, head.layout(), args, ws, epilogue, ctx, cg.own_loops()),
+                                self.clamp(), epilogue, ctx)
         self._call_with_epilogue(cg, call, decl, ctx == "ctx")
 
     def _call_with_epilogue(self, cg: Lowering, call: str, decl: list[str], with_ctx: bool) -> None:

@@ -773,6 +773,128 @@ def own_loop_epilogues(module: Operation) -> bool:
     return True
 
 
+#: The most in-place convolutions of blocks of four output channels a module
+#: may have for each to be a loop nest of its own on cores without vectors
+#: (taps_convs): one such function is about 400 bytes of Cortex-M4 code,
+#: the runtime's shared four-channel pass with its entries about 1.3 KB.
+TAPS_CONVS_MAX = 3
+DIRECT4 = "mlvm_conv2d_direct4_f32"
+
+
+def taps_convs(module: Operation) -> bool:
+    """Whether, on cores without vectors, each of the module's in-place
+    convolutions with blocks of four output channels (conv2d_direct_entry's
+    direct4) is summed by a generated loop nest of its own
+    (conv2d_taps_function) instead of the runtime's shared pass: where the
+    module takes own_loop_epilogues, there are at most TAPS_CONVS_MAX of
+    them, each ending in nothing or a clamp, and no convolution links the
+    shared pass anyway (the mixed entry). The loop nests' constants are the
+    layer's: smaller code than the shared pass for a few layers, and fewer
+    instructions (28x28 CNN: docs/embedded.md)."""
+    from mlvm.dialect.fused import FusedOp
+
+    if not own_loop_epilogues(module):
+        return False
+    count = 0
+    for op in module.walk():
+        if not isinstance(op, Conv2dOp) or not conv2d_in_place(op):
+            continue
+        entry = conv2d_direct_entry(op.dims())
+        if entry == "mlvm_conv2d_direct_f32":
+            return False
+        if entry != DIRECT4:
+            continue
+        fused = op.parent_op()
+        if isinstance(fused, FusedOp) and fused.clamp() is None:
+            return False
+        count += 1
+    return 1 <= count <= TAPS_CONVS_MAX
+
+
+def conv2d_taps_function(d: Mapping[str, int], name: str, bias: bool,
+                         clamp: tuple[float, float, bool] | None, flt: Callable[[float], str]) -> str:
+    """A static function `name(p, x, w, bias, out)` summing the conv2d of
+    dims `d` (OIHW weights, a multiple of 4 output channels per group) on
+    cores without vectors, with its sizes as constants: per image and block
+    of four output channels, the bias, then tap by tap (input channel,
+    kernel row, kernel column) the tap's four weights times the input over
+    the outputs whose windows hold the tap inside the input (a rectangle,
+    its bounds divided by constants), then the clamp. Each output's terms
+    in the runtime's order (bias, then c, i, j; MLVM_MADD), so the same
+    bits as mlvm_conv2d_direct4_clamp_f32. Under MLVM_SCALAR_CORE, as its
+    call (conv2d_taps_call); p and act (the clamp's struct) are the call's,
+    not read: the bounds are constants here."""
+    g = d["groups"]
+    cg, og = d["c"] // g, d["o"] // g
+    taps = d["kh"] * d["kw"]
+    ws, plane, inp = cg * taps, d["oh"] * d["ow"], d["h"] * d["w"]
+    sh, sw = d["sh"], d["sw"]
+    init = [f"bias[o + {k}]" if bias else "0.0f" for k in range(4)]
+    lines = [
+        "#ifdef MLVM_SCALAR_CORE",
+        f"static void {name}(const mlvm_conv2d_t *p, const float *x, const float *w, const float *bias,",
+        "    float *out, const void *act)",
+        "{",
+        "    mlvm_index_t n, o, c, i, j, oy, ox, y0, y1, x0, x1;",
+        "    (void)p, (void)act;" + ("" if bias else " (void)bias;"),
+        f"    for (n = 0; n < {d['n']}; ++n)",
+        f"        for (o = 0; o < {d['o']}; o += 4) {{",
+        f"            const float *xg = x + (n * {d['c']} + o / {og} * {cg}) * {inp};",
+        f"            float *po = out + (n * {d['o']} + o) * {plane};",
+        f"            for (j = 0; j < {plane}; ++j) {{",
+        *(f"                po[{k * plane} + j] = {init[k]};" for k in range(4)),
+        "            }",
+        f"            for (c = 0; c < {cg}; ++c)",
+        f"                for (i = 0; i < {d['kh']}; ++i) {{",
+        f"                    const mlvm_index_t di = i * {d['dh']} - {d['pt']};",
+        f"                    y0 = di < 0 ? ({sh - 1} - di) / {sh} : 0;",
+        f"                    y1 = {d['h'] - 1} - di < 0 ? 0 : ({d['h'] - 1} - di) / {sh} + 1;",
+        f"                    y1 = y1 < {d['oh']} ? y1 : {d['oh']};",
+        f"                    for (j = 0; j < {d['kw']}; ++j) {{",
+        f"                        const mlvm_index_t dj = j * {d['dw']} - {d['pl']};",
+        f"                        const float *q = w + o * {ws} + c * {taps} + i * {d['kw']} + j;",
+        f"                        const float q0 = q[0], q1 = q[{ws}], q2 = q[{2 * ws}], q3 = q[{3 * ws}];",
+        f"                        x0 = dj < 0 ? ({sw - 1} - dj) / {sw} : 0;",
+        f"                        x1 = {d['w'] - 1} - dj < 0 ? 0 : ({d['w'] - 1} - dj) / {sw} + 1;",
+        f"                        x1 = x1 < {d['ow']} ? x1 : {d['ow']};",
+        "                        for (oy = y0; oy < y1; ++oy) {",
+        f"                            const float *xr = xg + c * {inp} + (oy * {sh} + di) * {d['w']} + x0 * {sw} + dj;",
+        f"                            float *r = po + oy * {d['ow']};",
+        f"                            for (ox = x0; ox < x1; ++ox, xr += {sw}) {{",
+        "                                const float v = *xr;",
+        f"                                MLVM_MADD(r[ox], v, q0), MLVM_MADD(r[{plane} + ox], v, q1);",
+        f"                                MLVM_MADD(r[{2 * plane} + ox], v, q2), MLVM_MADD(r[{3 * plane} + ox], v, q3);",
+        "                            }",
+        "                        }",
+        "                    }",
+        "                }",
+    ]
+    if clamp is not None:
+        lo, hi, relu = clamp
+        lines += [f"            for (j = 0; j < {4 * plane}; ++j) {{", "                const float h = po[j];"]
+        if relu:  # mlvm_clamp_run's rules (kernels/clamp.h)
+            lines.append("                po[j] = h < 0.0f ? 0.0f : h;")
+        else:
+            lines += [f"                const float m = !(h <= {flt(lo)}) ? h : {flt(lo)};",
+                      f"                po[j] = !(m >= {flt(hi)}) ? m : {flt(hi)};"]
+        lines.append("            }")
+    lines += ["        }", "}", "#endif"]
+    return "\n".join(lines)
+
+
+def conv2d_taps_call(cg: Lowering, d: Mapping[str, int], layout: str, args: str, ws: str | None,
+                     call: str, clamp: tuple[float, float, bool] | None, fn: str, ctx: str) -> str:
+    """`call`, or, where the module takes taps_convs and the conv2d is an
+    in-place direct4 one ending in nothing or a clamp, its own loop nest
+    (conv2d_taps_function) on cores without vectors and `call` elsewhere."""
+    if not (cg.taps_convs() and layout == "oihw" and ws is None and conv2d_sums_in_place(d)
+            and conv2d_direct_entry(d) == DIRECT4 and (clamp is not None or fn == "NULL")):
+        return call
+    bias = args.split(", ")[3] != "NULL"
+    name = cg.function(lambda nm: conv2d_taps_function(d, nm, bias, clamp, cg.flt))
+    return f"\n#ifdef MLVM_SCALAR_CORE\n{name}({args}, {ctx});\n#else\n{call}\n#endif\n"
+
+
 def conv2d_phase_plane(d: Mapping[str, int]) -> tuple[int, int]:
     """Rows and row pitch of one stride phase of the padded input copies of
     conv.c and qconv_ws.c (the padded window the outputs read, split by the
@@ -1070,7 +1192,9 @@ class Conv2dOp(ConvWindowOp):
         p = self.descriptor(cg)
         bias = cg.ptr(self.bias) if self.bias is not None else "NULL"
         args = f"{p}, {cg.ptr(self.x)}, {cg.ptr(self.w)}, {bias}, {cg.ptr(self.result)}"
-        cg.stmt(conv2d_call(self.dims(), self.layout(), args, cg.workspace(self), "NULL", "NULL"))
+        ws = cg.workspace(self)
+        call = conv2d_call(self.dims(), self.layout(), args, ws, "NULL", "NULL")
+        cg.stmt(conv2d_taps_call(cg, self.dims(), self.layout(), args, ws, call, None, "NULL", "NULL"))
 
 
 POOL_KINDS = ("max", "avg")

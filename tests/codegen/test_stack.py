@@ -89,10 +89,10 @@ def slices_model(n: int = 60) -> str:
     return "\n".join(lines) + "\n"
 
 
-def compile_c(src: Path, out: Path) -> Path | None:
+def compile_c(src: Path, out: Path, *extra: str) -> Path | None:
     """The module's C, or None for inputs that are not compilable modules
     (the lit tests' invalid cases)."""
-    return out if aot_main(["compile", str(src), "-o", str(out), "-q"]) == 0 else None
+    return out if aot_main(["compile", str(src), "-o", str(out), "-q", *extra]) == 0 else None
 
 
 @needs_arm
@@ -113,6 +113,11 @@ def test_module_frames_stay_under_their_bound(tmp_path: Path) -> None:
     cfiles = [c for i, s in enumerate(srcs)
               if (c := compile_c(s, tmp_path / f"m{i}_{s.stem}.c")) is not None]
     assert len(cfiles) >= 20 and {"chain", "fan", "slices"} <= {c.stem.split("_")[-1] for c in cfiles}
+    # convolutions as loop nests of the module's own (nn.taps_convs)
+    taps = compile_c(ROOT / "tests" / "filecheck" / "codegen" / "conv_taps.mlir", tmp_path / "nows_taps.c",
+                     "--no-workspaces")
+    assert taps is not None and "#ifdef MLVM_SCALAR_CORE" in taps.read_text()
+    cfiles.append(taps)
 
     def frames(core: str, c: Path) -> list[tuple[str, int]]:
         obj = c.with_suffix(f".{core}.o")

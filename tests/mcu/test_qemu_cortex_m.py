@@ -239,19 +239,20 @@ def _functions(models: dict[str, tuple[Path, mlvm.Module]], name: str) -> set[st
 
 def test_groups_of_four_channels_link_no_one_channel_pass(
         models: dict[str, tuple[Path, mlvm.Module]]) -> None:
-    """Without workspaces the CNN's convolutions (8 and 16 channels, each
-    with a ReLU) call mlvm_conv2d_direct4_clamp_f32: its firmware has no
-    one-channel pass, while the DS-CNN's keeps it: its depthwise layers, one
-    channel per group, call mlvm_conv2d_direct1_f32. The CNN links no GEMM,
+    """Without workspaces the CNN's two convolutions (8 and 16 channels,
+    each with a ReLU) are loop nests of the module's own (nn.taps_convs):
+    its firmware links no convolution of the runtime, while the DS-CNN
+    keeps the one-channel pass: its depthwise layers, one channel per
+    group, call mlvm_conv2d_direct1_f32. The CNN links no GEMM,
     so its ReLUs and its dense layer's bias are the entries' own loops (no
     epilogue function linked) and its dense layer of ten outputs takes the
     narrow single row (no sixteen-wide code); the DS-CNN's 1x1
     convolutions link the GEMM, which links the epilogue functions and the
     wide rows: it passes those functions and takes the wide row."""
     cnn, dscnn = _functions(models, "cnn28-nows"), _functions(models, "dscnn-nows")
-    assert {"mlvm_conv2d_direct4_clamp_f32", "mlvm_matmul_row4_bias_f32", "row_core4"} <= cnn
-    assert not cnn & {"one_channel", "mlvm_epilogue_clamp_f32", "mlvm_epilogue_bias_f32",
-                      "row_core"}, sorted(cnn)
+    assert {"mlvm_matmul_row4_bias_f32", "row_core4"} <= cnn
+    assert not cnn & {"one_channel", "four_channels", "mlvm_conv2d_direct4_clamp_f32", "mlvm_valid_span",
+                      "mlvm_epilogue_clamp_f32", "mlvm_epilogue_bias_f32", "row_core"}, sorted(cnn)
     assert {"mlvm_conv2d_direct1_f32", "one_channel", "row_core"} <= dscnn
     assert not dscnn & {"mlvm_conv2d_direct1_clamp_f32", "row_core4"}, sorted(dscnn)
 

@@ -6,6 +6,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Cores without vectors (Cortex-M): kernels there read their operands in
+ * place instead of packing them (no buffers on the stack, no copies in the
+ * arena), and generated code may sum a convolution in a loop nest of its
+ * own (mlvm.conv2d on such cores, docs/c_abi.md). MLVM_PORTABLE_KERNELS
+ * with MLVM_SCALAR_KERNELS selects them on any host (the tests' "scalar"
+ * kernel path). */
+#if ((defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__)))                          \
+     && !defined(MLVM_PORTABLE_KERNELS))                                                        \
+    || ((defined(__x86_64__) || defined(__aarch64__) || defined(__powerpc64__))                 \
+        && !defined(MLVM_SCALAR_KERNELS))
+#else
+#define MLVM_SCALAR_CORE 1
+#endif
+
+/* s += x * y on such cores: one fused multiply-add where the FPU has it
+ * (VFMA on a Cortex-M4F). */
+#if defined(__ARM_FEATURE_FMA)
+#define MLVM_MADD(s, x, y) ((s) = __builtin_fmaf((x), (y), (s)))
+#else
+#define MLVM_MADD(s, x, y) ((s) += (x) * (y))
+#endif
+
 #define MLVM_MAX_RANK 8
 
 typedef ptrdiff_t mlvm_index_t;

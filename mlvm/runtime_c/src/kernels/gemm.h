@@ -14,25 +14,7 @@
 
 #include "mlvm/kernels.h"
 
-/* Cores without vectors (Cortex-M): kernels there read their operands in
- * place instead of packing them (no buffers on the stack, no copies in the
- * arena). MLVM_PORTABLE_KERNELS with MLVM_SCALAR_KERNELS selects them on
- * any host (the tests' "scalar" kernel path). */
-#if ((defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__)))                          \
-     && !defined(MLVM_PORTABLE_KERNELS))                                                        \
-    || ((defined(__x86_64__) || defined(__aarch64__) || defined(__powerpc64__))                 \
-        && !defined(MLVM_SCALAR_KERNELS))
-#else
-#define MLVM_SCALAR_CORE 1
-#endif
-
-/* s += x * y in the scalar kernels: one fused multiply-add where the FPU
- * has it (VFMA on a Cortex-M4F). */
-#if defined(__ARM_FEATURE_FMA)
-#define MLVM_MADD(s, x, y) ((s) = __builtin_fmaf((x), (y), (s)))
-#else
-#define MLVM_MADD(s, x, y) ((s) += (x) * (y))
-#endif
+/* MLVM_SCALAR_CORE and MLVM_MADD: mlvm/kernels.h (generated code tests them too). */
 
 /* The step of the scalar 4 x 4 kernels (matmul.c, conv_cvec.c): sixteen
  * named sums cRJ (declared by MLVM_SUMS_4X4) += xR * bJ. Named scalars,

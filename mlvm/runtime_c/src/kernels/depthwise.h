@@ -106,7 +106,19 @@ int mlvm_qdw_perm_applies(const mlvm_qconv2d_t *p, const void *zw);
 void mlvm_qdw_perm_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const void *x,
                      const void *w, const void *zx, const int32_t *bias, const float *mult,
                      const void *zy, void *out);
+/* Whether mlvm_qdw_padded_8 (qdepthwise_perm.c) covers p: one input
+ * channel and one output per group, 3x3, stride 1 or 2 both ways,
+ * undilated, a padding of one before (and at most one after), i8 weights
+ * whose zero points are all 0, the plane with its padding up to 8 KiB. */
+int mlvm_qdw_padded_applies(const mlvm_qconv2d_t *p, const void *zw);
+/* As mlvm_qdw_perm_8 for such a p. */
+void mlvm_qdw_padded_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const void *x,
+                       const void *w, const void *zx, const int32_t *bias, const float *mult,
+                       const void *zy, void *out);
 #else
+#define mlvm_qdw_padded_applies(p, zw) ((void)(p), (void)(zw), 0)
+#define mlvm_qdw_padded_8(p, rq, x, w, zx, bias, mult, zy, out)                                 \
+    MLVM_QDW_NONE(p, rq, x, w, zx, 0, bias, mult, zy, out)
 #define mlvm_qdw_perm_applies(p, zw) ((void)(p), (void)(zw), 0)
 #define mlvm_qdw_perm_8(p, rq, x, w, zx, bias, mult, zy, out)                                   \
     MLVM_QDW_NONE(p, rq, x, w, zx, 0, bias, mult, zy, out)

@@ -483,6 +483,10 @@ typedef struct qsink {
     const float *mult;
     int mult_per_o, requant;
     int finite; /* every multiplier finite: no NaN can arise (requant.h; AVX only) */
+#if defined(MLVM_Q_ZMM)
+    int packs; /* and each within MLVM_REQUANT_PACKS_MAX (mlvm_requant512_bytes) */
+    int y_signed;
+#endif
 #if defined(MLVM_Q_DSP) && defined(MLVM_REQUANT_VCVTR)
     int32_t zyi, loi, hii; /* zy, lo, hi as integers, and the clamp they make */
     int clamp;             /* (q_finish_scalar): 0 the u8 range, 1 the s8 range, 2 other */
@@ -798,6 +802,37 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
                     mlvm_requant512_finite(_mm512_add_epi32(b##i, add), mu, zy, lo, hi));         \
         }                                                                                         \
     } while (0)
+#if defined(__AVX512BW__)
+            if (s->packs && m[1] && mr == MLVM_Q_MR) {
+                /* rows two at a time (their 64 sums to bytes at once,
+                 * requant.h), each row's 32 bytes by one store */
+                const __m512i zy16 = _mm512_set1_epi16((int16_t)s->zy);
+                const __m512i lo8 = _mm512_set1_epi8((char)(int32_t)s->lo);
+                const __m512i hi8 = _mm512_set1_epi8((char)(int32_t)s->hi);
+                const __mmask64 m32 = (__mmask64)m[0] | (__mmask64)m[1] << 16; /* a row's 32 bytes */
+                const int y_signed = s->y_signed;
+#define MLVM_Q_FINISH_PAIR(i, j)                                                                  \
+    do {                                                                                          \
+        const __m512i ai = _mm512_set1_epi32(                                                     \
+            (int32_t)((bias != NULL ? (uint32_t)bias[o + i] : 0u) - share[o + i]));               \
+        const __m512i aj = _mm512_set1_epi32(                                                     \
+            (int32_t)((bias != NULL ? (uint32_t)bias[o + j] : 0u) - share[o + j]));               \
+        const __m512 mi = _mm512_set1_ps(mult[per_o ? o + i : 0]);                                \
+        const __m512 mj = _mm512_set1_ps(mult[per_o ? o + j : 0]);                                \
+        const __m512i y = mlvm_requant512_bytes(_mm512_add_epi32(a##i, ai), _mm512_add_epi32(b##i, ai), \
+                                                _mm512_add_epi32(a##j, aj), _mm512_add_epi32(b##j, aj), \
+                                                mi, mi, mj, mj, zy16, lo8, hi8, y_signed);        \
+        _mm512_mask_storeu_epi8(dst + i * ld, m32, y);                                            \
+        _mm512_mask_storeu_epi8(dst + j * ld, m32, _mm512_shuffle_i64x2(y, y, 0xEE));             \
+    } while (0)
+                MLVM_Q_FINISH_PAIR(0, 1);
+                MLVM_Q_FINISH_PAIR(2, 3);
+                MLVM_Q_FINISH_PAIR(4, 5);
+                MLVM_Q_FINISH_PAIR(6, 7);
+#undef MLVM_Q_FINISH_PAIR
+                return;
+            }
+#endif
             MLVM_Q_FINISH_ROW(0);
             MLVM_Q_FINISH_ROW(1);
             MLVM_Q_FINISH_ROW(2);
@@ -1281,6 +1316,11 @@ static void q_sink(const qcall_t *c, const qgeom_t *g, mlvm_index_t n, mlvm_inde
             s->finite = 1;
             for (o = 0; o < (s->mult_per_o ? og : 1); ++o)
                 s->finite = s->finite && isfinite(s->mult[o]);
+#if defined(MLVM_Q_ZMM)
+            s->packs = 1, s->y_signed = c->rq->y_signed;
+            for (o = 0; o < (s->mult_per_o ? og : 1); ++o)
+                s->packs = s->packs && fabsf(s->mult[o]) <= MLVM_REQUANT_PACKS_MAX; /* (NaN: 0) */
+#endif
         }
 #endif
     }
@@ -1861,6 +1901,8 @@ static int q_depthwise(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const
 {
     if (mlvm_qdw_perm_applies(p, zw))
         mlvm_qdw_perm_8(p, rq, x, w, zx, bias, mult, zy, out);
+    else if (mlvm_qdw_padded_applies(p, zw))
+        mlvm_qdw_padded_8(p, rq, x, w, zx, bias, mult, zy, out);
     else if (mlvm_qdw_rows3s2_applies(p))
         mlvm_qdw_rows3s2_8(p, rq, x, w, zx, zw, bias, mult, zy, out);
     else if (mlvm_qdw_rows3_applies(p))

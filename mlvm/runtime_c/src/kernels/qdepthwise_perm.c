@@ -16,8 +16,10 @@
  * once per call; a pass sums four output vectors side by side. Weights i8 with zero points 0 (symmetric, as quantizers
  * write them): |w| <= 128, so each product and sum is exact. */
 #include <math.h>
+#include <string.h>
 
 #include "depthwise.h"
+#include "window.h"
 
 #if defined(MLVM_QDW_PERM)
 #include <immintrin.h>
@@ -133,10 +135,13 @@ void mlvm_qdw_perm_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const v
     mlvm_requant_bounds_t b = {0.0f, 0.0f, 0.0f};
     mlvm_index_t n, c, v, g;
     __m512 vmo, vzy, vlo, vhi;
-    __m512i vzyi;
-    int fin;
+    __m512i vzyi, zy16, lo8, hi8;
+    const int y_signed = rq != NULL && rq->y_signed;
+    int fin, packs;
     if (rq != NULL)
         b = mlvm_requant_bounds(rq, zy);
+    zy16 = _mm512_set1_epi16((int16_t)b.zy);
+    lo8 = _mm512_set1_epi8((char)(int32_t)b.lo), hi8 = _mm512_set1_epi8((char)(int32_t)b.hi);
     vzy = _mm512_set1_ps(b.zy);
     vzyi = _mm512_set1_epi32((int32_t)b.zy);
     perm_indices(p, nv, idx);
@@ -170,6 +175,7 @@ void mlvm_qdw_perm_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const v
             /* the channel's requantization constants, once (gcc had kept
              * their broadcasts and subtractions in the vector loop) */
             fin = rq != NULL && isfinite(mo);
+            packs = fin && fabsf(mo) <= MLVM_REQUANT_PACKS_MAX;
             vmo = _mm512_set1_ps(mo);
             vlo = _mm512_set1_ps(fin ? b.lo - b.zy : b.lo);
             vhi = _mm512_set1_ps(fin ? b.hi - b.zy : b.hi);
@@ -188,6 +194,17 @@ void mlvm_qdw_perm_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const v
                             _mm512_permutex2var_epi8(lo, _mm512_loadu_si512((const void *)(ig + 64 * k)), hi),
                             wq[g]);
                 }
+                if (packs && nq - 16 * v > 32) { /* the pass's outputs (three vectors or four) by one store */
+                    const mlvm_index_t left = nq - 16 * v;
+                    const __mmask64 m = left >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << left) - 1;
+                    _mm512_mask_storeu_epi8((uint8_t *)out + at + 16 * v, m,
+                                            mlvm_requant512_bytes(_mm512_add_epi32(acc[0], add),
+                                                                  _mm512_add_epi32(acc[1], add),
+                                                                  _mm512_add_epi32(acc[2], add),
+                                                                  _mm512_add_epi32(acc[3], add), vmo, vmo,
+                                                                  vmo, vmo, zy16, lo8, hi8, y_signed));
+                    continue;
+                }
                 for (k = 0; k < MLVM_QDWP_PASS; ++k) {
                     const __mmask16 m = perm_live(nq, v + k);
                     const __m512i r = _mm512_add_epi32(acc[k], add);
@@ -201,6 +218,154 @@ void mlvm_qdw_perm_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const v
                         _mm512_mask_cvtepi32_storeu_epi8(dst, m, mlvm_requant512_finite(r, vmo, vzyi, vlo, vhi));
                     else
                         _mm512_mask_cvtepi32_storeu_epi8(dst, m, mlvm_requant512(r, vmo, vzy, vlo, vhi));
+                }
+            }
+        }
+}
+
+/* ---- 3x3, stride 1 or 2, larger planes ----
+ * A channel's plane is copied once into rows of w + 2 bytes between zero
+ * point columns, after a zero point row and before one (the padding of
+ * one on every side, as bytes): output row y of stride s reads rows
+ * s y .. s y + 2 of the copy, output x its columns s x .. s x + 2. For 16
+ * outputs from x0, one 64-byte load of each of the three rows at column
+ * s x0 holds all their taps; two vpermt2b gather, for output x0 + j, the
+ * bytes (r0: 0, 1, 2; r1: 0) and (r1: 1, 2; r2: 0, 1) of its window
+ * into 32-bit lane j, and a vpermb r2's last tap, so that three vpdpbusd
+ * sum the nine taps (the quads' fourth weight past the last tap is 0).
+ * The byte indices are three constant vectors; no masks, no divisions in
+ * the loop. Where qdepthwise_rows3.c spends ten vpmaddwd and their
+ * unpacks per 16 outputs, this takes three. */
+
+#define MLVM_QDWD_PLANE 8192 /* bytes of the padded copy (on the stack) */
+#define MLVM_QDWD_MIN 1024   /* the smallest plane taken (bytes) */
+
+int mlvm_qdw_padded_applies(const mlvm_qconv2d_t *p, const void *zw)
+{
+    mlvm_index_t i;
+    if (!(p->c == p->groups && p->o == p->c && p->n > 0 && p->w_signed && p->kh == 3 && p->kw == 3
+          && p->dh == 1 && p->dw == 1 && p->sh == p->sw && (p->sh == 1 || p->sh == 2) && p->pt == 1
+          && p->pl == 1 && p->oh > 0 && p->ow > 0 && p->h > 0 && p->w > 0
+          /* windows inside the copy: one row and column of padding after */
+          && (p->oh - 1) * p->sh + 2 <= p->h + 1 && (p->ow - 1) * p->sw + 2 <= p->w + 1
+          && (p->h + 2) * (p->w + 2) <= MLVM_QDWD_PLANE && p->w + 2 <= MLVM_QDWD_PLANE / 4
+          /* (smaller planes: the rows kernels are as fast or faster) */
+          && p->h * p->w >= MLVM_QDWD_MIN))
+        return 0;
+    for (i = 0; i < (p->zw_per_o ? p->o : 1); ++i)
+        if (((const int8_t *)zw)[i] != 0)
+            return 0;
+    return 1;
+}
+
+/* The byte indices of the three tap quads of 16 outputs of stride s (see
+ * above): into (r0, r1), (r1, r2) and r2. */
+static void padded_indices(mlvm_index_t s, __m512i idx[3])
+{
+    uint8_t b[3][64];
+    int j;
+    for (j = 0; j < 16; ++j) {
+        const uint8_t c = (uint8_t)(s * j);
+        const uint8_t q0[4] = {c, (uint8_t)(c + 1), (uint8_t)(c + 2), (uint8_t)(64 + c)};
+        const uint8_t q1[4] = {(uint8_t)(c + 1), (uint8_t)(c + 2), (uint8_t)(64 + c), (uint8_t)(65 + c)};
+        const uint8_t q2[4] = {(uint8_t)(c + 2), 0, 0, 0};
+        memcpy(b[0] + 4 * j, q0, 4), memcpy(b[1] + 4 * j, q1, 4), memcpy(b[2] + 4 * j, q2, 4);
+    }
+    for (j = 0; j < 3; ++j)
+        idx[j] = _mm512_loadu_si512((const void *)b[j]);
+}
+
+/* Channel plane xc (bytes x ^ flip) into the copy, its padding zxu. */
+static void padded_copy(const mlvm_qconv2d_t *p, const uint8_t *xc, uint8_t flip, uint8_t zxu,
+                        uint8_t *buf)
+{
+    const mlvm_index_t pitch = p->w + 2;
+    const __m512i flipv = _mm512_set1_epi8((char)flip), raw = _mm512_set1_epi8((char)(zxu ^ flip));
+    mlvm_index_t y, x;
+    memset(buf, zxu, (size_t)pitch);
+    memset(buf + (p->h + 1) * pitch, zxu, (size_t)pitch);
+    for (y = 0; y < p->h; ++y) {
+        const uint8_t *src = xc + y * p->w;
+        uint8_t *dst = buf + (y + 1) * pitch;
+        /* 64 bytes a step from the row's column -1: the columns outside
+         * it (-1 and w) keep zxu (flipped back), and no byte outside the
+         * row is read */
+        for (x = -1; x < p->w + 1; x += 64) {
+            const mlvm_index_t lo = x < 0 ? 1 : 0, n = mlvm_imin(64, p->w + 1 - x);
+            const mlvm_index_t hi = mlvm_imin(n, p->w - x); /* bytes from the row: [lo, hi) */
+            const __mmask64 m = (hi >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << hi) - 1)
+                                & ~(((__mmask64)1 << lo) - 1);
+            const __m512i v = _mm512_xor_si512(_mm512_mask_loadu_epi8(raw, m, src + x), flipv);
+            _mm512_mask_storeu_epi8(dst + 1 + x, n >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1, v);
+        }
+    }
+}
+
+void mlvm_qdw_padded_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const void *x,
+                       const void *w, const void *zx, const int32_t *bias, const float *mult,
+                       const void *zy, void *out)
+{
+    /* the copy, and what the last row's 64-byte loads read past it */
+    uint8_t buf[MLVM_QDWD_PLANE + 128];
+    const mlvm_index_t pitch = p->w + 2, s = p->sh, oh = p->oh, ow = p->ow, plane = oh * ow;
+    const uint8_t flip = p->x_signed ? 0x80 : 0, zxu = (uint8_t)(*(const uint8_t *)zx ^ flip);
+    mlvm_requant_bounds_t b = {0.0f, 0.0f, 0.0f};
+    __m512i idx[3], vzyi;
+    __m512 vzy;
+    mlvm_index_t n, c, oy, x0;
+    if (rq != NULL)
+        b = mlvm_requant_bounds(rq, zy);
+    vzy = _mm512_set1_ps(b.zy);
+    vzyi = _mm512_set1_epi32((int32_t)b.zy);
+    padded_indices(s, idx);
+    memset(buf + (p->h + 2) * pitch, 0, 128);
+    for (n = 0; n < p->n; ++n)
+        for (c = 0; c < p->c; ++c) {
+            const int8_t *wc = (const int8_t *)w + c * 9;
+            const size_t at = (size_t)((n * p->o + c) * plane);
+            int32_t wsum = 0, q[3];
+            __m512i add, w0, w1, w2;
+            __m512 vmo, vlo, vhi;
+            float mo = 0.0f;
+            int t, fin;
+            for (t = 0; t < 9; ++t)
+                wsum += wc[t];
+            q[0] = (int32_t)((uint32_t)(uint8_t)wc[0] | (uint32_t)(uint8_t)wc[1] << 8
+                             | (uint32_t)(uint8_t)wc[2] << 16 | (uint32_t)(uint8_t)wc[3] << 24);
+            q[1] = (int32_t)((uint32_t)(uint8_t)wc[4] | (uint32_t)(uint8_t)wc[5] << 8
+                             | (uint32_t)(uint8_t)wc[6] << 16 | (uint32_t)(uint8_t)wc[7] << 24);
+            q[2] = (int32_t)(uint32_t)(uint8_t)wc[8];
+            w0 = _mm512_set1_epi32(q[0]), w1 = _mm512_set1_epi32(q[1]), w2 = _mm512_set1_epi32(q[2]);
+            /* the bias (requantized results only) less the zero point's share */
+            add = _mm512_set1_epi32((int32_t)((uint32_t)(rq != NULL && bias != NULL ? bias[c] : 0)
+                                              - (uint32_t)zxu * (uint32_t)wsum));
+            if (rq != NULL)
+                mo = mult[rq->mult_per_o ? c : 0];
+            fin = rq != NULL && isfinite(mo);
+            vmo = _mm512_set1_ps(mo);
+            vlo = _mm512_set1_ps(fin ? b.lo - b.zy : b.lo);
+            vhi = _mm512_set1_ps(fin ? b.hi - b.zy : b.hi);
+            padded_copy(p, (const uint8_t *)x + (n * p->c + c) * p->h * p->w, flip, zxu, buf);
+            /* (the sizes in locals: the byte stores may alias p) */
+            for (oy = 0; oy < oh; ++oy) {
+                const uint8_t *r0 = buf + oy * s * pitch;
+                for (x0 = 0; x0 < ow; x0 += 16) {
+                    const uint8_t *a = r0 + s * x0;
+                    const __m512i ra = _mm512_loadu_si512((const void *)a);
+                    const __m512i rb = _mm512_loadu_si512((const void *)(a + pitch));
+                    const __m512i rc = _mm512_loadu_si512((const void *)(a + 2 * pitch));
+                    const mlvm_index_t left = ow - x0;
+                    const __mmask16 m = (__mmask16)(left >= 16 ? 0xFFFF : (1u << left) - 1u);
+                    const size_t o = at + (size_t)(oy * ow + x0);
+                    __m512i acc = _mm512_dpbusd_epi32(add, _mm512_permutex2var_epi8(ra, idx[0], rb), w0);
+                    acc = _mm512_dpbusd_epi32(acc, _mm512_permutex2var_epi8(rb, idx[1], rc), w1);
+                    acc = _mm512_dpbusd_epi32(acc, _mm512_permutexvar_epi8(idx[2], rc), w2);
+                    if (rq == NULL)
+                        _mm512_mask_storeu_epi32((int32_t *)out + o, m, acc);
+                    else
+                        _mm512_mask_cvtepi32_storeu_epi8((uint8_t *)out + o, m,
+                                                         fin ? mlvm_requant512_finite(acc, vmo, vzyi, vlo, vhi)
+                                                             : mlvm_requant512(acc, vmo, vzy, vlo, vhi));
                 }
             }
         }

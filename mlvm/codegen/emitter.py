@@ -30,7 +30,7 @@ from mlvm.dialect.base import MlvmOp, elem_name, type_str
 from mlvm.dialect.control import CallCOp, QueueOp
 from mlvm.dialect.elements import ELEMS, elem_for_dtype, to_bytes
 from mlvm.dialect.nn import own_loop_epilogues, taps_convs
-from mlvm.dialect.ops import ParamOp, rows_narrow
+from mlvm.dialect.ops import ConstantOp, ParamOp, rows_narrow
 from mlvm.dialect.state import GlobalAccessOp, GlobalOp
 from mlvm.passes.plan_memory import PlanMemoryPass
 
@@ -362,6 +362,16 @@ class ModuleEmitter:
                 self.source,
             )
         return op.stored(arr)
+
+    def data_of(self, v: SSAValue) -> np.ndarray | None:
+        """v's value where the compiler knows it: a constant's, or a
+        parameter's (as stored) unless parameters are read at run time."""
+        owner = v.owner
+        if isinstance(owner, ParamOp):
+            return None if self.external else self._param_array(owner)
+        if isinstance(owner, ConstantOp):
+            return np.asarray(owner.reference([], self.params)[0])
+        return None
 
     def _data_name(self, op: MlvmOp) -> str:
         if isinstance(op, ParamOp):

@@ -172,12 +172,28 @@ class StaticTable:
         self.defs: list[str] = []
         self._by_text: dict[tuple[str, str], str] = {}
 
-    def add(self, ctype: str, init: str) -> str:
-        key = (ctype, init)
+    def add(self, ctype: str, init: str, guard: str = "") -> str:
+        """A static const struct (one of the same text is shared), defined
+        under the preprocessor condition `guard` if one is given."""
+        key = (ctype + guard, init)
         name = self._by_text.get(key)
         if name is None:
             name = f"{self.prefix}{len(self.defs)}"
-            self.defs.append(f"static const {ctype} {name} = {{{init}}};")
+            text = f"static const {ctype} {name} = {{{init}}};"
+            self.defs.append(f"#if {guard}\n{text}\n#endif" if guard else text)
+            self._by_text[key] = name
+        return name
+
+    def add_array(self, ctype: str, items: Sequence[str], guard: str = "") -> str:
+        """A static const array of `items` (one of the same text is shared),
+        defined under the preprocessor condition `guard` if one is given."""
+        init = ", ".join(items)
+        key = (f"{ctype}[]{guard}", init)
+        name = self._by_text.get(key)
+        if name is None:
+            name = f"{self.prefix}{len(self.defs)}"
+            text = f"static const {ctype} {name}[{max(1, len(items))}] = {{{init or '0'}}};"
+            self.defs.append(f"#if {guard}\n{text}\n#endif" if guard else text)
             self._by_text[key] = name
         return name
 
@@ -203,6 +219,7 @@ class Tables(Protocol):
     def narrow_rows(self) -> bool: ...
     def own_loops(self) -> bool: ...
     def taps_convs(self) -> bool: ...
+    def data_of(self, v: SSAValue) -> np.ndarray | None: ...
 
 
 class Lowering:
@@ -283,6 +300,11 @@ class Lowering:
         where no module is at hand."""
         return self._tables is not None and self._tables.taps_convs()
 
+    def data_of(self, v: SSAValue) -> np.ndarray | None:
+        """v's value where the compiler knows it (a constant, a parameter
+        built into the module); None where no module is at hand."""
+        return None if self._tables is None else self._tables.data_of(v)
+
     def state_ptr(self, op: Operation) -> str:
         """The bytes of the global a mlvm.global_load / global_store names."""
         from mlvm.dialect.base import elem_name
@@ -317,8 +339,13 @@ class Lowering:
     def flt(self, x: float) -> str:
         return c_float(x)
 
-    def const_struct(self, ctype: str, init: str) -> str:
-        return "&" + self.statics.add(ctype, init)
+    def const_struct(self, ctype: str, init: str, guard: str = "") -> str:
+        return "&" + self.statics.add(ctype, init, guard)
+
+    def static_array(self, ctype: str, items: Sequence[str], guard: str = "") -> str:
+        """Name of a file-scope static const array of `items` (under the
+        preprocessor condition `guard`, if given)."""
+        return self.statics.add_array(ctype, items, guard)
 
     def function(self, make: Callable[[str], str]) -> str:
         """Name of a new file-scope static function defined by `make(name)`."""

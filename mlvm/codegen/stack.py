@@ -36,8 +36,9 @@ _SCALARS = {"float", "int", "unsigned", "char", "short", "long", "size_t", "ptrd
             "mlvm_status_t", "mlvm_dtype_t", "mlvm_half_t", "signed", *_WIDE}
 _KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "do", "else", "case"}
 # The runtime's macros generated code uses as expressions (mlvm/kernels.h's
-# MLVM_MADD: a multiply-add, no call); parsed as keywords are.
-_MACROS = {"MLVM_MADD"}
+# MLVM_MADD: a multiply-add; MLVM_VECTOR_PICK: one of two descriptors; no
+# call); parsed as keywords are.
+_MACROS = {"MLVM_MADD", "MLVM_VECTOR_PICK"}
 _KEYWORDS |= _MACROS
 _FUNC = re.compile(
     r"^(?:static\s+)?(?:const\s+)?[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*\(([^;{]*?)\)\s*\n\{\n(.*?)\n\}\n",

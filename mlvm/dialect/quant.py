@@ -42,6 +42,12 @@ QTYPES = ("i8", "ui8", "i16", "ui16")  # quantized storage types
 ACC = "i32"
 
 
+
+# Preprocessor conditions of generated data for cores with and without
+# vectors (mlvm/kernels.h's MLVM_SCALAR_CORE, MLVM_VECTOR_PICK).
+VECTOR_CORE = "!defined(MLVM_SCALAR_CORE)"
+SCALAR_CORE = "defined(MLVM_SCALAR_CORE)"
+
 def round_saturate(x: np.ndarray, zp: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """nearbyint(x) + zp in f32, clamped to the integer type; NaN -> zp."""
     info = np.iinfo(dtype)
@@ -369,7 +375,32 @@ class QConvWindowOp(ConvWindowOp):
                                  "dh", "dw", "groups")]
         flags = [int(self.elem_of(x, "x") == "i8"), int(self.elem_of(w, "w") == "i8"),
                  int(prod(self.shape_of(zw_v, "w_zero_point")) > 1), int(self.w_lanes is not None)]
-        return cg.const_struct("mlvm_qconv2d_t", ", ".join(str(v) for v in fields + flags))
+        init = ", ".join(str(v) for v in fields + flags)
+        sums = self._w_sums(cg)
+        if sums is None:
+            return cg.const_struct("mlvm_qconv2d_t", f"{init}, NULL")
+        # cores with vectors: the layer's own descriptor with its sums;
+        # cores without: the one without, shared by layers of the same sizes
+        vec = cg.const_struct("mlvm_qconv2d_t", f"{init}, {sums}", VECTOR_CORE)
+        scalar = cg.const_struct("mlvm_qconv2d_t", f"{init}, NULL", SCALAR_CORE)
+        return f"MLVM_VECTOR_PICK({vec}, {scalar})"
+
+    def _w_sums(self, cg: Lowering) -> str | None:
+        """A static array of each output channel's weight sum (as i8: u8
+        weights less 128, wrapping to int32), the descriptor's w_sums, where
+        the weights are known at compile time, else None (the kernels sum
+        them per call). For cores with vectors only: on a Cortex-M4 the
+        tables would cost DS-CNN int8 2.9 KB of flash to save 0.5 % of its
+        instructions."""
+        w = cg.data_of(self._q[1])
+        if w is None:
+            return None
+        o = self.dims()["o"]
+        rows = w.reshape(o, -1).astype(np.int64)  # lanes (already i8) or OIHW
+        if w.dtype == np.uint8:
+            rows -= 128
+        sums = (rows.sum(axis=1) & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
+        return cg.static_array("int32_t", [str(int(v)) for v in sums], VECTOR_CORE)
 
     def q_args(self, cg: Lowering) -> str:
         return ", ".join(cg.ptr(v) for v in self._q)

@@ -119,8 +119,29 @@ static int same_with_lanes(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, c
     return same;
 }
 
-static void check(const mlvm_qconv2d_t *p, int extreme, int zw_zero)
+/* Per output channel the sum of its weights as i8 (u8 less 128): the
+ * descriptor's w_sums, as the compiler computes them. */
+static int32_t *weight_sums(const mlvm_qconv2d_t *p, const uint8_t *w)
 {
+    const size_t per = (size_t)((p->c / p->groups) * p->kh * p->kw);
+    int32_t *s = malloc((size_t)(p->o ? p->o : 1) * sizeof *s);
+    mlvm_index_t o;
+    size_t i;
+    for (o = 0; o < p->o; ++o) {
+        uint32_t t = 0;
+        for (i = 0; i < per; ++i)
+            t += (uint32_t)(p->w_signed ? (int32_t)(int8_t)w[o * per + i] : (int32_t)w[o * per + i] - 128);
+        s[o] = (int32_t)t;
+    }
+    return s;
+}
+
+static void check(const mlvm_qconv2d_t *p0, int extreme, int zw_zero)
+{
+    /* half the cases with the weight sums given (the compiler's), half
+     * summed by the kernels */
+    mlvm_qconv2d_t pc = *p0;
+    const mlvm_qconv2d_t *const p = &pc;
     const size_t nx = (size_t)(p->n * p->c * p->h * p->w);
     const size_t nw = (size_t)(p->o * (p->c / p->groups) * p->kh * p->kw);
     const size_t no = (size_t)(p->n * p->o * p->oh * p->ow);
@@ -132,8 +153,12 @@ static void check(const mlvm_qconv2d_t *p, int extreme, int zw_zero)
     int32_t zxv;
     mlvm_index_t b, o, y, xx;
     size_t i, bad = 0;
+    int32_t *sums;
     fill(x, nx, extreme, p->x_signed);
     fill(w, nw, -extreme, p->w_signed);
+    sums = weight_sums(p, w);
+    if (rnd(0, 1))
+        pc.w_sums = sums;
     zx = (uint8_t)(extreme ? (p->x_signed ? 0x80 : 0) : rnd(0, 255));
     for (i = 0; i < nz; ++i)
         zw[i] = (uint8_t)(zw_zero ? 0 : rnd(0, 255));
@@ -212,7 +237,7 @@ static void check(const mlvm_qconv2d_t *p, int extreme, int zw_zero)
         failures += bad != 0;
         free(bias), free(mult), free(y);
     }
-    free(x), free(w), free(zw), free(out), free(out8), free(ws);
+    free(x), free(w), free(zw), free(out), free(out8), free(ws), free(sums);
 }
 
 /* p with random operand types (the signs, the weights' zero points per
@@ -229,6 +254,7 @@ static void check_random_types(mlvm_qconv2d_t *p, int extreme)
 static void random_case(int extreme)
 {
     mlvm_qconv2d_t p;
+    memset(&p, 0, sizeof p); /* w_sums NULL */
     const int depthwise = rnd(0, 3) == 0;
     mlvm_index_t pb, pr;
     /* depthwise: up to 40 channels, past the lanes of the channels-in-lanes
@@ -254,6 +280,7 @@ static void random_case(int extreme)
 static void dw3_case(int extreme)
 {
     mlvm_qconv2d_t p;
+    memset(&p, 0, sizeof p); /* w_sums NULL */
     mlvm_index_t pb, pr;
     p.groups = rnd(1, 9);
     p.c = p.groups;
@@ -279,6 +306,7 @@ static void dw3_case(int extreme)
 static void rows3_case(int t, int extreme)
 {
     mlvm_qconv2d_t p;
+    memset(&p, 0, sizeof p); /* w_sums NULL */
     p.kh = p.kw = 3;
     p.sh = p.sw = p.dh = p.dw = 1;
     p.pt = p.pl = 1;
@@ -318,6 +346,7 @@ static void rows3_case(int t, int extreme)
 static void s2_case(int t, int extreme)
 {
     mlvm_qconv2d_t p;
+    memset(&p, 0, sizeof p); /* w_sums NULL */
     mlvm_index_t pb, pr;
     p.kh = p.kw = 3;
     p.sh = p.sw = 2, p.dh = p.dw = 1;
@@ -399,6 +428,7 @@ static int workspace_sizes(void)
 {
     long long v[20];
     mlvm_qconv2d_t p;
+    memset(&p, 0, sizeof p); /* w_sums NULL */
     while (scanf("%lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld "
                  "%lld %lld %lld %lld", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8],
                  &v[9], &v[10], &v[11], &v[12], &v[13], &v[14], &v[15], &v[16], &v[17], &v[18],
@@ -420,30 +450,30 @@ int main(int argc, char **argv)
      * stage, a pointwise conv, a stem with stride 2, depthwise convs (its
      * 25x5 maps, MobileNet's stride 2 with 24 channels, 5x5 dilated) */
     static const mlvm_qconv2d_t fixed[] = {
-        {1, 1, 49, 10, 64, 10, 4, 25, 5, 2, 2, 4, 1, 1, 1, 1, 0, 1, 1, 0},
-        {1, 16, 32, 32, 16, 3, 3, 32, 32, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 0},
-        {2, 64, 5, 25, 64, 1, 1, 5, 25, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0, 0},
-        {1, 3, 33, 31, 8, 3, 3, 17, 16, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 0},
-        {1, 64, 25, 5, 64, 3, 3, 25, 5, 1, 1, 1, 1, 1, 1, 64, 0, 1, 1, 0},
-        {2, 24, 13, 12, 24, 3, 3, 7, 6, 2, 2, 1, 1, 1, 1, 24, 1, 1, 0, 0},
-        {1, 17, 13, 30, 17, 5, 5, 5, 24, 1, 1, 0, 2, 2, 2, 17, 1, 0, 1, 0},
+        {1, 1, 49, 10, 64, 10, 4, 25, 5, 2, 2, 4, 1, 1, 1, 1, 0, 1, 1, 0, NULL},
+        {1, 16, 32, 32, 16, 3, 3, 32, 32, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 0, NULL},
+        {2, 64, 5, 25, 64, 1, 1, 5, 25, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0, 0, NULL},
+        {1, 3, 33, 31, 8, 3, 3, 17, 16, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 0, NULL},
+        {1, 64, 25, 5, 64, 3, 3, 25, 5, 1, 1, 1, 1, 1, 1, 64, 0, 1, 1, 0, NULL},
+        {2, 24, 13, 12, 24, 3, 3, 7, 6, 2, 2, 1, 1, 1, 1, 24, 1, 1, 0, 0, NULL},
+        {1, 17, 13, 30, 17, 5, 5, 5, 24, 1, 1, 0, 2, 2, 2, 17, 1, 0, 1, 0, NULL},
         /* depthwise over planes under 128 bytes (qdepthwise_perm.c with
          * AVX-512 VBMI): 64 and 63 bytes, a dilated 5x5 with stride 2, a
          * plane of 127, 49 taps */
-        {1, 16, 8, 8, 16, 3, 3, 8, 8, 1, 1, 1, 1, 1, 1, 16, 0, 1, 1, 0},
-        {2, 20, 9, 7, 20, 3, 3, 9, 7, 1, 1, 1, 1, 1, 1, 20, 1, 1, 0, 0},
-        {1, 17, 11, 11, 17, 5, 5, 3, 6, 2, 2, 1, 2, 2, 1, 17, 0, 1, 1, 0},
-        {1, 16, 127, 1, 16, 3, 1, 127, 1, 1, 1, 1, 0, 1, 1, 16, 1, 1, 0, 0},
-        {1, 16, 9, 9, 16, 7, 7, 3, 3, 1, 1, 0, 0, 1, 1, 16, 0, 1, 1, 0},
+        {1, 16, 8, 8, 16, 3, 3, 8, 8, 1, 1, 1, 1, 1, 1, 16, 0, 1, 1, 0, NULL},
+        {2, 20, 9, 7, 20, 3, 3, 9, 7, 1, 1, 1, 1, 1, 1, 20, 1, 1, 0, 0, NULL},
+        {1, 17, 11, 11, 17, 5, 5, 3, 6, 2, 2, 1, 2, 2, 1, 17, 0, 1, 1, 0, NULL},
+        {1, 16, 127, 1, 16, 3, 1, 127, 1, 1, 1, 1, 0, 1, 1, 16, 1, 1, 0, 0, NULL},
+        {1, 16, 9, 9, 16, 7, 7, 3, 3, 1, 1, 0, 0, 1, 1, 16, 0, 1, 1, 0, NULL},
         /* qdepthwise_rows3.c's largest plane with its widest rows (its
          * stack copy at its largest), and one of rows too wide for it */
-        {2, 2, 16, 512, 2, 3, 3, 16, 512, 1, 1, 1, 1, 1, 1, 2, 1, 0, 1, 0},
-        {1, 1, 8, 1024, 1, 3, 3, 8, 1024, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 0},
+        {2, 2, 16, 512, 2, 3, 3, 16, 512, 1, 1, 1, 1, 1, 1, 2, 1, 0, 1, 0, NULL},
+        {1, 1, 8, 1024, 1, 3, 3, 8, 1024, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 0, NULL},
         /* its stride-2 kernel: MobileNet's 48x48 to 24x24, an odd map
          * padded after it alone (TensorFlow's SAME), one of rows of 512 */
-        {1, 16, 48, 48, 16, 3, 3, 24, 24, 2, 2, 1, 1, 1, 1, 16, 0, 1, 1, 0},
-        {2, 3, 13, 13, 3, 3, 3, 7, 7, 2, 2, 0, 0, 1, 1, 3, 1, 1, 0, 0},
-        {1, 2, 5, 512, 2, 3, 3, 3, 256, 2, 2, 1, 1, 1, 1, 2, 0, 0, 1, 0},
+        {1, 16, 48, 48, 16, 3, 3, 24, 24, 2, 2, 1, 1, 1, 1, 16, 0, 1, 1, 0, NULL},
+        {2, 3, 13, 13, 3, 3, 3, 7, 7, 2, 2, 0, 0, 1, 1, 3, 1, 1, 0, 0, NULL},
+        {1, 2, 5, 512, 2, 3, 3, 3, 256, 2, 2, 1, 1, 1, 1, 2, 0, 0, 1, 0, NULL},
     };
     size_t i;
     int t;

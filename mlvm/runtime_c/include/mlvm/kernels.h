@@ -20,6 +20,16 @@
 #define MLVM_SCALAR_CORE 1
 #endif
 
+/* Of two descriptors, the one for cores with vectors (v) or the one for
+ * cores without (s): generated code defines each under its condition, so
+ * that data only the vector kernels read (mlvm_qconv2d_t's w_sums) is not
+ * in a firmware, whose descriptors stay shared between layers. */
+#ifdef MLVM_SCALAR_CORE
+#define MLVM_VECTOR_PICK(v, s) (s)
+#else
+#define MLVM_VECTOR_PICK(v, s) (v)
+#endif
+
 /* s += x * y on such cores: one fused multiply-add where the FPU has it
  * (VFMA on a Cortex-M4F). */
 #if defined(__ARM_FEATURE_FMA)
@@ -190,6 +200,12 @@ void mlvm_qmatmul_8(const mlvm_qmatmul_t *p, const void *a, const void *b, const
 typedef struct mlvm_qconv2d {
     mlvm_index_t n, c, h, w, o, kh, kw, oh, ow, sh, sw, pt, pl, dh, dw, groups;
     int32_t x_signed, w_signed, zw_per_o, w_lanes;
+    /* NULL, or per output channel the sum of its weights as i8 (u8 weights
+     * less 128, wrapping): the compiler's, from constant weights, so that
+     * no call sums them for the zero point's share (read on cores with
+     * vectors: on a Cortex-M the tables would cost more flash than the
+     * sums cost time; see MLVM_VECTOR_PICK). */
+    const int32_t *w_sums;
 } mlvm_qconv2d_t;
 void mlvm_qconv2d_8(const mlvm_qconv2d_t *p, const void *x, const void *w, const void *zx,
                     const void *zw, int32_t *out);

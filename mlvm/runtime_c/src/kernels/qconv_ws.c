@@ -450,16 +450,25 @@ static int32_t q_row_sum(const int8_t *row, mlvm_index_t n)
     return sum;
 }
 
-/* From the rows in lanes: share[o] = zxu * sum of w'[o] and zwp[o] = zw[o]
- * (less 128 for u8 weights; wrapping). Returns whether some zwp is not 0
- * (the windows' sums are then needed). */
+/* From the rows in lanes (or the descriptor's w_sums): share[o] = zxu *
+ * sum of w'[o] and zwp[o] = zw[o] (less 128 for u8 weights; wrapping).
+ * Returns whether some zwp is not 0 (the windows' sums are then needed). */
 static int q_shares(const mlvm_qconv2d_t *p, const qgeom_t *g, const int32_t *w4, const void *zw,
                     uint32_t zxu, uint32_t *share, int32_t *zwp)
 {
     mlvm_index_t o;
     int any = 0;
+#if !defined(MLVM_SCALAR_CORE) /* (the compiler gives cores without vectors no sums) */
+    const int32_t *const sums = p->w_sums;
+    if (sums != NULL)
+        for (o = 0; o < p->o; ++o)
+            share[o] = zxu * (uint32_t)sums[o];
+#else
+    const int32_t *const sums = NULL;
+#endif
     for (o = 0; o < p->o; ++o) {
-        share[o] = zxu * (uint32_t)q_row_sum((const int8_t *)(const void *)(w4 + o * g->k), g->k * 4);
+        if (sums == NULL)
+            share[o] = zxu * (uint32_t)q_row_sum((const int8_t *)(const void *)(w4 + o * g->k), g->k * 4);
         zwp[o] = p->w_signed ? ((const int8_t *)zw)[p->zw_per_o ? o : 0]
                              : ((const uint8_t *)zw)[p->zw_per_o ? o : 0] - 128;
         any = any || zwp[o] != 0;

@@ -163,8 +163,9 @@ void mlvm_qdw_perm_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const v
              * their sum by vpsadbw of (w + 128), and four weights per lane,
              * quad g broadcast */
             wv = _mm512_maskz_loadu_epi8(mt, wc);
-            sum = (int32_t)(_mm512_reduce_add_epi64(_mm512_sad_epu8(_mm512_xor_si512(wv, flip80),
-                                                                   _mm512_setzero_si512())) - 128 * 64);
+            sum = p->w_sums != NULL ? p->w_sums[c]
+                  : (int32_t)(_mm512_reduce_add_epi64(_mm512_sad_epu8(_mm512_xor_si512(wv, flip80),
+                                                                     _mm512_setzero_si512())) - 128 * 64);
             for (g = 0; g < tq; ++g)
                 wq[g] = _mm512_permutexvar_epi32(_mm512_set1_epi32((int32_t)g), wv);
             /* the bias (requantized results only) less the zero point's share */
@@ -328,8 +329,11 @@ void mlvm_qdw_padded_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const
             __m512 vmo, vlo, vhi;
             float mo = 0.0f;
             int t, fin;
-            for (t = 0; t < 9; ++t)
-                wsum += wc[t];
+            if (p->w_sums != NULL)
+                wsum = p->w_sums[c];
+            else
+                for (t = 0; t < 9; ++t)
+                    wsum += wc[t];
             q[0] = (int32_t)((uint32_t)(uint8_t)wc[0] | (uint32_t)(uint8_t)wc[1] << 8
                              | (uint32_t)(uint8_t)wc[2] << 16 | (uint32_t)(uint8_t)wc[3] << 24);
             q[1] = (int32_t)((uint32_t)(uint8_t)wc[4] | (uint32_t)(uint8_t)wc[5] << 8

@@ -204,7 +204,8 @@ typedef struct mlvm_qconv2d {
      * less 128, wrapping): the compiler's, from constant weights, so that
      * no call sums them for the zero point's share (read on cores with
      * vectors: on a Cortex-M the tables would cost more flash than the
-     * sums cost time; see MLVM_VECTOR_PICK). */
+     * sums cost time; see MLVM_VECTOR_PICK). Set every field: a
+     * descriptor built field by field needs w_sums = NULL too. */
     const int32_t *w_sums;
 } mlvm_qconv2d_t;
 void mlvm_qconv2d_8(const mlvm_qconv2d_t *p, const void *x, const void *w, const void *zx,

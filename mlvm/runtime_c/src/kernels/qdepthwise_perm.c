@@ -276,28 +276,26 @@ static void padded_indices(mlvm_index_t s, __m512i idx[3])
         idx[j] = _mm512_loadu_si512((const void *)b[j]);
 }
 
-/* Channel plane xc (bytes x ^ flip) into the copy, its padding zxu. */
+/* Channel plane xc (bytes x ^ flip) into the copy, its padding zxu: each
+ * row 64 bytes a step (no byte outside it read), its two padding columns
+ * one by one. */
 static void padded_copy(const mlvm_qconv2d_t *p, const uint8_t *xc, uint8_t flip, uint8_t zxu,
                         uint8_t *buf)
 {
     const mlvm_index_t pitch = p->w + 2;
-    const __m512i flipv = _mm512_set1_epi8((char)flip), raw = _mm512_set1_epi8((char)(zxu ^ flip));
+    const __m512i flipv = _mm512_set1_epi8((char)flip);
     mlvm_index_t y, x;
     memset(buf, zxu, (size_t)pitch);
     memset(buf + (p->h + 1) * pitch, zxu, (size_t)pitch);
     for (y = 0; y < p->h; ++y) {
         const uint8_t *src = xc + y * p->w;
         uint8_t *dst = buf + (y + 1) * pitch;
-        /* 64 bytes a step from the row's column -1: the columns outside
-         * it (-1 and w) keep zxu (flipped back), and no byte outside the
-         * row is read */
-        for (x = -1; x < p->w + 1; x += 64) {
-            const mlvm_index_t lo = x < 0 ? 1 : 0, n = mlvm_imin(64, p->w + 1 - x);
-            const mlvm_index_t hi = mlvm_imin(n, p->w - x); /* bytes from the row: [lo, hi) */
-            const __mmask64 m = (hi >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << hi) - 1)
-                                & ~(((__mmask64)1 << lo) - 1);
-            const __m512i v = _mm512_xor_si512(_mm512_mask_loadu_epi8(raw, m, src + x), flipv);
-            _mm512_mask_storeu_epi8(dst + 1 + x, n >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1, v);
+        dst[0] = zxu, dst[p->w + 1] = zxu;
+        for (x = 0; x < p->w; x += 64) {
+            const mlvm_index_t n = mlvm_imin(64, p->w - x);
+            const __mmask64 m = n >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1;
+            _mm512_mask_storeu_epi8(dst + 1 + x, m,
+                                    _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, src + x), flipv));
         }
     }
 }

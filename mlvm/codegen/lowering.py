@@ -172,42 +172,37 @@ class StaticTable:
         self.defs: list[str] = []
         self._by_text: dict[tuple[str, str], str] = {}
 
-    def add(self, ctype: str, init: str, guard: str = "") -> str:
-        """A static const struct (one of the same text is shared), defined
-        under the preprocessor condition `guard` if one is given."""
-        key = (ctype + guard, init)
+    def _define(self, key: tuple[str, str], make: Callable[[str], str], guard: str = "") -> str:
+        """The name of the definition `make(name)` (one per key), under the
+        preprocessor condition `guard` if one is given."""
         name = self._by_text.get(key)
         if name is None:
             name = f"{self.prefix}{len(self.defs)}"
-            text = f"static const {ctype} {name} = {{{init}}};"
+            text = make(name)
             self.defs.append(f"#if {guard}\n{text}\n#endif" if guard else text)
             self._by_text[key] = name
         return name
+
+    def add(self, ctype: str, init: str, guard: str = "") -> str:
+        """A static const struct (one of the same text is shared), defined
+        under the preprocessor condition `guard` if one is given."""
+        return self._define((ctype + guard, init),
+                            lambda name: f"static const {ctype} {name} = {{{init}}};", guard)
 
     def add_array(self, ctype: str, items: Sequence[str], guard: str = "") -> str:
         """A static const array of `items` (one of the same text is shared),
         defined under the preprocessor condition `guard` if one is given."""
         init = ", ".join(items)
-        key = (f"{ctype}[]{guard}", init)
-        name = self._by_text.get(key)
-        if name is None:
-            name = f"{self.prefix}{len(self.defs)}"
-            text = f"static const {ctype} {name}[{max(1, len(items))}] = {{{init or '0'}}};"
-            self.defs.append(f"#if {guard}\n{text}\n#endif" if guard else text)
-            self._by_text[key] = name
-        return name
+        return self._define(
+            (f"{ctype}[]{guard}", init),
+            lambda name: f"static const {ctype} {name}[{max(1, len(items))}] = {{{init or '0'}}};", guard)
 
     def add_function(self, make: Callable[[str], str]) -> str:
         """A file-scope static function: `make(name)` returns its definition.
         Functions of the same text are one (e.g. the bias + ReLU epilogue of
         every layer of an MLP): less code, and less for the compiler."""
         text = make(_SELF)
-        name = self._by_text.get(("", text))
-        if name is None:
-            name = f"{self.prefix}{len(self.defs)}"
-            self.defs.append(text.replace(_SELF, name))
-            self._by_text[("", text)] = name
-        return name
+        return self._define(("", text), lambda name: text.replace(_SELF, name))
 
 
 class Tables(Protocol):

@@ -49,17 +49,23 @@ from xdsl.utils.exceptions import VerifyException
 from mlvm.codegen.lowering import elem, elementwise_loop, output_shared, value_shape
 from mlvm.dialect.base import MlvmOp, result_shape
 from mlvm.dialect.nn import Conv2dOp, conv2d_call, conv2d_taps_call
-from mlvm.dialect.ops import AddOp, ConstantOp, MatmulOp, MaxOp, MinOp, ReduceOp, ReluOp, row_entry
+from mlvm.dialect.ops import (
+    REDUCE_KERNELS,
+    AddOp,
+    ConstantOp,
+    MatmulOp,
+    MaxOp,
+    MinOp,
+    ReduceOp,
+    ReluOp,
+    row_entry,
+)
 from mlvm.dialect.shapes import broadcast_strides
 
 if TYPE_CHECKING:
     from mlvm.codegen.lowering import Lowering
 
 Head = MatmulOp | Conv2dOp
-
-# Reductions a fused tree may end in: the runtime's f32 kernels' kinds.
-TAIL_KINDS = ("sum", "mean", "max")
-
 
 # Elements of the tree a fused reduction computes into its workspace at a
 # time (whole rows: at least one): enough for vector loops, a few KiB.
@@ -77,13 +83,14 @@ def tail_geometry(op: ReduceOp) -> tuple[int, int, int]:
 
 def tail_misfit(op: ReduceOp) -> str | None:
     """Why a reduction cannot end a fused tree (None when it can): it must
-    be f32, of a kind of TAIL_KINDS, over its operand's last axes (rows of
+    be f32, of a kind the runtime's f32 kernels reduce (REDUCE_KERNELS: the
+    rows are its row functions'), over its operand's last axes (rows of
     contiguous elements), of more rows than a chunk holds (else the chunk
     would hold the whole tree: nothing saved)."""
     shape = value_shape(op.operand)
     axes = tuple(sorted(op.norm_axes()))
-    if op.kind.data not in TAIL_KINDS:
-        return f"its kind '{op.kind.data}' is not one of {', '.join(TAIL_KINDS)}"
+    if op.kind.data not in REDUCE_KERNELS:
+        return f"its kind '{op.kind.data}' is not one of {', '.join(REDUCE_KERNELS)}"
     if elem(op.operand).name != "f32" or elem(op.result).name != "f32":
         return f"it reduces {elem(op.operand).name} to {elem(op.result).name}, not f32"
     if not axes or axes != tuple(range(len(shape) - len(axes), len(shape))):
@@ -425,9 +432,10 @@ class FusedOp(MlvmOp):
         p = head.descriptor(cg)
         epilogue, ctx, decl = self._epilogue_of(cg, d["oh"] * d["ow"])
         bias = "in2" if head.bias is not None else "NULL"
-        args, ws = f"{p}, in0, in1, {bias}, out", cg.workspace(self)
-        call = conv2d_taps_call(cg, d, head.layout(), args, ws,
-                                conv2d_call(d, head.layout(), args, ws, epilogue, ctx, cg.own_loops()),
+        args = f"{p}, in0, in1, {bias}, out"
+        call = conv2d_taps_call(cg, head, args,
+                                conv2d_call(d, head.layout(), args, cg.workspace(self), epilogue, ctx,
+                                            cg.own_loops()),
                                 self.clamp(), epilogue, ctx)
         self._call_with_epilogue(cg, call, decl, ctx == "ctx")
 

@@ -707,6 +707,9 @@ def conv2d_sums_in_place(d: Mapping[str, int]) -> bool:
     return not conv2d_pointwise(d)
 
 
+DIRECT4 = "mlvm_conv2d_direct4_f32"  # the entry without a one-channel pass
+
+
 def conv2d_direct_entry(d: Mapping[str, int]) -> str:
     """The no-workspace entry of a conv2d that sums in place: the one
     without a one-channel pass where every group has a multiple of 4
@@ -714,7 +717,7 @@ def conv2d_direct_entry(d: Mapping[str, int]) -> str:
     (depthwise), both passes otherwise: a firmware links only the passes
     its convolutions take."""
     og = d["o"] // d["groups"]
-    return ("mlvm_conv2d_direct4_f32" if og % 4 == 0 else
+    return (DIRECT4 if og % 4 == 0 else
             "mlvm_conv2d_direct1_f32" if og == 1 else "mlvm_conv2d_direct_f32")
 
 
@@ -778,7 +781,6 @@ def own_loop_epilogues(module: Operation) -> bool:
 #: (taps_convs): one such function is about 400 bytes of Cortex-M4 code,
 #: the runtime's shared four-channel pass with its entries about 1.3 KB.
 TAPS_CONVS_MAX = 3
-DIRECT4 = "mlvm_conv2d_direct4_f32"
 
 
 def taps_convs(module: Operation) -> bool:
@@ -882,15 +884,17 @@ def conv2d_taps_function(d: Mapping[str, int], name: str, bias: bool,
     return "\n".join(lines)
 
 
-def conv2d_taps_call(cg: Lowering, d: Mapping[str, int], layout: str, args: str, ws: str | None,
-                     call: str, clamp: tuple[float, float, bool] | None, fn: str, ctx: str) -> str:
-    """`call`, or, where the module takes taps_convs and the conv2d is an
-    in-place direct4 one ending in nothing or a clamp, its own loop nest
-    (conv2d_taps_function) on cores without vectors and `call` elsewhere."""
-    if not (cg.taps_convs() and layout == "oihw" and ws is None and conv2d_sums_in_place(d)
-            and conv2d_direct_entry(d) == DIRECT4 and (clamp is not None or fn == "NULL")):
+def conv2d_taps_call(cg: Lowering, conv: Conv2dOp, args: str, call: str,
+                     clamp: tuple[float, float, bool] | None, fn: str, ctx: str) -> str:
+    """`call`, or, where the module takes taps_convs and `conv` is an
+    in-place (conv2d_in_place) direct4 one ending in nothing or a clamp,
+    its own loop nest (conv2d_taps_function) on cores without vectors and
+    `call` elsewhere; args: the call's descriptor, x, w, bias and output."""
+    d = conv.dims()
+    if not (cg.taps_convs() and conv2d_in_place(conv) and conv2d_direct_entry(d) == DIRECT4
+            and (clamp is not None or fn == "NULL")):
         return call
-    bias = args.split(", ")[3] != "NULL"
+    bias = conv.bias is not None
     name = cg.function(lambda nm: conv2d_taps_function(d, nm, bias, clamp, cg.flt))
     return f"\n#ifdef MLVM_SCALAR_CORE\n{name}({args}, {ctx});\n#else\n{call}\n#endif\n"
 
@@ -1192,9 +1196,8 @@ class Conv2dOp(ConvWindowOp):
         p = self.descriptor(cg)
         bias = cg.ptr(self.bias) if self.bias is not None else "NULL"
         args = f"{p}, {cg.ptr(self.x)}, {cg.ptr(self.w)}, {bias}, {cg.ptr(self.result)}"
-        ws = cg.workspace(self)
-        call = conv2d_call(self.dims(), self.layout(), args, ws, "NULL", "NULL")
-        cg.stmt(conv2d_taps_call(cg, self.dims(), self.layout(), args, ws, call, None, "NULL", "NULL"))
+        call = conv2d_call(self.dims(), self.layout(), args, cg.workspace(self), "NULL", "NULL")
+        cg.stmt(conv2d_taps_call(cg, self, args, call, None, "NULL", "NULL"))
 
 
 POOL_KINDS = ("max", "avg")

@@ -435,4 +435,4 @@ func.func @f(%x: tensor<600x8xf32>) -> tensor<600x1xf32> {
   }) : (tensor<600x8xf32>) -> tensor<600x1xf32>
   func.return %y : tensor<600x1xf32>
 }
-// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.fused: the reduction cannot end the body: its kind 'min' is not one of sum, mean, max
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.fused: the reduction cannot end the body: its kind 'min' is not one of sum, max, mean

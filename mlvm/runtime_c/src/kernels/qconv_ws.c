@@ -795,13 +795,16 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
             uint8_t *dst = (uint8_t *)s->out + o * s->ld + (q0 - s->q0);
             const mlvm_index_t ld = s->ld;
             /* row by row from the named sums (through an array indexed
-             * by r, gcc stored every sum and loaded it back) */
+             * by r, gcc stored every sum and loaded it back); row i's bias
+             * less its zero point's share, and its multiplier */
+#define MLVM_Q_ROW_ADD(i)                                                                         \
+    _mm512_set1_epi32((int32_t)((bias != NULL ? (uint32_t)bias[o + i] : 0u) - share[o + i]))
+#define MLVM_Q_ROW_MULT(i) _mm512_set1_ps(mult[per_o ? o + i : 0])
 #define MLVM_Q_FINISH_ROW(i)                                                                      \
     do {                                                                                          \
         if (i < mr) {                                                                             \
-            const __m512i add = _mm512_set1_epi32(                                                \
-                (int32_t)((bias != NULL ? (uint32_t)bias[o + i] : 0u) - share[o + i]));           \
-            const __m512 mu = _mm512_set1_ps(mult[per_o ? o + i : 0]);                            \
+            const __m512i add = MLVM_Q_ROW_ADD(i);                                                \
+            const __m512 mu = MLVM_Q_ROW_MULT(i);                                                 \
             _mm512_mask_cvtepi32_storeu_epi8(                                                     \
                 dst + i * ld, m[0],                                                               \
                 mlvm_requant512_finite(_mm512_add_epi32(a##i, add), mu, zy, lo, hi));             \
@@ -822,12 +825,8 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
                 const int y_signed = s->y_signed;
 #define MLVM_Q_FINISH_PAIR(i, j)                                                                  \
     do {                                                                                          \
-        const __m512i ai = _mm512_set1_epi32(                                                     \
-            (int32_t)((bias != NULL ? (uint32_t)bias[o + i] : 0u) - share[o + i]));               \
-        const __m512i aj = _mm512_set1_epi32(                                                     \
-            (int32_t)((bias != NULL ? (uint32_t)bias[o + j] : 0u) - share[o + j]));               \
-        const __m512 mi = _mm512_set1_ps(mult[per_o ? o + i : 0]);                                \
-        const __m512 mj = _mm512_set1_ps(mult[per_o ? o + j : 0]);                                \
+        const __m512i ai = MLVM_Q_ROW_ADD(i), aj = MLVM_Q_ROW_ADD(j);                             \
+        const __m512 mi = MLVM_Q_ROW_MULT(i), mj = MLVM_Q_ROW_MULT(j);                             \
         const __m512i y = mlvm_requant512_bytes(_mm512_add_epi32(a##i, ai), _mm512_add_epi32(b##i, ai), \
                                                 _mm512_add_epi32(a##j, aj), _mm512_add_epi32(b##j, aj), \
                                                 mi, mi, mj, mj, zy16, lo8, hi8, y_signed);        \
@@ -851,6 +850,8 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
             MLVM_Q_FINISH_ROW(6);
             MLVM_Q_FINISH_ROW(7);
 #undef MLVM_Q_FINISH_ROW
+#undef MLVM_Q_ROW_MULT
+#undef MLVM_Q_ROW_ADD
             return;
         }
         {

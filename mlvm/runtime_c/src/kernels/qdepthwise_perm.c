@@ -43,6 +43,21 @@ static __mmask16 perm_live(mlvm_index_t nq, mlvm_index_t v)
     return (__mmask16)(rem >= 16 ? 0xFFFFu : rem <= 0 ? 0u : (1u << rem) - 1u);
 }
 
+/* 16 results r (lanes m) at position `at` of out: int32 sums (rq NULL), or
+ * requantized bytes by the channel's constants (fin: a finite multiplier,
+ * requant.h's shorter form). Both kernels below store through it. */
+static inline __attribute__((always_inline)) void
+qdw_store(const mlvm_qrequant_t *rq, int fin, void *out, size_t at, __mmask16 m, __m512i r, __m512 vmo,
+          __m512i vzyi, __m512 vzy, __m512 vlo, __m512 vhi)
+{
+    if (rq == NULL)
+        _mm512_mask_storeu_epi32((int32_t *)out + at, m, r);
+    else if (fin)
+        _mm512_mask_cvtepi32_storeu_epi8((uint8_t *)out + at, m, mlvm_requant512_finite(r, vmo, vzyi, vlo, vhi));
+    else
+        _mm512_mask_cvtepi32_storeu_epi8((uint8_t *)out + at, m, mlvm_requant512(r, vmo, vzy, vlo, vhi));
+}
+
 int mlvm_qdw_perm_applies(const mlvm_qconv2d_t *p, const void *zw)
 {
     const mlvm_index_t tq = (p->kh * p->kw + 3) / 4, nv = perm_vectors(p);
@@ -208,17 +223,10 @@ void mlvm_qdw_perm_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const v
                 }
                 for (k = 0; k < MLVM_QDWP_PASS; ++k) {
                     const __mmask16 m = perm_live(nq, v + k);
-                    const __m512i r = _mm512_add_epi32(acc[k], add);
-                    uint8_t *dst;
                     if (m == 0) /* the pass's vectors past the plane's positions */
                         break;
-                    dst = (uint8_t *)out + at + 16 * (v + k);
-                    if (rq == NULL)
-                        _mm512_mask_storeu_epi32((int32_t *)out + at + 16 * (v + k), m, r);
-                    else if (fin)
-                        _mm512_mask_cvtepi32_storeu_epi8(dst, m, mlvm_requant512_finite(r, vmo, vzyi, vlo, vhi));
-                    else
-                        _mm512_mask_cvtepi32_storeu_epi8(dst, m, mlvm_requant512(r, vmo, vzy, vlo, vhi));
+                    qdw_store(rq, fin, out, at + (size_t)(16 * (v + k)), m, _mm512_add_epi32(acc[k], add), vmo,
+                              vzyi, vzy, vlo, vhi);
                 }
             }
         }
@@ -362,12 +370,7 @@ void mlvm_qdw_padded_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, const
                     __m512i acc = _mm512_dpbusd_epi32(add, _mm512_permutex2var_epi8(ra, idx[0], rb), w0);
                     acc = _mm512_dpbusd_epi32(acc, _mm512_permutex2var_epi8(rb, idx[1], rc), w1);
                     acc = _mm512_dpbusd_epi32(acc, _mm512_permutexvar_epi8(idx[2], rc), w2);
-                    if (rq == NULL)
-                        _mm512_mask_storeu_epi32((int32_t *)out + o, m, acc);
-                    else
-                        _mm512_mask_cvtepi32_storeu_epi8((uint8_t *)out + o, m,
-                                                         fin ? mlvm_requant512_finite(acc, vmo, vzyi, vlo, vhi)
-                                                             : mlvm_requant512(acc, vmo, vzy, vlo, vhi));
+                    qdw_store(rq, fin, out, o, m, acc, vmo, vzyi, vzy, vlo, vhi);
                 }
             }
         }

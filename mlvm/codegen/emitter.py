@@ -338,8 +338,10 @@ class ModuleEmitter:
             raise op_error(op, f"parameter '{pname}' is not in the parameter archive", self.source)
         arr = np.asarray(arr)
         perm = op.permutation()
-        if tuple(arr.shape) != op.archive_shape():
+        if tuple(arr.shape) != op.array_shape():
             declared = type_str(op.result.type)
+            if op.view_shape() is not None:
+                declared = f"view {list(op.view_shape() or ())} of {declared}"
             if perm is not None:
                 declared += f" transposed by perm {list(perm)}"
             if op.panels() is not None:
@@ -385,7 +387,7 @@ class ModuleEmitter:
     def _ext_slot(self, op: ParamOp) -> int:
         """The slot of a weight read from the parameter file."""
         key = param_key(op.param_name.data, op.permutation(), op.panels(), op.lane_dims(),
-                        op.wino_dims(), op.wino_panels())
+                        op.wino_dims(), op.wino_panels(), op.view_shape())
         entry = self.ext_params.get(key)
         if entry is None:
             k = len(self.ext_params)

@@ -30,11 +30,12 @@ DTYPE_CODES = {np.dtype(e.dtype): e.code for e in ELEMS.values()}
 
 def param_key(name: str, perm: Sequence[int] | None, panel: Sequence[int] | None = None,
               lanes: Sequence[int] | None = None, wino: Sequence[int] | None = None,
-              wino_panels: bool = False) -> str:
-    """A weight's name in the file: the archive's name, plus the permutation
-    and the panels, lanes or Winograd transform the compiler stored it in
-    (see mlvm-pack-weights; `@apanel=24` where the transform's planes are
-    in their GEMM's panels)."""
+              wino_panels: bool = False, view: Sequence[int] | None = None) -> str:
+    """A weight's name in the file: the archive's name, plus the view of
+    its array, the permutation and the panels, lanes or Winograd transform
+    the compiler stored it in (see mlvm-pack-weights; `@apanel=24` where the
+    transform's planes are in their GEMM's panels)."""
+    name = name if view is None else f"{name}@view={','.join(str(v) for v in view)}"
     key = name if perm is None else f"{name}@perm={','.join(str(p) for p in perm)}"
     key = key if panel is None else f"{key}@panel={','.join(str(p) for p in panel)}"
     key = key if lanes is None else f"{key}@lanes={','.join(str(p) for p in lanes)}"

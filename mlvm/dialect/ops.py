@@ -173,7 +173,10 @@ class ParamOp(MlvmOp):
     [36, O, C] (`to_wino`; a conv2d with `w_layout = "wino23"` or "wino43"
     reads it so), or each plane in its GEMM's panels as [16 or 36,
     ceil(O / 24), C, 24] (`to_apanels`; the conv2d's descriptor then says
-    w_panel = 24).
+    w_panel = 24). With `view`, the archive's array has that shape and the
+    same elements as the archive shape the rest describes, into which it is
+    reshaped first (row-major): an [N, K] Linear weight read as an [N, K, 1,
+    1] convolution weight.
     """
 
     name = "mlvm.param"
@@ -182,6 +185,7 @@ class ParamOp(MlvmOp):
     panel = opt_prop_def(DenseArrayBase.constr(i64))
     lanes = opt_prop_def(DenseArrayBase.constr(i64))
     wino = opt_prop_def(DenseArrayBase.constr(i64))
+    view = opt_prop_def(DenseArrayBase.constr(i64))
     result = result_def(TensorType)
     traits = traits_def(Pure())
     IS_DATA: ClassVar[bool] = True
@@ -213,7 +217,24 @@ class ParamOp(MlvmOp):
     def layout_key(self) -> tuple[object, ...]:
         """What makes two reads of one archive array store the same data."""
         return (self.permutation(), self.panels(), self.lane_dims(), self.wino_dims(),
-                self.wino_panels())
+                self.wino_panels(), self.view_shape())
+
+    def view_shape(self) -> tuple[int, ...] | None:
+        """The verified shape of the archive's array where `view` gives one."""
+        if self.view is None:
+            return None
+        vals = _array_prop(self, "view")
+        shape = self.archive_shape()
+        if not vals or min(vals) < 0 or prod(vals) != prod(shape):
+            raise VerifyException(
+                f"{self.name}: view [{', '.join(map(str, vals))}] does not hold the "
+                f"{prod(shape)} elements of the archive shape {list(shape)}"
+            )
+        return vals
+
+    def array_shape(self) -> tuple[int, ...]:
+        """The shape the archive's array must have."""
+        return self.view_shape() or self.archive_shape()
 
     def lane_dims(self) -> tuple[int, int, int] | None:
         """The verified [I, KH, KW] of a convolution weight stored in lanes, or None."""
@@ -289,6 +310,8 @@ class ParamOp(MlvmOp):
 
     def stored(self, arr: np.ndarray) -> np.ndarray:
         """The archive's array `arr` in the layout this op gives it."""
+        if self.view is not None:
+            arr = arr.reshape(self.archive_shape())
         perm = self.permutation()
         out = arr if perm is None else np.ascontiguousarray(np.transpose(arr, perm))
         if self.lane_dims() is not None:
@@ -306,6 +329,7 @@ class ParamOp(MlvmOp):
         self.lane_dims()
         self.wino_dims()
         self.permutation()
+        self.view_shape()
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]

@@ -14,8 +14,10 @@ in one kernel that never stores the sums (mlvm.qconv2d_requant) for 8-bit
 outputs, as those four ops for 16-bit ones.
 
 (the bias's own scale is taken to be sx * sw, as the quantizer writes it;
-`quantize(relu(v))` is `max(quantize(v), zy)` exactly). Rank-2 matmuls
-without a bias become qmatmul + requantize the same way. The sum of two
+`quantize(relu(v))` is `max(quantize(v), zy)` exactly). A Linear layer,
+a rank-2 matmul with a weight known at compile time (a bias and a relu
+optional), becomes a 1x1 qconv2d_requant over its rows (FuseQdqLinear);
+other rank-2 matmuls without a bias become qmatmul + requantize. The sum of two
 dequantized 8-bit tensors of one shape, quantized to 8 bits (a residual
 add), becomes one mlvm.qadd, which does the same f32 steps in one pass
 over bytes. The multiplier is
@@ -31,7 +33,7 @@ from math import prod
 import numpy as np
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, TensorType, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
@@ -45,8 +47,8 @@ from xdsl.pattern_rewriter import (
 from mlvm.codegen.lowering import elem, value_shape
 from mlvm.dialect.base import MlvmOp
 from mlvm.dialect.elements import xdsl_type
-from mlvm.dialect.nn import Conv2dOp
-from mlvm.dialect.ops import AddOp, DivOp, FillOp, MatmulOp, MaxOp, MulOp, ReluOp, ReshapeOp
+from mlvm.dialect.nn import Conv2dOp, TransposeOp
+from mlvm.dialect.ops import AddOp, DivOp, FillOp, MatmulOp, MaxOp, MulOp, ParamOp, ReluOp, ReshapeOp
 from mlvm.dialect.quant import (
     DequantizeOp,
     QAddOp,
@@ -209,6 +211,96 @@ class FuseQdqMatmul(RewritePattern):
         rewriter.replace(q, [], [y])
 
 
+def _linear_weight(b: _Builder, wq: SSAValue, transposed: bool) -> SSAValue | None:
+    """A compile-time [N, K] (`transposed`) or [K, N] weight as the [N, K,
+    1, 1] weight of a 1x1 convolution: a parameter read through a view of
+    its archive array (and a perm for [K, N]), or a constant made so; None
+    for weights computed at run time."""
+    k_n = value_shape(wq)
+    n, k = k_n if transposed else k_n[::-1]
+    t = TensorType(xdsl_type(_elem(wq)), [n, k, 1, 1])
+    owner = wq.owner
+    if isinstance(owner, ParamOp) and owner.perm is None and owner.view is None:
+        props: dict[str, Attribute] = {"name": owner.param_name, "view": DenseArrayBase.from_list(i64, list(k_n))}
+        if not transposed:
+            props["perm"] = DenseArrayBase.from_list(i64, [1, 0, 2, 3])
+        op: Operation = ParamOp.create(result_types=[t], properties=props)
+    elif (arr := constant_of(wq)) is not None:
+        op = make_constant(t, np.ascontiguousarray(arr if transposed else arr.T).reshape(n, k, 1, 1))
+    else:
+        return None
+    b.rewriter.insert(op, InsertPoint.before(b.at))
+    return op.results[0]
+
+
+@dataclass
+class FuseQdqLinear(RewritePattern):
+    """quantize([relu](matmul(dequantize(x), dequantize(w)) [+ dequantize(b)]))
+    with a weight known at compile time ([K, N], or [N, K] read with
+    `transpose_rhs`: ONNX Gemm, PyTorch's Linear) and 8-bit outputs: one
+    1x1 mlvm.qconv2d_requant over the rows of x, so that the weights are
+    stored in the int8 kernels' lanes once and the rows are requantized in
+    the kernel (ONNX QGemm, onnxruntime's QDQ Gemm / MatMul). x [..., K] is
+    read as one image of K channels and M = prod(...) positions: with M > 1
+    its rows transposed first (and the result back), so that each weight is
+    read once per call."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, q: QuantizeOp, rewriter: PatternRewriter) -> None:
+        if _elem(q.result) not in ("i8", "ui8") or prod(value_shape(q.scale)) != 1 or prod(value_shape(q.zero_point)) != 1:
+            return
+        relu: ReluOp | None = None
+        src = q.x.owner
+        if isinstance(src, ReluOp) and only_use(src.result, q):
+            relu, src = src, src.operand.owner
+        user: Operation = relu or q
+        bias: SSAValue | None = None
+        if isinstance(src, AddOp) and only_use(src.result, user):
+            for mm, bv in ((src.lhs, src.rhs), (src.rhs, src.lhs)):
+                db = _dq(bv, ("i32",))
+                if isinstance(mm.owner, MatmulOp) and db is not None and only_use(mm, src):
+                    user, src, bias = src, mm.owner, db.q
+                    break
+        if not isinstance(src, MatmulOp) or not only_use(src.result, user):
+            return
+        flag = src.properties.get("transpose_lhs")
+        if isinstance(flag, IntegerAttr) and flag.value.data:
+            return
+        flag = src.properties.get("transpose_rhs")
+        transposed = isinstance(flag, IntegerAttr) and bool(flag.value.data)
+        dx, dw = _dq(src.lhs, ("i8", "ui8")), _dq(src.rhs, ("i8", "ui8"))
+        if dx is None or dw is None or len(value_shape(dx.q)) < 2 or len(value_shape(dw.q)) != 2:
+            return
+        if any(prod(value_shape(v)) != 1 for v in (dx.scale, dx.zero_point)):
+            return
+        n, k = value_shape(dw.q) if transposed else value_shape(dw.q)[::-1]
+        per = _per_channel if transposed else _per_column
+        per_s, per_z = per(value_shape(dw.scale), n), per(value_shape(dw.zero_point), n)
+        if per_s is None or per_z is None:
+            return
+        if bias is not None and value_shape(bias) not in ((n,), (1, n)):
+            return
+        b = _Builder(rewriter, q)
+        w = _linear_weight(b, dw.q, transposed)
+        if w is None:
+            return
+        rows = value_shape(dx.q)[:-1]
+        m = prod(rows)
+        x = b.reshape(dx.q, (m, k))
+        if m > 1:
+            x = b.op(TransposeOp, [x], (k, m), _elem(x), perm=DenseArrayBase.from_list(i64, [1, 0]))
+        x = b.reshape(x, (1, k, m, 1))
+        operands = [x, w, b.reshape(dx.zero_point, ()), _zero_point(b, dw.zero_point, per_z, n),
+                    _multiplier(b, dx.scale, dw.scale, per_s, n, q), b.reshape(q.zero_point, ())]
+        if bias is not None:
+            operands.append(b.reshape(bias, (n,)))
+        y = b.op(QConv2dRequantOp, operands, (1, n, m, 1), _elem(q.result),
+                 relu=IntegerAttr(int(relu is not None), i64))
+        if m > 1:
+            y = b.op(TransposeOp, [b.reshape(y, (n, m))], (m, n), _elem(y), perm=DenseArrayBase.from_list(i64, [1, 0]))
+        rewriter.replace(q, [], [b.reshape(y, value_shape(q.result))])
+
+
 @dataclass
 class FuseQdqAdd(RewritePattern):
     @op_type_rewrite_pattern
@@ -249,7 +341,7 @@ class FuseQdqPass(ModulePass):
         from xdsl.pattern_rewriter import GreedyRewritePatternApplier
 
         PatternRewriteWalker(
-            GreedyRewritePatternApplier([FuseQdqConv(), FuseQdqMatmul(), FuseQdqAdd()]),
+            GreedyRewritePatternApplier([FuseQdqConv(), FuseQdqLinear(), FuseQdqMatmul(), FuseQdqAdd()]),
             apply_recursively=False,
         ).rewrite_module(op)
         # The float ops the rewrite left without users.
@@ -257,7 +349,7 @@ class FuseQdqPass(ModulePass):
         while changed:
             changed = False
             for o in reversed(list(op.walk())):
-                if isinstance(o, DequantizeOp | Conv2dOp | MatmulOp | AddOp | ReluOp | ReshapeOp) and all(
+                if isinstance(o, DequantizeOp | Conv2dOp | MatmulOp | AddOp | ReluOp | ReshapeOp | ParamOp) and all(
                     not r.uses for r in o.results
                 ):
                     o.detach()

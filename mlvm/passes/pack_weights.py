@@ -170,11 +170,12 @@ class PackWeightsPass(ModulePass):
         uses = list(p.result.uses)
         if len(shape) < 2 or not uses or p.panel is not None or p.wino is not None or p.lanes is not None:
             return  # none, or stored for its kernel already
-        if (len(shape) == 4 and p.perm is None and elem_name(t.element_type) == "i8"
+        if (len(shape) == 4 and elem_name(t.element_type) == "i8"
                 and all(self._qconv_wants_lanes(u.operation, u.index) for u in uses)):
             o, cg, kh, kw = shape
-            self._replace(p, {"lanes": _ints([cg, kh, kw])}, [o, 4 * qconv_lane_count(cg, kh, kw)],
-                          _lanes_marker(kh, kw))
+            lanes: dict[str, Attribute] = {} if p.perm is None else {"perm": p.perm}
+            lanes["lanes"] = _ints([cg, kh, kw])
+            self._replace(p, lanes, [o, 4 * qconv_lane_count(cg, kh, kw)], _lanes_marker(kh, kw))
             return
         base = list(p.permutation() or range(len(shape)))
         if all(_is_transposed_read(u.operation, u.index) for u in uses):
@@ -219,6 +220,8 @@ class PackWeightsPass(ModulePass):
         t = p.result.type
         assert isinstance(t, TensorType)
         props: dict[str, Attribute] = {"name": p.param_name, **layout}
+        if p.view is not None:  # the archive's array keeps its shape
+            props["view"] = p.view
         packed = ParamOp.create(result_types=[TensorType(t.element_type, shape)],
                                 properties=props)
         packed.result.name_hint = p.result.name_hint

@@ -380,3 +380,41 @@ def test_int8_weights_in_lanes_in_the_file(tmp_path: Path) -> None:
     want = reference.run(module, "main", [x], params)[0]
     got = mlvm.load(so, params=pfile).main(x)
     assert got.dtype == np.uint8 and np.array_equal(got, want)
+
+
+def test_linear_weight_viewed_as_a_convolution_in_the_file(tmp_path: Path) -> None:
+    """A [K, N] archive array read as an [N, K, 1, 1] convolution weight
+    (`view` and `perm`, as mlvm-fuse-qdq writes a Linear layer) is stored in
+    the kernel's lanes under a key that names the view, and the module run
+    with that file equals the reference on the archive's array."""
+    src = tmp_path / "linear.mlir"
+    src.write_text(
+        'func.func @main(%x: tensor<1x40x1x1xui8>) -> tensor<1x24x1x1xui8> {\n'
+        '  %w = "mlvm.param"() <{name = "w", view = array<i64: 40, 24>, perm = array<i64: 1, 0, 2, 3>}>'
+        " : () -> tensor<24x40x1x1xi8>\n"
+        '  %zx = "mlvm.constant"() <{value = dense<9> : tensor<ui8>}> : () -> tensor<ui8>\n'
+        '  %zw = "mlvm.constant"() <{value = dense<0> : tensor<i8>}> : () -> tensor<i8>\n'
+        '  %m = "mlvm.constant"() <{value = dense<0.002> : tensor<f32>}> : () -> tensor<f32>\n'
+        '  %zy = "mlvm.constant"() <{value = dense<5> : tensor<ui8>}> : () -> tensor<ui8>\n'
+        '  %0 = "mlvm.qconv2d_requant"(%x, %w, %zx, %zw, %m, %zy)'
+        " : (tensor<1x40x1x1xui8>, tensor<24x40x1x1xi8>, tensor<ui8>, tensor<i8>, tensor<f32>, tensor<ui8>)"
+        " -> tensor<1x24x1x1xui8>\n"
+        "  func.return %0 : tensor<1x24x1x1xui8>\n}\n"
+    )
+    g = np.random.default_rng(10)
+    params = {"w": g.integers(-128, 128, (40, 24)).astype(np.int8)}
+    np.savez(tmp_path / "p.npz", **params)
+    so, pfile = tmp_path / "linear.so", tmp_path / "linear.mlvmp"
+    assert aot_main(["build", str(src), "-o", str(so), "-q", "--params", str(tmp_path / "p.npz"),
+                     "--external-params", str(pfile)]) == 0
+    assert b"w@view=40,24@perm=1,0,2,3@lanes=40,1,1" in pfile.read_bytes()
+    x = g.integers(0, 256, (1, 40, 1, 1)).astype(np.uint8)
+    module, _ = parse_file(src)
+    want = reference.run(module, "main", [x], params)[0]
+    dot = (x.reshape(40).astype(np.int64) - 9) @ params["w"].astype(np.int64)
+    assert np.array_equal(want.reshape(24), np.clip(np.rint(dot.astype(np.float32) * np.float32(0.002)) + 5, 0, 255))
+    got = mlvm.load(so, params=pfile).main(x)
+    assert got.dtype == np.uint8 and np.array_equal(got, want)
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, w=params["w"].T.copy())
+    assert aot_main(["build", str(src), "-o", str(tmp_path / "bad.so"), "-q", "--params", str(bad)]) == 1

@@ -51,6 +51,9 @@ PATHS = {
 # int8 path: (flags, CPU flags needed)
 QPATHS = {
     "portable": (["-DMLVM_PORTABLE_KERNELS"], ()),
+    # the kernels of cores without vectors (Cortex-M without the DSP
+    # extension), on this host: reported as portable
+    "scalar": (["-DMLVM_PORTABLE_KERNELS", "-DMLVM_SCALAR_KERNELS"], ()),
     "avx2": (["-mavx2", "-mfma"], ("avx2", "fma")),
     "avx-vnni": (["-mavx2", "-mfma", "-mavxvnni"], ("avx2", "fma", "avx_vnni")),
     # the same tiles on a core with AVX-512 VNNI (its vpdpbusd of ymm
@@ -67,7 +70,7 @@ QPATHS = {
 _K = {f.stem: f for f in c_build.KERNELS}
 F32_KERNELS = [_K[n] for n in ("conv", "conv_cvec", "conv_scalar", "conv_wino", "depthwise", "depthwise_lanes",
                                "elementwise", "matmul", "nn")]
-INT8_KERNELS = [_K[n] for n in ("qadd", "qconv_ws", "qdepthwise_lanes", "qdepthwise_perm", "qdepthwise_rows3",
+INT8_KERNELS = [_K[n] for n in ("qadd", "qconv_gemv", "qconv_ws", "qdepthwise_lanes", "qdepthwise_perm", "qdepthwise_rows3",
                                  "qmatmul")]
 LINKS = {PROGRAM: F32_KERNELS, VMATH: F32_KERNELS, WORKSPACE: F32_KERNELS, QCONV: INT8_KERNELS}
 QLINE = re.compile(r"^qconv_paths\[([\w-]+)\]: (\d+) cases, (\d+) failures$", re.M)
@@ -248,7 +251,7 @@ def qpath_flags(path: str) -> list[str]:
 def qpath_name(path: str) -> str:
     """What mlvm_qkernel_path() says for it (an emulated path, the one it
     stands for)."""
-    return path.removesuffix("-on-avx512")
+    return "portable" if path == "scalar" else path.removesuffix("-on-avx512")
 
 
 @pytest.mark.parametrize("path", list(QPATHS))

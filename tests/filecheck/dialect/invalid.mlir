@@ -340,6 +340,13 @@ func.func @f() -> tensor<8x36xi8> {
 // CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.param: lanes [5, 3, 3] does not describe tensor<8x36xi8>: [I, KH, KW] stores an i8 [O, I, KH, KW] weight as [O, 4 k] (k = 18), without panels
 
 // -----
+func.func @f() -> tensor<6x8x1x1xi8> {
+  %0 = "mlvm.param"() <{name = "w", view = array<i64: 6, 7>}> : () -> tensor<6x8x1x1xi8>
+  func.return %0 : tensor<6x8x1x1xi8>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.param: view [6, 7] does not hold the 48 elements of the archive shape [6, 8, 1, 1]
+
+// -----
 func.func @f() -> tensor<8x36xui8> {
   %0 = "mlvm.param"() <{name = "w", lanes = array<i64: 3, 3, 3>}> : () -> tensor<8x36xui8>
   func.return %0 : tensor<8x36xui8>

@@ -155,3 +155,79 @@ func.func @uniform_zero_points(%xq: tensor<1x4x6x6xi8>, %wq: tensor<8x4x1x1xi8>,
   %qd = "mlvm.quantize"(%md, %s, %z) : (tensor<2x3xf32>, tensor<f32>, tensor<i8>) -> tensor<2x3xi8>
   func.return %y, %q3, %qd : tensor<1x8x6x6xi8>, tensor<2x3xi8>, tensor<2x3xi8>
 }
+
+// -----
+// A Linear layer (Gemm transB=1: a [N, K] parameter) with an int32 bias and
+// a relu, one row: a 1x1 convolution over the row's K channels, its weight
+// the parameter's [N, K] array viewed as [N, K, 1, 1].
+// CHECK-LABEL: func.func @linear
+// CHECK: %[[W:.*]] = "mlvm.param"() <{name = "w", view = array<i64: 6, 8>}> : () -> tensor<6x8x1x1xi8>
+// CHECK: %[[X:.*]] = "mlvm.reshape"(%xq) : (tensor<1x8xui8>) -> tensor<1x8x1x1xui8>
+// CHECK: %[[Y:.*]] = "mlvm.qconv2d_requant"(%[[X]], %[[W]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %bq) <{relu = 1 : i64}> : (tensor<1x8x1x1xui8>, tensor<6x8x1x1xi8>, tensor<ui8>, tensor<i8>, tensor<6xf32>, tensor<ui8>, tensor<6xi32>) -> tensor<1x6x1x1xui8>
+// CHECK: %[[R:.*]] = "mlvm.reshape"(%[[Y]]) : (tensor<1x6x1x1xui8>) -> tensor<1x6xui8>
+// CHECK-NOT: mlvm.matmul
+// CHECK-NOT: mlvm.dequantize
+// CHECK: func.return %[[R]]
+func.func @linear(%xq: tensor<1x8xui8>, %bq: tensor<6xi32>) -> tensor<1x6xui8> {
+  %wq = "mlvm.param"() <{name = "w"}> : () -> tensor<6x8xi8>
+  %sw = "mlvm.constant"() <{value = dense<[[0.01], [0.02], [0.03], [0.04], [0.05], [0.06]]> : tensor<6x1xf32>}> : () -> tensor<6x1xf32>
+  %zw = "mlvm.constant"() <{value = dense<0> : tensor<6x1xi8>}> : () -> tensor<6x1xi8>
+  %sx = "mlvm.constant"() <{value = dense<0.5> : tensor<f32>}> : () -> tensor<f32>
+  %zx = "mlvm.constant"() <{value = dense<128> : tensor<ui8>}> : () -> tensor<ui8>
+  %sb = "mlvm.constant"() <{value = dense<0.01> : tensor<6xf32>}> : () -> tensor<6xf32>
+  %zb = "mlvm.constant"() <{value = dense<0> : tensor<6xi32>}> : () -> tensor<6xi32>
+  %sy = "mlvm.constant"() <{value = dense<0.25> : tensor<f32>}> : () -> tensor<f32>
+  %zy = "mlvm.constant"() <{value = dense<3> : tensor<ui8>}> : () -> tensor<ui8>
+  %x = "mlvm.dequantize"(%xq, %sx, %zx) : (tensor<1x8xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x8xf32>
+  %w = "mlvm.dequantize"(%wq, %sw, %zw) : (tensor<6x8xi8>, tensor<6x1xf32>, tensor<6x1xi8>) -> tensor<6x8xf32>
+  %b = "mlvm.dequantize"(%bq, %sb, %zb) : (tensor<6xi32>, tensor<6xf32>, tensor<6xi32>) -> tensor<6xf32>
+  %m = "mlvm.matmul"(%x, %w) <{transpose_rhs = true}> : (tensor<1x8xf32>, tensor<6x8xf32>) -> tensor<1x6xf32>
+  %a = "mlvm.add"(%b, %m) : (tensor<6xf32>, tensor<1x6xf32>) -> tensor<1x6xf32>
+  %r = "mlvm.relu"(%a) : (tensor<1x6xf32>) -> tensor<1x6xf32>
+  %y = "mlvm.quantize"(%r, %sy, %zy) : (tensor<1x6xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x6xui8>
+  func.return %y : tensor<1x6xui8>
+}
+
+// -----
+// A [K, N] constant weight over 6 rows, no bias: the weight made [N, K, 1,
+// 1] at compile time, the rows transposed into positions (so that the
+// weights are read once per call) and the result back.
+// CHECK-LABEL: func.func @linear_rows
+// CHECK: %[[W:.*]] = "mlvm.constant"() <{value = {{dense<\[\[\[\[1\]\], \[\[4\]\], \[\[7\]\], \[\[10\]\]\], \[\[\[2\]\], \[\[5\]\], \[\[8\]\], \[\[11\]\]\], \[\[\[3\]\], \[\[6\]\], \[\[9\]\], \[\[12\]\]\]\]>}} : tensor<3x4x1x1xi8>}>
+// CHECK: %[[T:.*]] = "mlvm.transpose"(%xq) <{perm = array<i64: 1, 0>}> : (tensor<6x4xi8>) -> tensor<4x6xi8>
+// CHECK: %[[X4:.*]] = "mlvm.reshape"(%[[T]]) : (tensor<4x6xi8>) -> tensor<1x4x6x1xi8>
+// CHECK: %[[Y:.*]] = "mlvm.qconv2d_requant"(%[[X4]], %[[W]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{relu = 0 : i64}> : (tensor<1x4x6x1xi8>, tensor<3x4x1x1xi8>, tensor<i8>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x3x6x1xi8>
+// CHECK: %[[Y2:.*]] = "mlvm.reshape"(%[[Y]]) : (tensor<1x3x6x1xi8>) -> tensor<3x6xi8>
+// CHECK: %[[YT:.*]] = "mlvm.transpose"(%[[Y2]]) <{perm = array<i64: 1, 0>}> : (tensor<3x6xi8>) -> tensor<6x3xi8>
+// CHECK: func.return %[[YT]]
+func.func @linear_rows(%xq: tensor<6x4xi8>, %s: tensor<f32>, %z: tensor<i8>) -> tensor<6x3xi8> {
+  %wq = "mlvm.constant"() <{value = dense<[[1, 2, 3], [4, 5, 6], [7, 8, 9], [10, 11, 12]]> : tensor<4x3xi8>}> : () -> tensor<4x3xi8>
+  %x = "mlvm.dequantize"(%xq, %s, %z) : (tensor<6x4xi8>, tensor<f32>, tensor<i8>) -> tensor<6x4xf32>
+  %w = "mlvm.dequantize"(%wq, %s, %z) : (tensor<4x3xi8>, tensor<f32>, tensor<i8>) -> tensor<4x3xf32>
+  %m = "mlvm.matmul"(%x, %w) : (tensor<6x4xf32>, tensor<4x3xf32>) -> tensor<6x3xf32>
+  %y = "mlvm.quantize"(%m, %s, %z) : (tensor<6x3xf32>, tensor<f32>, tensor<i8>) -> tensor<6x3xi8>
+  func.return %y : tensor<6x3xi8>
+}
+
+// -----
+// Must not: a weight known only at run time (stays a float matmul: the
+// transposed read has no integer form), a 16-bit output, a bias that is
+// not one value per output column.
+// CHECK-LABEL: func.func @linear_must_not
+// CHECK-NOT: mlvm.qconv2d_requant
+func.func @linear_must_not(%xq: tensor<1x8xui8>, %wi: tensor<6x8xi8>, %b2: tensor<1x6xi32>, %s: tensor<f32>, %zx: tensor<ui8>, %zw: tensor<i8>, %zi: tensor<i32>, %z16: tensor<i16>) -> (tensor<1x6xui8>, tensor<1x6xi16>, tensor<1x6xui8>) {
+  %wq = "mlvm.param"() <{name = "w"}> : () -> tensor<6x8xi8>
+  %x = "mlvm.dequantize"(%xq, %s, %zx) : (tensor<1x8xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x8xf32>
+  %wr = "mlvm.dequantize"(%wi, %s, %zw) : (tensor<6x8xi8>, tensor<f32>, tensor<i8>) -> tensor<6x8xf32>
+  %m0 = "mlvm.matmul"(%x, %wr) <{transpose_rhs = true}> : (tensor<1x8xf32>, tensor<6x8xf32>) -> tensor<1x6xf32>
+  %y0 = "mlvm.quantize"(%m0, %s, %zx) : (tensor<1x6xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x6xui8>
+  %w = "mlvm.dequantize"(%wq, %s, %zw) : (tensor<6x8xi8>, tensor<f32>, tensor<i8>) -> tensor<6x8xf32>
+  %m1 = "mlvm.matmul"(%x, %w) <{transpose_rhs = true}> : (tensor<1x8xf32>, tensor<6x8xf32>) -> tensor<1x6xf32>
+  %y1 = "mlvm.quantize"(%m1, %s, %z16) : (tensor<1x6xf32>, tensor<f32>, tensor<i16>) -> tensor<1x6xi16>
+  %b = "mlvm.dequantize"(%b2, %s, %zi) : (tensor<1x6xi32>, tensor<f32>, tensor<i32>) -> tensor<1x6xf32>
+  %b3 = "mlvm.add"(%b, %b) : (tensor<1x6xf32>, tensor<1x6xf32>) -> tensor<1x6xf32>
+  %m2 = "mlvm.matmul"(%x, %w) <{transpose_rhs = true}> : (tensor<1x8xf32>, tensor<6x8xf32>) -> tensor<1x6xf32>
+  %a = "mlvm.add"(%m2, %b3) : (tensor<1x6xf32>, tensor<1x6xf32>) -> tensor<1x6xf32>
+  %y2 = "mlvm.quantize"(%a, %s, %zx) : (tensor<1x6xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x6xui8>
+  func.return %y0, %y1, %y2 : tensor<1x6xui8>, tensor<1x6xi16>, tensor<1x6xui8>
+}

@@ -190,6 +190,21 @@ func.func @qconv_lanes(%x: tensor<1x6x5x5xui8>, %y: tensor<1x1x5x5xui8>, %zx: te
 }
 
 // -----
+// A Linear weight read as a 1x1 convolution's (mlvm-fuse-qdq): its view of
+// the archive's [N, K] or [K, N] array, and the perm of a [K, N] one, stay
+// on the param stored in lanes.
+// CHECK-LABEL: func.func @qconv_lanes_view
+// CHECK: %w = "mlvm.param"() <{name = "w", lanes = array<i64: 8, 1, 1>, view = array<i64: 6, 8>}> : () -> tensor<6x8xi8>
+// CHECK: %v = "mlvm.param"() <{name = "v", perm = array<i64: 1, 0, 2, 3>, lanes = array<i64: 8, 1, 1>, view = array<i64: 8, 6>}> : () -> tensor<6x8xi8>
+func.func @qconv_lanes_view(%x: tensor<1x8x1x1xui8>, %zx: tensor<ui8>, %zw: tensor<i8>, %m: tensor<f32>, %zy: tensor<ui8>) -> (tensor<1x6x1x1xui8>, tensor<1x6x1x1xui8>) {
+  %w = "mlvm.param"() <{name = "w", view = array<i64: 6, 8>}> : () -> tensor<6x8x1x1xi8>
+  %0 = "mlvm.qconv2d_requant"(%x, %w, %zx, %zw, %m, %zy) : (tensor<1x8x1x1xui8>, tensor<6x8x1x1xi8>, tensor<ui8>, tensor<i8>, tensor<f32>, tensor<ui8>) -> tensor<1x6x1x1xui8>
+  %v = "mlvm.param"() <{name = "v", view = array<i64: 8, 6>, perm = array<i64: 1, 0, 2, 3>}> : () -> tensor<6x8x1x1xi8>
+  %1 = "mlvm.qconv2d_requant"(%x, %v, %zx, %zw, %m, %zy) : (tensor<1x8x1x1xui8>, tensor<6x8x1x1xi8>, tensor<ui8>, tensor<i8>, tensor<f32>, tensor<ui8>) -> tensor<1x6x1x1xui8>
+  func.return %0, %1 : tensor<1x6x1x1xui8>, tensor<1x6x1x1xui8>
+}
+
+// -----
 // Must not: u8 weights, fewer than 4 outputs per group (depthwise: the taps
 // kernel reads OIHW), a weight that is an input.
 // CHECK-LABEL: func.func @qconv_must_not

@@ -78,7 +78,8 @@ def test_qdq_runs_in_integers(qdq: Path) -> None:
     module, _ = import_onnx(qdq)
     FuseQdqPass().apply(Context(), module)
     ops = Counter(op.name for op in module.walk())
-    assert ops["mlvm.qconv2d_requant"] == 3 and ops["mlvm.qmatmul"] == 1, ops
+    # three convolutions, and the classifier's matmul as a 1x1 one
+    assert ops["mlvm.qconv2d_requant"] == 4 and ops["mlvm.qmatmul"] == 0, ops
     assert ops["mlvm.conv2d"] == 0 and ops["mlvm.matmul"] == 0, ops
 
 
@@ -105,3 +106,41 @@ def test_qdq_matches_onnxruntime_bit_for_bit(qdq: Path) -> None:
         x = (g.standard_normal((1, 3, 16, 16)) * 1.5).astype(np.float32)
         want = sess.run(None, {"x": x})[0]
         np.testing.assert_array_equal(m.main(x), want)
+
+
+def mlp(path: Path, rows: int) -> Path:
+    """Gemm transB=1 with a bias (PyTorch's Linear), Relu, MatMul with a
+    [K, N] weight plus a bias (a Keras Dense), over `rows` rows."""
+    g = np.random.default_rng(3)
+    inits = [numpy_helper.from_array((g.standard_normal(s) * 0.2).astype(np.float32), name)
+             for name, s in (("w1", (24, 37)), ("b1", (24,)), ("w2", (24, 11)), ("b2", (11,)))]
+    n = helper.make_node
+    nodes = [n("Gemm", ["x", "w1", "b1"], ["h"], transB=1), n("Relu", ["h"], ["r"]),
+             n("MatMul", ["r", "w2"], ["m"]), n("Add", ["m", "b2"], ["y"])]
+    graph = helper.make_graph(nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [rows, 37])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, path)
+    return path
+
+
+@pytest.mark.parametrize("rows", [1, 5])
+@pytest.mark.parametrize("act", [QuantType.QUInt8, QuantType.QInt8], ids=["u8", "s8"])
+def test_qdq_linear_layers_run_in_integers(tmp_path: Path, rows: int, act: QuantType) -> None:
+    """Gemm / MatMul + bias layers become 1x1 int8 convolutions over their
+    rows (mlvm-fuse-qdq's FuseQdqLinear), bit for bit onnxruntime's."""
+    out = tmp_path / "qdq.onnx"
+    quantize_static(str(mlp(tmp_path / "f32.onnx", rows)), str(out), Calibration("x", (rows, 37)),
+                    quant_format=QuantFormat.QDQ, per_channel=True, activation_type=act,
+                    weight_type=QuantType.QInt8)
+    module, _ = import_onnx(out)
+    FuseQdqPass().apply(Context(), module)
+    ops = Counter(op.name for op in module.walk())
+    assert ops["mlvm.qconv2d_requant"] == 2 and ops["mlvm.matmul"] == 0, ops
+    sess = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+    m = mlvm.compile(out)
+    g = np.random.default_rng(4)
+    for _ in range(10):
+        x = (g.standard_normal((rows, 37)) * 1.5).astype(np.float32)
+        np.testing.assert_array_equal(m.main(x), sess.run(None, {"x": x})[0])

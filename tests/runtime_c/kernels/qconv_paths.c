@@ -274,6 +274,23 @@ static void random_case(int extreme)
     check_random_types(&p, extreme);
 }
 
+/* One position per image (qconv_gemv.c: a Linear layer's rows): a 1x1
+ * kernel over a 1x1 map, padding after it below the stride (still one
+ * position); rows of up to 300 bytes, sometimes past 32768 (the dot's
+ * chunks). */
+static void gemv_case(int extreme)
+{
+    mlvm_qconv2d_t p;
+    memset(&p, 0, sizeof p); /* w_sums NULL */
+    p.groups = 1;
+    p.c = rnd(0, 15) == 0 ? rnd(32760, 33100) : rnd(1, 300);
+    p.o = p.c > 300 ? rnd(1, 3) : rnd(1, 40);
+    p.n = rnd(1, 3);
+    p.kh = p.kw = p.h = p.w = p.oh = p.ow = 1;
+    p.sh = rnd(1, 3), p.sw = rnd(1, 3), p.dh = rnd(1, 2), p.dw = rnd(1, 2);
+    check_random_types(&p, extreme);
+}
+
 /* A 3x3 depthwise layer of stride 1 (q_dw3_shape: the DSP path's
  * halfword rows): rows past the chunk of 64 positions, planes of one
  * position, channel multipliers up to 3, padding on every side. */
@@ -487,6 +504,8 @@ int main(int argc, char **argv)
         random_case(t % 10 == 0);
     for (t = 0; t < 80; ++t)
         dw3_case(t % 10 == 0);
+    for (t = 0; t < 120; ++t)
+        gemv_case(t % 10 == 0);
     for (t = 0; t < 96; ++t)
         rows3_case(t, t % 10 == 0);
     for (t = 0; t < 240; ++t)

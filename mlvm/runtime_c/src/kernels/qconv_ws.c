@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "depthwise.h"
+#include "qgemv.h"
 #include "mlvm/kernels.h"
 #include "requant.h"
 #include "window.h"
@@ -1948,6 +1949,10 @@ void mlvm_qconv2d_requant_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, 
         return; /* no outputs */
     if (q_depthwise(p, rq, x, w, zx, zw, bias, mult, zy, out))
         return;
+    if (mlvm_qgemv_applies(p)) {
+        mlvm_qgemv_8(p, rq, x, w, zx, zw, bias, mult, zy, out);
+        return;
+    }
     c.p = p, c.x = x, c.w = w, c.zx = zx, c.zw = zw, c.bias = bias, c.mult = mult, c.rq = rq;
     c.zy = zy, c.out = out, c.ws = (uint8_t *)ws;
     q_run(&c);

@@ -759,18 +759,32 @@ def _batch_norm(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], at
     if int(attrs.get("training_mode", 0)):
         raise Unsupported("training_mode")
     x = _one(ins)
-    params = []
-    for k, what in enumerate(("scale", "B", "mean", "var"), start=1):
-        v = ins[k] if len(ins) > k else None
-        if not isinstance(v, Const):
-            raise RunTimeInput(what, v)
-        params.append(v.array)
-    scale, bias, mean, var = params
-    mul, add = batch_norm_affine(scale, bias, mean, var, float(attrs.get("epsilon", 1e-5)))
+    vals = [ins[k] if len(ins) > k else None for k in range(1, 5)]
+    for v, what in zip(vals, ("scale", "B", "mean", "var"), strict=True):
+        if v is None:
+            raise NodeError(f"needs {what}")
     s = imp.shape(x)
+    if len(s) < 2:
+        raise NodeError("needs an input of rank 2 or more (N, C, ...)")
     bshape = (s[1],) + (1,) * (len(s) - 2)
-    y = binary(imp, MulOp, x, Const(mul.astype(np.float32).reshape(bshape)))
-    return [binary(imp, AddOp, y, Const(add.astype(np.float32).reshape(bshape)))]
+    for v, what in zip(vals, ("scale", "B", "mean", "var"), strict=True):
+        if v is not None and imp.shape(v) != (s[1],):
+            raise NodeError(f"{what} has shape {list(imp.shape(v))}, not [{s[1]}] (one value per channel)")
+    eps = float(attrs.get("epsilon", 1e-5))
+    if all(isinstance(v, Const) for v in vals):
+        scale, bias, mean, var = (v.array for v in vals if isinstance(v, Const))
+        mul, add = batch_norm_affine(scale, bias, mean, var, eps)
+        y = binary(imp, MulOp, x, Const(mul.astype(np.float32).reshape(bshape)))
+        return [binary(imp, AddOp, y, Const(add.astype(np.float32).reshape(bshape)))]
+    # parameters computed at run time (a quantized model's dequantized scale):
+    # mul = scale / sqrt(var + eps) and add = B - mean * mul per channel, in f32
+    scale_v, bias_v, mean_v, var_v = (reshape(imp, v, bshape) for v in vals if v is not None)
+    if any(imp.elem(v) != "f32" for v in (scale_v, bias_v, mean_v, var_v)):
+        raise Unsupported("BatchNormalization parameters other than f32")
+    root = unary(imp, SqrtOp, binary(imp, AddOp, var_v, Const(np.full(bshape, eps, np.float32))))
+    mul_v = binary(imp, DivOp, scale_v, root)
+    add_v = binary(imp, SubOp, bias_v, binary(imp, MulOp, mean_v, mul_v))
+    return [binary(imp, AddOp, binary(imp, MulOp, x, mul_v), add_v)]
 
 
 def batch_norm_affine(scale: np.ndarray, bias: np.ndarray, mean: np.ndarray, var: np.ndarray,

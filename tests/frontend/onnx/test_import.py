@@ -275,6 +275,9 @@ CASES: list[Case] = [
          {"x": rand(2, 3, 8)}, {"g": rand(8), "b": rand(8)}),
     Case("batch_norm", [node("BatchNormalization", ["x", "s", "b", "m", "v"])], {"x": rand(2, 3, 5, 5)},
          {"s": rand(3), "b": rand(3), "m": rand(3), "v": np.abs(rand(3)) + 0.5}),
+    # the scale and variance computed at run time (a quantized model's dequantized scale)
+    Case("batch_norm_run_time", [node("BatchNormalization", ["x", "s", "b", "m", "v"], epsilon=1e-3)],
+         {"x": rand(2, 3, 5, 5), "s": rand(3), "v": np.abs(rand(3)) + 0.5}, {"b": rand(3), "m": rand(3)}),
     # convolution and pooling
     Case("conv_bn_relu",
          [node("Conv", ["x", "w", "c"], ["t"], pads=[1, 0, 2, 1], strides=[2, 1]),

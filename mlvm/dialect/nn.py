@@ -1203,6 +1203,29 @@ class Conv2dOp(ConvWindowOp):
 POOL_KINDS = ("max", "avg")
 
 
+def pool2d_dims(op: MlvmOp, x: SSAValue) -> dict[str, int]:
+    """The verified sizes of a pool over windows of x (NCHW) given by op's
+    `window`, `strides` and `padding` (mlvm.pool2d's, mlvm.qavgpool2d's)."""
+    sx = op.shape_of(x, "x")
+    if len(sx) != 4:
+        raise VerifyException(f"{op.name}: x {type_str(x.type)} must be rank 4 (NCHW)")
+    n, c, h, w = sx
+    window = _ints(op, "window")
+    strides = _ints(op, "strides", (1, 1))
+    padding = _ints(op, "padding", (0, 0, 0, 0))
+    _expect_len(op, "window", window, 2, "height, width")
+    _expect_positive(op, "window", window)
+    oh, ow = _windows(op, x.type, h, w, window[0], window[1], strides, padding, (1, 1), "window")
+    if max(padding[0], padding[2]) >= window[0] or max(padding[1], padding[3]) >= window[1]:
+        raise VerifyException(
+            f"{op.name}: padding {_lst(padding)} must be smaller than the window "
+            f"{window[0]}x{window[1]}"
+        )
+    return dict(planes=n * c, n=n, c=c, h=h, w=w, kh=window[0], kw=window[1], oh=oh,
+                ow=ow, sh=strides[0], sw=strides[1], pt=padding[0], pl=padding[1],
+                pb=padding[2], pr=padding[3])
+
+
 @irdl_op_definition
 class Pool2dOp(MlvmOp):
     """Max or average over windows of x (NCHW). Padded positions are left out:
@@ -1225,26 +1248,7 @@ class Pool2dOp(MlvmOp):
                 f"{self.name}: kind '{self.kind.data}' is not one of " + ", ".join(POOL_KINDS)
             )
         self.expect_elem(self.x, "x", ("f32",))
-        sx = self.shape_of(self.x, "x")
-        tx = type_str(self.x.type)
-        if len(sx) != 4:
-            raise VerifyException(f"{self.name}: x {tx} must be rank 4 (NCHW)")
-        n, c, h, w = sx
-        window = _ints(self, "window")
-        strides = _ints(self, "strides", (1, 1))
-        padding = _ints(self, "padding", (0, 0, 0, 0))
-        _expect_len(self, "window", window, 2, "height, width")
-        _expect_positive(self, "window", window)
-        oh, ow = _windows(self, self.x.type, h, w, window[0], window[1], strides, padding,
-                          (1, 1), "window")
-        if max(padding[0], padding[2]) >= window[0] or max(padding[1], padding[3]) >= window[1]:
-            raise VerifyException(
-                f"{self.name}: padding {_lst(padding)} must be smaller than the window "
-                f"{window[0]}x{window[1]}"
-            )
-        return dict(planes=n * c, n=n, c=c, h=h, w=w, kh=window[0], kw=window[1], oh=oh,
-                    ow=ow, sh=strides[0], sw=strides[1], pt=padding[0], pl=padding[1],
-                    pb=padding[2], pr=padding[3])
+        return pool2d_dims(self, self.x)
 
     def verify_(self) -> None:
         d = self.dims()

@@ -24,6 +24,7 @@ from xdsl.irdl import (
     operand_def,
     opt_operand_def,
     opt_prop_def,
+    prop_def,
     result_def,
     traits_def,
 )
@@ -32,7 +33,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from mlvm.dialect.base import MlvmOp, result_dtype, result_shape, type_str
 from mlvm.dialect.elements import ELEMS, FLOATS
-from mlvm.dialect.nn import ConvWindowOp, _int, align64, conv2d_dims, conv2d_phase_plane
+from mlvm.dialect.nn import ConvWindowOp, _int, align64, conv2d_dims, conv2d_phase_plane, pool2d_dims
 from mlvm.dialect.ops import ElementwiseOp, from_qlanes, qconv_lane_count
 
 if TYPE_CHECKING:
@@ -245,6 +246,14 @@ def qconv2d_reads_lanes(d: Mapping[str, int]) -> bool:
     return d["o"] // d["groups"] >= 4
 
 
+def qconv2d_one_position(d: Mapping[str, int]) -> bool:
+    """mlvm_qgemv_applies (qconv_gemv.c): one group, a 1x1 kernel over a 1x1
+    map without padding before it (a Linear layer's rows as mlvm-fuse-qdq
+    writes them): each output one dot product, no workspace."""
+    return (d["groups"] == 1 and d["kh"] == d["kw"] == d["h"] == d["w"] == d["oh"] == d["ow"] == 1
+            and d["pt"] == d["pl"] == 0 and d["c"] > 0)
+
+
 def qconv2d_workspace_bytes(d: Mapping[str, int], lanes: bool = False,
                             requant: bool = False) -> int:
     """mlvm_qconv2d_workspace (qconv_ws.c) for conv2d_dims `d`: tap offsets,
@@ -259,9 +268,12 @@ def qconv2d_workspace_bytes(d: Mapping[str, int], lanes: bool = False,
     fewer outputs, one channel's taps (and for 3x3 depthwise layers of
     stride 1 the DSP path's plane widened to halfwords);
     and the outputs at the copy's row pitch where it differs (int32 sums, or
-    with `requant` (mlvm_qconv2d_requant_workspace) bytes)."""
+    with `requant` (mlvm_qconv2d_requant_workspace) bytes; requantized with
+    one position per image, 64 bytes it does not read)."""
     if min(d["n"], d["o"], d["oh"], d["ow"]) <= 0:
         return 0
+    if requant and qconv2d_one_position(d):
+        return 64  # MLVM_QW_ALIGN: qconv_gemv.c needs none (0 would say: no outputs)
     g = d["groups"]
     cg, og = d["c"] // g, d["o"] // g
     hq, wq = conv2d_phase_plane(d)
@@ -595,6 +607,79 @@ class QAddOp(MlvmOp):
         cg.stmt(f"mlvm_qadd_8({p}, {n}u, {args}, {cg.ptr(self.result)});")
 
 
+@irdl_op_definition
+class QAvgPool2dOp(MlvmOp):
+    """`x, x_scale, x_zero_point, y_scale, y_zero_point -> y`: the average over
+    windows of x (mlvm.pool2d's `window`, `strides`, `padding`; padded
+    positions left out of the count) of its dequantized values, x_scale * (x
+    - x_zp) in f32, each window summed from 0 in row-major order and divided
+    by its count, then quantized as onnxruntime's QLinearAveragePool does:
+    saturate(nearbyint(avg / y_scale + y_zp)), rounded half to even (the
+    zero point added before the rounding). x and y i8 or ui8 of one type,
+    scales f32 and zero points single values. Made by mlvm-fuse-qdq."""
+
+    name = "mlvm.qavgpool2d"
+    x = operand_def(TensorType)
+    x_scale = operand_def(TensorType)
+    x_zero_point = operand_def(TensorType)
+    y_scale = operand_def(TensorType)
+    y_zero_point = operand_def(TensorType)
+    result = result_def(TensorType)
+    window = prop_def(DenseArrayBase.constr(i64))
+    strides = opt_prop_def(DenseArrayBase.constr(i64), DenseArrayBase.from_list(i64, [1, 1]))
+    padding = opt_prop_def(DenseArrayBase.constr(i64), DenseArrayBase.from_list(i64, [0, 0, 0, 0]))
+    traits = traits_def(Pure())
+    OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("x", "x_scale", "x_zero_point", "y_scale", "y_zero_point")
+
+    def dims(self) -> dict[str, int]:
+        e = self.expect_elem(self.x, "x", ("i8", "ui8"))
+        for v, what in ((self.x_zero_point, "x_zero_point"), (self.y_zero_point, "y_zero_point")):
+            self.expect_elem(v, what, (e,))
+        for v, what in ((self.x_scale, "x_scale"), (self.y_scale, "y_scale")):
+            self.expect_elem(v, what, ("f32",))
+        for v, what in zip(self.operands[1:], self.OPERAND_NAMES[1:], strict=True):
+            if prod(self.shape_of(v, what)) != 1:
+                raise VerifyException(f"{self.name}: {what} {type_str(v.type)} must be a single value")
+        return pool2d_dims(self, self.x)
+
+    def verify_(self) -> None:
+        d = self.dims()
+        self.expect_result(0, (d["n"], d["c"], d["oh"], d["ow"]), self.elem_of(self.x, "x"))
+
+    def reference(
+        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        d = self.dims()
+        x, sx, zx, sy, zy = inputs
+        deq = ((x.astype(np.int64) - zx.astype(np.int64).reshape(())).astype(np.float32)
+               * sx.astype(np.float32).reshape(())).astype(np.float32)
+        shape = (d["n"], d["c"], d["oh"], d["ow"])
+        acc = np.zeros(shape, np.float32)
+        count = np.zeros(shape[2:], np.float32)
+        for i in range(d["kh"]):  # row-major: each window's elements in order
+            for j in range(d["kw"]):
+                rows = np.arange(d["oh"]) * d["sh"] - d["pt"] + i
+                cols = np.arange(d["ow"]) * d["sw"] - d["pl"] + j
+                inside = ((rows >= 0) & (rows < d["h"]))[:, None] & ((cols >= 0) & (cols < d["w"]))[None, :]
+                v = deq[:, :, np.clip(rows, 0, d["h"] - 1)][:, :, :, np.clip(cols, 0, d["w"] - 1)]
+                acc = np.where(inside, (acc + v).astype(np.float32), acc)
+                count = count + inside
+        with np.errstate(all="ignore"):
+            f = (acc / count).astype(np.float32) / sy.astype(np.float32).reshape(())
+            f = (f.astype(np.float32) + np.float32(zy.astype(np.int64).reshape(()))).astype(np.float32)
+        return [round_saturate(f, np.zeros((), zy.dtype), result_dtype(self))]
+
+    def lower(self, cg: Lowering) -> None:
+        d = self.dims()
+        if prod(result_shape(self)) == 0:
+            return
+        init = ", ".join(str(d[k]) for k in ("planes", "h", "w", "kh", "kw", "oh", "ow", "sh", "sw", "pt", "pl"))
+        p = cg.const_struct("mlvm_pool2d_t", init)
+        signed = int(self.elem_of(self.x, "x") == "i8")
+        args = ", ".join(cg.ptr(v) for v in self.operands)
+        cg.stmt(f"mlvm_qavgpool2d_8({p}, {signed}, {args}, {cg.ptr(self.result)});")
+
+
 QUANT_OPS: list[type[MlvmOp]] = [QuantizeOp, DequantizeOp, RequantizeOp, QMatmulOp, QConv2dOp,
-                                 QConv2dRequantOp, QAddOp]
+                                 QConv2dRequantOp, QAddOp, QAvgPool2dOp]
 __all__ = ["QUANT_OPS", "ELEMS"]

@@ -47,11 +47,24 @@ from xdsl.pattern_rewriter import (
 from mlvm.codegen.lowering import elem, value_shape
 from mlvm.dialect.base import MlvmOp
 from mlvm.dialect.elements import xdsl_type
-from mlvm.dialect.nn import Conv2dOp, TransposeOp
-from mlvm.dialect.ops import AddOp, DivOp, FillOp, MatmulOp, MaxOp, MulOp, ParamOp, ReluOp, ReshapeOp
+from mlvm.dialect.nn import Conv2dOp, Pool2dOp, TransposeOp
+from mlvm.dialect.ops import (
+    AddOp,
+    CastOp,
+    DivOp,
+    FillOp,
+    MatmulOp,
+    MaxOp,
+    MulOp,
+    ParamOp,
+    ReluOp,
+    ReshapeOp,
+    SubOp,
+)
 from mlvm.dialect.quant import (
     DequantizeOp,
     QAddOp,
+    QAvgPool2dOp,
     QConv2dOp,
     QConv2dRequantOp,
     QMatmulOp,
@@ -225,12 +238,25 @@ def _linear_weight(b: _Builder, wq: SSAValue, transposed: bool) -> SSAValue | No
         if not transposed:
             props["perm"] = DenseArrayBase.from_list(i64, [1, 0, 2, 3])
         op: Operation = ParamOp.create(result_types=[t], properties=props)
+        op.location = owner.location  # errors about the archive's array name the param's line
     elif (arr := constant_of(wq)) is not None:
         op = make_constant(t, np.ascontiguousarray(arr if transposed else arr.T).reshape(n, k, 1, 1))
     else:
         return None
     b.rewriter.insert(op, InsertPoint.before(b.at))
     return op.results[0]
+
+
+def _per_output(s: tuple[int, ...], n: int, transposed: bool) -> bool | None:
+    """True for one value per output column of a rank-2 weight ([N, 1]
+    against an [N, K] one read transposed; [N] or [1, N] against [K, N]),
+    False for one value, None for anything else (such as [N] against [N,
+    K], which broadcasts along K)."""
+    if prod(s) == 1 and len(s) <= 2:
+        return False
+    if transposed:
+        return True if s == (n, 1) else None
+    return True if s in ((n,), (1, n)) else None
 
 
 @dataclass
@@ -258,7 +284,9 @@ class FuseQdqLinear(RewritePattern):
         if isinstance(src, AddOp) and only_use(src.result, user):
             for mm, bv in ((src.lhs, src.rhs), (src.rhs, src.lhs)):
                 db = _dq(bv, ("i32",))
-                if isinstance(mm.owner, MatmulOp) and db is not None and only_use(mm, src):
+                # a bias per output column, which does not widen the result
+                if (isinstance(mm.owner, MatmulOp) and db is not None and only_use(mm, src)
+                        and value_shape(src.result) == value_shape(mm)):
                     user, src, bias = src, mm.owner, db.q
                     break
         if not isinstance(src, MatmulOp) or not only_use(src.result, user):
@@ -271,11 +299,13 @@ class FuseQdqLinear(RewritePattern):
         dx, dw = _dq(src.lhs, ("i8", "ui8")), _dq(src.rhs, ("i8", "ui8"))
         if dx is None or dw is None or len(value_shape(dx.q)) < 2 or len(value_shape(dw.q)) != 2:
             return
+        if value_shape(src.rhs) != value_shape(dw.q) or prod(value_shape(dx.q)) == 0:
+            return  # (a scale that widens the weight, no rows)
         if any(prod(value_shape(v)) != 1 for v in (dx.scale, dx.zero_point)):
             return
         n, k = value_shape(dw.q) if transposed else value_shape(dw.q)[::-1]
-        per = _per_channel if transposed else _per_column
-        per_s, per_z = per(value_shape(dw.scale), n), per(value_shape(dw.zero_point), n)
+        per_s, per_z = _per_output(value_shape(dw.scale), n, transposed), _per_output(
+            value_shape(dw.zero_point), n, transposed)
         if per_s is None or per_z is None:
             return
         if bias is not None and value_shape(bias) not in ((n,), (1, n)):
@@ -301,27 +331,97 @@ class FuseQdqLinear(RewritePattern):
         rewriter.replace(q, [], [b.reshape(y, value_shape(q.result))])
 
 
+def _binary_qdq(q: QuantizeOp, cls: type[MlvmOp]) -> tuple[DequantizeOp, DequantizeOp] | None:
+    """The two dequantizes of quantize(cls(dequantize(a), dequantize(b))),
+    all 8-bit with one scale and zero point each, the op read by q alone."""
+    src = q.x.owner
+    if not isinstance(src, cls) or not only_use(q.x, q) or _elem(q.result) not in ("i8", "ui8"):
+        return None
+    da, db = _dq(src.operands[0], ("i8", "ui8")), _dq(src.operands[1], ("i8", "ui8"))
+    if da is None or db is None:
+        return None
+    singles = (da.scale, da.zero_point, db.scale, db.zero_point, q.scale, q.zero_point)
+    return None if any(prod(value_shape(v)) != 1 for v in singles) else (da, db)
+
+
 @dataclass
 class FuseQdqAdd(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, q: QuantizeOp, rewriter: PatternRewriter) -> None:
-        src = q.x.owner
-        if not isinstance(src, AddOp) or not only_use(src.result, q) or _elem(q.result) not in ("i8", "ui8"):
+        found = _binary_qdq(q, AddOp)
+        if found is None:
             return
-        da, db = _dq(src.lhs, ("i8", "ui8")), _dq(src.rhs, ("i8", "ui8"))
-        if da is None or db is None:
-            return
+        da, db = found
         shape = value_shape(q.result)
         if value_shape(da.q) != shape or value_shape(db.q) != shape or value_shape(q.x) != shape:
-            return
-        singles = (da.scale, da.zero_point, db.scale, db.zero_point, q.scale, q.zero_point)
-        if any(prod(value_shape(v)) != 1 for v in singles):
             return
         b = _Builder(rewriter, q)
         operands = [da.q, b.reshape(da.scale, ()), b.reshape(da.zero_point, ()),
                     db.q, b.reshape(db.scale, ()), b.reshape(db.zero_point, ()),
                     b.reshape(q.scale, ()), b.reshape(q.zero_point, ())]
         rewriter.replace(q, [], [b.op(QAddOp, operands, shape, _elem(q.result))])
+
+
+@dataclass
+class FuseQdqMul(RewritePattern):
+    """quantize(mul(dequantize(a), dequantize(b))), 8-bit with one scale and
+    zero point each (a quantized model's channel scaling, x * sigmoid(x)):
+    as onnxruntime's QLinearMul computes it, the integers' product exact in
+    int32, then in f32 times (sa * sb) / sy, plus zy, rounded half to even
+    and saturated: elementwise integer and float ops (broadcasting as the
+    mul did) that mlvm-fuse makes one loop, the quantize's scale 1 and zero
+    point 0 making it the rounding and the saturation alone."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, q: QuantizeOp, rewriter: PatternRewriter) -> None:
+        found = _binary_qdq(q, MulOp)
+        if found is None:
+            return
+        da, db = found
+        b = _Builder(rewriter, q)
+
+        def centered(d: DequantizeOp) -> SSAValue:
+            x = b.op(CastOp, [d.q], value_shape(d.q), "i32")
+            z = b.op(CastOp, [b.reshape(d.zero_point, ())], (), "i32")
+            return b.op(SubOp, [x, z], value_shape(x), "i32")
+
+        shape = value_shape(q.x)
+        prod_i = b.op(MulOp, [centered(da), centered(db)], shape, "i32")
+        sab = b.op(MulOp, [b.reshape(da.scale, ()), b.reshape(db.scale, ())], (), "f32")
+        mult = b.op(DivOp, [sab, b.reshape(q.scale, ())], (), "f32")
+        f = b.op(MulOp, [b.op(CastOp, [prod_i], shape, "f32"), mult], shape, "f32")
+        f = b.op(AddOp, [f, b.op(CastOp, [b.reshape(q.zero_point, ())], (), "f32")], shape, "f32")
+        e = elem(q.result)
+        one = make_constant(TensorType(xdsl_type("f32"), []), np.asarray(1.0, np.float32))
+        zero = make_constant(TensorType(xdsl_type(e.name), []), np.zeros((), e.dtype))
+        for c in (one, zero):
+            rewriter.insert(c, InsertPoint.before(q))
+        rewriter.replace(q, [], [b.op(QuantizeOp, [f, one.result, zero.result], shape, e.name)])
+
+
+@dataclass
+class FuseQdqAvgPool(RewritePattern):
+    """quantize(average pool(dequantize(x))), 8-bit of one type with one
+    scale and zero point each: one mlvm.qavgpool2d, which computes it as
+    onnxruntime's QLinearAveragePool does (the windows summed row by row,
+    the zero point added before the rounding: QuantizeLinear's nearbyint(v)
+    + zy breaks ties by another parity)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, q: QuantizeOp, rewriter: PatternRewriter) -> None:
+        src = q.x.owner
+        if not isinstance(src, Pool2dOp) or src.kind.data != "avg" or not only_use(src.result, q):
+            return
+        dx = _dq(src.x, ("i8", "ui8"))
+        if dx is None or _elem(dx.q) != _elem(q.result):
+            return
+        if any(prod(value_shape(v)) != 1 for v in (dx.scale, dx.zero_point, q.scale, q.zero_point)):
+            return
+        b = _Builder(rewriter, q)
+        props = {k: src.properties[k] for k in ("window", "strides", "padding") if k in src.properties}
+        operands = [dx.q, b.reshape(dx.scale, ()), b.reshape(dx.zero_point, ()), b.reshape(q.scale, ()),
+                    b.reshape(q.zero_point, ())]
+        rewriter.replace(q, [], [b.op(QAvgPool2dOp, operands, value_shape(q.result), _elem(q.result), **props)])
 
 
 def _per_column(s: tuple[int, ...], columns: int) -> bool | None:
@@ -341,7 +441,8 @@ class FuseQdqPass(ModulePass):
         from xdsl.pattern_rewriter import GreedyRewritePatternApplier
 
         PatternRewriteWalker(
-            GreedyRewritePatternApplier([FuseQdqConv(), FuseQdqLinear(), FuseQdqMatmul(), FuseQdqAdd()]),
+            GreedyRewritePatternApplier([FuseQdqConv(), FuseQdqLinear(), FuseQdqMatmul(), FuseQdqAdd(),
+                                         FuseQdqMul(), FuseQdqAvgPool()]),
             apply_recursively=False,
         ).rewrite_module(op)
         # The float ops the rewrite left without users.
@@ -349,7 +450,8 @@ class FuseQdqPass(ModulePass):
         while changed:
             changed = False
             for o in reversed(list(op.walk())):
-                if isinstance(o, DequantizeOp | Conv2dOp | MatmulOp | AddOp | ReluOp | ReshapeOp | ParamOp) and all(
+                if isinstance(o, DequantizeOp | Conv2dOp | MatmulOp | AddOp | MulOp | ReluOp | ReshapeOp | ParamOp
+                              | Pool2dOp) and all(
                     not r.uses for r in o.results
                 ):
                     o.detach()

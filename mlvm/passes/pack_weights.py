@@ -225,6 +225,7 @@ class PackWeightsPass(ModulePass):
         packed = ParamOp.create(result_types=[TensorType(t.element_type, shape)],
                                 properties=props)
         packed.result.name_hint = p.result.name_hint
+        packed.location = p.location  # errors about the archive's array name its line
         p.parent_block().insert_op_before(packed, p)  # type: ignore[union-attr]
         for u in list(p.result.uses):
             user = u.operation

@@ -259,6 +259,53 @@ for k, (ta, tb, ty) in enumerate([(x, y, z) for x in (np.int8, np.uint8) for y i
         SUITE.add(name, op_func("mlvm.qadd", ins, [(shape, ty)]), ins, qadd_rule)
 
 
+def qavgpool_rule(window: tuple[int, int], strides: tuple[int, int], pads: tuple[int, int, int, int]):  # noqa: ANN201
+    def rule(x: np.ndarray, sx: np.ndarray, zx: np.ndarray, sy: np.ndarray, zy: np.ndarray) -> np.ndarray:
+        """onnxruntime's QLinearAveragePool, one window at a time in numpy
+        f32 scalars: xs * (x - zx) summed row by row from 0, divided by the
+        count inside x, then nearbyint(avg / ys + zy) saturated."""
+        n, c, h, w = x.shape
+        oh = (h + pads[0] + pads[2] - window[0]) // strides[0] + 1
+        ow = (w + pads[1] + pads[3] - window[1]) // strides[1] + 1
+        out = np.zeros((n, c, oh, ow), x.dtype)
+        s, t = np.float32(sx), np.float32(sy)
+        for b, ch, i, j in np.ndindex(n, c, oh, ow):
+            h0, w0 = i * strides[0] - pads[0], j * strides[1] - pads[1]
+            rows = range(max(h0, 0), min(h0 + window[0], h))
+            cols = range(max(w0, 0), min(w0 + window[1], w))
+            acc = np.float32(0.0)
+            for r in rows:
+                for q in cols:
+                    acc = np.float32(acc + np.float32(np.float32(int(x[b, ch, r, q]) - int(zx)) * s))
+            avg = np.float32(acc / np.float32(len(rows) * len(cols)))
+            out[b, ch, i, j] = sat(float(np.float32(np.float32(avg / t) + np.float32(int(zy)))), 0, x.dtype.type)
+        return out
+    return rule
+
+
+# qavgpool2d: both signs; windows 1x1 to 3x3 and a whole 7x7 map, strides,
+# padding on each side (left out of the count), maps of 1 and odd primes;
+# output scales equal to the input's (averages of 2 or 4 integers: exact
+# ties, broken by the parity of avg / ys + zy) and not.
+for k, (t, (hw, win, st, pads)) in enumerate([(t, case) for t in (np.uint8, np.int8) for case in (
+        ((5, 7), (2, 2), (2, 2), (0, 0, 0, 0)), ((7, 7), (7, 7), (1, 1), (0, 0, 0, 0)),
+        ((11, 13), (3, 3), (1, 1), (1, 1, 1, 1)), ((1, 1), (1, 1), (1, 1), (0, 0, 0, 0)),
+        ((6, 9), (3, 2), (2, 3), (2, 0, 1, 1)), ((4, 4), (2, 2), (1, 1), (0, 1, 1, 0)))]):
+    info = np.iinfo(t)
+    x = g.integers(info.min, info.max + 1, size=(2, 3, *hw)).astype(t)
+    zx = np.array((info.min, info.max, 0, 3)[k % 4], dtype=t)
+    zy = np.array(g.integers(info.min, info.max + 1), dtype=t)
+    sx = np.float32(g.uniform(0.001, 0.2))
+    sy = sx if k % 2 == 0 else np.float32(g.uniform(0.001, 0.2))
+    ins = [x, np.array(sx), zx, np.array(sy), zy]
+    n, c, h, w = x.shape
+    shape = (n, c, (h + pads[0] + pads[2] - win[0]) // st[0] + 1, (w + pads[1] + pads[3] - win[1]) // st[1] + 1)
+    props = {"window": f"array<i64: {win[0]}, {win[1]}>", "strides": f"array<i64: {st[0]}, {st[1]}>",
+             "padding": "array<i64: " + ", ".join(map(str, pads)) + ">"}
+    name = f"qavgpool2d-{np.dtype(t).name}-{'x'.join(map(str, hw))}-w{win[0]}x{win[1]}-s{st[0]}x{st[1]}"
+    SUITE.add(name, op_func("mlvm.qavgpool2d", ins, [(shape, t)], props), ins, qavgpool_rule(win, st, pads))
+
+
 @pytest.mark.parametrize("case,variant", SUITE.params_list())
 def test_quant(case, variant: str) -> None:  # noqa: ANN001
     SUITE.check(case, variant)

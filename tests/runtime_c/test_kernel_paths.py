@@ -294,6 +294,11 @@ def test_qconv_workspace_is_what_the_compiler_plans(tmp_path: Path) -> None:
                           zw_per_o=int(rng.integers(0, 2))))
         d = cases[-1]  # weights in lanes: GEMM path, i8 weights
         d["w_lanes"] = int(o // groups >= 4 and d["w_signed"] == 1 and rng.integers(0, 2) == 1)
+    for c in (1, 37, 9216):  # one position per image (qconv_gemv.c), one group or two
+        for groups in (1, 1 if c == 9216 else c):
+            cases.append(dict(n=2, c=c, h=1, w=1, o=groups * 5, kh=1, kw=1, oh=1, ow=1, sh=1, sw=1, pt=0,
+                              pl=0, dh=1, dw=1, groups=groups, x_signed=0, w_signed=1, zw_per_o=0,
+                              w_lanes=1))
     keys = (*FIELDS, "x_signed", "w_signed", "zw_per_o", "w_lanes")
     stdin = "".join(" ".join(str(d[f]) for f in keys) + "\n" for d in cases)
     got = [tuple(int(v) for v in line.split())
@@ -307,3 +312,4 @@ def test_qconv_workspace_is_what_the_compiler_plans(tmp_path: Path) -> None:
     assert len(cases) > 300 and all(v[1] > 0 for v in want)
     assert {d["o"] // d["groups"] >= 4 for d in cases} == {True, False}
     assert {d["w_lanes"] for d in cases} == {0, 1}
+    assert sum(1 for s, r in want if r == 64 < s) >= 3  # the Linear layers need no workspace

@@ -231,3 +231,68 @@ func.func @linear_must_not(%xq: tensor<1x8xui8>, %wi: tensor<6x8xi8>, %b2: tenso
   %y2 = "mlvm.quantize"(%a, %s, %zx) : (tensor<1x6xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x6xui8>
   func.return %y0, %y1, %y2 : tensor<1x6xui8>, tensor<1x6xi16>, tensor<1x6xui8>
 }
+
+// -----
+// Must not: a scale of one value per K column of a square [N, K] weight
+// read transposed (it broadcasts along K, not per output), and a bias whose
+// dequantization widens the result past the matmul's.
+// CHECK-LABEL: func.func @linear_must_not_axes
+// CHECK-NOT: mlvm.qconv2d_requant
+func.func @linear_must_not_axes(%xq: tensor<1x4xui8>, %bq: tensor<4xi32>, %s: tensor<f32>, %zx: tensor<ui8>, %zw: tensor<i8>, %zi: tensor<i32>) -> (tensor<1x4xui8>, tensor<3x4xui8>) {
+  %wq = "mlvm.param"() <{name = "w"}> : () -> tensor<4x4xi8>
+  %sk = "mlvm.constant"() <{value = dense<[0.1, 0.2, 0.3, 0.4]> : tensor<4xf32>}> : () -> tensor<4xf32>
+  %x = "mlvm.dequantize"(%xq, %s, %zx) : (tensor<1x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4xf32>
+  %w = "mlvm.dequantize"(%wq, %sk, %zw) : (tensor<4x4xi8>, tensor<4xf32>, tensor<i8>) -> tensor<4x4xf32>
+  %m0 = "mlvm.matmul"(%x, %w) <{transpose_rhs = true}> : (tensor<1x4xf32>, tensor<4x4xf32>) -> tensor<1x4xf32>
+  %y0 = "mlvm.quantize"(%m0, %s, %zx) : (tensor<1x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x4xui8>
+  %w1 = "mlvm.dequantize"(%wq, %s, %zw) : (tensor<4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<4x4xf32>
+  %sb = "mlvm.constant"() <{value = dense<0.5> : tensor<3x1xf32>}> : () -> tensor<3x1xf32>
+  %b = "mlvm.dequantize"(%bq, %sb, %zi) : (tensor<4xi32>, tensor<3x1xf32>, tensor<i32>) -> tensor<3x4xf32>
+  %m1 = "mlvm.matmul"(%x, %w1) <{transpose_rhs = true}> : (tensor<1x4xf32>, tensor<4x4xf32>) -> tensor<1x4xf32>
+  %a = "mlvm.add"(%m1, %b) : (tensor<1x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %y1 = "mlvm.quantize"(%a, %s, %zx) : (tensor<3x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<3x4xui8>
+  func.return %y0, %y1 : tensor<1x4xui8>, tensor<3x4xui8>
+}
+
+// -----
+// A QDQ Mul (a channel scaling, broadcast) as onnxruntime's QLinearMul: the
+// integers' product in i32, times (sa * sb) / sy in f32, plus zy, then
+// rounded and saturated by a quantize of scale 1 and zero point 0; a QDQ
+// average pool as one qavgpool2d.
+// CHECK-LABEL: func.func @mul_pool
+// CHECK-NOT: mlvm.dequantize
+// CHECK: %[[A:.*]] = "mlvm.cast"(%aq) : (tensor<1x3x4x4xui8>) -> tensor<1x3x4x4xi32>
+// CHECK: %[[B:.*]] = "mlvm.cast"(%bq) : (tensor<3x1x1xui8>) -> tensor<3x1x1xi32>
+// CHECK: %[[P:.*]] = "mlvm.mul"(%{{.*}}, %{{.*}}) : (tensor<1x3x4x4xi32>, tensor<3x1x1xi32>) -> tensor<1x3x4x4xi32>
+// CHECK: %[[F:.*]] = "mlvm.cast"(%[[P]]) : (tensor<1x3x4x4xi32>) -> tensor<1x3x4x4xf32>
+// CHECK: %[[S:.*]] = "mlvm.mul"(%[[F]], %{{.*}}) : (tensor<1x3x4x4xf32>, tensor<f32>) -> tensor<1x3x4x4xf32>
+// CHECK: %[[Z:.*]] = "mlvm.add"(%[[S]], %{{.*}}) : (tensor<1x3x4x4xf32>, tensor<f32>) -> tensor<1x3x4x4xf32>
+// CHECK: %[[Q:.*]] = "mlvm.quantize"(%[[Z]], %{{.*}}, %{{.*}}) : (tensor<1x3x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x3x4x4xui8>
+// CHECK: "mlvm.qavgpool2d"(%[[Q]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{window = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x3x4x4xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<1x3x2x2xui8>
+// CHECK-NOT: mlvm.pool2d
+func.func @mul_pool(%aq: tensor<1x3x4x4xui8>, %bq: tensor<3x1x1xui8>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<1x3x2x2xui8> {
+  %a = "mlvm.dequantize"(%aq, %s, %z) : (tensor<1x3x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x3x4x4xf32>
+  %b = "mlvm.dequantize"(%bq, %s, %z) : (tensor<3x1x1xui8>, tensor<f32>, tensor<ui8>) -> tensor<3x1x1xf32>
+  %m = "mlvm.mul"(%a, %b) : (tensor<1x3x4x4xf32>, tensor<3x1x1xf32>) -> tensor<1x3x4x4xf32>
+  %mq = "mlvm.quantize"(%m, %s, %z) : (tensor<1x3x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x3x4x4xui8>
+  %md = "mlvm.dequantize"(%mq, %s, %z) : (tensor<1x3x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x3x4x4xf32>
+  %p = "mlvm.pool2d"(%md) <{kind = "avg", window = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x3x4x4xf32>) -> tensor<1x3x2x2xf32>
+  %y = "mlvm.quantize"(%p, %s, %z) : (tensor<1x3x2x2xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x3x2x2xui8>
+  func.return %y : tensor<1x3x2x2xui8>
+}
+
+// -----
+// Must not: a max pool (exact in floats already), per-channel scales, an
+// output of another type than the pool's input.
+// CHECK-LABEL: func.func @pool_must_not
+// CHECK-NOT: mlvm.qavgpool2d
+func.func @pool_must_not(%xq: tensor<1x3x4x4xui8>, %s: tensor<f32>, %z: tensor<ui8>, %sc: tensor<3x1x1xf32>, %zi: tensor<i8>) -> (tensor<1x3x2x2xui8>, tensor<1x3x2x2xui8>, tensor<1x3x2x2xi8>) {
+  %x = "mlvm.dequantize"(%xq, %s, %z) : (tensor<1x3x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x3x4x4xf32>
+  %p0 = "mlvm.pool2d"(%x) <{kind = "max", window = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x3x4x4xf32>) -> tensor<1x3x2x2xf32>
+  %y0 = "mlvm.quantize"(%p0, %s, %z) : (tensor<1x3x2x2xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x3x2x2xui8>
+  %p1 = "mlvm.pool2d"(%x) <{kind = "avg", window = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x3x4x4xf32>) -> tensor<1x3x2x2xf32>
+  %y1 = "mlvm.quantize"(%p1, %sc, %z) : (tensor<1x3x2x2xf32>, tensor<3x1x1xf32>, tensor<ui8>) -> tensor<1x3x2x2xui8>
+  %p2 = "mlvm.pool2d"(%x) <{kind = "avg", window = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x3x4x4xf32>) -> tensor<1x3x2x2xf32>
+  %y2 = "mlvm.quantize"(%p2, %s, %zi) : (tensor<1x3x2x2xf32>, tensor<f32>, tensor<i8>) -> tensor<1x3x2x2xi8>
+  func.return %y0, %y1, %y2 : tensor<1x3x2x2xui8>, tensor<1x3x2x2xui8>, tensor<1x3x2x2xi8>
+}

@@ -144,3 +144,46 @@ def test_qdq_linear_layers_run_in_integers(tmp_path: Path, rows: int, act: Quant
     for _ in range(10):
         x = (g.standard_normal((rows, 37)) * 1.5).astype(np.float32)
         np.testing.assert_array_equal(m.main(x), sess.run(None, {"x": x})[0])
+
+
+def scaled_pools(path: Path) -> Path:
+    """Conv, a per-channel Mul (a BatchNormalization spelt as Mul, as
+    DenseNet's export has it), AveragePool 2x2 stride 2, AveragePool 3x3
+    with padding left out of the count."""
+    g = np.random.default_rng(5)
+    inits = [numpy_helper.from_array((g.standard_normal(s) * 0.3).astype(np.float32), name)
+             for name, s in (("w", (4, 3, 3, 3)), ("b", (4,)))]
+    inits.append(numpy_helper.from_array((0.5 + g.random((4, 1, 1))).astype(np.float32), "k"))
+    n = helper.make_node
+    nodes = [n("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]), n("Mul", ["c", "k"], ["m"]),
+             n("AveragePool", ["m"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+             n("AveragePool", ["p"], ["y"], kernel_shape=[3, 3], pads=[1, 1, 1, 1])]
+    graph = helper.make_graph(nodes, "pools", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 10, 14])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, path)
+    return path
+
+
+def test_qdq_mul_and_average_pools_as_onnxruntime(tmp_path: Path) -> None:
+    """A QDQ Mul and AveragePool computed as onnxruntime's QLinearMul and
+    QLinearAveragePool do, bit for bit. (u8 activations, the quantizer's
+    default: with s8 ones onnxruntime 1.32 fuses some of these nodes and
+    leaves others in f32, depending on which of their tensors are graph
+    outputs, so its results follow no one rule.)"""
+    act = QuantType.QUInt8
+    out = tmp_path / "qdq.onnx"
+    quantize_static(str(scaled_pools(tmp_path / "f32.onnx")), str(out), Calibration("x", (1, 3, 10, 14)),
+                    quant_format=QuantFormat.QDQ, per_channel=True, activation_type=act,
+                    weight_type=QuantType.QInt8)
+    module, _ = import_onnx(out)
+    FuseQdqPass().apply(Context(), module)
+    ops = Counter(op.name for op in module.walk())
+    assert ops["mlvm.qavgpool2d"] == 2 and ops["mlvm.pool2d"] == 0 and ops["mlvm.dequantize"] == 1, ops
+    sess = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+    m = mlvm.compile(out)
+    g = np.random.default_rng(6)
+    for _ in range(10):
+        x = (g.standard_normal((1, 3, 10, 14)) * 1.5).astype(np.float32)
+        np.testing.assert_array_equal(m.main(x), sess.run(None, {"x": x})[0])

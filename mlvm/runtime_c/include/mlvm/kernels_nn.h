@@ -220,5 +220,12 @@ typedef struct mlvm_pool2d {
 } mlvm_pool2d_t;
 void mlvm_maxpool2d_f32(const mlvm_pool2d_t *p, const float *x, float *out);
 void mlvm_avgpool2d_f32(const mlvm_pool2d_t *p, const float *x, float *out);
+/* mlvm.qavgpool2d: the average of each window of 8-bit x (signed or not),
+ * dequantized as xs * (x - zx) in f32 and summed from 0 in row-major order,
+ * divided by the count inside x, then nearbyint(avg / ys + zy) saturated
+ * to x's type (onnxruntime's QLinearAveragePool). Scales and zero points
+ * are single values. */
+void mlvm_qavgpool2d_8(const mlvm_pool2d_t *p, int32_t is_signed, const void *x, const float *xs,
+                       const void *zx, const float *ys, const void *zy, void *out);
 
 #endif /* MLVM_KERNELS_NN_H_ */

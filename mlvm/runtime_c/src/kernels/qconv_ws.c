@@ -161,6 +161,8 @@ static size_t q_workspace(const mlvm_qconv2d_t *p, int requant)
     qgeom_t g;
     if (p->n <= 0 || p->o <= 0 || p->oh <= 0 || p->ow <= 0)
         return 0;
+    if (requant && mlvm_qgemv_applies(p))
+        return MLVM_QW_ALIGN; /* qconv_gemv.c needs none (0 would say: no outputs) */
     qgeom(p, requant, &g);
     return g.off_bytes + g.in_bytes + g.w_bytes + g.out_bytes;
 }

@@ -1,0 +1,57 @@
+"""mlvm-fuse-qdq's QLinearMul form against onnxruntime's rule written out
+with Python numbers: the integers' product exact, times (sa * sb) / sy in
+f32, plus zy in f32, rounded half to even (so ties go by the parity of the
+sum with zy), saturated. Scales are chosen so that ties happen."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import mlvm
+
+SRC = """func.func @main(%aq: tensor<2x4x3x5x{t}>, %bq: tensor<4x1x1x{t}>) -> tensor<2x4x3x5x{t}> {{
+  %sa = "mlvm.constant"() <{{value = dense<{sa}> : tensor<f32>}}> : () -> tensor<f32>
+  %za = "mlvm.constant"() <{{value = dense<{za}> : tensor<{t}>}}> : () -> tensor<{t}>
+  %sb = "mlvm.constant"() <{{value = dense<{sb}> : tensor<f32>}}> : () -> tensor<f32>
+  %zb = "mlvm.constant"() <{{value = dense<{zb}> : tensor<{t}>}}> : () -> tensor<{t}>
+  %sy = "mlvm.constant"() <{{value = dense<{sy}> : tensor<f32>}}> : () -> tensor<f32>
+  %zy = "mlvm.constant"() <{{value = dense<{zy}> : tensor<{t}>}}> : () -> tensor<{t}>
+  %a = "mlvm.dequantize"(%aq, %sa, %za) : (tensor<2x4x3x5x{t}>, tensor<f32>, tensor<{t}>) -> tensor<2x4x3x5xf32>
+  %b = "mlvm.dequantize"(%bq, %sb, %zb) : (tensor<4x1x1x{t}>, tensor<f32>, tensor<{t}>) -> tensor<4x1x1xf32>
+  %m = "mlvm.mul"(%a, %b) : (tensor<2x4x3x5xf32>, tensor<4x1x1xf32>) -> tensor<2x4x3x5xf32>
+  %y = "mlvm.quantize"(%m, %sy, %zy) : (tensor<2x4x3x5xf32>, tensor<f32>, tensor<{t}>) -> tensor<2x4x3x5x{t}>
+  func.return %y : tensor<2x4x3x5x{t}>
+}}
+"""
+
+
+def qlinear_mul(a: np.ndarray, b: np.ndarray, sa: float, za: int, sb: float, zb: int, sy: float,
+                zy: int) -> np.ndarray:
+    info = np.iinfo(a.dtype)
+    mult = np.float32(np.float32(np.float32(sa) * np.float32(sb)) / np.float32(sy))
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape), a.dtype)
+    for idx in np.ndindex(out.shape):
+        p = (int(a[idx]) - za) * (int(b[(idx[1], 0, 0)]) - zb)
+        v = float(np.float32(np.float32(np.float32(p) * mult) + np.float32(zy)))
+        r = int(np.floor(v))
+        if v - r > 0.5 or (v - r == 0.5 and r % 2 == 1):
+            r += 1
+        out[idx] = min(max(r, info.min), info.max)
+    return out
+
+
+@pytest.mark.parametrize("t", ["ui8", "i8"])
+def test_qdq_mul_rounds_as_qlinear_mul(tmp_path, t: str) -> None:  # noqa: ANN001
+    dtype = np.uint8 if t == "ui8" else np.int8
+    info = np.iinfo(dtype)
+    g = np.random.default_rng(7)
+    # (sa * sb) / sy = 0.5: odd products land on ties; zero points odd and even
+    for sa, sb, sy, za, zb, zy in ((0.25, 0.5, 0.25, 3, 0, 7), (0.5, 0.5, 0.5, 0, 1, 2), (0.1, 0.3, 0.07, 9, 4, 1)):
+        src = tmp_path / f"mul_{t}_{za}.mlir"
+        src.write_text(SRC.format(t=t, sa=sa, sb=sb, sy=sy, za=za, zb=zb, zy=zy))
+        m = mlvm.compile(src)
+        for _ in range(3):
+            a = g.integers(info.min, info.max + 1, (2, 4, 3, 5)).astype(dtype)
+            b = g.integers(info.min, info.max + 1, (4, 1, 1)).astype(dtype)
+            np.testing.assert_array_equal(m.main(a, b), qlinear_mul(a, b, sa, za, sb, zb, sy, zy))

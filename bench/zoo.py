@@ -14,6 +14,7 @@ the two runtimes take turns (`--rounds`, each a batch of calls of about
 
     taskset -c 1 python bench/zoo.py [--models REGEX] [--rounds N]
     taskset -c 1 python bench/zoo.py --layers resnet50   # its convolutions one by one
+    taskset -c 1 python bench/zoo.py --int8   # each quantized, against onnxruntime int8
 """
 
 from __future__ import annotations
@@ -115,7 +116,8 @@ def _batch(fn: Callable[[], object], calls: int) -> float:
     return (time.thread_time() - t) / calls
 
 
-def measure(path: Path, data: str, shape: tuple[int, ...], rounds: int, batch_ms: float) -> dict[str, object]:
+def measure(path: Path, data: str, shape: tuple[int, ...], rounds: int, batch_ms: float,
+            int8: bool = False) -> dict[str, object]:
     row: dict[str, object] = {"params": sum(int(np.prod(t.dims)) for t in onnx.load(path).graph.initializer)}
     t = time.perf_counter()
     try:
@@ -131,19 +133,42 @@ def measure(path: Path, data: str, shape: tuple[int, ...], rounds: int, batch_ms
     x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
     got, want = m.main(x), sess.run(None, {data: x})[0]
     row["rel_err"] = float(np.max(np.abs(got - want)) / np.max(np.abs(want)))
+    if int8:  # quantized outputs: how many differ from onnxruntime's, over three inputs
+        xs = [np.random.default_rng(seed).standard_normal(shape).astype(np.float32) for seed in (1, 2, 3)]
+        row["differ"] = sum(int(np.sum(m.main(v) != sess.run(None, {data: v})[0])) for v in xs)
+        row["outputs"] = 3 * int(want.size)
+    row.update(_timed(m, sess, data, x, rounds, batch_ms))
+    return row
+
+
+def _timed(m: Any, sess: ort.InferenceSession, data: str, x: np.ndarray, rounds: int,
+           batch_ms: float) -> dict[str, object]:
+    """Medians of the two runtimes taking turns, their ratio, the kernel path."""
     fns = {"mlvm": lambda: m.main(x), "ort": lambda: sess.run(None, {data: x})}
     calls = max(1, int(batch_ms * 1e-3 / _batch(fns["ort"], 1)))
     times: dict[str, list[float]] = {k: [] for k in fns}
     for r in range(rounds):
         for k in (list(fns) if r % 2 == 0 else list(fns)[::-1]):
             times[k].append(_batch(fns[k], calls))
-    row["mlvm_ms"] = statistics.median(times["mlvm"]) * 1e3
-    row["ort_ms"] = statistics.median(times["ort"]) * 1e3
-    row["ratio"] = statistics.median(a / b for a, b in zip(times["mlvm"], times["ort"]))
     kp = ctypes.CDLL(str(m.path)).mlvm_kernel_path
     kp.restype = ctypes.c_char_p
-    row["path"] = kp().decode()
-    return row
+    return {"mlvm_ms": statistics.median(times["mlvm"]) * 1e3, "ort_ms": statistics.median(times["ort"]) * 1e3,
+            "ratio": statistics.median(a / b for a, b in zip(times["mlvm"], times["ort"])),
+            "path": kp().decode()}
+
+
+def quantized_file(path: Path) -> Path:
+    """The model quantized by onnxruntime's static quantizer as bench/int8.py
+    does (QDQ, per-channel s8 weights, u8 activations, 8 seeded calibration
+    inputs), after moving it to opset 13 (per-channel DequantizeLinear)."""
+    from onnx import version_converter
+
+    from int8 import quantized
+
+    m = onnx.load(path)
+    if m.opset_import[0].version < 13:
+        onnx.save(version_converter.convert_version(m, 13), path)
+    return quantized(path)
 
 
 def conv_layers(path: Path) -> Counter[tuple[Any, ...]]:
@@ -213,7 +238,12 @@ def main() -> None:
     ap.add_argument("--batch-ms", type=float, default=200.0)
     ap.add_argument("--layers", metavar="MODEL",
                     help="time each distinct convolution of MODEL (e.g. resnet50) alone instead")
+    ap.add_argument("--int8", action="store_true",
+                    help="each model quantized (QDQ, u8 activations) against onnxruntime's int8")
     args = ap.parse_args()
+    if args.int8:
+        int8_table(args)
+        return
     if args.layers:
         layers(LIGHT / f"light_{args.layers}.onnx", args.rounds, min(args.batch_ms, 50.0))
         return
@@ -237,6 +267,35 @@ def main() -> None:
                   f"{row['ratio']:.2f}x | {row['rel_err']:.1e} |", flush=True)
     if ratios:
         print(f"\ngeometric mean mlvm / onnxruntime: {float(np.exp(np.mean(np.log(ratios)))):.3f}x "
+              f"over {len(ratios)} models; kernel path {row.get('path')}")
+
+
+def int8_table(args: argparse.Namespace) -> None:
+    """Each model quantized, mlvm against onnxruntime's int8 execution: the
+    outputs that differ over three inputs, and the times."""
+    runtime_library()
+    print("| model | quantize s | mlvm.compile s | mlvm int8 ms | onnxruntime int8 ms | mlvm / onnxruntime | "
+          "outputs differing |")
+    print("|---|---|---|---|---|---|---|")
+    ratios = []
+    with tempfile.TemporaryDirectory(prefix="mlvm-zoo-int8-") as tmp:
+        for light in sorted(LIGHT.glob("light_*.onnx")):
+            name = light.stem.removeprefix("light_")
+            if re.search(args.models, name) is None:
+                continue
+            path, data, shape = model_file(light, Path(tmp))
+            t = time.perf_counter()
+            q = quantized_file(path)
+            tq = time.perf_counter() - t
+            row = measure(q, data, shape, args.rounds, args.batch_ms, int8=True)
+            if "error" in row:
+                print(f"| {name} | {tq:.1f} | not supported: {row['error']} | | | | |", flush=True)
+                continue
+            ratios.append(float(row["ratio"]))  # type: ignore[arg-type]
+            print(f"| {name} | {tq:.1f} | {row['compile_s']:.1f} | {row['mlvm_ms']:.2f} | {row['ort_ms']:.2f} | "
+                  f"{row['ratio']:.2f}x | {row['differ']} of {row['outputs']} |", flush=True)
+    if ratios:
+        print(f"\ngeometric mean mlvm / onnxruntime (int8): {float(np.exp(np.mean(np.log(ratios)))):.3f}x "
               f"over {len(ratios)} models; kernel path {row.get('path')}")
 
 

@@ -36,7 +36,7 @@ def is_elementwise(op: Operation) -> bool:
     return isinstance(op, MlvmOp) and hasattr(op, "scalar_expr") and len(op.results) == 1
 
 
-def _group(root: MlvmOp, taken: set[Operation]) -> list[Operation]:
+def _group(root: MlvmOp, taken: set[Operation], order: dict[Operation, int]) -> list[Operation]:
     shape = root.results[0].type
     assert isinstance(shape, TensorType)
     members: set[Operation] = {root}
@@ -60,9 +60,7 @@ def _group(root: MlvmOp, taken: set[Operation]) -> list[Operation]:
             ):
                 members.add(p)
                 work.append(p)
-    block = root.parent
-    assert block is not None
-    return [op for op in block.ops if op in members]  # program order
+    return sorted(members, key=order.__getitem__)  # program order (order: the block's, before any rewrite)
 
 
 def _outside_operands(group: list[Operation], head: Operation) -> list[SSAValue]:
@@ -174,11 +172,13 @@ class FusePass(ModulePass):
     def _run(self, block: Block) -> None:
         taken: set[Operation] = set()
         groups: list[tuple[list[Operation], Head | None, ReduceOp | None]] = []
-        for op in reversed(list(block.ops)):
+        ops = list(block.ops)
+        order = {o: i for i, o in enumerate(ops)}
+        for op in reversed(ops):
             if op in taken or not is_elementwise(op):
                 continue
             assert isinstance(op, MlvmOp)
-            group = _group(op, taken)
+            group = _group(op, taken, order)
             taken.update(group)
             # a head first: its epilogue stores nothing, where a tail
             # would read the head's whole output

@@ -277,7 +277,7 @@ def int8_table(args: argparse.Namespace) -> None:
     print("| model | quantize s | mlvm.compile s | mlvm int8 ms | onnxruntime int8 ms | mlvm / onnxruntime | "
           "outputs differing |")
     print("|---|---|---|---|---|---|---|")
-    ratios = []
+    ratios, path = [], "?"
     with tempfile.TemporaryDirectory(prefix="mlvm-zoo-int8-") as tmp:
         for light in sorted(LIGHT.glob("light_*.onnx")):
             name = light.stem.removeprefix("light_")
@@ -292,11 +292,12 @@ def int8_table(args: argparse.Namespace) -> None:
                 print(f"| {name} | {tq:.1f} | not supported: {row['error']} | | | | |", flush=True)
                 continue
             ratios.append(float(row["ratio"]))  # type: ignore[arg-type]
+            path = str(row["path"])
             print(f"| {name} | {tq:.1f} | {row['compile_s']:.1f} | {row['mlvm_ms']:.2f} | {row['ort_ms']:.2f} | "
                   f"{row['ratio']:.2f}x | {row['differ']} of {row['outputs']} |", flush=True)
     if ratios:
         print(f"\ngeometric mean mlvm / onnxruntime (int8): {float(np.exp(np.mean(np.log(ratios)))):.3f}x "
-              f"over {len(ratios)} models; kernel path {row.get('path')}")
+              f"over {len(ratios)} models; kernel path {path}")
 
 
 if __name__ == "__main__":

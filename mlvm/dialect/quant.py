@@ -12,6 +12,7 @@ the bit; f32 arithmetic is IEEE on every target mlvm builds for.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from math import prod
 from typing import TYPE_CHECKING, ClassVar
@@ -541,6 +542,14 @@ class QConv2dRequantOp(QConvWindowOp):
                 f"{cg.ptr(self.multiplier)}, {cg.ptr(self.y_zero_point)}, {cg.ptr(self.result)}, {ws});")
 
 
+def _expect_single(op: MlvmOp, *indices: int) -> None:
+    """The operands at `indices` (scales, zero points) hold one value each."""
+    for i in indices:
+        v, what = op.operands[i], op.OPERAND_NAMES[i]
+        if prod(op.shape_of(v, what)) != 1:
+            raise VerifyException(f"{op.name}: {what} {type_str(v.type)} must be a single value")
+
+
 @irdl_op_definition
 class QAddOp(MlvmOp):
     """`a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale,
@@ -574,10 +583,7 @@ class QAddOp(MlvmOp):
         y = self.expect_elem(self.y_zero_point, "y_zero_point", ("i8", "ui8"))
         for i in (1, 4, 6):
             self.expect_elem(ops[i], self.OPERAND_NAMES[i], ("f32",))
-        for i in (1, 2, 4, 5, 6, 7):
-            if prod(self.shape_of(ops[i], self.OPERAND_NAMES[i])) != 1:
-                raise VerifyException(
-                    f"{self.name}: {self.OPERAND_NAMES[i]} {type_str(ops[i].type)} must be a single value")
+        _expect_single(self, 1, 2, 4, 5, 6, 7)
         sa, sb = self.shape_of(self.a, "a"), self.shape_of(self.b, "b")
         if sa != sb:
             raise VerifyException(
@@ -637,9 +643,7 @@ class QAvgPool2dOp(MlvmOp):
             self.expect_elem(v, what, (e,))
         for v, what in ((self.x_scale, "x_scale"), (self.y_scale, "y_scale")):
             self.expect_elem(v, what, ("f32",))
-        for v, what in zip(self.operands[1:], self.OPERAND_NAMES[1:], strict=True):
-            if prod(self.shape_of(v, what)) != 1:
-                raise VerifyException(f"{self.name}: {what} {type_str(v.type)} must be a single value")
+        _expect_single(self, 1, 2, 3, 4)
         return pool2d_dims(self, self.x)
 
     def verify_(self) -> None:
@@ -651,8 +655,9 @@ class QAvgPool2dOp(MlvmOp):
     ) -> list[np.ndarray]:
         d = self.dims()
         x, sx, zx, sy, zy = inputs
-        deq = ((x.astype(np.int64) - zx.astype(np.int64).reshape(())).astype(np.float32)
-               * sx.astype(np.float32).reshape(())).astype(np.float32)
+        with np.errstate(all="ignore"):
+            deq = ((x.astype(np.int64) - zx.astype(np.int64).reshape(())).astype(np.float32)
+                   * sx.astype(np.float32).reshape(())).astype(np.float32)
         shape = (d["n"], d["c"], d["oh"], d["ow"])
         acc = np.zeros(shape, np.float32)
         count = np.zeros(shape[2:], np.float32)
@@ -662,7 +667,8 @@ class QAvgPool2dOp(MlvmOp):
                 cols = np.arange(d["ow"]) * d["sw"] - d["pl"] + j
                 inside = ((rows >= 0) & (rows < d["h"]))[:, None] & ((cols >= 0) & (cols < d["w"]))[None, :]
                 v = deq[:, :, np.clip(rows, 0, d["h"] - 1)][:, :, :, np.clip(cols, 0, d["w"] - 1)]
-                acc = np.where(inside, (acc + v).astype(np.float32), acc)
+                with np.errstate(all="ignore"):
+                    acc = np.where(inside, (acc + v).astype(np.float32), acc)
                 count = count + inside
         with np.errstate(all="ignore"):
             f = (acc / count).astype(np.float32) / sy.astype(np.float32).reshape(())
@@ -680,6 +686,96 @@ class QAvgPool2dOp(MlvmOp):
         cg.stmt(f"mlvm_qavgpool2d_8({p}, {signed}, {args}, {cg.ptr(self.result)});")
 
 
+def qsoftmax_table(x_scale: float, n: int, is_signed: bool) -> np.ndarray:
+    """onnxruntime's QLinearSoftmax table for rows of n values: by each
+    byte's bits, exp((i - 255 + shift) * x_scale) in double, i the byte's
+    rank from the smallest, rounded to f32, the shift keeping the row's sum
+    (and t * floor(1 / y_scale)) below FLT_MAX (math.exp: the C library's,
+    as onnxruntime's). Its margin below FLT_MAX, e^-6, is what onnxruntime
+    1.32 measures as (rows of one value, which a margin of e^-5 would
+    overflow, come out as it does; others do not depend on it)."""
+    shift = math.log(float(np.finfo(np.float32).max) / n)
+    shift = max(0.0, shift - 6.0) / float(np.float32(x_scale))
+    table = np.zeros(256, np.float32)
+    for i in range(256):
+        v = math.exp((float(i) - 255.0 + shift) * float(np.float32(x_scale)))
+        table[(i - 128) & 0xFF if is_signed else i] = np.float32(v) if v < 3.5e38 else np.float32(np.inf)
+    return table
+
+
+@irdl_op_definition
+class QSoftmaxOp(MlvmOp):
+    """`x, table, y_scale, y_zero_point -> y`: the softmax of 8-bit x along
+    its last axis quantized as onnxruntime's QLinearSoftmax computes it:
+    each row's byte values looked up in `table` (f32 [256], by a byte's
+    bits: qsoftmax_table of x's scale, exp of each value's distance from 255
+    plus a shift), shifted so that the row's largest value takes the
+    largest entry, summed in order in f32, and each output
+    nearbyint(t * floor(1 / y_scale) / sum) + y_zero_point, saturated (a
+    quotient that is NaN, negative or past 2^30, which onnxruntime converts
+    with undefined behaviour, gives the largest value). x and y ui8, or
+    both i8. Made by mlvm-fuse-qdq."""
+
+    name = "mlvm.qsoftmax"
+    x = operand_def(TensorType)
+    table = operand_def(TensorType)
+    y_scale = operand_def(TensorType)
+    y_zero_point = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    OPERAND_NAMES: ClassVar[tuple[str, ...]] = ("x", "table", "y_scale", "y_zero_point")
+
+    def verify_(self) -> None:
+        e = self.expect_elem(self.x, "x", ("i8", "ui8"))
+        self.expect_elem(self.y_zero_point, "y_zero_point", (e,))
+        self.expect_elem(self.table, "table", ("f32",))
+        self.expect_elem(self.y_scale, "y_scale", ("f32",))
+        if self.shape_of(self.table, "table") != (256,):
+            raise VerifyException(f"{self.name}: table {type_str(self.table.type)} must hold 256 values")
+        _expect_single(self, 2, 3)
+        shape = self.shape_of(self.x, "x")
+        if not shape:
+            raise VerifyException(f"{self.name}: x {type_str(self.x.type)} must have rank >= 1")
+        self.expect_result(0, shape, e)
+
+    def reference(
+        self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        x, table, ys, zy = inputs
+        signed = x.dtype == np.int8
+        n = x.shape[-1] if x.ndim else 1
+        rows = x.reshape(-1, n) if x.size else x.reshape(0, max(n, 1))
+        out = np.zeros(rows.shape, x.dtype)
+        with np.errstate(all="ignore"):
+            inv = np.floor(np.float32(1.0) / np.float32(ys.reshape(())))
+        z = int(zy.reshape(()))
+        for r, row in enumerate(rows):
+            if signed:
+                idx = ((127 - int(row.max())) + row.astype(np.int64)) & 0xFF
+            else:
+                idx = 255 - int(row.max()) + row.astype(np.int64)
+            t = table[idx]
+            total = np.float32(0.0)
+            for v in t:
+                total = np.float32(total + v)
+            with np.errstate(all="ignore"):
+                q = np.rint((t * inv).astype(np.float32) / total).astype(np.float32)
+            lo, hi = (-128, 127) if signed else (0, 255)
+            for j, v in enumerate(q):
+                k = int(v) + z if np.isfinite(v) and 0 <= v <= 2**30 else hi
+                out[r, j] = min(max(k, lo), hi)
+        return [out.reshape(x.shape)]
+
+    def lower(self, cg: Lowering) -> None:
+        shape = self.shape_of(self.x, "x")
+        if prod(shape) == 0:
+            return
+        n = shape[-1]
+        signed = int(self.elem_of(self.x, "x") == "i8")
+        args = ", ".join(cg.ptr(v) for v in self.operands)
+        cg.stmt(f"mlvm_qsoftmax_8({prod(shape) // n}u, {n}u, {signed}, {args}, {cg.ptr(self.result)});")
+
+
 QUANT_OPS: list[type[MlvmOp]] = [QuantizeOp, DequantizeOp, RequantizeOp, QMatmulOp, QConv2dOp,
-                                 QConv2dRequantOp, QAddOp, QAvgPool2dOp]
+                                 QConv2dRequantOp, QAddOp, QAvgPool2dOp, QSoftmaxOp]
 __all__ = ["QUANT_OPS", "ELEMS"]

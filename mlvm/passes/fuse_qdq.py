@@ -47,7 +47,7 @@ from xdsl.pattern_rewriter import (
 from mlvm.codegen.lowering import elem, value_shape
 from mlvm.dialect.base import MlvmOp
 from mlvm.dialect.elements import xdsl_type
-from mlvm.dialect.nn import Conv2dOp, Pool2dOp, TransposeOp
+from mlvm.dialect.nn import ConcatOp, Conv2dOp, Pool2dOp, SoftmaxOp, TransposeOp
 from mlvm.dialect.ops import (
     AddOp,
     CastOp,
@@ -68,8 +68,10 @@ from mlvm.dialect.quant import (
     QConv2dOp,
     QConv2dRequantOp,
     QMatmulOp,
+    QSoftmaxOp,
     QuantizeOp,
     RequantizeOp,
+    qsoftmax_table,
 )
 from mlvm.passes.canonicalize import constant_of, make_constant, only_use
 
@@ -364,7 +366,7 @@ class FuseQdqAdd(RewritePattern):
 
 @dataclass
 class FuseQdqMul(RewritePattern):
-    """quantize(mul(dequantize(a), dequantize(b))), 8-bit with one scale and
+    """quantize(mul(dequantize(a), dequantize(b))), all u8 with one scale and
     zero point each (a quantized model's channel scaling, x * sigmoid(x)):
     as onnxruntime's QLinearMul computes it, the integers' product exact in
     int32, then in f32 times (sa * sb) / sy, plus zy, rounded half to even
@@ -375,8 +377,8 @@ class FuseQdqMul(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, q: QuantizeOp, rewriter: PatternRewriter) -> None:
         found = _binary_qdq(q, MulOp)
-        if found is None:
-            return
+        if found is None or not all(_elem(v) == "ui8" for v in (found[0].q, found[1].q, q.result)):
+            return  # (onnxruntime fuses one type only, and i8 not on x86: in f32 there)
         da, db = found
         b = _Builder(rewriter, q)
 
@@ -401,8 +403,8 @@ class FuseQdqMul(RewritePattern):
 
 @dataclass
 class FuseQdqAvgPool(RewritePattern):
-    """quantize(average pool(dequantize(x))), 8-bit of one type with one
-    scale and zero point each: one mlvm.qavgpool2d, which computes it as
+    """quantize(average pool(dequantize(x))), u8 with one scale and zero
+    point each: one mlvm.qavgpool2d, which computes it as
     onnxruntime's QLinearAveragePool does (the windows summed row by row,
     the zero point added before the rounding: QuantizeLinear's nearbyint(v)
     + zy breaks ties by another parity)."""
@@ -412,9 +414,9 @@ class FuseQdqAvgPool(RewritePattern):
         src = q.x.owner
         if not isinstance(src, Pool2dOp) or src.kind.data != "avg" or not only_use(src.result, q):
             return
-        dx = _dq(src.x, ("i8", "ui8"))
-        if dx is None or _elem(dx.q) != _elem(q.result):
-            return
+        dx = _dq(src.x, ("ui8",))
+        if dx is None or _elem(q.result) != "ui8":
+            return  # (onnxruntime fuses no i8 pool on x86: in f32 there)
         if any(prod(value_shape(v)) != 1 for v in (dx.scale, dx.zero_point, q.scale, q.zero_point)):
             return
         b = _Builder(rewriter, q)
@@ -422,6 +424,83 @@ class FuseQdqAvgPool(RewritePattern):
         operands = [dx.q, b.reshape(dx.scale, ()), b.reshape(dx.zero_point, ()), b.reshape(q.scale, ()),
                     b.reshape(q.zero_point, ())]
         rewriter.replace(q, [], [b.op(QAvgPool2dOp, operands, value_shape(q.result), _elem(q.result), **props)])
+
+
+@dataclass
+class FuseQdqSoftmax(RewritePattern):
+    """quantize(softmax(dequantize(x))) along the last axis, u8 with one
+    scale and zero point each, x's scale a constant: one
+    mlvm.qsoftmax, which computes it as onnxruntime's QLinearSoftmax does
+    (a table of exponentials made here from x's scale and the row length,
+    sums in f32, floor(1 / y_scale) as the output's multiplier)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, q: QuantizeOp, rewriter: PatternRewriter) -> None:
+        src = q.x.owner
+        if not isinstance(src, SoftmaxOp) or not only_use(src.result, q):
+            return
+        dx = _dq(src.operand, ("ui8",))
+        if dx is None or _elem(q.result) != "ui8" or src.norm_axis() != len(value_shape(q.x)) - 1:
+            return  # (onnxruntime fuses no i8 softmax on x86: in f32 there)
+        if any(prod(value_shape(v)) != 1 for v in (dx.scale, dx.zero_point, q.scale, q.zero_point)):
+            return
+        sx = constant_of(dx.scale)
+        n = value_shape(q.x)[-1]
+        if sx is None or n == 0:
+            return
+        table = make_constant(TensorType(xdsl_type("f32"), [256]),
+                              qsoftmax_table(float(sx.reshape(())), n, _elem(q.result) == "i8"))
+        rewriter.insert(table, InsertPoint.before(q))
+        b = _Builder(rewriter, q)
+        operands = [dx.q, table.result, b.reshape(q.scale, ()), b.reshape(q.zero_point, ())]
+        rewriter.replace(q, [], [b.op(QSoftmaxOp, operands, value_shape(q.result), _elem(q.result))])
+
+
+def _same_qparams(d: DequantizeOp, q: QuantizeOp) -> bool:
+    """Whether quantize(dequantize(x), ...) gives x back for every byte: one
+    type, equal constant zero points and one normal scale (x - z times s,
+    then over s, is within an ulp or two of x - z, which rounds back to it;
+    a zero, subnormal or infinite scale would not)."""
+    if _elem(d.q) != _elem(q.result):
+        return False
+    sd, sq, zd, zq = (constant_of(v) for v in (d.scale, q.scale, d.zero_point, q.zero_point))
+    if sd is None or sq is None or zd is None or zq is None:
+        return False
+    s = float(sd.reshape(()))
+    return (float(sq.reshape(())) == s and np.isfinite(s) and abs(s) >= float(np.finfo(np.float32).tiny)
+            and int(zd.reshape(())) == int(zq.reshape(())))
+
+
+@dataclass
+class FuseQdqConcat(RewritePattern):
+    """quantize(concat(dequantize(a), dequantize(b), ...)), 8-bit with one
+    scale and zero point each: the concatenation of the bytes, each operand
+    requantized to the output's scale and zero point first by the same f32
+    steps (quantize(dequantize(a))), or taken as it is where those are its
+    own; the same bytes as the float form, with a quarter of its traffic (a
+    DenseNet concatenates its growing maps at every layer)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, q: QuantizeOp, rewriter: PatternRewriter) -> None:
+        src = q.x.owner
+        if not isinstance(src, ConcatOp) or not only_use(src.result, q) or _elem(q.result) not in ("i8", "ui8"):
+            return
+        if prod(value_shape(q.scale)) != 1 or prod(value_shape(q.zero_point)) != 1:
+            return
+        dqs = [_dq(v, ("i8", "ui8")) for v in src.inputs]
+        if any(d is None or prod(value_shape(d.scale)) != 1 or prod(value_shape(d.zero_point)) != 1 for d in dqs):
+            return
+        b = _Builder(rewriter, q)
+        parts: list[SSAValue] = []
+        for d in dqs:
+            assert d is not None
+            if _same_qparams(d, q):
+                parts.append(d.q)
+                continue
+            f = b.op(DequantizeOp, [d.q, d.scale, d.zero_point], value_shape(d.q), "f32")
+            parts.append(b.op(QuantizeOp, [f, q.scale, q.zero_point], value_shape(d.q), _elem(q.result)))
+        rewriter.replace(q, [], [b.op(ConcatOp, parts, value_shape(q.result), _elem(q.result),
+                                      axis=src.properties["axis"])])
 
 
 def _per_column(s: tuple[int, ...], columns: int) -> bool | None:
@@ -442,7 +521,7 @@ class FuseQdqPass(ModulePass):
 
         PatternRewriteWalker(
             GreedyRewritePatternApplier([FuseQdqConv(), FuseQdqLinear(), FuseQdqMatmul(), FuseQdqAdd(),
-                                         FuseQdqMul(), FuseQdqAvgPool()]),
+                                         FuseQdqMul(), FuseQdqAvgPool(), FuseQdqSoftmax(), FuseQdqConcat()]),
             apply_recursively=False,
         ).rewrite_module(op)
         # The float ops the rewrite left without users.
@@ -451,7 +530,7 @@ class FuseQdqPass(ModulePass):
             changed = False
             for o in reversed(list(op.walk())):
                 if isinstance(o, DequantizeOp | Conv2dOp | MatmulOp | AddOp | MulOp | ReluOp | ReshapeOp | ParamOp
-                              | Pool2dOp) and all(
+                              | Pool2dOp | SoftmaxOp | ConcatOp) and all(
                     not r.uses for r in o.results
                 ):
                     o.detach()

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import mlvm
+from mlvm.pipeline import CompileOptions
 
 SRC = """func.func @main(%aq: tensor<2x4x3x5x{t}>, %bq: tensor<4x1x1x{t}>) -> tensor<2x4x3x5x{t}> {{
   %sa = "mlvm.constant"() <{{value = dense<{sa}> : tensor<f32>}}> : () -> tensor<f32>
@@ -43,6 +44,9 @@ def qlinear_mul(a: np.ndarray, b: np.ndarray, sa: float, za: int, sb: float, zb:
 
 @pytest.mark.parametrize("t", ["ui8", "i8"])
 def test_qdq_mul_rounds_as_qlinear_mul(tmp_path, t: str) -> None:  # noqa: ANN001
+    """u8: onnxruntime's QLinearMul rule; i8, which onnxruntime leaves in
+    f32 on x86, the float form (the pass leaves it: the same result as
+    without mlvm-fuse-qdq)."""
     dtype = np.uint8 if t == "ui8" else np.int8
     info = np.iinfo(dtype)
     g = np.random.default_rng(7)
@@ -51,7 +55,23 @@ def test_qdq_mul_rounds_as_qlinear_mul(tmp_path, t: str) -> None:  # noqa: ANN00
         src = tmp_path / f"mul_{t}_{za}.mlir"
         src.write_text(SRC.format(t=t, sa=sa, sb=sb, sy=sy, za=za, zb=zb, zy=zy))
         m = mlvm.compile(src)
+        plain = mlvm.compile(src, options=CompileOptions(fuse_qdq=False))
         for _ in range(3):
             a = g.integers(info.min, info.max + 1, (2, 4, 3, 5)).astype(dtype)
             b = g.integers(info.min, info.max + 1, (4, 1, 1)).astype(dtype)
-            np.testing.assert_array_equal(m.main(a, b), qlinear_mul(a, b, sa, za, sb, zb, sy, zy))
+            want = qlinear_mul(a, b, sa, za, sb, zb, sy, zy) if t == "ui8" else plain.main(a, b)
+            np.testing.assert_array_equal(m.main(a, b), want)
+
+
+def test_qdq_mul_ties_go_by_the_sum_with_the_zero_point(tmp_path) -> None:  # noqa: ANN001
+    """Products of 0.5, 1.5, 2.5, 3.5 plus a zero point of 1: onnxruntime's
+    QLinearMul rounds 1.5, 2.5, 3.5, 4.5 (2, 2, 4, 4), the float form
+    rounds first (0, 2, 2, 4, plus 1)."""
+    src = tmp_path / "ties.mlir"
+    src.write_text(SRC.format(t="ui8", sa=0.25, sb=0.5, sy=0.25, za=0, zb=0, zy=1))
+    a = np.zeros((2, 4, 3, 5), np.uint8)
+    a[0, 0, 0, :4] = [1, 3, 5, 7]
+    b = np.ones((4, 1, 1), np.uint8)
+    assert mlvm.compile(src).main(a, b)[0, 0, 0, :4].tolist() == [2, 2, 4, 4]
+    plain = mlvm.compile(src, options=CompileOptions(fuse_qdq=False))
+    assert plain.main(a, b)[0, 0, 0, :4].tolist() == [1, 3, 3, 5]

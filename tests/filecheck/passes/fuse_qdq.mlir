@@ -296,3 +296,67 @@ func.func @pool_must_not(%xq: tensor<1x3x4x4xui8>, %s: tensor<f32>, %z: tensor<u
   %y2 = "mlvm.quantize"(%p2, %s, %zi) : (tensor<1x3x2x2xf32>, tensor<f32>, tensor<i8>) -> tensor<1x3x2x2xi8>
   func.return %y0, %y1, %y2 : tensor<1x3x2x2xui8>, tensor<1x3x2x2xui8>, tensor<1x3x2x2xi8>
 }
+
+// -----
+// A QDQ softmax along the last axis (u8): one qsoftmax with the table of
+// exponentials made from x's scale 0.125 and rows of 10.
+// CHECK-LABEL: func.func @softmax
+// CHECK: %[[T:.*]] = "mlvm.constant"() <{value = dense<{{.*}}> : tensor<256xf32>}>
+// CHECK: "mlvm.qsoftmax"(%xq, %[[T]], %{{.*}}, %{{.*}}) : (tensor<2x10xui8>, tensor<256xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x10xui8>
+// CHECK-NOT: mlvm.softmax
+func.func @softmax(%xq: tensor<2x10xui8>, %z: tensor<ui8>) -> tensor<2x10xui8> {
+  %s = "mlvm.constant"() <{value = dense<0.125> : tensor<f32>}> : () -> tensor<f32>
+  %sy = "mlvm.constant"() <{value = dense<0.00390625> : tensor<f32>}> : () -> tensor<f32>
+  %x = "mlvm.dequantize"(%xq, %s, %z) : (tensor<2x10xui8>, tensor<f32>, tensor<ui8>) -> tensor<2x10xf32>
+  %p = "mlvm.softmax"(%x) : (tensor<2x10xf32>) -> tensor<2x10xf32>
+  %y = "mlvm.quantize"(%p, %sy, %z) : (tensor<2x10xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x10xui8>
+  func.return %y : tensor<2x10xui8>
+}
+
+// -----
+// Must not (onnxruntime computes these in f32 on x86): i8 or mixed-type
+// muls, i8 pools and softmaxes; nor a softmax along another axis or with
+// a scale known only at run time.
+// CHECK-LABEL: func.func @i8_must_not
+// CHECK-NOT: mlvm.qsoftmax
+// CHECK-NOT: mlvm.qavgpool2d
+// CHECK-NOT: mlvm.cast
+func.func @i8_must_not(%aq: tensor<1x2x4x4xi8>, %bq: tensor<2x1x1xui8>, %s: tensor<f32>, %z: tensor<i8>, %zu: tensor<ui8>, %uq: tensor<2x10xui8>) -> (tensor<1x2x4x4xi8>, tensor<1x2x4x4xi8>, tensor<1x2x2x2xi8>, tensor<1x2x4x4xi8>, tensor<2x10xui8>, tensor<2x10xui8>) {
+  %a = "mlvm.dequantize"(%aq, %s, %z) : (tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xf32>
+  %b = "mlvm.dequantize"(%bq, %s, %zu) : (tensor<2x1x1xui8>, tensor<f32>, tensor<ui8>) -> tensor<2x1x1xf32>
+  %m0 = "mlvm.mul"(%a, %a) : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %y0 = "mlvm.quantize"(%m0, %s, %z) : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xi8>
+  %m1 = "mlvm.mul"(%a, %b) : (tensor<1x2x4x4xf32>, tensor<2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %y1 = "mlvm.quantize"(%m1, %s, %z) : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xi8>
+  %p = "mlvm.pool2d"(%a) <{kind = "avg", window = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>
+  %y2 = "mlvm.quantize"(%p, %s, %z) : (tensor<1x2x2x2xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x2x2xi8>
+  %sm = "mlvm.softmax"(%a) : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %y3 = "mlvm.quantize"(%sm, %s, %z) : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xi8>
+  %u = "mlvm.dequantize"(%uq, %s, %zu) : (tensor<2x10xui8>, tensor<f32>, tensor<ui8>) -> tensor<2x10xf32>
+  %su = "mlvm.softmax"(%u) : (tensor<2x10xf32>) -> tensor<2x10xf32>
+  %y4 = "mlvm.quantize"(%su, %s, %zu) : (tensor<2x10xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x10xui8>
+  %u2 = "mlvm.dequantize"(%uq, %s, %zu) : (tensor<2x10xui8>, tensor<f32>, tensor<ui8>) -> tensor<2x10xf32>
+  %s0 = "mlvm.softmax"(%u2) <{axis = 0 : i64}> : (tensor<2x10xf32>) -> tensor<2x10xf32>
+  %y5 = "mlvm.quantize"(%s0, %s, %zu) : (tensor<2x10xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x10xui8>
+  func.return %y0, %y1, %y2, %y3, %y4, %y5 : tensor<1x2x4x4xi8>, tensor<1x2x4x4xi8>, tensor<1x2x2x2xi8>, tensor<1x2x4x4xi8>, tensor<2x10xui8>, tensor<2x10xui8>
+}
+
+// -----
+// A QDQ concat: the bytes concatenated, an operand with the output's scale
+// and zero point taken as it is, another requantized first (the same f32
+// steps as the float form's).
+// CHECK-LABEL: func.func @concat
+// CHECK: %[[D:.*]] = "mlvm.dequantize"(%bq, %sb, %z) : (tensor<1x3x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x3x4xf32>
+// CHECK: %[[R:.*]] = "mlvm.quantize"(%[[D]], %s, %z) : (tensor<1x3x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x3x4xui8>
+// CHECK: %[[C:.*]] = "mlvm.concat"(%aq, %[[R]]) <{axis = 1 : i64}> : (tensor<1x2x4xui8>, tensor<1x3x4xui8>) -> tensor<1x5x4xui8>
+// CHECK: func.return %[[C]]
+func.func @concat(%aq: tensor<1x2x4xui8>, %bq: tensor<1x3x4xui8>) -> tensor<1x5x4xui8> {
+  %z = "mlvm.constant"() <{value = dense<3> : tensor<ui8>}> : () -> tensor<ui8>
+  %s = "mlvm.constant"() <{value = dense<0.125> : tensor<f32>}> : () -> tensor<f32>
+  %sb = "mlvm.constant"() <{value = dense<0.3> : tensor<f32>}> : () -> tensor<f32>
+  %a = "mlvm.dequantize"(%aq, %s, %z) : (tensor<1x2x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4xf32>
+  %b = "mlvm.dequantize"(%bq, %sb, %z) : (tensor<1x3x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x3x4xf32>
+  %c = "mlvm.concat"(%a, %b) <{axis = 1 : i64}> : (tensor<1x2x4xf32>, tensor<1x3x4xf32>) -> tensor<1x5x4xf32>
+  %y = "mlvm.quantize"(%c, %s, %z) : (tensor<1x5x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x5x4xui8>
+  func.return %y : tensor<1x5x4xui8>
+}

@@ -27,6 +27,17 @@ from mlvm.pipeline import CompileOptions, load_source, lower
 C = 16
 
 
+def _save(path: Path, name: str, nodes: list[onnx.NodeProto], inits: list[onnx.TensorProto],
+          x_shape: list[int]) -> Path:
+    """A model of `nodes` from input x to output y, opset 17, saved at path."""
+    graph = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, path)
+    return path
+
+
 def cnn(path: Path) -> Path:
     """conv + relu, strided conv + relu, depthwise conv + relu, average
     pool, flatten, matmul: the shapes of a small keyword-spotting CNN."""
@@ -45,12 +56,7 @@ def cnn(path: Path) -> Path:
     inits = [init("w1", (C, 3, 3, 3), 0.3), init("b1", (C,), 0.1), init("w2", (C, C, 3, 3), 0.1),
              init("b2", (C,), 0.1), init("w3", (C, 1, 3, 3), 0.3), init("b3", (C,), 0.1),
              init("wf", (C, 10), 0.3)]
-    graph = helper.make_graph(nodes, "cnn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 16, 16])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    m.ir_version = 8
-    onnx.save(m, path)
-    return path
+    return _save(path, "cnn", nodes, inits, [1, 3, 16, 16])
 
 
 class Calibration(CalibrationDataReader):
@@ -117,12 +123,7 @@ def mlp(path: Path, rows: int) -> Path:
     n = helper.make_node
     nodes = [n("Gemm", ["x", "w1", "b1"], ["h"], transB=1), n("Relu", ["h"], ["r"]),
              n("MatMul", ["r", "w2"], ["m"]), n("Add", ["m", "b2"], ["y"])]
-    graph = helper.make_graph(nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [rows, 37])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    m.ir_version = 8
-    onnx.save(m, path)
-    return path
+    return _save(path, "mlp", nodes, inits, [rows, 37])
 
 
 @pytest.mark.parametrize("rows", [1, 5])
@@ -158,12 +159,7 @@ def scaled_pools(path: Path) -> Path:
     nodes = [n("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]), n("Mul", ["c", "k"], ["m"]),
              n("AveragePool", ["m"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
              n("AveragePool", ["p"], ["y"], kernel_shape=[3, 3], pads=[1, 1, 1, 1])]
-    graph = helper.make_graph(nodes, "pools", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 10, 14])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    m.ir_version = 8
-    onnx.save(m, path)
-    return path
+    return _save(path, "pools", nodes, inits, [1, 3, 10, 14])
 
 
 def test_qdq_mul_and_average_pools_as_onnxruntime(tmp_path: Path) -> None:
@@ -186,4 +182,101 @@ def test_qdq_mul_and_average_pools_as_onnxruntime(tmp_path: Path) -> None:
     g = np.random.default_rng(6)
     for _ in range(10):
         x = (g.standard_normal((1, 3, 10, 14)) * 1.5).astype(np.float32)
+        np.testing.assert_array_equal(m.main(x), sess.run(None, {"x": x})[0])
+
+
+def classifier(path: Path, n: int) -> Path:
+    """Gemm transB=1 to n classes, then Softmax (the end of a classifier)."""
+    g = np.random.default_rng(8)
+    inits = [numpy_helper.from_array((g.standard_normal(s) * 0.3).astype(np.float32), name)
+             for name, s in (("w", (n, 40)), ("b", (n,)))]
+    n_ = helper.make_node
+    nodes = [n_("Gemm", ["x", "w", "b"], ["h"], transB=1), n_("Softmax", ["h"], ["y"])]
+    return _save(path, "cls", nodes, inits, [2, 40])
+
+
+@pytest.mark.parametrize("n", [1, 10, 1000])
+def test_qdq_softmax_as_onnxruntime(tmp_path: Path, n: int) -> None:
+    """A QDQ Softmax computed as onnxruntime's QLinearSoftmax does (its table
+    of exponentials, f32 sums, floor(1 / y_scale)), bit for bit."""
+    out = tmp_path / "qdq.onnx"
+    quantize_static(str(classifier(tmp_path / "f32.onnx", n)), str(out), Calibration("x", (2, 40)),
+                    quant_format=QuantFormat.QDQ, per_channel=True, activation_type=QuantType.QUInt8,
+                    weight_type=QuantType.QInt8)
+    module, _ = import_onnx(out)
+    FuseQdqPass().apply(Context(), module)
+    assert Counter(op.name for op in module.walk())["mlvm.qsoftmax"] == 1
+    sess = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+    m = mlvm.compile(out)
+    g = np.random.default_rng(9)
+    for _ in range(10):
+        x = (g.standard_normal((2, 40)) * 2.0).astype(np.float32)
+        np.testing.assert_array_equal(m.main(x), sess.run(None, {"x": x})[0])
+
+
+@pytest.mark.parametrize("signed", [False, True], ids=["u8", "s8"])
+def test_qsoftmax_is_onnxruntimes_qlinear_softmax(tmp_path: Path, signed: bool) -> None:
+    """mlvm.qsoftmax against onnxruntime's own QLinearSoftmax node (its
+    contrib op), rows of 1 to 1000 values and several scales: every byte."""
+    from mlvm.dialect.quant import qsoftmax_table
+
+    t, dt, zy = (TensorProto.INT8, np.int8, -128) if signed else (TensorProto.UINT8, np.uint8, 0)
+    e = "i8" if signed else "ui8"
+    g = np.random.default_rng(10)
+    for d in (1, 2, 7, 1000):
+        for xs, ys in ((0.05, 1 / 256), (0.2, 1 / 255), (0.013, 1 / 255)):
+            inits = [numpy_helper.from_array(np.array(xs, np.float32), "xs"), numpy_helper.from_array(np.array(3, dt), "xz"),
+                     numpy_helper.from_array(np.array(ys, np.float32), "ys"), numpy_helper.from_array(np.array(zy, dt), "yz")]
+            node = helper.make_node("QLinearSoftmax", ["x", "xs", "xz", "ys", "yz"], ["y"], domain="com.microsoft",
+                                    axis=-1, opset=13)
+            graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", t, [16, d])],
+                                      [helper.make_tensor_value_info("y", t, [16, d])], inits)
+            model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13),
+                                                             helper.make_opsetid("com.microsoft", 1)])
+            sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+            table = ", ".join(repr(float(v)) for v in qsoftmax_table(xs, d, signed))
+            src = tmp_path / f"qs_{e}_{d}_{xs}.mlir"
+            src.write_text(
+                f"func.func @main(%x: tensor<16x{d}x{e}>) -> tensor<16x{d}x{e}> {{\n"
+                f'  %t = "mlvm.constant"() <{{value = dense<[{table}]> : tensor<256xf32>}}> : () -> tensor<256xf32>\n'
+                f'  %s = "mlvm.constant"() <{{value = dense<{float(np.float32(ys))!r}> : tensor<f32>}}> : () -> tensor<f32>\n'
+                f'  %z = "mlvm.constant"() <{{value = dense<{zy}> : tensor<{e}>}}> : () -> tensor<{e}>\n'
+                f'  %y = "mlvm.qsoftmax"(%x, %t, %s, %z) : (tensor<16x{d}x{e}>, tensor<256xf32>, tensor<f32>, '
+                f"tensor<{e}>) -> tensor<16x{d}x{e}>\n"
+                f"  func.return %y : tensor<16x{d}x{e}>\n}}\n")
+            m = mlvm.compile(src)
+            info = np.iinfo(dt)
+            for _ in range(3):
+                x = g.integers(info.min, info.max + 1, (16, d)).astype(dt)
+                np.testing.assert_array_equal(m.main(x), sess.run(None, {"x": x})[0], err_msg=f"{d} {xs} {ys}")
+
+
+def concat_model(path: Path) -> Path:
+    """Two convolutions of one input concatenated with the first again
+    (Inception's and DenseNet's joins): inputs of differing scales."""
+    g = np.random.default_rng(11)
+    inits = [numpy_helper.from_array((g.standard_normal(s) * k).astype(np.float32), name)
+             for name, s, k in (("w1", (4, 3, 3, 3), 0.3), ("w2", (5, 3, 1, 1), 1.5))]
+    n = helper.make_node
+    nodes = [n("Conv", ["x", "w1"], ["a"], pads=[1, 1, 1, 1]), n("Conv", ["x", "w2"], ["b"]),
+             n("Concat", ["a", "b", "a"], ["y"], axis=1)]
+    return _save(path, "cat", nodes, inits, [1, 3, 6, 7])
+
+
+def test_qdq_concat_in_bytes_as_onnxruntime(tmp_path: Path) -> None:
+    """A QDQ Concat joins the bytes (each input requantized to the output's
+    parameters by the float form's steps), bit for bit onnxruntime's."""
+    out = tmp_path / "qdq.onnx"
+    quantize_static(str(concat_model(tmp_path / "f32.onnx")), str(out), Calibration("x", (1, 3, 6, 7)),
+                    quant_format=QuantFormat.QDQ, per_channel=True, activation_type=QuantType.QUInt8,
+                    weight_type=QuantType.QInt8)
+    module, _ = import_onnx(out)
+    FuseQdqPass().apply(Context(), module)
+    concats = [op for op in module.walk() if op.name == "mlvm.concat"]
+    assert len(concats) == 1 and all(str(v.type).endswith("xui8>") for v in concats[0].operands)
+    sess = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+    m = mlvm.compile(out)
+    g = np.random.default_rng(12)
+    for _ in range(10):
+        x = (g.standard_normal((1, 3, 6, 7)) * 1.5).astype(np.float32)
         np.testing.assert_array_equal(m.main(x), sess.run(None, {"x": x})[0])

@@ -225,6 +225,11 @@ void mlvm_avgpool2d_f32(const mlvm_pool2d_t *p, const float *x, float *out);
  * divided by the count inside x, then nearbyint(avg / ys + zy) saturated
  * to x's type (onnxruntime's QLinearAveragePool). Scales and zero points
  * are single values. */
+/* mlvm.qsoftmax over rows of n 8-bit values (signed or not; x and y of one
+ * type): onnxruntime's QLinearSoftmax with the compiler's table of 256
+ * exponentials (qsoftmax_table in mlvm/dialect/quant.py). */
+void mlvm_qsoftmax_8(size_t rows, size_t n, int32_t is_signed, const void *x, const float *table,
+                     const float *ys, const void *zy, void *y);
 void mlvm_qavgpool2d_8(const mlvm_pool2d_t *p, int32_t is_signed, const void *x, const float *xs,
                        const void *zx, const float *ys, const void *zy, void *out);
 

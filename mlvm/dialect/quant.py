@@ -621,8 +621,12 @@ class QAvgPool2dOp(MlvmOp):
     - x_zp) in f32, each window summed from 0 in row-major order and divided
     by its count, then quantized as onnxruntime's QLinearAveragePool does:
     saturate(nearbyint(avg / y_scale + y_zp)), rounded half to even (the
-    zero point added before the rounding). x and y i8 or ui8 of one type,
-    scales f32 and zero points single values. Made by mlvm-fuse-qdq."""
+    zero point added before the rounding); where one window covers the
+    whole map without padding, as its global pool does: the integer sum of
+    x - x_zp (wrapping as int32) times x_scale / (y_scale * n) in f32,
+    clamped to the output's range less y_zp, rounded half to even, plus
+    y_zp. x and y i8 or ui8 of one type, scales f32 and zero points single
+    values. Made by mlvm-fuse-qdq."""
 
     name = "mlvm.qavgpool2d"
     x = operand_def(TensorType)
@@ -650,11 +654,28 @@ class QAvgPool2dOp(MlvmOp):
         d = self.dims()
         self.expect_result(0, (d["n"], d["c"], d["oh"], d["ow"]), self.elem_of(self.x, "x"))
 
+    def is_global(self) -> bool:
+        """One window the size of the map and no padding: onnxruntime's
+        QLinearAveragePool then takes its global pool's integer sums."""
+        d = self.dims()
+        return (d["kh"], d["kw"]) == (d["h"], d["w"]) and not any(d[k] for k in ("pt", "pl", "pb", "pr"))
+
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
     ) -> list[np.ndarray]:
         d = self.dims()
         x, sx, zx, sy, zy = inputs
+        if self.is_global():
+            info = np.iinfo(x.dtype)
+            n = d["h"] * d["w"]
+            acc = x.astype(np.int64).reshape(d["n"], d["c"], n).sum(axis=2) - int(zx.reshape(())) * n
+            acc = ((acc + 2**31) % 2**32 - 2**31).astype(np.int32)
+            z = int(zy.reshape(()))
+            with np.errstate(all="ignore"):
+                scale = np.float32(sx.reshape(())) / np.float32(np.float32(sy.reshape(())) * np.float32(n))
+                f = (acc.astype(np.float32) * scale).astype(np.float32)
+                f = np.clip(np.where(np.isnan(f), np.float32(0), f), np.float32(info.min - z), np.float32(info.max - z))
+            return [(np.rint(f).astype(np.int64) + z).astype(x.dtype).reshape(d["n"], d["c"], 1, 1)]
         with np.errstate(all="ignore"):
             deq = ((x.astype(np.int64) - zx.astype(np.int64).reshape(())).astype(np.float32)
                    * sx.astype(np.float32).reshape(())).astype(np.float32)
@@ -679,10 +700,14 @@ class QAvgPool2dOp(MlvmOp):
         d = self.dims()
         if prod(result_shape(self)) == 0:
             return
-        init = ", ".join(str(d[k]) for k in ("planes", "h", "w", "kh", "kw", "oh", "ow", "sh", "sw", "pt", "pl"))
-        p = cg.const_struct("mlvm_pool2d_t", init)
         signed = int(self.elem_of(self.x, "x") == "i8")
         args = ", ".join(cg.ptr(v) for v in self.operands)
+        if self.is_global():
+            cg.stmt(f"mlvm_qavgpool2d_global_8({d['planes']}u, {d['h'] * d['w']}u, {signed}, {args}, "
+                    f"{cg.ptr(self.result)});")
+            return
+        init = ", ".join(str(d[k]) for k in ("planes", "h", "w", "kh", "kw", "oh", "ow", "sh", "sw", "pt", "pl"))
+        p = cg.const_struct("mlvm_pool2d_t", init)
         cg.stmt(f"mlvm_qavgpool2d_8({p}, {signed}, {args}, {cg.ptr(self.result)});")
 
 

@@ -265,6 +265,16 @@ def qavgpool_rule(window: tuple[int, int], strides: tuple[int, int], pads: tuple
         f32 scalars: xs * (x - zx) summed row by row from 0, divided by the
         count inside x, then nearbyint(avg / ys + zy) saturated."""
         n, c, h, w = x.shape
+        if tuple(window) == (h, w) and not any(pads):  # its global pool: integer sums
+            scale = np.float32(np.float32(sx) / np.float32(np.float32(sy) * np.float32(h * w)))
+            info = np.iinfo(x.dtype)
+            out = np.zeros((n, c, 1, 1), x.dtype)
+            for b, ch in np.ndindex(n, c):
+                acc = sum(int(v) - int(zx) for v in x[b, ch].reshape(-1))
+                f = float(np.float32(np.float32(acc) * scale))
+                f = min(max(f, info.min - int(zy)), info.max - int(zy))
+                out[b, ch, 0, 0] = rne(f) + int(zy)
+            return out
         oh = (h + pads[0] + pads[2] - window[0]) // strides[0] + 1
         ow = (w + pads[1] + pads[3] - window[1]) // strides[1] + 1
         out = np.zeros((n, c, oh, ow), x.dtype)
@@ -284,13 +294,19 @@ def qavgpool_rule(window: tuple[int, int], strides: tuple[int, int], pads: tuple
 
 
 # qavgpool2d: both signs; windows 1x1 to 3x3 and a whole 7x7 map, strides,
-# padding on each side (left out of the count), maps of 1 and odd primes;
+# padding on each side (left out of the count), maps of 1 and odd primes,
+# rows of up to 200;
 # output scales equal to the input's (averages of 2 or 4 integers: exact
 # ties, broken by the parity of avg / ys + zy) and not.
 for k, (t, (hw, win, st, pads)) in enumerate([(t, case) for t in (np.uint8, np.int8) for case in (
         ((5, 7), (2, 2), (2, 2), (0, 0, 0, 0)), ((7, 7), (7, 7), (1, 1), (0, 0, 0, 0)),
         ((11, 13), (3, 3), (1, 1), (1, 1, 1, 1)), ((1, 1), (1, 1), (1, 1), (0, 0, 0, 0)),
-        ((6, 9), (3, 2), (2, 3), (2, 0, 1, 1)), ((4, 4), (2, 2), (1, 1), (0, 1, 1, 0)))]):
+        ((6, 9), (3, 2), (2, 3), (2, 0, 1, 1)), ((4, 4), (2, 2), (1, 1), (0, 1, 1, 0)),
+        # rows past the kernel's chunk of 64 inner outputs, strides 1, 2, 3
+        ((3, 150), (3, 3), (1, 1), (1, 1, 1, 1)), ((4, 141), (3, 3), (2, 2), (1, 1, 1, 1)),
+        ((2, 200), (1, 4), (1, 3), (0, 2, 0, 1)),
+        # whole maps of even sizes (the global pool's integer sums: ties)
+        ((2, 2), (2, 2), (1, 1), (0, 0, 0, 0)), ((4, 6), (4, 6), (1, 1), (0, 0, 0, 0)))]):
     info = np.iinfo(t)
     x = g.integers(info.min, info.max + 1, size=(2, 3, *hw)).astype(t)
     zx = np.array((info.min, info.max, 0, 3)[k % 4], dtype=t)

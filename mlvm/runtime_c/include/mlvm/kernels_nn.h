@@ -232,5 +232,11 @@ void mlvm_qsoftmax_8(size_t rows, size_t n, int32_t is_signed, const void *x, co
                      const float *ys, const void *zy, void *y);
 void mlvm_qavgpool2d_8(const mlvm_pool2d_t *p, int32_t is_signed, const void *x, const float *xs,
                        const void *zx, const float *ys, const void *zy, void *out);
+/* The same where one window covers a whole map of n values with no
+ * padding, as onnxruntime's global pool computes it: the integer sum of
+ * x - zx times xs / (ys * n) in f32, clamped, rounded half to even, plus zy. */
+void mlvm_qavgpool2d_global_8(size_t planes, size_t n, int32_t is_signed, const void *x,
+                              const float *xs, const void *zx, const float *ys, const void *zy,
+                              void *out);
 
 #endif /* MLVM_KERNELS_NN_H_ */

@@ -7,37 +7,151 @@
  * part of the result (a 2x2 window summed column by column differs in a
  * fifth of a percent of a quantized DenseNet's outputs), so no partial
  * sums are shared between windows. */
+#include <math.h>
+
 #include "mlvm/kernels.h"
 #include "mlvm/kernels_nn.h"
 #include "mlvm/scalar.h"
 
+/* A chunk of up to MLVM_QP_CHUNK outputs of a row at a time, each its own
+ * lane of acc: per input row of the windows, its values in the chunk's
+ * columns dequantized once into buf (0.0f for the padding), then tap by
+ * tap added to every lane, so that each window is still summed in its own
+ * row-major order (a padded tap adds +0.0f, which leaves any sum that is
+ * not -0.0f as it is, and a sum from +0.0f is never -0.0f). */
+#ifdef MLVM_SCALAR_CORE
+#define MLVM_QP_CHUNK 16
+#else
+#define MLVM_QP_CHUNK 64
+#endif
+
+typedef struct qp_ctx {
+    const mlvm_pool2d_t *p;
+    int32_t is_signed, zx;
+    float s, sy, zy;
+} qp_ctx_t;
+
 static mlvm_index_t qp_max(mlvm_index_t a, mlvm_index_t b) { return a > b ? a : b; }
 static mlvm_index_t qp_min(mlvm_index_t a, mlvm_index_t b) { return a < b ? a : b; }
+
+/* buf[t - a] = row[t] dequantized for t in [a, b), 0 outside [0, w). */
+static void qp_row(const qp_ctx_t *c, const uint8_t *row, mlvm_index_t a, mlvm_index_t b, float *buf)
+{
+    const mlvm_index_t lo = qp_max(a, 0), hi = qp_max(lo, qp_min(b, c->p->w));
+    const int32_t zx = c->zx; /* in locals: the stores to buf might alias *c */
+    const float s = c->s;
+    mlvm_index_t t;
+    for (t = a; t < lo; ++t)
+        buf[t - a] = 0.0f;
+    if (c->is_signed)
+        for (t = lo; t < hi; ++t)
+            buf[t - a] = (float)((int32_t)(int8_t)row[t] - zx) * s;
+    else
+        for (t = lo; t < hi; ++t)
+            buf[t - a] = (float)((int32_t)row[t] - zx) * s;
+    for (t = hi; t < b; ++t)
+        buf[t - a] = 0.0f;
+}
+
+/* acc[u] += buf[u * S + j], u < n (S 1 or 2 a constant, so that it vectorises). */
+#define MLVM_QP_TAP(S)                                                                          \
+    do {                                                                                        \
+        for (u = 0; u < n; ++u)                                                                 \
+            acc[u] += buf[u * (S) + j];                                                         \
+    } while (0)
+
+static void qp_chunk(const qp_ctx_t *c, const uint8_t *xp, mlvm_index_t h0, mlvm_index_t h1,
+                     mlvm_index_t ox0, mlvm_index_t n, uint8_t *o)
+{
+    const mlvm_pool2d_t *p = c->p;
+    const mlvm_index_t a = ox0 * p->sw - p->pl, b = a + (n - 1) * p->sw + p->kw;
+    float acc[MLVM_QP_CHUNK], buf[(MLVM_QP_CHUNK - 1) * 3 + 16];
+    float *const big = b - a > (mlvm_index_t)(sizeof buf / sizeof buf[0]) ? NULL : buf;
+    mlvm_index_t i, j, u;
+    for (u = 0; u < n; ++u)
+        acc[u] = 0.0f;
+    if (big == NULL) { /* strides past 3 or windows past 16 wide: one output at a time */
+        for (u = 0; u < n; ++u) {
+            const mlvm_index_t w0 = qp_max(a + u * p->sw, 0), w1 = qp_min(a + u * p->sw + p->kw, p->w);
+            for (i = h0; i < h1; ++i)
+                for (j = w0; j < w1; ++j)
+                    acc[u] += (float)((c->is_signed ? (int32_t)(int8_t)xp[i * p->w + j]
+                                                     : (int32_t)xp[i * p->w + j]) - c->zx) * c->s;
+        }
+    } else {
+        for (i = h0; i < h1; ++i) {
+            qp_row(c, xp + i * p->w, a, b, buf);
+            for (j = 0; j < p->kw; ++j) {
+                if (p->sw == 1)
+                    MLVM_QP_TAP(1);
+                else if (p->sw == 2)
+                    MLVM_QP_TAP(2);
+                else
+                    MLVM_QP_TAP(p->sw);
+            }
+        }
+    }
+    {
+        const float sy = c->sy, zy = c->zy;
+        for (u = 0; u < n; ++u) { /* the count of the window's elements inside x */
+            const mlvm_index_t w0 = qp_max(a + u * p->sw, 0), w1 = qp_min(a + u * p->sw + p->kw, p->w);
+            acc[u] = acc[u] / (float)((h1 - h0) * (w1 - w0)) / sy + zy;
+        }
+    }
+    for (u = 0; u < n; ++u)
+        o[u] = c->is_signed ? (uint8_t)mlvm_quantize_i8(acc[u], 0) : mlvm_quantize_ui8(acc[u], 0);
+}
+#undef MLVM_QP_TAP
 
 void mlvm_qavgpool2d_8(const mlvm_pool2d_t *p, int32_t is_signed, const void *x, const float *xs,
                        const void *zx, const float *ys, const void *zy, void *out)
 {
-    const int32_t zxv = is_signed ? *(const int8_t *)zx : *(const uint8_t *)zx;
-    const float zyf = (float)(is_signed ? *(const int8_t *)zy : *(const uint8_t *)zy);
-    const float s = *xs, sy = *ys;
+    qp_ctx_t c;
     const uint8_t *in = (const uint8_t *)x;
     uint8_t *o = (uint8_t *)out;
-    mlvm_index_t pl, oy, ox, i, j;
+    mlvm_index_t pl, oy, ox, n;
+    c.p = p, c.is_signed = is_signed, c.s = *xs, c.sy = *ys;
+    c.zx = is_signed ? *(const int8_t *)zx : *(const uint8_t *)zx;
+    c.zy = (float)(is_signed ? *(const int8_t *)zy : *(const uint8_t *)zy);
     for (pl = 0; pl < p->planes; ++pl) {
         const uint8_t *xp = in + pl * p->h * p->w;
-        for (oy = 0; oy < p->oh; ++oy) {
+        for (oy = 0; oy < p->oh; ++oy, o += p->ow) {
             const mlvm_index_t h0 = qp_max(oy * p->sh - p->pt, 0);
             const mlvm_index_t h1 = qp_min(oy * p->sh - p->pt + p->kh, p->h);
-            for (ox = 0; ox < p->ow; ++ox, ++o) {
-                const mlvm_index_t w0 = qp_max(ox * p->sw - p->pl, 0);
-                const mlvm_index_t w1 = qp_min(ox * p->sw - p->pl + p->kw, p->w);
-                float sum = 0.0f, f;
-                for (i = h0; i < h1; ++i)
-                    for (j = w0; j < w1; ++j)
-                        sum += (float)((is_signed ? (int32_t)(int8_t)xp[i * p->w + j] : xp[i * p->w + j]) - zxv) * s;
-                f = sum / (float)((h1 - h0) * (w1 - w0)) / sy + zyf;
-                *o = is_signed ? (uint8_t)mlvm_quantize_i8(f, 0) : mlvm_quantize_ui8(f, 0);
+            for (ox = 0; ox < p->ow; ox += n) {
+                n = qp_min(p->ow - ox, MLVM_QP_CHUNK);
+                qp_chunk(&c, xp, h0, h1, ox, n, o + ox);
             }
         }
+    }
+}
+
+/* A window the size of the map, no padding (onnxruntime's QLinearAveragePool
+ * then runs its global pool): per plane the integer sum of x - zx, times
+ * xs / (ys * n) in f32, clamped to the output's range less zy, rounded half
+ * to even, plus zy. */
+void mlvm_qavgpool2d_global_8(size_t planes, size_t n, int32_t is_signed, const void *x,
+                              const float *xs, const void *zx, const float *ys, const void *zy,
+                              void *out)
+{
+    const int32_t zxv = is_signed ? *(const int8_t *)zx : *(const uint8_t *)zx;
+    const int32_t zyv = is_signed ? *(const int8_t *)zy : *(const uint8_t *)zy;
+    const float scale = *xs / (*ys * (float)(int32_t)n);
+    const float lo = (float)((is_signed ? -128 : 0) - zyv), hi = (float)((is_signed ? 127 : 255) - zyv);
+    const uint8_t *in = (const uint8_t *)x;
+    uint8_t *o = (uint8_t *)out;
+    size_t pl, i;
+    for (pl = 0; pl < planes; ++pl, in += n) {
+        uint32_t acc = (uint32_t)(-zxv) * (uint32_t)n; /* wraps as onnxruntime's int32 */
+        float f;
+        if (is_signed)
+            for (i = 0; i < n; ++i)
+                acc += (uint32_t)(int32_t)(int8_t)in[i];
+        else
+            for (i = 0; i < n; ++i)
+                acc += in[i];
+        f = (float)(int32_t)acc * scale;
+        f = f != f ? 0.0f : f < lo ? lo : f > hi ? hi : f;
+        o[pl] = (uint8_t)((int32_t)nearbyintf(f) + zyv);
     }
 }

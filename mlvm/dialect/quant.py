@@ -713,14 +713,13 @@ class QAvgPool2dOp(MlvmOp):
 
 def qsoftmax_table(x_scale: float, n: int, is_signed: bool) -> np.ndarray:
     """onnxruntime's QLinearSoftmax table for rows of n values: by each
-    byte's bits, exp((i - 255 + shift) * x_scale) in double, i the byte's
-    rank from the smallest, rounded to f32, the shift keeping the row's sum
-    (and t * floor(1 / y_scale)) below FLT_MAX (math.exp: the C library's,
-    as onnxruntime's). Its margin below FLT_MAX, e^-6, is what onnxruntime
-    1.32 measures as (rows of one value, which a margin of e^-5 would
-    overflow, come out as it does; others do not depend on it)."""
-    shift = math.log(float(np.finfo(np.float32).max) / n)
-    shift = max(0.0, shift - 6.0) / float(np.float32(x_scale))
+    byte's bits, exp((i - 255 + shift) * x_scale) in double (the C
+    library's exp, as onnxruntime's), i the byte's rank from the smallest,
+    rounded to f32; shift = max(0, logf(FLT_MAX / n) - 5) / x_scale keeps
+    the row's sum below FLT_MAX, its log taken in f32 (FLT_MAX / n an f32
+    quotient, its log rounded to f32) as onnxruntime's is."""
+    a = np.float32(np.finfo(np.float32).max) / np.float32(n)
+    shift = max(0.0, float(np.float32(math.log(float(a)))) - 5.0) / float(np.float32(x_scale))
     table = np.zeros(256, np.float32)
     for i in range(256):
         v = math.exp((float(i) - 255.0 + shift) * float(np.float32(x_scale)))
@@ -736,7 +735,7 @@ class QSoftmaxOp(MlvmOp):
     bits: qsoftmax_table of x's scale, exp of each value's distance from 255
     plus a shift), shifted so that the row's largest value takes the
     largest entry, summed in order in f32, and each output
-    nearbyint(t * floor(1 / y_scale) / sum) + y_zero_point, saturated (a
+    nearbyint((t / sum) * floor(1 / y_scale)) + y_zero_point, saturated (a
     quotient that is NaN, negative or past 2^30, which onnxruntime converts
     with undefined behaviour, gives the largest value). x and y ui8, or
     both i8. Made by mlvm-fuse-qdq."""
@@ -784,7 +783,7 @@ class QSoftmaxOp(MlvmOp):
             for v in t:
                 total = np.float32(total + v)
             with np.errstate(all="ignore"):
-                q = np.rint((t * inv).astype(np.float32) / total).astype(np.float32)
+                q = np.rint((t / total).astype(np.float32) * inv).astype(np.float32)
             lo, hi = (-128, 127) if signed else (0, 255)
             for j, v in enumerate(q):
                 k = int(v) + z if np.isfinite(v) and 0 <= v <= 2**30 else hi

@@ -428,8 +428,9 @@ class FuseQdqAvgPool(RewritePattern):
 
 @dataclass
 class FuseQdqSoftmax(RewritePattern):
-    """quantize(softmax(dequantize(x))) along the last axis, u8 with one
-    scale and zero point each, x's scale a constant: one
+    """quantize(softmax(dequantize(x))), u8 with one scale and zero point
+    each, x's scale a constant: (its axis transposed to the last and back,
+    as onnxruntime does) one
     mlvm.qsoftmax, which computes it as onnxruntime's QLinearSoftmax does
     (a table of exponentials made here from x's scale and the row length,
     sums in f32, floor(1 / y_scale) as the output's multiplier)."""
@@ -440,34 +441,46 @@ class FuseQdqSoftmax(RewritePattern):
         if not isinstance(src, SoftmaxOp) or not only_use(src.result, q):
             return
         dx = _dq(src.operand, ("ui8",))
-        if dx is None or _elem(q.result) != "ui8" or src.norm_axis() != len(value_shape(q.x)) - 1:
+        if dx is None or _elem(q.result) != "ui8":
             return  # (onnxruntime fuses no i8 softmax on x86: in f32 there)
         if any(prod(value_shape(v)) != 1 for v in (dx.scale, dx.zero_point, q.scale, q.zero_point)):
             return
         sx = constant_of(dx.scale)
-        n = value_shape(q.x)[-1]
+        n = value_shape(q.x)[src.norm_axis()]
         if sx is None or n == 0:
             return
         table = make_constant(TensorType(xdsl_type("f32"), [256]),
                               qsoftmax_table(float(sx.reshape(())), n, _elem(q.result) == "i8"))
         rewriter.insert(table, InsertPoint.before(q))
         b = _Builder(rewriter, q)
-        operands = [dx.q, table.result, b.reshape(q.scale, ()), b.reshape(q.zero_point, ())]
-        rewriter.replace(q, [], [b.op(QSoftmaxOp, operands, value_shape(q.result), _elem(q.result))])
+        shape, rank, ax = value_shape(q.result), len(value_shape(q.result)), src.norm_axis()
+        x = dx.q
+        perm = list(range(rank))
+        perm[ax], perm[-1] = perm[-1], perm[ax]  # the axis last, as onnxruntime transposes it
+        moved = tuple(shape[i] for i in perm)
+        if ax != rank - 1:
+            x = b.op(TransposeOp, [x], moved, _elem(x), perm=DenseArrayBase.from_list(i64, perm))
+        operands = [x, table.result, b.reshape(q.scale, ()), b.reshape(q.zero_point, ())]
+        y = b.op(QSoftmaxOp, operands, moved, _elem(q.result))
+        if ax != rank - 1:
+            y = b.op(TransposeOp, [y], shape, _elem(y), perm=DenseArrayBase.from_list(i64, perm))
+        rewriter.replace(q, [], [y])
 
 
 def _same_qparams(d: DequantizeOp, q: QuantizeOp) -> bool:
     """Whether quantize(dequantize(x), ...) gives x back for every byte: one
-    type, equal constant zero points and one normal scale (x - z times s,
-    then over s, is within an ulp or two of x - z, which rounds back to it;
-    a zero, subnormal or infinite scale would not)."""
+    type, equal constant zero points and one normal scale below FLT_MAX /
+    512 (x - z times s, then over s, is within an ulp or two of x - z,
+    which rounds back to it; a zero, subnormal or infinite scale, or one
+    whose products overflow, would not)."""
     if _elem(d.q) != _elem(q.result):
         return False
     sd, sq, zd, zq = (constant_of(v) for v in (d.scale, q.scale, d.zero_point, q.zero_point))
     if sd is None or sq is None or zd is None or zq is None:
         return False
     s = float(sd.reshape(()))
-    return (float(sq.reshape(())) == s and np.isfinite(s) and abs(s) >= float(np.finfo(np.float32).tiny)
+    f32 = np.finfo(np.float32)
+    return (float(sq.reshape(())) == s and float(f32.tiny) <= abs(s) < float(f32.max) / 512
             and int(zd.reshape(())) == int(zq.reshape(())))
 
 

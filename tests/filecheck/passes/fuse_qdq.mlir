@@ -315,8 +315,8 @@ func.func @softmax(%xq: tensor<2x10xui8>, %z: tensor<ui8>) -> tensor<2x10xui8> {
 
 // -----
 // Must not (onnxruntime computes these in f32 on x86): i8 or mixed-type
-// muls, i8 pools and softmaxes; nor a softmax along another axis or with
-// a scale known only at run time.
+// muls, i8 pools and softmaxes; nor a softmax with a scale known only at
+// run time (its table is made at compile time).
 // CHECK-LABEL: func.func @i8_must_not
 // CHECK-NOT: mlvm.qsoftmax
 // CHECK-NOT: mlvm.qavgpool2d
@@ -359,4 +359,21 @@ func.func @concat(%aq: tensor<1x2x4xui8>, %bq: tensor<1x3x4xui8>) -> tensor<1x5x
   %c = "mlvm.concat"(%a, %b) <{axis = 1 : i64}> : (tensor<1x2x4xf32>, tensor<1x3x4xf32>) -> tensor<1x5x4xf32>
   %y = "mlvm.quantize"(%c, %s, %z) : (tensor<1x5x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x5x4xui8>
   func.return %y : tensor<1x5x4xui8>
+}
+
+// -----
+// A softmax along another axis: transposed to the last and back, as
+// onnxruntime runs it.
+// CHECK-LABEL: func.func @softmax_axis
+// CHECK: %[[T:.*]] = "mlvm.transpose"(%xq) <{perm = array<i64: 0, 2, 1>}> : (tensor<2x10x3xui8>) -> tensor<2x3x10xui8>
+// CHECK: %[[S:.*]] = "mlvm.qsoftmax"(%[[T]], %{{.*}}, %{{.*}}, %{{.*}}) : (tensor<2x3x10xui8>, tensor<256xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x3x10xui8>
+// CHECK: %[[B:.*]] = "mlvm.transpose"(%[[S]]) <{perm = array<i64: 0, 2, 1>}> : (tensor<2x3x10xui8>) -> tensor<2x10x3xui8>
+// CHECK: func.return %[[B]]
+func.func @softmax_axis(%xq: tensor<2x10x3xui8>, %z: tensor<ui8>) -> tensor<2x10x3xui8> {
+  %s = "mlvm.constant"() <{value = dense<0.125> : tensor<f32>}> : () -> tensor<f32>
+  %sy = "mlvm.constant"() <{value = dense<0.00390625> : tensor<f32>}> : () -> tensor<f32>
+  %x = "mlvm.dequantize"(%xq, %s, %z) : (tensor<2x10x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<2x10x3xf32>
+  %p = "mlvm.softmax"(%x) <{axis = 1 : i64}> : (tensor<2x10x3xf32>) -> tensor<2x10x3xf32>
+  %y = "mlvm.quantize"(%p, %sy, %z) : (tensor<2x10x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x10x3xui8>
+  func.return %y : tensor<2x10x3xui8>
 }

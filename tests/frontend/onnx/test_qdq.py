@@ -280,3 +280,24 @@ def test_qdq_concat_in_bytes_as_onnxruntime(tmp_path: Path) -> None:
     for _ in range(10):
         x = (g.standard_normal((1, 3, 6, 7)) * 1.5).astype(np.float32)
         np.testing.assert_array_equal(m.main(x), sess.run(None, {"x": x})[0])
+
+
+def test_qdq_softmax_over_channels_as_onnxruntime(tmp_path: Path) -> None:
+    """A QDQ Softmax over axis 1 of a 4-D map (a segmentation head):
+    onnxruntime transposes the axis last for its QLinearSoftmax and back,
+    and so does mlvm; bit for bit."""
+    g = np.random.default_rng(13)
+    w = numpy_helper.from_array((g.standard_normal((6, 3, 1, 1)) * 0.8).astype(np.float32), "w")
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"]), helper.make_node("Softmax", ["c"], ["y"], axis=1)]
+    out = tmp_path / "qdq.onnx"
+    quantize_static(str(_save(tmp_path / "f32.onnx", "seg", nodes, [w], [1, 3, 5, 7])), str(out),
+                    Calibration("x", (1, 3, 5, 7)), quant_format=QuantFormat.QDQ, per_channel=True,
+                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+    module, _ = import_onnx(out)
+    FuseQdqPass().apply(Context(), module)
+    assert Counter(op.name for op in module.walk())["mlvm.qsoftmax"] == 1
+    sess = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+    m = mlvm.compile(out)
+    for _ in range(10):
+        x = (g.standard_normal((1, 3, 5, 7)) * 1.5).astype(np.float32)
+        np.testing.assert_array_equal(m.main(x), sess.run(None, {"x": x})[0])

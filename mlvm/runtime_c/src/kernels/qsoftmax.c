@@ -3,9 +3,9 @@
  * compiler's exponentials of each byte value's distance from 255, by the
  * byte's bits) read from where the row's largest value meets its largest
  * entry, the row's entries summed in order in f32, each output
- * nearbyint(t * floor(1 / ys) / sum) + zy, saturated. NaN, negative or
- * huge quotients, which onnxruntime converts with undefined behaviour, give
- * the largest value. */
+ * nearbyint((t / sum) * floor(1 / ys)) + zy, saturated (a NaN or huge
+ * quotient, which the table's margin below FLT_MAX rules out for finite
+ * scales, gives the largest value). */
 #include <math.h>
 
 #include "mlvm/kernels.h"
@@ -37,7 +37,7 @@ void mlvm_qsoftmax_8(size_t rows, size_t n, int32_t is_signed, const void *x, co
         for (j = 0; j < n; ++j)
             sum += table[qs_index(xr, j, is_signed, top)];
         for (j = 0; j < n; ++j) {
-            const float q = nearbyintf(table[qs_index(xr, j, is_signed, top)] * inv / sum);
+            const float q = nearbyintf(table[qs_index(xr, j, is_signed, top)] / sum * inv);
             int32_t k = q >= 0.0f && q <= 0x1p30f ? (int32_t)q + z : hi;
             k = k < lo ? lo : k > hi ? hi : k;
             yr[j] = (uint8_t)k; /* i8: its two's-complement byte */

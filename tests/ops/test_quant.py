@@ -304,7 +304,9 @@ for k, (t, (hw, win, st, pads)) in enumerate([(t, case) for t in (np.uint8, np.i
         ((6, 9), (3, 2), (2, 3), (2, 0, 1, 1)), ((4, 4), (2, 2), (1, 1), (0, 1, 1, 0)),
         # rows past the kernel's chunk of 64 inner outputs, strides 1, 2, 3
         ((3, 150), (3, 3), (1, 1), (1, 1, 1, 1)), ((4, 141), (3, 3), (2, 2), (1, 1, 1, 1)),
-        ((2, 200), (1, 4), (1, 3), (0, 2, 0, 1)),
+        ((2, 200), (1, 4), (1, 3), (0, 2, 0, 1)), ((40, 60), (3, 3), (1, 1), (1, 1, 1, 1)),
+        # stride 1 over small planes (the kernel's whole-plane loops), padding uneven
+        ((9, 11), (3, 2), (1, 1), (2, 0, 0, 1)), ((5, 5), (5, 5), (1, 1), (2, 2, 2, 2)),
         # whole maps of even sizes (the global pool's integer sums: ties)
         ((2, 2), (2, 2), (1, 1), (0, 0, 0, 0)), ((4, 6), (4, 6), (1, 1), (0, 0, 0, 0)))]):
     info = np.iinfo(t)

@@ -103,6 +103,56 @@ static void qp_chunk(const qp_ctx_t *c, const uint8_t *xp, mlvm_index_t h0, mlvm
 }
 #undef MLVM_QP_TAP
 
+#ifndef MLVM_SCALAR_CORE
+/* Stride 1 over a plane whose padded copy and sums fit MLVM_QP_PLANE floats:
+ * the plane dequantized once, zero-padded, at a row pitch wp (the padded
+ * width the windows span); then for
+ * every tap, in row-major order, one flat loop over all outputs at that
+ * pitch (output (y, x) at y * wp + x reads y * wp + x + i * wp + j), so
+ * that every window is summed in its own order by long vector loops; the
+ * columns past ow are computed and dropped. */
+#define MLVM_QP_PLANE 2048 /* 8 KB of stack */
+
+static int qp_flat(const mlvm_pool2d_t *p)
+{
+    const mlvm_index_t wp = p->ow + p->kw - 1, hp = p->oh + p->kh - 1;
+    return p->sh == 1 && p->sw == 1 && hp * wp + p->oh * wp <= MLVM_QP_PLANE;
+}
+
+static void qp_plane(const qp_ctx_t *c, const uint8_t *xp, uint8_t *o)
+{
+    const mlvm_pool2d_t *p = c->p;
+    const mlvm_index_t wp = p->ow + p->kw - 1, hp = p->oh + p->kh - 1, n = p->oh * wp;
+    float pad[MLVM_QP_PLANE], *const acc = pad + hp * wp;
+    mlvm_index_t y, t, i, j;
+    for (y = 0; y < hp; ++y) /* padded row y is input row y - pt, at columns pl .. pl + w */
+        if (y < p->pt || y - p->pt >= p->h)
+            for (t = 0; t < wp; ++t)
+                pad[y * wp + t] = 0.0f;
+        else
+            qp_row(c, xp + (y - p->pt) * p->w, -p->pl, wp - p->pl, pad + y * wp);
+    for (t = 0; t < n; ++t)
+        acc[t] = 0.0f;
+    for (i = 0; i < p->kh; ++i)
+        for (j = 0; j < p->kw; ++j) {
+            const float *src = pad + i * wp + j;
+            for (t = 0; t < n; ++t)
+                acc[t] += src[t];
+        }
+    for (y = 0; y < p->oh; ++y) {
+        const mlvm_index_t h0 = qp_max(y - p->pt, 0), h1 = qp_min(y - p->pt + p->kh, p->h);
+        const float sy = c->sy, zy = c->zy;
+        for (t = 0; t < p->ow; ++t) {
+            const mlvm_index_t w0 = qp_max(t - p->pl, 0), w1 = qp_min(t - p->pl + p->kw, p->w);
+            acc[y * wp + t] = acc[y * wp + t] / (float)((h1 - h0) * (w1 - w0)) / sy + zy;
+        }
+        for (t = 0; t < p->ow; ++t)
+            o[y * p->ow + t] = c->is_signed ? (uint8_t)mlvm_quantize_i8(acc[y * wp + t], 0)
+                                            : mlvm_quantize_ui8(acc[y * wp + t], 0);
+    }
+}
+#endif
+
 void mlvm_qavgpool2d_8(const mlvm_pool2d_t *p, int32_t is_signed, const void *x, const float *xs,
                        const void *zx, const float *ys, const void *zy, void *out)
 {
@@ -115,6 +165,13 @@ void mlvm_qavgpool2d_8(const mlvm_pool2d_t *p, int32_t is_signed, const void *x,
     c.zy = (float)(is_signed ? *(const int8_t *)zy : *(const uint8_t *)zy);
     for (pl = 0; pl < p->planes; ++pl) {
         const uint8_t *xp = in + pl * p->h * p->w;
+#ifndef MLVM_SCALAR_CORE
+        if (qp_flat(p)) {
+            qp_plane(&c, xp, o);
+            o += p->oh * p->ow;
+            continue;
+        }
+#endif
         for (oy = 0; oy < p->oh; ++oy, o += p->ow) {
             const mlvm_index_t h0 = qp_max(oy * p->sh - p->pt, 0);
             const mlvm_index_t h1 = qp_min(oy * p->sh - p->pt + p->kh, p->h);

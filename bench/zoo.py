@@ -26,7 +26,7 @@ import statistics
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -231,6 +231,15 @@ def layers(light: Path, rounds: int, batch_ms: float) -> None:
         print(f"| {r[0] - r[1]:+.3f} | {r[2]:.2f}x | {r[3]} | {r[4]} |")
 
 
+def _selected(models: str, out_dir: Path) -> Iterator[tuple[str, Path, str, tuple[int, ...]]]:
+    """(name, file, data input, its shape) of each light model whose name
+    matches the regular expression `models`, written to out_dir."""
+    for light in sorted(LIGHT.glob("light_*.onnx")):
+        name = light.stem.removeprefix("light_")
+        if re.search(models, name) is not None:
+            yield (name, *model_file(light, out_dir))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", default=".", help="regular expression over the model names")
@@ -250,24 +259,21 @@ def main() -> None:
     runtime_library()  # built once up front, so that no model's compile time includes it
     print("| model | parameters | mlvm.compile s | mlvm ms | onnxruntime ms | mlvm / onnxruntime | max rel. error |")
     print("|---|---|---|---|---|---|---|")
-    ratios = []
+    ratios, kernel_path = [], "?"
     with tempfile.TemporaryDirectory(prefix="mlvm-zoo-") as tmp:
-        for light in sorted(LIGHT.glob("light_*.onnx")):
-            name = light.stem.removeprefix("light_")
-            if re.search(args.models, name) is None:
-                continue
-            path, data, shape = model_file(light, Path(tmp))
+        for name, path, data, shape in _selected(args.models, Path(tmp)):
             row = measure(path, data, shape, args.rounds, args.batch_ms)
             params = f"{int(row['params']) / 1e6:.1f} M"  # type: ignore[call-overload]
             if "error" in row:
                 print(f"| {name} | {params} | not supported: {row['error']} | | | | |", flush=True)
                 continue
             ratios.append(float(row["ratio"]))  # type: ignore[arg-type]
+            kernel_path = str(row["path"])
             print(f"| {name} | {params} | {row['compile_s']:.1f} | {row['mlvm_ms']:.2f} | {row['ort_ms']:.2f} | "
                   f"{row['ratio']:.2f}x | {row['rel_err']:.1e} |", flush=True)
     if ratios:
         print(f"\ngeometric mean mlvm / onnxruntime: {float(np.exp(np.mean(np.log(ratios)))):.3f}x "
-              f"over {len(ratios)} models; kernel path {row.get('path')}")
+              f"over {len(ratios)} models; kernel path {kernel_path}")
 
 
 def int8_table(args: argparse.Namespace) -> None:
@@ -277,13 +283,9 @@ def int8_table(args: argparse.Namespace) -> None:
     print("| model | quantize s | mlvm.compile s | mlvm int8 ms | onnxruntime int8 ms | mlvm / onnxruntime | "
           "outputs differing |")
     print("|---|---|---|---|---|---|---|")
-    ratios, path = [], "?"
+    ratios, kernel_path = [], "?"
     with tempfile.TemporaryDirectory(prefix="mlvm-zoo-int8-") as tmp:
-        for light in sorted(LIGHT.glob("light_*.onnx")):
-            name = light.stem.removeprefix("light_")
-            if re.search(args.models, name) is None:
-                continue
-            path, data, shape = model_file(light, Path(tmp))
+        for name, path, data, shape in _selected(args.models, Path(tmp)):
             t = time.perf_counter()
             q = quantized_file(path)
             tq = time.perf_counter() - t
@@ -292,12 +294,12 @@ def int8_table(args: argparse.Namespace) -> None:
                 print(f"| {name} | {tq:.1f} | not supported: {row['error']} | | | | |", flush=True)
                 continue
             ratios.append(float(row["ratio"]))  # type: ignore[arg-type]
-            path = str(row["path"])
+            kernel_path = str(row["path"])
             print(f"| {name} | {tq:.1f} | {row['compile_s']:.1f} | {row['mlvm_ms']:.2f} | {row['ort_ms']:.2f} | "
                   f"{row['ratio']:.2f}x | {row['differ']} of {row['outputs']} |", flush=True)
     if ratios:
         print(f"\ngeometric mean mlvm / onnxruntime (int8): {float(np.exp(np.mean(np.log(ratios)))):.3f}x "
-              f"over {len(ratios)} models; kernel path {path}")
+              f"over {len(ratios)} models; kernel path {kernel_path}")
 
 
 if __name__ == "__main__":

@@ -401,6 +401,16 @@ class FuseQdqMul(RewritePattern):
         rewriter.replace(q, [], [b.op(QuantizeOp, [f, one.result, zero.result], shape, e.name)])
 
 
+def _unary_u8(q: QuantizeOp, src: Operation) -> DequantizeOp | None:
+    """The dequantize of quantize(src(dequantize(x))), x and the result u8
+    with one scale and zero point each, src read by q alone (onnxruntime
+    fuses no i8 pool or softmax on x86: it computes those in f32)."""
+    dx = _dq(src.operands[0], ("ui8",))
+    if dx is None or _elem(q.result) != "ui8" or not only_use(src.results[0], q):
+        return None
+    return None if any(prod(value_shape(v)) != 1 for v in (dx.scale, dx.zero_point, q.scale, q.zero_point)) else dx
+
+
 @dataclass
 class FuseQdqAvgPool(RewritePattern):
     """quantize(average pool(dequantize(x))), u8 with one scale and zero
@@ -412,12 +422,10 @@ class FuseQdqAvgPool(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, q: QuantizeOp, rewriter: PatternRewriter) -> None:
         src = q.x.owner
-        if not isinstance(src, Pool2dOp) or src.kind.data != "avg" or not only_use(src.result, q):
+        if not isinstance(src, Pool2dOp) or src.kind.data != "avg":
             return
-        dx = _dq(src.x, ("ui8",))
-        if dx is None or _elem(q.result) != "ui8":
-            return  # (onnxruntime fuses no i8 pool on x86: in f32 there)
-        if any(prod(value_shape(v)) != 1 for v in (dx.scale, dx.zero_point, q.scale, q.zero_point)):
+        dx = _unary_u8(q, src)
+        if dx is None:
             return
         b = _Builder(rewriter, q)
         props = {k: src.properties[k] for k in ("window", "strides", "padding") if k in src.properties}
@@ -438,12 +446,10 @@ class FuseQdqSoftmax(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, q: QuantizeOp, rewriter: PatternRewriter) -> None:
         src = q.x.owner
-        if not isinstance(src, SoftmaxOp) or not only_use(src.result, q):
+        if not isinstance(src, SoftmaxOp):
             return
-        dx = _dq(src.operand, ("ui8",))
-        if dx is None or _elem(q.result) != "ui8":
-            return  # (onnxruntime fuses no i8 softmax on x86: in f32 there)
-        if any(prod(value_shape(v)) != 1 for v in (dx.scale, dx.zero_point, q.scale, q.zero_point)):
+        dx = _unary_u8(q, src)
+        if dx is None:
             return
         sx = constant_of(dx.scale)
         n = value_shape(q.x)[src.norm_axis()]

@@ -12,6 +12,7 @@
 #include "mlvm/kernels.h"
 #include "mlvm/kernels_nn.h"
 #include "mlvm/scalar.h"
+#include "window.h"
 
 /* A chunk of up to MLVM_QP_CHUNK outputs of a row at a time, each its own
  * lane of acc: per input row of the windows, its values in the chunk's
@@ -31,13 +32,10 @@ typedef struct qp_ctx {
     float s, sy, zy;
 } qp_ctx_t;
 
-static mlvm_index_t qp_max(mlvm_index_t a, mlvm_index_t b) { return a > b ? a : b; }
-static mlvm_index_t qp_min(mlvm_index_t a, mlvm_index_t b) { return a < b ? a : b; }
-
 /* buf[t - a] = row[t] dequantized for t in [a, b), 0 outside [0, w). */
 static void qp_row(const qp_ctx_t *c, const uint8_t *row, mlvm_index_t a, mlvm_index_t b, float *buf)
 {
-    const mlvm_index_t lo = qp_max(a, 0), hi = qp_max(lo, qp_min(b, c->p->w));
+    const mlvm_index_t lo = mlvm_imax(a, 0), hi = mlvm_imax(lo, mlvm_imin(b, c->p->w));
     const int32_t zx = c->zx; /* in locals: the stores to buf might alias *c */
     const float s = c->s;
     mlvm_index_t t;
@@ -53,6 +51,24 @@ static void qp_row(const qp_ctx_t *c, const uint8_t *row, mlvm_index_t a, mlvm_i
         buf[t - a] = 0.0f;
 }
 
+/* o[u] from the sums acc[u] of n outputs of a row, u < n: output u's
+ * window spans input rows [h0, h1) and padded columns from a + u * sw;
+ * its sum over the count of its elements inside x, over ys, plus zy,
+ * quantized (the two loops apart, so that the first vectorises). */
+static void qp_finish(const qp_ctx_t *c, float *acc, mlvm_index_t n, mlvm_index_t h0, mlvm_index_t h1,
+                      mlvm_index_t a, uint8_t *o)
+{
+    const mlvm_pool2d_t *p = c->p;
+    const float sy = c->sy, zy = c->zy;
+    mlvm_index_t u;
+    for (u = 0; u < n; ++u) {
+        const mlvm_index_t w0 = mlvm_imax(a + u * p->sw, 0), w1 = mlvm_imin(a + u * p->sw + p->kw, p->w);
+        acc[u] = acc[u] / (float)((h1 - h0) * (w1 - w0)) / sy + zy;
+    }
+    for (u = 0; u < n; ++u)
+        o[u] = c->is_signed ? (uint8_t)mlvm_quantize_i8(acc[u], 0) : mlvm_quantize_ui8(acc[u], 0);
+}
+
 /* acc[u] += buf[u * S + j], u < n (S 1 or 2 a constant, so that it vectorises). */
 #define MLVM_QP_TAP(S)                                                                          \
     do {                                                                                        \
@@ -66,13 +82,13 @@ static void qp_chunk(const qp_ctx_t *c, const uint8_t *xp, mlvm_index_t h0, mlvm
     const mlvm_pool2d_t *p = c->p;
     const mlvm_index_t a = ox0 * p->sw - p->pl, b = a + (n - 1) * p->sw + p->kw;
     float acc[MLVM_QP_CHUNK], buf[(MLVM_QP_CHUNK - 1) * 3 + 16];
-    float *const big = b - a > (mlvm_index_t)(sizeof buf / sizeof buf[0]) ? NULL : buf;
+    const int fits = b - a <= (mlvm_index_t)(sizeof buf / sizeof buf[0]);
     mlvm_index_t i, j, u;
     for (u = 0; u < n; ++u)
         acc[u] = 0.0f;
-    if (big == NULL) { /* strides past 3 or windows past 16 wide: one output at a time */
+    if (!fits) { /* strides past 3 or windows past 16 wide: one output at a time */
         for (u = 0; u < n; ++u) {
-            const mlvm_index_t w0 = qp_max(a + u * p->sw, 0), w1 = qp_min(a + u * p->sw + p->kw, p->w);
+            const mlvm_index_t w0 = mlvm_imax(a + u * p->sw, 0), w1 = mlvm_imin(a + u * p->sw + p->kw, p->w);
             for (i = h0; i < h1; ++i)
                 for (j = w0; j < w1; ++j)
                     acc[u] += (float)((c->is_signed ? (int32_t)(int8_t)xp[i * p->w + j]
@@ -91,15 +107,7 @@ static void qp_chunk(const qp_ctx_t *c, const uint8_t *xp, mlvm_index_t h0, mlvm
             }
         }
     }
-    {
-        const float sy = c->sy, zy = c->zy;
-        for (u = 0; u < n; ++u) { /* the count of the window's elements inside x */
-            const mlvm_index_t w0 = qp_max(a + u * p->sw, 0), w1 = qp_min(a + u * p->sw + p->kw, p->w);
-            acc[u] = acc[u] / (float)((h1 - h0) * (w1 - w0)) / sy + zy;
-        }
-    }
-    for (u = 0; u < n; ++u)
-        o[u] = c->is_signed ? (uint8_t)mlvm_quantize_i8(acc[u], 0) : mlvm_quantize_ui8(acc[u], 0);
+    qp_finish(c, acc, n, h0, h1, a, o);
 }
 #undef MLVM_QP_TAP
 
@@ -139,17 +147,9 @@ static void qp_plane(const qp_ctx_t *c, const uint8_t *xp, uint8_t *o)
             for (t = 0; t < n; ++t)
                 acc[t] += src[t];
         }
-    for (y = 0; y < p->oh; ++y) {
-        const mlvm_index_t h0 = qp_max(y - p->pt, 0), h1 = qp_min(y - p->pt + p->kh, p->h);
-        const float sy = c->sy, zy = c->zy;
-        for (t = 0; t < p->ow; ++t) {
-            const mlvm_index_t w0 = qp_max(t - p->pl, 0), w1 = qp_min(t - p->pl + p->kw, p->w);
-            acc[y * wp + t] = acc[y * wp + t] / (float)((h1 - h0) * (w1 - w0)) / sy + zy;
-        }
-        for (t = 0; t < p->ow; ++t)
-            o[y * p->ow + t] = c->is_signed ? (uint8_t)mlvm_quantize_i8(acc[y * wp + t], 0)
-                                            : mlvm_quantize_ui8(acc[y * wp + t], 0);
-    }
+    for (y = 0; y < p->oh; ++y)
+        qp_finish(c, acc + y * wp, p->ow, mlvm_imax(y - p->pt, 0), mlvm_imin(y - p->pt + p->kh, p->h),
+                  -p->pl, o + y * p->ow);
 }
 #endif
 
@@ -173,10 +173,10 @@ void mlvm_qavgpool2d_8(const mlvm_pool2d_t *p, int32_t is_signed, const void *x,
         }
 #endif
         for (oy = 0; oy < p->oh; ++oy, o += p->ow) {
-            const mlvm_index_t h0 = qp_max(oy * p->sh - p->pt, 0);
-            const mlvm_index_t h1 = qp_min(oy * p->sh - p->pt + p->kh, p->h);
+            const mlvm_index_t h0 = mlvm_imax(oy * p->sh - p->pt, 0);
+            const mlvm_index_t h1 = mlvm_imin(oy * p->sh - p->pt + p->kh, p->h);
             for (ox = 0; ox < p->ow; ox += n) {
-                n = qp_min(p->ow - ox, MLVM_QP_CHUNK);
+                n = mlvm_imin(p->ow - ox, MLVM_QP_CHUNK);
                 qp_chunk(&c, xp, h0, h1, ox, n, o + ox);
             }
         }

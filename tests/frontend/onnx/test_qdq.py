@@ -15,6 +15,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
 from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
 
 import mlvm
 from mlvm.codegen.lowering import value_shape
@@ -114,6 +115,27 @@ def test_qdq_matches_onnxruntime_bit_for_bit(qdq: Path) -> None:
         np.testing.assert_array_equal(m.main(x), want)
 
 
+def _quantized(f32: Path, shape: tuple[int, ...], act: QuantType = QuantType.QUInt8) -> tuple[Path, ModuleOp]:
+    """f32 quantized by onnxruntime's static quantizer beside it (QDQ,
+    per-channel s8 weights, `act` activations), and its module after
+    mlvm-fuse-qdq."""
+    out = f32.with_name("qdq.onnx")
+    quantize_static(str(f32), str(out), Calibration("x", shape), quant_format=QuantFormat.QDQ, per_channel=True,
+                    activation_type=act, weight_type=QuantType.QInt8)
+    module, _ = import_onnx(out)
+    FuseQdqPass().apply(Context(), module)
+    return out, module
+
+
+def _assert_as_onnxruntime(qdq: Path, shape: tuple[int, ...], g: np.random.Generator, scale: float = 1.5) -> None:
+    """mlvm's outputs are onnxruntime's, bit for bit, on 10 inputs from g."""
+    sess = ort.InferenceSession(str(qdq), providers=["CPUExecutionProvider"])
+    m = mlvm.compile(qdq)
+    for _ in range(10):
+        x = (g.standard_normal(shape) * scale).astype(np.float32)
+        np.testing.assert_array_equal(m.main(x), sess.run(None, {"x": x})[0])
+
+
 def mlp(path: Path, rows: int) -> Path:
     """Gemm transB=1 with a bias (PyTorch's Linear), Relu, MatMul with a
     [K, N] weight plus a bias (a Keras Dense), over `rows` rows."""
@@ -131,20 +153,10 @@ def mlp(path: Path, rows: int) -> Path:
 def test_qdq_linear_layers_run_in_integers(tmp_path: Path, rows: int, act: QuantType) -> None:
     """Gemm / MatMul + bias layers become 1x1 int8 convolutions over their
     rows (mlvm-fuse-qdq's FuseQdqLinear), bit for bit onnxruntime's."""
-    out = tmp_path / "qdq.onnx"
-    quantize_static(str(mlp(tmp_path / "f32.onnx", rows)), str(out), Calibration("x", (rows, 37)),
-                    quant_format=QuantFormat.QDQ, per_channel=True, activation_type=act,
-                    weight_type=QuantType.QInt8)
-    module, _ = import_onnx(out)
-    FuseQdqPass().apply(Context(), module)
+    out, module = _quantized(mlp(tmp_path / "f32.onnx", rows), (rows, 37), act)
     ops = Counter(op.name for op in module.walk())
     assert ops["mlvm.qconv2d_requant"] == 2 and ops["mlvm.matmul"] == 0, ops
-    sess = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
-    m = mlvm.compile(out)
-    g = np.random.default_rng(4)
-    for _ in range(10):
-        x = (g.standard_normal((rows, 37)) * 1.5).astype(np.float32)
-        np.testing.assert_array_equal(m.main(x), sess.run(None, {"x": x})[0])
+    _assert_as_onnxruntime(out, (rows, 37), np.random.default_rng(4))
 
 
 def scaled_pools(path: Path) -> Path:
@@ -168,21 +180,10 @@ def test_qdq_mul_and_average_pools_as_onnxruntime(tmp_path: Path) -> None:
     default: with s8 ones onnxruntime 1.32 fuses some of these nodes and
     leaves others in f32, depending on which of their tensors are graph
     outputs, so its results follow no one rule.)"""
-    act = QuantType.QUInt8
-    out = tmp_path / "qdq.onnx"
-    quantize_static(str(scaled_pools(tmp_path / "f32.onnx")), str(out), Calibration("x", (1, 3, 10, 14)),
-                    quant_format=QuantFormat.QDQ, per_channel=True, activation_type=act,
-                    weight_type=QuantType.QInt8)
-    module, _ = import_onnx(out)
-    FuseQdqPass().apply(Context(), module)
+    out, module = _quantized(scaled_pools(tmp_path / "f32.onnx"), (1, 3, 10, 14))
     ops = Counter(op.name for op in module.walk())
     assert ops["mlvm.qavgpool2d"] == 2 and ops["mlvm.pool2d"] == 0 and ops["mlvm.dequantize"] == 1, ops
-    sess = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
-    m = mlvm.compile(out)
-    g = np.random.default_rng(6)
-    for _ in range(10):
-        x = (g.standard_normal((1, 3, 10, 14)) * 1.5).astype(np.float32)
-        np.testing.assert_array_equal(m.main(x), sess.run(None, {"x": x})[0])
+    _assert_as_onnxruntime(out, (1, 3, 10, 14), np.random.default_rng(6))
 
 
 def classifier(path: Path, n: int) -> Path:
@@ -199,19 +200,9 @@ def classifier(path: Path, n: int) -> Path:
 def test_qdq_softmax_as_onnxruntime(tmp_path: Path, n: int) -> None:
     """A QDQ Softmax computed as onnxruntime's QLinearSoftmax does (its table
     of exponentials, f32 sums, floor(1 / y_scale)), bit for bit."""
-    out = tmp_path / "qdq.onnx"
-    quantize_static(str(classifier(tmp_path / "f32.onnx", n)), str(out), Calibration("x", (2, 40)),
-                    quant_format=QuantFormat.QDQ, per_channel=True, activation_type=QuantType.QUInt8,
-                    weight_type=QuantType.QInt8)
-    module, _ = import_onnx(out)
-    FuseQdqPass().apply(Context(), module)
+    out, module = _quantized(classifier(tmp_path / "f32.onnx", n), (2, 40))
     assert Counter(op.name for op in module.walk())["mlvm.qsoftmax"] == 1
-    sess = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
-    m = mlvm.compile(out)
-    g = np.random.default_rng(9)
-    for _ in range(10):
-        x = (g.standard_normal((2, 40)) * 2.0).astype(np.float32)
-        np.testing.assert_array_equal(m.main(x), sess.run(None, {"x": x})[0])
+    _assert_as_onnxruntime(out, (2, 40), np.random.default_rng(9), scale=2.0)
 
 
 @pytest.mark.parametrize("signed", [False, True], ids=["u8", "s8"])
@@ -266,20 +257,10 @@ def concat_model(path: Path) -> Path:
 def test_qdq_concat_in_bytes_as_onnxruntime(tmp_path: Path) -> None:
     """A QDQ Concat joins the bytes (each input requantized to the output's
     parameters by the float form's steps), bit for bit onnxruntime's."""
-    out = tmp_path / "qdq.onnx"
-    quantize_static(str(concat_model(tmp_path / "f32.onnx")), str(out), Calibration("x", (1, 3, 6, 7)),
-                    quant_format=QuantFormat.QDQ, per_channel=True, activation_type=QuantType.QUInt8,
-                    weight_type=QuantType.QInt8)
-    module, _ = import_onnx(out)
-    FuseQdqPass().apply(Context(), module)
+    out, module = _quantized(concat_model(tmp_path / "f32.onnx"), (1, 3, 6, 7))
     concats = [op for op in module.walk() if op.name == "mlvm.concat"]
     assert len(concats) == 1 and all(str(v.type).endswith("xui8>") for v in concats[0].operands)
-    sess = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
-    m = mlvm.compile(out)
-    g = np.random.default_rng(12)
-    for _ in range(10):
-        x = (g.standard_normal((1, 3, 6, 7)) * 1.5).astype(np.float32)
-        np.testing.assert_array_equal(m.main(x), sess.run(None, {"x": x})[0])
+    _assert_as_onnxruntime(out, (1, 3, 6, 7), np.random.default_rng(12))
 
 
 def test_qdq_softmax_over_channels_as_onnxruntime(tmp_path: Path) -> None:
@@ -289,15 +270,6 @@ def test_qdq_softmax_over_channels_as_onnxruntime(tmp_path: Path) -> None:
     g = np.random.default_rng(13)
     w = numpy_helper.from_array((g.standard_normal((6, 3, 1, 1)) * 0.8).astype(np.float32), "w")
     nodes = [helper.make_node("Conv", ["x", "w"], ["c"]), helper.make_node("Softmax", ["c"], ["y"], axis=1)]
-    out = tmp_path / "qdq.onnx"
-    quantize_static(str(_save(tmp_path / "f32.onnx", "seg", nodes, [w], [1, 3, 5, 7])), str(out),
-                    Calibration("x", (1, 3, 5, 7)), quant_format=QuantFormat.QDQ, per_channel=True,
-                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
-    module, _ = import_onnx(out)
-    FuseQdqPass().apply(Context(), module)
+    out, module = _quantized(_save(tmp_path / "f32.onnx", "seg", nodes, [w], [1, 3, 5, 7]), (1, 3, 5, 7))
     assert Counter(op.name for op in module.walk())["mlvm.qsoftmax"] == 1
-    sess = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
-    m = mlvm.compile(out)
-    for _ in range(10):
-        x = (g.standard_normal((1, 3, 5, 7)) * 1.5).astype(np.float32)
-        np.testing.assert_array_equal(m.main(x), sess.run(None, {"x": x})[0])
+    _assert_as_onnxruntime(out, (1, 3, 5, 7), g)

@@ -15,9 +15,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from math import prod
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType, i64
 from xdsl.ir import SSAValue
 from xdsl.irdl import (
@@ -36,6 +37,7 @@ from mlvm.dialect.base import MlvmOp, result_dtype, result_shape, type_str
 from mlvm.dialect.elements import ELEMS, FLOATS
 from mlvm.dialect.nn import ConvWindowOp, _int, align64, conv2d_dims, conv2d_phase_plane, pool2d_dims
 from mlvm.dialect.ops import ElementwiseOp, from_qlanes, qconv_lane_count
+from mlvm.dialect.shapes import broadcast_shapes
 
 if TYPE_CHECKING:
     from mlvm.codegen.lowering import Lowering
@@ -57,6 +59,62 @@ def round_saturate(x: np.ndarray, zp: np.ndarray, dtype: np.dtype) -> np.ndarray
         r = np.rint(x.astype(np.float32)) + zp.astype(np.float32)
         r = np.where(np.isnan(r), zp.astype(np.float32), r)
         return np.clip(r, info.min, info.max).astype(dtype)
+
+
+def fma_f32(a: ArrayLike, b: ArrayLike, c: ArrayLike) -> np.ndarray:
+    """a * b + c of f32 values rounded once (IEEE fusedMultiplyAdd), as
+    vmath.h's mlvm_fma_exact computes it without the instruction: the
+    product exact in f64, the sum rounded to odd (moved one ulp toward the
+    exact value where it was inexact and landed on an even f64), then
+    rounded to f32, which is then the exact value's rounding."""
+    x, y, z = (np.asarray(v, np.float32).astype(np.float64) for v in (a, b, c))
+    with np.errstate(all="ignore"):
+        p = x * y
+        s = p + z
+        bb = s - p
+        e = (p - (s - bb)) + (z - bb)
+        inexact_even = ((e > 0) | (e < 0)) & ((s.view(np.int64) & 1) == 0)
+        s = np.where(inexact_even, np.nextafter(s, np.where(e > 0, np.inf, -np.inf)), s)
+        return s.astype(np.float32)
+
+
+class QAddLayout(NamedTuple):
+    """How mlvm.qadd's operands cover y, read as [outer, mid, inner]: both
+    whole (small 0), or the `small` one (1: a, 2: b) the values of y's dims
+    of one run (mid), broadcast over those before (outer) and after (inner);
+    and whether a is constant along onnxruntime's innermost run (`swap`: a
+    single value, or the small operand broadcast over inner), where its
+    kernel takes the operands in the other order."""
+
+    small: int
+    outer: int
+    mid: int
+    inner: int
+    swap: bool
+
+
+def qadd_layout(sa: Sequence[int], sb: Sequence[int], sy: Sequence[int]) -> QAddLayout | None:
+    """mlvm.qadd's layout of a and b over y, or None where neither has y's
+    shape or the other's dims that are not broadcast are not one run."""
+    n = prod(sy)
+    if tuple(sa) == tuple(sy) and tuple(sb) == tuple(sy):
+        return QAddLayout(0, 1, 1, n, prod(sa) == 1)
+    if tuple(sa) != tuple(sy) and tuple(sb) != tuple(sy):
+        return None
+    small_is_a = tuple(sa) != tuple(sy)
+    ss = sa if small_is_a else sb
+    if len(ss) > len(sy):
+        return None
+    padded = (1,) * (len(sy) - len(ss)) + tuple(ss)
+    if any(d not in (1, y) for d, y in zip(padded, sy)):
+        return None
+    kept = [i for i, (d, y) in enumerate(zip(padded, sy)) if d == y and y != 1]
+    lo, hi = (kept[0], kept[-1] + 1) if kept else (0, 0)
+    if any(padded[i] != sy[i] for i in range(lo, hi)):
+        return None
+    outer, mid, inner = prod(sy[:lo]), prod(sy[lo:hi]), prod(sy[hi:])
+    return QAddLayout(1 if small_is_a else 2, outer, mid, inner,
+                      prod(sa) == 1 or (small_is_a and inner > 1))
 
 
 @irdl_op_definition
@@ -553,11 +611,16 @@ def _expect_single(op: MlvmOp, *indices: int) -> None:
 @irdl_op_definition
 class QAddOp(MlvmOp):
     """`a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale,
-    y_zero_point -> y`: quantize(dequantize(a) + dequantize(b)) with every
-    step the f32 operation of those three ops (ONNX QLinearAdd, as a QDQ
-    model spells it: the residual adds of quantized ResNets). a, b and y
-    are i8 or ui8 of one shape, each with its own type; scales f32 and zero
-    points single values. Made by mlvm-fuse-qdq."""
+    y_zero_point -> y`: quantize(dequantize(a) + dequantize(b)) (ONNX
+    QLinearAdd, as a QDQ model spells it: the residual adds of quantized
+    ResNets, a quantized bias), computed as onnxruntime's QLinearAdd kernel
+    on x86-64 does: with rx = sx / sy and rw = sw / sy in f32,
+    saturate(nearbyint(fma(x, rx, fma(w, rw, zy - fma(rx, zx, rw * zw))))),
+    each fma rounded once, (x, w) = (a, b), or (b, a) where a is constant
+    along onnxruntime's innermost run (QAddLayout.swap). a, b and y are i8
+    or ui8, each with its own type; one of a and b has y's shape, the other
+    broadcasts to it over dims of one run (qadd_layout); scales f32 and
+    zero points single values. Made by mlvm-fuse-qdq."""
 
     name = "mlvm.qadd"
     a = operand_def(TensorType)
@@ -572,7 +635,7 @@ class QAddOp(MlvmOp):
     traits = traits_def(Pure())
     OPERAND_NAMES: ClassVar[tuple[str, ...]] = (
         "a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point")
-    # element i of y is written after a[i] and b[i] are read
+    # element i of y is written after a[i] and b[i] are read (the operand of y's type)
     INPLACE_OPERANDS: ClassVar[tuple[int, ...]] = (0, 3)
 
     def verify_(self) -> None:
@@ -585,32 +648,42 @@ class QAddOp(MlvmOp):
             self.expect_elem(ops[i], self.OPERAND_NAMES[i], ("f32",))
         _expect_single(self, 1, 2, 4, 5, 6, 7)
         sa, sb = self.shape_of(self.a, "a"), self.shape_of(self.b, "b")
-        if sa != sb:
+        sy = broadcast_shapes(sa, sb)
+        if sy is None or qadd_layout(sa, sb, sy) is None:
             raise VerifyException(
-                f"{self.name}: a {type_str(self.a.type)} and b {type_str(self.b.type)} must have one shape")
-        self.expect_result(0, sa, y)
+                f"{self.name}: a {type_str(self.a.type)} and b {type_str(self.b.type)} must have one shape, "
+                "or one of them broadcast to the other's over dims of one run")
+        self.expect_result(0, sy, y)
+
+    def layout(self) -> QAddLayout:
+        sy = self.shape_of(self.result, "result")
+        found = qadd_layout(self.shape_of(self.a, "a"), self.shape_of(self.b, "b"), sy)
+        assert found is not None, "verified"
+        return found
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
     ) -> list[np.ndarray]:
         a, sa, za, b, sb, zb, sy, zy = inputs
-
-        def deq(q: np.ndarray, s: np.ndarray, z: np.ndarray) -> np.ndarray:
-            d = (q.astype(np.int64) - z.astype(np.int64).reshape(())).astype(np.float32)
-            return (d * s.astype(np.float32).reshape(())).astype(np.float32)
-
+        shape = result_shape(self)
+        swap = self.layout().swap
+        (x, sx, zx), (w, sw, zw) = ((b, sb, zb), (a, sa, za)) if swap else ((a, sa, za), (b, sb, zb))
         with np.errstate(all="ignore"):
-            r = (deq(a, sa, za) + deq(b, sb, zb)).astype(np.float32) / sy.astype(np.float32).reshape(())
-        return [round_saturate(r.astype(np.float32), zy.reshape(()), result_dtype(self))]
+            rx = np.float32(sx.reshape(())) / np.float32(sy.reshape(()))
+            rw = np.float32(sw.reshape(())) / np.float32(sy.reshape(()))
+            fixed = np.float32(zy.reshape(())) - fma_f32(rx, np.float32(zx.reshape(())), rw * np.float32(zw.reshape(())))
+            t = fma_f32(np.broadcast_to(w, shape).astype(np.float32), rw, fixed)
+            v = fma_f32(np.broadcast_to(x, shape).astype(np.float32), rx, t)
+        return [round_saturate(v, np.zeros((), np.int32), result_dtype(self))]
 
     def lower(self, cg: Lowering) -> None:
-        n = prod(self.shape_of(self.result, "result"))
-        if n == 0:
+        if prod(self.shape_of(self.result, "result")) == 0:
             return
-        flags = [int(self.elem_of(v, w) == "i8") for v, w in ((self.a, "a"), (self.b, "b"), (self.result, "y"))]
-        p = cg.const_struct("mlvm_qadd_t", ", ".join(str(f) for f in flags))
+        lay = self.layout()
+        signs = [int(self.elem_of(v, w) == "i8") for v, w in ((self.a, "a"), (self.b, "b"), (self.result, "y"))]
+        p = cg.const_struct("mlvm_qadd_t", ", ".join(str(f) for f in (*signs, int(lay.swap), lay.small)))
         args = ", ".join(cg.ptr(v) for v in self.operands)
-        cg.stmt(f"mlvm_qadd_8({p}, {n}u, {args}, {cg.ptr(self.result)});")
+        cg.stmt(f"mlvm_qadd_8({p}, {lay.outer}u, {lay.mid}u, {lay.inner}u, {args}, {cg.ptr(self.result)});")
 
 
 @irdl_op_definition

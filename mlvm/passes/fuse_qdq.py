@@ -18,9 +18,9 @@ outputs, as those four ops for 16-bit ones.
 a rank-2 matmul with a weight known at compile time (a bias and a relu
 optional), becomes a 1x1 qconv2d_requant over its rows (FuseQdqLinear);
 other rank-2 matmuls without a bias become qmatmul + requantize. The sum of two
-dequantized 8-bit tensors of one shape, quantized to 8 bits (a residual
-add), becomes one mlvm.qadd, which does the same f32 steps in one pass
-over bytes. The multiplier is
+dequantized 8-bit tensors, quantized to 8 bits (a residual add, a
+quantized bias), becomes one mlvm.qadd, which computes it as
+onnxruntime's QLinearAdd does, in one pass over bytes. The multiplier is
 computed by f32 ops on the scale tensors, which constant folding turns into
 a constant when the scales are known.
 """
@@ -71,6 +71,7 @@ from mlvm.dialect.quant import (
     QSoftmaxOp,
     QuantizeOp,
     RequantizeOp,
+    qadd_layout,
     qsoftmax_table,
 )
 from mlvm.passes.canonicalize import constant_of, make_constant, only_use
@@ -348,6 +349,11 @@ def _binary_qdq(q: QuantizeOp, cls: type[MlvmOp]) -> tuple[DequantizeOp, Dequant
 
 @dataclass
 class FuseQdqAdd(RewritePattern):
+    """quantize(add(dequantize(a), dequantize(b))), 8-bit with one scale and
+    zero point each, one operand of the sum's shape and the other of it or
+    broadcast over dims of one run: one mlvm.qadd (onnxruntime's
+    QLinearAdd, which it makes of both types and any broadcast)."""
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, q: QuantizeOp, rewriter: PatternRewriter) -> None:
         found = _binary_qdq(q, AddOp)
@@ -355,8 +361,8 @@ class FuseQdqAdd(RewritePattern):
             return
         da, db = found
         shape = value_shape(q.result)
-        if value_shape(da.q) != shape or value_shape(db.q) != shape or value_shape(q.x) != shape:
-            return
+        if value_shape(q.x) != shape or qadd_layout(value_shape(da.q), value_shape(db.q), shape) is None:
+            return  # (both operands broadcast, or the small one's dims not one run: left in f32)
         b = _Builder(rewriter, q)
         operands = [da.q, b.reshape(da.scale, ()), b.reshape(da.zero_point, ()),
                     db.q, b.reshape(db.scale, ()), b.reshape(db.zero_point, ()),

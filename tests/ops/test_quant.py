@@ -5,6 +5,8 @@ integer matmul in exact integer arithmetic. All results are exact."""
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import sys
 from pathlib import Path
 
@@ -232,31 +234,85 @@ for ta in (np.int8, np.uint8):
                       qconv_requant_rule(props, relu))
 
 
+_LIBM = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+_LIBM.fmaf.argtypes = [ctypes.c_float, ctypes.c_float, ctypes.c_float]
+_LIBM.fmaf.restype = ctypes.c_float
+_fmaf = np.frompyfunc(lambda a, b, c: np.float32(_LIBM.fmaf(float(a), float(b), float(c))), 3, 1)
+
+
+def fmaf(a: object, b: object, c: object) -> np.ndarray:
+    """The C library's fmaf, elementwise: a * b + c rounded once."""
+    return np.asarray(_fmaf(a, b, c), dtype=np.float32)
+
+
 def qadd_rule(a: np.ndarray, sa: np.ndarray, za: np.ndarray, b: np.ndarray, sb: np.ndarray,
               zb: np.ndarray, sy: np.ndarray, zy: np.ndarray) -> np.ndarray:
-    """quantize(dequantize(a) + dequantize(b)), each step in f32."""
-    s = (dequantize_rule(a, sa, za) + dequantize_rule(b, sb, zb)).astype(np.float32)
-    return quantize_rule(s, sy, zy)
+    """onnxruntime's QLinearAdd on x86-64 (its AVX2 kernel): with
+    ratios r = s / sy, fma(x, rx, fma(w, rw, zy - fma(rx, zx, rw zw))),
+    rounded half to even and saturated; x is b where a is constant along
+    the innermost run (a single value, or broadcast along y's last dim
+    that is not 1), a otherwise."""
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    pa = (1,) * (len(shape) - a.ndim) + a.shape
+    last = [i for i, d in enumerate(shape) if d != 1]
+    swap = a.size == 1 or (a.shape != shape and pa[last[-1]] == 1)
+    (x, sx, zx), (w, sw, zw) = ((b, sb, zb), (a, sa, za)) if swap else ((a, sa, za), (b, sb, zb))
+    with np.errstate(all="ignore"):
+        rx, rw = np.float32(sx) / np.float32(sy), np.float32(sw) / np.float32(sy)
+        fixed = np.float32(zy) - fmaf(rx, np.float32(zx), rw * np.float32(zw))
+        v = fmaf(np.broadcast_to(x, shape).astype(np.float32), rx,
+                 fmaf(np.broadcast_to(w, shape).astype(np.float32), rw, fixed))
+        info = np.iinfo(zy.dtype)
+        return np.where(np.isnan(v), 0, np.clip(np.rint(v), info.min, info.max)).astype(zy.dtype)
 
 
 # qadd: every signedness of a, b and y, sizes 1, odd primes and past the
 # vectors (16, 8) with tails, zero points at the ends of their ranges, a
-# sum saturating both ways; and a zero output scale (0 / 0 is NaN -> zy,
-# the rest infinities, saturated).
+# sum saturating both ways; and a zero output scale (infinite ratios). One
+# of a and b broadcast (a single value; channels, with a run after them or
+# not; either operand), scales half the time in ratios that make ties.
+QADD_SHAPES = (((1,), (1,)), ((31,), (31,)), ((2, 3, 17), (2, 3, 17)), ((1, 5, 7, 11), (1, 5, 7, 11)),
+               ((2, 3, 17), (3, 1)), ((3, 1), (2, 3, 17)), ((2, 5, 7), (7,)), ((7,), (2, 5, 7)),
+               ((1,), (31,)), ((31,), (1,)), ((1, 5, 7, 11), (1, 5, 1, 1)), ((1, 5, 1, 1), (2, 5, 7, 3)))
 for k, (ta, tb, ty) in enumerate([(x, y, z) for x in (np.int8, np.uint8) for y in (np.int8, np.uint8)
                                   for z in (np.int8, np.uint8)]):
-    for shape in ((1,), (31,), (2, 3, 17), (1, 5, 7, 11)):
+    for j, (shape_a, shape_b) in enumerate(QADD_SHAPES):
+        if j >= 4 and (k + j) % 2:
+            continue  # (each broadcast layout for half the types)
         ia, ib, iy = np.iinfo(ta), np.iinfo(tb), np.iinfo(ty)
-        a = g.integers(ia.min, ia.max + 1, size=shape).astype(ta)
-        b = g.integers(ib.min, ib.max + 1, size=shape).astype(tb)
+        a = g.integers(ia.min, ia.max + 1, size=shape_a).astype(ta)
+        b = g.integers(ib.min, ib.max + 1, size=shape_b).astype(tb)
         za = np.array((ia.min, ia.max, 0)[k % 3], dtype=ta)
         zb = np.array(g.integers(ib.min, ib.max + 1), dtype=tb)
         zy = np.array(g.integers(iy.min, iy.max + 1), dtype=ty)
+        sy = np.float32(g.uniform(0.01, 0.3) if shape_a != (31,) or shape_b != (31,) else 0.0)
         sa, sb = np.float32(g.uniform(0.001, 0.2)), np.float32(g.uniform(0.001, 0.2))
-        sy = np.float32(g.uniform(0.01, 0.3) if shape != (31,) else 0.0)
+        if j % 2 and sy != 0:
+            sa, sb = sy * np.float32(g.choice([0.5, 1, 2])), sy * np.float32(g.choice([0.25, 0.5, 1]))
         ins = [a, np.array(sa), za, b, np.array(sb), zb, np.array(sy), zy]
-        name = f"qadd-{np.dtype(ta).name}-{np.dtype(tb).name}-{np.dtype(ty).name}-{'x'.join(map(str, shape))}"
+        shape = np.broadcast_shapes(shape_a, shape_b)
+        name = (f"qadd-{np.dtype(ta).name}-{np.dtype(tb).name}-{np.dtype(ty).name}-"
+                f"{'x'.join(map(str, shape_a))}-{'x'.join(map(str, shape_b))}")
         SUITE.add(name, op_func("mlvm.qadd", ins, [(shape, ty)]), ins, qadd_rule)
+
+
+# Every pair of values, with scales where the two operand orders round
+# differently at some pairs (swap) and where zy - (rx zx + rw zw) rounded
+# twice differs from the fma at some (both): a and b whole, a one value
+# per row (taken second: swap), b one value per row.
+QADD_TIES = ((np.uint8, "0x1.3f88acp-5", "0x1.4f7e16p-3", "0x1.3f88acp-4", 241, 206, 214),
+             (np.uint8, "0x1.fbfe72p-4", "0x1.7d801cp-3", "0x1.235da6p-3", 223, 101, 82),
+             (np.int8, "0x1.79700ap-4", "0x1.00fe88p-3", "0x1.79700ap-3", -118, 115, -114),
+             (np.int8, "0x1.e4a9d8p-5", "0x1.e2083cp-6", "0x1.179efcp-4", 82, -45, -74))
+for t, *scales, za_, zb_, zy_ in QADD_TIES:
+    values = np.arange(np.iinfo(t).min, np.iinfo(t).max + 1).astype(t)
+    sa, sb, sy = (np.array(float.fromhex(v), np.float32) for v in scales)
+    za, zb, zy = (np.array(v, t) for v in (za_, zb_, zy_))
+    rows, cols = np.repeat(values[:, None], 256, 1), np.repeat(values[None, :], 256, 0)
+    for tag, a, b in (("whole", rows, cols), ("a-rows", values[:, None].copy(), cols), ("b-rows", cols, values[:, None].copy())):
+        ins = [a, sa, za, b, sb, zb, sy, zy]
+        SUITE.add(f"qadd-ties-{np.dtype(t).name}-{scales[0]}-{tag}", op_func("mlvm.qadd", ins, [((256, 256), t)]),
+                  ins, qadd_rule)
 
 
 def qavgpool_rule(window: tuple[int, int], strides: tuple[int, int], pads: tuple[int, int, int, int]):  # noqa: ANN201

@@ -9,7 +9,7 @@ itself (-march=native, what mlvm builds by default).
   path asks for, the same as the compiler plans (conv2d_workspace_bytes).
 * tests/runtime_c/kernels/qconv_paths.c: the int8 convolution (workspace
   path and mlvm_qconv2d_8) against an int64 loop, and mlvm_qadd_8 against
-  scalar.h's quantize, per int8 path (AVX-512 VNNI with and without VBMI,
+  its formula (the C library's fmaf), per int8 path (AVX-512 VNNI with and without VBMI,
   AVX-VNNI, AVX2, portable), also under ASan/UBSan; and the workspace it
   asks for, the same as the compiler plans.
 * tests/runtime_c/kernels/vmath_ulp.c: exp, sigmoid, tanh and erf of
@@ -122,6 +122,8 @@ def test_vector_math_within_its_ulp_bounds(path: str, tmp_path: Path) -> None:
     assert lines == ["exp", "sigmoid", "tanh", "erf"], stdout
     # the array kernels (AVX-512: sixteen lanes at a time) give the same bits
     assert f"vmath_ulp[{reported_name(path)}] arrays: 0 differ" in stdout, stdout
+    # a * b + c rounded once, with the instruction or without (portable, scalar)
+    assert f"vmath_ulp[{reported_name(path)}] fma_exact: 0 differ" in stdout, stdout
 
 
 VMATH_LOOPS = """#include "mlvm/kernels.h"

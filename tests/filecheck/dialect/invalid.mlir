@@ -368,11 +368,18 @@ func.func @f(%x: tensor<1x6x5x5xui8>, %w: tensor<3x72xi8>, %zx: tensor<ui8>, %zw
 // CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.qconv2d: w_lanes needs 4 or more output channels per group (3 in 1 groups)
 
 // -----
-func.func @f(%a: tensor<4x3xui8>, %b: tensor<3xui8>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<4x3xui8> {
-  %0 = "mlvm.qadd"(%a, %s, %z, %b, %s, %z, %s, %z) : (tensor<4x3xui8>, tensor<f32>, tensor<ui8>, tensor<3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<4x3xui8>
+func.func @f(%a: tensor<4x1xui8>, %b: tensor<3xui8>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<4x3xui8> {
+  %0 = "mlvm.qadd"(%a, %s, %z, %b, %s, %z, %s, %z) : (tensor<4x1xui8>, tensor<f32>, tensor<ui8>, tensor<3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<4x3xui8>
   func.return %0 : tensor<4x3xui8>
 }
-// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.qadd: a tensor<4x3xui8> and b tensor<3xui8> must have one shape
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.qadd: a tensor<4x1xui8> and b tensor<3xui8> must have one shape, or one of them broadcast to the other's over dims of one run
+
+// -----
+func.func @f(%a: tensor<4x5x3xui8>, %b: tensor<4x1x3xui8>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<4x5x3xui8> {
+  %0 = "mlvm.qadd"(%a, %s, %z, %b, %s, %z, %s, %z) : (tensor<4x5x3xui8>, tensor<f32>, tensor<ui8>, tensor<4x1x3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<4x5x3xui8>
+  func.return %0 : tensor<4x5x3xui8>
+}
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.qadd: a tensor<4x5x3xui8> and b tensor<4x1x3xui8> must have one shape, or one of them broadcast to the other's over dims of one run
 
 // -----
 func.func @f(%a: tensor<4x3xui8>, %s: tensor<f32>, %s2: tensor<2xf32>, %z: tensor<ui8>) -> tensor<4x3xui8> {

@@ -108,23 +108,54 @@ func.func @add(%aq: tensor<1x4x3x3xui8>, %bq: tensor<1x4x3x3xi8>, %sa: tensor<f3
 }
 
 // -----
-// Must not: a broadcast operand, per-channel scales, a 16-bit output, a sum
+// One operand broadcast over dims of one run (a quantized bias per
+// channel, a row, a single value; either side): mlvm.qadd too.
+// CHECK-LABEL: func.func @add_broadcast
+// CHECK: "mlvm.qadd"(%xq, %s, %z, %cq, %s, %z, %s, %z) : (tensor<2x4x3x3xui8>, tensor<f32>, tensor<ui8>, tensor<1x4x1x1xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<2x4x3x3xui8>
+// CHECK: "mlvm.qadd"(%cq, %s, %z, %xq, %s, %z, %s, %z) : (tensor<1x4x1x1xui8>, tensor<f32>, tensor<ui8>, tensor<2x4x3x3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<2x4x3x3xui8>
+// CHECK: "mlvm.qadd"(%xq, %s, %z, %rq, %s, %z, %s, %z) : (tensor<2x4x3x3xui8>, tensor<f32>, tensor<ui8>, tensor<3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<2x4x3x3xui8>
+// CHECK: "mlvm.qadd"(%oq, %s, %z, %xq, %s, %z, %s, %z) : (tensor<1xui8>, tensor<f32>, tensor<ui8>, tensor<2x4x3x3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<2x4x3x3xui8>
+// CHECK-NOT: mlvm.add
+func.func @add_broadcast(%xq: tensor<2x4x3x3xui8>, %cq: tensor<1x4x1x1xui8>, %rq: tensor<3xui8>, %oq: tensor<1xui8>, %s: tensor<f32>, %z: tensor<ui8>) -> (tensor<2x4x3x3xui8>, tensor<2x4x3x3xui8>, tensor<2x4x3x3xui8>, tensor<2x4x3x3xui8>) {
+  %x = "mlvm.dequantize"(%xq, %s, %z) : (tensor<2x4x3x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<2x4x3x3xf32>
+  %c = "mlvm.dequantize"(%cq, %s, %z) : (tensor<1x4x1x1xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x1x1xf32>
+  %r = "mlvm.dequantize"(%rq, %s, %z) : (tensor<3xui8>, tensor<f32>, tensor<ui8>) -> tensor<3xf32>
+  %o = "mlvm.dequantize"(%oq, %s, %z) : (tensor<1xui8>, tensor<f32>, tensor<ui8>) -> tensor<1xf32>
+  %0 = "mlvm.add"(%x, %c) : (tensor<2x4x3x3xf32>, tensor<1x4x1x1xf32>) -> tensor<2x4x3x3xf32>
+  %y0 = "mlvm.quantize"(%0, %s, %z) : (tensor<2x4x3x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x4x3x3xui8>
+  %1 = "mlvm.add"(%c, %x) : (tensor<1x4x1x1xf32>, tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+  %y1 = "mlvm.quantize"(%1, %s, %z) : (tensor<2x4x3x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x4x3x3xui8>
+  %2 = "mlvm.add"(%x, %r) : (tensor<2x4x3x3xf32>, tensor<3xf32>) -> tensor<2x4x3x3xf32>
+  %y2 = "mlvm.quantize"(%2, %s, %z) : (tensor<2x4x3x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x4x3x3xui8>
+  %3 = "mlvm.add"(%o, %x) : (tensor<1xf32>, tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+  %y3 = "mlvm.quantize"(%3, %s, %z) : (tensor<2x4x3x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x4x3x3xui8>
+  func.return %y0, %y1, %y2, %y3 : tensor<2x4x3x3xui8>, tensor<2x4x3x3xui8>, tensor<2x4x3x3xui8>, tensor<2x4x3x3xui8>
+}
+
+// -----
+// Must not: both operands broadcast, the broadcast one's dims not one run
+// ([4, 1, 3] over [4, 5, 3]), per-channel scales, a 16-bit output, a sum
 // that is read again (the float add stays for it).
 // CHECK-LABEL: func.func @add_must_not
 // CHECK-NOT: mlvm.qadd
-func.func @add_must_not(%aq: tensor<4x3xui8>, %rq: tensor<3xui8>, %s: tensor<f32>, %z: tensor<ui8>, %sc: tensor<4x1xf32>, %z16: tensor<ui16>) -> (tensor<4x3xui8>, tensor<4x3xui8>, tensor<4x3xui16>, tensor<4x3xui8>, tensor<4x3xf32>) {
+func.func @add_must_not(%aq: tensor<4x3xui8>, %cq: tensor<4x1xui8>, %rq: tensor<1x3xui8>, %gq: tensor<4x5x3xui8>, %hq: tensor<4x1x3xui8>, %s: tensor<f32>, %z: tensor<ui8>, %sc: tensor<4x1xf32>, %z16: tensor<ui16>) -> (tensor<4x3xui8>, tensor<4x5x3xui8>, tensor<4x3xui8>, tensor<4x3xui16>, tensor<4x3xui8>, tensor<4x3xf32>) {
   %a = "mlvm.dequantize"(%aq, %s, %z) : (tensor<4x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<4x3xf32>
-  %r = "mlvm.dequantize"(%rq, %s, %z) : (tensor<3xui8>, tensor<f32>, tensor<ui8>) -> tensor<3xf32>
+  %col = "mlvm.dequantize"(%cq, %s, %z) : (tensor<4x1xui8>, tensor<f32>, tensor<ui8>) -> tensor<4x1xf32>
+  %r = "mlvm.dequantize"(%rq, %s, %z) : (tensor<1x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x3xf32>
+  %g = "mlvm.dequantize"(%gq, %s, %z) : (tensor<4x5x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<4x5x3xf32>
+  %h = "mlvm.dequantize"(%hq, %s, %z) : (tensor<4x1x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<4x1x3xf32>
   %c = "mlvm.dequantize"(%aq, %sc, %z) : (tensor<4x3xui8>, tensor<4x1xf32>, tensor<ui8>) -> tensor<4x3xf32>
-  %0 = "mlvm.add"(%a, %r) : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  %0 = "mlvm.add"(%col, %r) : (tensor<4x1xf32>, tensor<1x3xf32>) -> tensor<4x3xf32>
   %y0 = "mlvm.quantize"(%0, %s, %z) : (tensor<4x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<4x3xui8>
+  %4 = "mlvm.add"(%g, %h) : (tensor<4x5x3xf32>, tensor<4x1x3xf32>) -> tensor<4x5x3xf32>
+  %y4 = "mlvm.quantize"(%4, %s, %z) : (tensor<4x5x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<4x5x3xui8>
   %1 = "mlvm.add"(%a, %c) : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
   %y1 = "mlvm.quantize"(%1, %s, %z) : (tensor<4x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<4x3xui8>
   %2 = "mlvm.add"(%a, %a) : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
   %y2 = "mlvm.quantize"(%2, %s, %z16) : (tensor<4x3xf32>, tensor<f32>, tensor<ui16>) -> tensor<4x3xui16>
   %3 = "mlvm.add"(%a, %a) : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
   %y3 = "mlvm.quantize"(%3, %s, %z) : (tensor<4x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<4x3xui8>
-  func.return %y0, %y1, %y2, %y3, %3 : tensor<4x3xui8>, tensor<4x3xui8>, tensor<4x3xui16>, tensor<4x3xui8>, tensor<4x3xf32>
+  func.return %y0, %y4, %y1, %y2, %y3, %3 : tensor<4x3xui8>, tensor<4x5x3xui8>, tensor<4x3xui8>, tensor<4x3xui16>, tensor<4x3xui8>, tensor<4x3xf32>
 }
 
 // -----

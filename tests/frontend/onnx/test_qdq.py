@@ -273,3 +273,54 @@ def test_qdq_softmax_over_channels_as_onnxruntime(tmp_path: Path) -> None:
     out, module = _quantized(_save(tmp_path / "f32.onnx", "seg", nodes, [w], [1, 3, 5, 7]), (1, 3, 5, 7))
     assert Counter(op.name for op in module.walk())["mlvm.qsoftmax"] == 1
     _assert_as_onnxruntime(out, (1, 3, 5, 7), g)
+
+
+# scales and zero points where the operands' two orders round differently
+# at some pairs of values, and where onnxruntime's fused constant term
+# differs from the one rounded twice (tests/ops/test_quant.py's QADD_TIES)
+QADD_TIES = ((False, "0x1.3f88acp-5", "0x1.4f7e16p-3", "0x1.3f88acp-4", 241, 206, 214),
+             (False, "0x1.fbfe72p-4", "0x1.7d801cp-3", "0x1.235da6p-3", 223, 101, 82),
+             (True, "0x1.79700ap-4", "0x1.00fe88p-3", "0x1.79700ap-3", -118, 115, -114),
+             (True, "0x1.e4a9d8p-5", "0x1.e2083cp-6", "0x1.179efcp-4", 82, -45, -74),
+             (False, "0x1.99999ap-5", "0x1.99999ap-4", "0x1.99999ap-5", 3, 7, 1))
+
+
+@pytest.mark.parametrize("layout", ["whole", "a-rows", "b-rows", "b-row", "a-one"])
+def test_qadd_is_onnxruntimes_qlinear_add(tmp_path: Path, layout: str) -> None:
+    """mlvm.qadd against onnxruntime's own QLinearAdd node: every pair of
+    byte values, both operands whole, or one of them one value per row
+    (a or b: onnxruntime's scalar runs), a row ([256] over every row) or
+    one value; u8 and s8; scales that tell the orders of rounding apart."""
+    for signed, *scales, za, zb, zy in QADD_TIES:
+        t, dt, e = (TensorProto.INT8, np.int8, "i8") if signed else (TensorProto.UINT8, np.uint8, "ui8")
+        values = np.arange(np.iinfo(dt).min, np.iinfo(dt).max + 1).astype(dt)
+        rows, cols = np.repeat(values[:, None], 256, 1), np.repeat(values[None, :], 256, 0)
+        a, b = {"whole": (rows, cols), "a-rows": (values[:, None].copy(), cols), "b-rows": (cols, values[:, None].copy()),
+                "b-row": (rows, values.copy()), "a-one": (values[77:78].copy(), cols)}[layout]
+        sa, sb, sy = (float(np.float32(float.fromhex(v))) for v in scales)
+        inits = [numpy_helper.from_array(np.array(v, d), name) for v, d, name in
+                 ((sa, np.float32, "sa"), (za, dt, "za"), (sb, np.float32, "sb"), (zb, dt, "zb"), (sy, np.float32, "sy"),
+                  (zy, dt, "zy"))]
+        node = helper.make_node("QLinearAdd", ["a", "sa", "za", "b", "sb", "zb", "sy", "zy"], ["y"], domain="com.microsoft")
+        graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("a", t, list(a.shape)),
+                                                helper.make_tensor_value_info("b", t, list(b.shape))],
+                                  [helper.make_tensor_value_info("y", t, [256, 256])], inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("com.microsoft", 1)])
+        sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+
+        def ty(v: np.ndarray) -> str:
+            return f"tensor<{'x'.join(map(str, v.shape))}x{e}>"
+
+        def const(name: str, v: float | int, elem: str) -> str:
+            return f'  %{name} = "mlvm.constant"() <{{value = dense<{v!r}> : tensor<{elem}>}}> : () -> tensor<{elem}>\n'
+
+        src = tmp_path / f"qadd_{layout}_{scales[0]}.mlir"
+        src.write_text(
+            f"func.func @main(%a: {ty(a)}, %b: {ty(b)}) -> tensor<256x256x{e}> {{\n"
+            + const("sa", sa, "f32") + const("za", za, e) + const("sb", sb, "f32") + const("zb", zb, e)
+            + const("sy", sy, "f32") + const("zy", zy, e)
+            + f'  %y = "mlvm.qadd"(%a, %sa, %za, %b, %sb, %zb, %sy, %zy) : ({ty(a)}, tensor<f32>, tensor<{e}>, {ty(b)}, '
+            f"tensor<f32>, tensor<{e}>, tensor<f32>, tensor<{e}>) -> tensor<256x256x{e}>\n"
+            f"  func.return %y : tensor<256x256x{e}>\n}}\n")
+        np.testing.assert_array_equal(mlvm.compile(src).main(a, b), sess.run(None, {"a": a, "b": b})[0],
+                                      err_msg=f"{layout} {scales}")

@@ -9,7 +9,7 @@
  * Prints "qconv_paths[<path>]: N cases, F failures"; exit 1 on a failure.
  * Cases of the GEMM path with i8 weights run again with the weights in
  * lanes (w_lanes, packed here from kernels.h's description of the layout).
- * mlvm_qadd_8 is checked against the same f32 steps (check_qadd).
+ * mlvm_qadd_8 is checked against its formula (check_qadd).
  * With the argument "ws", prints mlvm_qconv2d_workspace and
  * mlvm_qconv2d_requant_workspace for each line of 20 numbers on stdin (the
  * fields of mlvm_qconv2d_t) instead. */
@@ -402,40 +402,59 @@ static void s2_case(int t, int extreme)
     check_random_types(&p, extreme);
 }
 
-/* mlvm_qadd_8 against the same f32 steps through scalar.h's quantize:
- * every signedness, lengths around the vectors' widths, zero, infinite and
- * NaN scales among the random ones; y in place of a every other time. */
-static void check_qadd(mlvm_index_t n, int t)
+/* mlvm_qadd_8 against its formula, written out with the C library's fmaf
+ * (rounded once, instruction or not): every signedness, both operands
+ * whole or one of them [mid] (a or b, broadcast over inner or not), the
+ * lowering's rule for swap, lengths around the vectors' widths, ratios of
+ * scales that make ties (0.25-4) half the time, zero, infinite and NaN
+ * scales among the rest; y in place of the whole operand every other time. */
+static void check_qadd(int t)
 {
-    static const float odd[] = {0.0f, INFINITY, NAN};
-    const mlvm_qadd_t p = {t & 1, (t >> 1) & 1, (t >> 2) & 1};
-    uint8_t *a = malloc((size_t)n), *b = malloc((size_t)n), *y = malloc((size_t)n), *want = malloc((size_t)n);
-    uint8_t za = (uint8_t)rnd(0, 255), zb = (uint8_t)rnd(0, 255), zy = (uint8_t)rnd(0, 255);
-    float sa = (float)rnd(1, 3000) * 1e-4f, sb = (float)rnd(1, 3000) * 1e-4f;
-    float sy = (float)rnd(1, 3000) * 1e-4f;
-    const int in_place = rnd(0, 1);
-    mlvm_index_t i;
-    fill(a, (size_t)n, 0, p.a_signed);
-    fill(b, (size_t)n, 0, p.b_signed);
-    if (rnd(0, 5) == 0)
-        sy = odd[rnd(0, 2)];
-    if (rnd(0, 9) == 0)
-        sa = odd[rnd(0, 2)];
-    for (i = 0; i < n; ++i) {
-        const float da = (float)(at8(a, (size_t)i, p.a_signed) - at8(&za, 0, p.a_signed)) * sa;
-        const float db = (float)(at8(b, (size_t)i, p.b_signed) - at8(&zb, 0, p.b_signed)) * sb;
-        const float sum = da + db;
-        want[i] = p.y_signed ? (uint8_t)mlvm_quantize_i8(sum / sy, (int8_t)zy) : mlvm_quantize_ui8(sum / sy, zy);
-    }
+    static const float odd[] = {0.0f, INFINITY, NAN}, tie[] = {0.25f, 0.5f, 1.0f, 2.0f, 4.0f};
+    static const mlvm_index_t lens[] = {1, 3, 7, 8, 15, 16, 17, 31, 64, 100, 257};
+    const int small = t % 3;
+    const size_t outer = small ? (size_t)rnd(1, 3) : 1, mid = (size_t)lens[rnd(0, 10)];
+    const size_t inner = small && rnd(0, 1) ? 1 : (size_t)lens[rnd(0, 10)], n = outer * mid * inner;
+    const size_t na = small == 1 ? mid : n, nb = small == 2 ? mid : n;
+    mlvm_qadd_t p;
+    uint8_t *a = malloc(na), *b = malloc(nb), *y = malloc(n), *want = malloc(n);
+    const uint8_t za = (uint8_t)rnd(0, 255), zb = (uint8_t)rnd(0, 255), zy = (uint8_t)rnd(0, 255);
+    float sy = (float)rnd(1, 3000) * 1e-4f, sa = (float)rnd(1, 3000) * 1e-4f, sb = (float)rnd(1, 3000) * 1e-4f;
+    const int in_place = rnd(0, 1), into_a = small == 2 || (small == 0 && rnd(0, 1));
+    size_t o, m, i;
+    p.a_signed = t / 3 & 1, p.b_signed = t / 6 & 1, p.y_signed = t / 12 & 1;
+    p.small = small, p.swap = na == 1 || (small == 1 && inner > 1);
+    fill(a, na, 0, p.a_signed);
+    fill(b, nb, 0, p.b_signed);
+    if (rnd(0, 1))
+        sa = sy * tie[rnd(0, 4)], sb = sy * tie[rnd(0, 4)];
+    else if (rnd(0, 3) == 0)
+        *(rnd(0, 1) ? &sy : &sa) = odd[rnd(0, 2)];
+    for (o = 0; o < outer; ++o)
+        for (m = 0; m < mid; ++m)
+            for (i = 0; i < inner; ++i) {
+                const size_t at = (o * mid + m) * inner + i;
+                const float va = (float)at8(a, small == 1 ? m : at, p.a_signed);
+                const float vb = (float)at8(b, small == 2 ? m : at, p.b_signed);
+                const float fa = (float)at8(&za, 0, p.a_signed), fb = (float)at8(&zb, 0, p.b_signed);
+                const float x = p.swap ? vb : va, w = p.swap ? va : vb, zx = p.swap ? fb : fa, zw = p.swap ? fa : fb;
+                const float rx = (p.swap ? sb : sa) / sy, rw = (p.swap ? sa : sb) / sy;
+                const float fixed = (float)at8(&zy, 0, p.y_signed) - fmaf(rx, zx, rw * zw);
+                float v = nearbyintf(fmaf(x, rx, fmaf(w, rw, fixed)));
+                v = v != v ? 0.0f : fminf(fmaxf(v, p.y_signed ? -128.0f : 0.0f), p.y_signed ? 127.0f : 255.0f);
+                want[at] = (uint8_t)(int32_t)v;
+            }
     if (in_place)
-        memcpy(y, a, (size_t)n);
-    mlvm_qadd_8(&p, (size_t)n, in_place ? y : a, &sa, &za, b, &sb, &zb, &sy, &zy, y);
+        memcpy(y, into_a ? a : b, n);
+    mlvm_qadd_8(&p, outer, mid, inner, in_place && into_a ? y : a, &sa, &za, in_place && !into_a ? y : b,
+                &sb, &zb, &sy, &zy, y);
     ++cases;
-    if (memcmp(y, want, (size_t)n) != 0) {
+    if (memcmp(y, want, n) != 0) {
         for (i = 0; y[i] == want[i]; ++i)
             ;
-        fprintf(stderr, "qadd n%ld flags %d: [%ld] = %d, want %d (sa %g sy %g)\n", (long)n, t, (long)i,
-                y[i], want[i], (double)sa, (double)sy);
+        fprintf(stderr, "qadd %lux%lux%lu small %d swap %d flags %d: [%lu] = %d, want %d (sa %g sb %g sy %g)\n",
+                (unsigned long)outer, (unsigned long)mid, (unsigned long)inner, small, (int)p.swap, t / 3 % 8,
+                (unsigned long)i, y[i], want[i], (double)sa, (double)sb, (double)sy);
         ++failures;
     }
     free(a), free(b), free(y), free(want);
@@ -510,8 +529,8 @@ int main(int argc, char **argv)
         rows3_case(t, t % 10 == 0);
     for (t = 0; t < 240; ++t)
         s2_case(t, t % 10 == 0);
-    for (t = 0; t < 160; ++t)
-        check_qadd((mlvm_index_t[]){1, 7, 8, 15, 16, 17, 31, 64, 100, 257}[t % 10], t / 10 % 8);
+    for (t = 0; t < 2400; ++t)
+        check_qadd(t);
     printf("qconv_paths[%s]: %ld cases, %ld failures\n", mlvm_qkernel_path(), cases, failures);
     return failures != 0;
 }

@@ -12,7 +12,10 @@
  * mlvm_erf_f32 and mlvm_gelu_erf_f32 (sixteen lanes at a time on AVX-512)
  * against the scalar functions over
  * the same inputs, bit for bit (any NaN for NaN), in runs of 4093 (a
- * masked tail): "vmath_ulp[<path>] arrays: <n> differ". */
+ * masked tail): "vmath_ulp[<path>] arrays: <n> differ". And mlvm_fma_exact
+ * against the C library's fmaf (rounded once with or without the
+ * instruction) over random triples, sums that cancel and addends far below
+ * the product: "vmath_ulp[<path>] fma_exact: <n> differ". */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -123,6 +126,33 @@ static int check_arrays(uint64_t step)
     return d != 0;
 }
 
+/* a, b and c drawn from 64 random bits: any floats, then c as the
+ * rounded product's negation (the exact product's low part is left) or
+ * scaled 2^-25 to 2^-70 below it (the sum inexact in double: where
+ * rounding to odd is needed), then a qadd-like triple (a byte times a
+ * ratio, plus a float). */
+static int check_fma(void)
+{
+    uint64_t s = 0x9e3779b97f4a7c15ull;
+    long d = 0, i;
+    for (i = 0; i < 4000000; ++i) {
+        float a, b, c, got, want;
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        a = mlvm_bits_to_f32((uint32_t)s), b = mlvm_bits_to_f32((uint32_t)(s >> 32));
+        c = mlvm_bits_to_f32((uint32_t)(s >> 16));
+        if (i % 4 == 1)
+            c = -(a * b);
+        else if (i % 4 == 2)
+            c = ldexpf(a * b, -25 - (int)(s % 46)) * ((s >> 8 & 1) ? 1.0f : -1.0f);
+        else if (i % 4 == 3)
+            a = (float)(int)(s % 256), b = ldexpf(1.0f + (float)(s >> 40) * 0x1p-24f, -14 + (int)(s >> 20) % 22);
+        got = mlvm_fma_exact(a, b, c), want = fmaf(a, b, c);
+        d += !(mlvm_f32_to_bits(got) == mlvm_f32_to_bits(want) || (got != got && want != want));
+    }
+    printf("vmath_ulp[%s] fma_exact: %ld differ\n", mlvm_kernel_path(), d);
+    return d != 0;
+}
+
 int main(int argc, char **argv)
 {
     const uint64_t step = argc > 1 ? (uint64_t)strtoull(argv[1], NULL, 10) : 10007u;
@@ -142,5 +172,6 @@ int main(int argc, char **argv)
         failed |= bad;
     }
     failed |= check_arrays(step);
+    failed |= check_fma();
     return failed;
 }

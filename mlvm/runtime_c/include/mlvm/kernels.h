@@ -232,17 +232,23 @@ void mlvm_qconv2d_requant_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, 
                             const void *w, const void *zx, const void *zw, const int32_t *bias,
                             const float *mult, const void *zy, void *out, void *ws);
 
-/* mlvm.qadd on n elements of 8-bit a and b (signed or not, as flagged):
- * y = quantize(((float)(a - za) * sa + (float)(b - zb) * sb) / sy, zy),
- * each step one f32 operation as written (ONNX DequantizeLinear, Add,
- * QuantizeLinear), rounded half to even, saturated to y's type, NaN -> zy.
- * Scales and zero points are single values; y may be a or b. */
+/* mlvm.qadd of 8-bit a and b (signed or not, as flagged), as onnxruntime's
+ * QLinearAdd computes it on x86-64: with rx = sx / sy, rw = sw / sy (f32),
+ *   y = saturate(nearbyint(fma(x, rx, fma(w, rw, zy - fma(rx, zx, rw * zw)))))
+ * each fma rounded once, NaN -> 0, where (x, w) is (a, b), or (b, a) when
+ * `swap` (the lowering sets it where a is constant along onnxruntime's
+ * innermost run: a single value, or the small operand with inner > 1).
+ * y is [outer, mid, inner]; a and b have its shape but the one `small`
+ * names (1: a, 2: b), which is [mid], its value m read for every
+ * (o, m, i); when small is 2 or swap is set with inner > 1, the small
+ * operand is w. Scales and zero points are single values; y may be the
+ * operand of its shape. */
 typedef struct mlvm_qadd {
-    int32_t a_signed, b_signed, y_signed;
+    int32_t a_signed, b_signed, y_signed, swap, small;
 } mlvm_qadd_t;
-void mlvm_qadd_8(const mlvm_qadd_t *p, size_t n, const void *a, const float *sa, const void *za,
-                 const void *b, const float *sb, const void *zb, const float *sy, const void *zy,
-                 void *y);
+void mlvm_qadd_8(const mlvm_qadd_t *p, size_t outer, size_t mid, size_t inner, const void *a,
+                 const float *sa, const void *za, const void *b, const float *sb, const void *zb,
+                 const float *sy, const void *zy, void *y);
 
 void mlvm_fill_f32(size_t n, float v, float *out);
 void mlvm_fill_i32(size_t n, int32_t v, int32_t *out);

@@ -30,6 +30,29 @@ static inline float mlvm_bits_to_f32(uint32_t b)
     return f;
 }
 
+/* a * b + c rounded once, on every target (results defined by a fused
+ * multiply-add, as mlvm.qadd's are): the instruction where there is one;
+ * elsewhere in double, where the product of two floats is exact and the
+ * sum, rounded to odd (an inexact sum that landed on an even double is
+ * moved one ulp toward the exact value, which TwoSum's error gives), then
+ * rounds to float as the exact value would (53 >= 2 * 24 + 2 bits). */
+#if defined(__FMA__) || defined(__ARM_FEATURE_FMA) || defined(__FP_FAST_FMAF)
+#define mlvm_fma_exact(a, b, c) fmaf((a), (b), (c))
+#else
+static inline float mlvm_fma_exact(float a, float b, float c)
+{
+    const double p = (double)a * (double)b, s = p + (double)c, bb = s - p;
+    const double e = (p - (s - bb)) + ((double)c - bb);
+    uint64_t bits;
+    double r;
+    memcpy(&bits, &s, sizeof bits);
+    if ((e > 0.0 || e < 0.0) && (bits & 1u) == 0) /* (NaN for non-finite sums: left) */
+        bits = ((e > 0.0) == (s > 0.0)) ? bits + 1u : bits - 1u;
+    memcpy(&r, &bits, sizeof r);
+    return (float)r;
+}
+#endif
+
 static inline uint32_t mlvm_f32_to_bits(float f)
 {
     uint32_t b;

@@ -1,23 +1,29 @@
 /* mlvm.qadd: the sum of two 8-bit quantized tensors, requantized (ONNX
- * DequantizeLinear, Add, QuantizeLinear; onnxruntime's QLinearAdd), with
- * every step the f32 operation the float form does, so that the integers
- * are the same: (float)(a - za) * sa and (float)(b - zb) * sb, their sum,
- * divided by sy, rounded half to even, plus zy, saturated, NaN -> zy.
+ * DequantizeLinear, Add, QuantizeLinear), as onnxruntime's QLinearAdd
+ * computes it on x86-64 (its AVX2 kernel, fused multiply-adds), so that
+ * the integers are the same: with rx = sx / sy and rw = sw / sy in f32,
+ *   y = saturate(nearbyint(fma(x, rx, fma(w, rw, zy - fma(rx, zx, rw zw)))))
+ * (x, w) being (a, b), or (b, a) where a is constant along the run
+ * (`swap`, decided by the lowering). Every fma is rounded once on every
+ * target (vmath.h's mlvm_fma_exact where there is no instruction).
  *
- * Vectors take 16 (AVX-512) or 8 (AVX2) elements a step: the bytes made
- * unsigned (i8 ^ 0x80, the zero point likewise) and widened, so that the
- * signedness costs no branch in the loop; the division is the IEEE one.
- * The elements past the last whole vector, and builds without vectors, go
- * through scalar.h's quantize; Cortex-M4F and up round by VCVTR instead
- * (requant.h's mlvm_vcvtr_add). */
+ * Vectors take 16 (AVX-512) or 8 (AVX2 with FMA) elements a step: the
+ * bytes made unsigned (i8 ^ 0x80, the 128 taken away after widening) so
+ * that the signedness costs no branch in the loop. The elements past the
+ * last whole vector, and builds without vectors, go through scalar.h's
+ * quantize; Cortex-M4F and up round by VCVTR instead (requant.h's
+ * mlvm_vcvtr_add). */
 #include "mlvm/kernels.h"
 #include "mlvm/scalar.h"
+#include "mlvm/vmath.h"
 #include "requant.h"
 
+/* One call's constants, in the roles x and w. */
 typedef struct qadd_consts {
-    float sa, sb, sy;
-    int32_t za, zb; /* the zero points of the unsigned bytes */
-    uint8_t fa, fb; /* 0x80 for i8 */
+    float rx, rw, fixed;
+    int32_t ox, ow; /* 128 for i8: its bytes ^ 0x80, less 128, are its values */
+    uint8_t fx, fw; /* 0x80 for i8 */
+    int32_t y_signed;
 } qadd_consts_t;
 
 static int32_t at8(const void *p, size_t i, int is_signed)
@@ -25,101 +31,149 @@ static int32_t at8(const void *p, size_t i, int is_signed)
     return is_signed ? ((const int8_t *)p)[i] : ((const uint8_t *)p)[i];
 }
 
-/* Elements [i, n) one by one, y of type T: the bytes made unsigned as in
- * the vector loops (no test of the types per element), the constants in
- * locals (a byte store could alias k's fields: gcc would reload them). */
-#define MLVM_QADD_TAIL(T, Q)                                                                \
-    do {                                                                                    \
-        const T z = *(const T *)zy;                                                         \
-        for (; i < n; ++i) {                                                                \
-            const float da = (float)((int32_t)(uint8_t)(pa[i] ^ fa) - za) * sa;             \
-            const float db = (float)((int32_t)(uint8_t)(pb[i] ^ fb) - zb) * sb;             \
-            const float s = da + db;                                                        \
-            ((T *)y)[i] = Q(s / sy, z);                                                     \
-        }                                                                                   \
-    } while (0)
-
-static void qadd_tail(const mlvm_qadd_t *p, const qadd_consts_t *k, size_t i, size_t n,
-                      const void *a, const void *b, const void *zy, void *y)
+static float value8(const uint8_t *p, uint8_t f, int32_t o)
 {
-    const uint8_t *pa = (const uint8_t *)a, *pb = (const uint8_t *)b;
-    const uint8_t fa = k->fa, fb = k->fb;
-    const int32_t za = k->za, zb = k->zb;
-    const float sa = k->sa, sb = k->sb, sy = k->sy;
-    if (p->y_signed)
-        MLVM_QADD_TAIL(int8_t, mlvm_quantize_i8);
-    else
-        MLVM_QADD_TAIL(uint8_t, mlvm_quantize_ui8);
+    return (float)((int32_t)(uint8_t)(*p ^ f) - o);
 }
-#undef MLVM_QADD_TAIL
 
-void mlvm_qadd_8(const mlvm_qadd_t *p, size_t n, const void *a, const float *sa, const void *za,
-                 const void *b, const float *sb, const void *zb, const float *sy, const void *zy,
-                 void *y)
+/* The elements [i, n) one by one; w is read at each or, w_each 0, once. */
+static void qadd_tail(const qadd_consts_t *k, size_t i, size_t n, const uint8_t *x,
+                      const uint8_t *w, int w_each, uint8_t *y)
 {
-    qadd_consts_t k;
-    size_t i = 0;
-    k.sa = *sa, k.sb = *sb, k.sy = *sy;
-    k.fa = p->a_signed ? 0x80 : 0, k.fb = p->b_signed ? 0x80 : 0;
-    k.za = at8(za, 0, p->a_signed) + k.fa, k.zb = at8(zb, 0, p->b_signed) + k.fb;
+    const float rx = k->rx, rw = k->rw, fixed = k->fixed;
+    const uint8_t fx = k->fx, fw = k->fw;
+    const int32_t ox = k->ox, ow = k->ow;
+    const float t0 = mlvm_fma_exact(value8(w, fw, ow), rw, fixed);
+    for (; i < n; ++i) {
+        const float t = w_each ? mlvm_fma_exact(value8(w + i, fw, ow), rw, fixed) : t0;
+        const float v = mlvm_fma_exact(value8(x + i, fx, ox), rx, t);
+        y[i] = k->y_signed ? (uint8_t)mlvm_quantize_i8(v, 0) : mlvm_quantize_ui8(v, 0);
+    }
+}
+
 #if defined(__AVX512F__) && defined(__AVX512BW__) && !defined(MLVM_PORTABLE_KERNELS)
-    {
-        const mlvm_qrequant_t rq = {p->y_signed, 0, 0};
-        const mlvm_requant_bounds_t bo = mlvm_requant_bounds(&rq, zy);
-        const __m128i fa = _mm_set1_epi8((char)k.fa), fb = _mm_set1_epi8((char)k.fb);
-        const __m512i za4 = _mm512_set1_epi32(k.za), zb4 = _mm512_set1_epi32(k.zb);
-        const __m512 sa4 = _mm512_set1_ps(k.sa), sb4 = _mm512_set1_ps(k.sb), sy4 = _mm512_set1_ps(k.sy);
-        const __m512 zy4 = _mm512_set1_ps(bo.zy), lo = _mm512_set1_ps(bo.lo), hi = _mm512_set1_ps(bo.hi);
-        for (; i + 16 <= n; i += 16) {
-            const __m512i xa = _mm512_cvtepu8_epi32(
-                _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)((const uint8_t *)a + i)), fa));
-            const __m512i xb = _mm512_cvtepu8_epi32(
-                _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)((const uint8_t *)b + i)), fb));
-            const __m512 da = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(xa, za4)), sa4);
-            const __m512 db = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(xb, zb4)), sb4);
-            const __m512i q = mlvm_quantize512(_mm512_div_ps(_mm512_add_ps(da, db), sy4), zy4, lo, hi);
-            _mm_storeu_si128((__m128i *)(void *)((uint8_t *)y + i), _mm512_cvtepi32_epi8(q));
-        }
+static __m512 qadd_f16(const uint8_t *p, __m128i f, __m512i o)
+{
+    const __m128i bytes = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)p), f);
+    return _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_cvtepu8_epi32(bytes), o));
+}
+
+static size_t qadd_vectors(const qadd_consts_t *k, size_t n, const uint8_t *x, const uint8_t *w,
+                           int w_each, uint8_t *y)
+{
+    const __m128i fx = _mm_set1_epi8((char)k->fx), fw = _mm_set1_epi8((char)k->fw);
+    const __m512i ox = _mm512_set1_epi32(k->ox), ow = _mm512_set1_epi32(k->ow);
+    const __m512 rx = _mm512_set1_ps(k->rx), rw = _mm512_set1_ps(k->rw), fixed = _mm512_set1_ps(k->fixed);
+    const __m512 zero = _mm512_setzero_ps(), lo = _mm512_set1_ps(k->y_signed ? -128.0f : 0.0f),
+                 hi = _mm512_set1_ps(k->y_signed ? 127.0f : 255.0f);
+    const __m512 t0 = _mm512_set1_ps(mlvm_fma_exact(value8(w, k->fw, k->ow), k->rw, k->fixed));
+    size_t i = 0;
+#define MLVM_QADD_LOOP(T)                                                                          \
+    for (; i + 16 <= n; i += 16) {                                                                 \
+        const __m512 v = _mm512_fmadd_ps(qadd_f16(x + i, fx, ox), rx, (T));                       \
+        _mm_storeu_si128((__m128i *)(void *)(y + i),                                               \
+                         _mm512_cvtepi32_epi8(mlvm_quantize512(v, zero, lo, hi)));                 \
     }
-#elif defined(__AVX2__) && !defined(MLVM_PORTABLE_KERNELS)
-    {
-        const mlvm_qrequant_t rq = {p->y_signed, 0, 0};
-        const mlvm_requant_bounds_t bo = mlvm_requant_bounds(&rq, zy);
-        const __m128i fa = _mm_set1_epi8((char)k.fa), fb = _mm_set1_epi8((char)k.fb);
-        const __m256i za4 = _mm256_set1_epi32(k.za), zb4 = _mm256_set1_epi32(k.zb);
-        const __m256 sa4 = _mm256_set1_ps(k.sa), sb4 = _mm256_set1_ps(k.sb), sy4 = _mm256_set1_ps(k.sy);
-        const __m256 zy4 = _mm256_set1_ps(bo.zy), lo = _mm256_set1_ps(bo.lo), hi = _mm256_set1_ps(bo.hi);
-        for (; i + 8 <= n; i += 8) {
-            const __m256i xa = _mm256_cvtepu8_epi32(
-                _mm_xor_si128(_mm_loadl_epi64((const __m128i *)(const void *)((const uint8_t *)a + i)), fa));
-            const __m256i xb = _mm256_cvtepu8_epi32(
-                _mm_xor_si128(_mm_loadl_epi64((const __m128i *)(const void *)((const uint8_t *)b + i)), fb));
-            const __m256 da = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(xa, za4)), sa4);
-            const __m256 db = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(xb, zb4)), sb4);
-            const __m256i q = mlvm_quantize256(_mm256_div_ps(_mm256_add_ps(da, db), sy4), zy4, lo, hi);
-            _mm_storel_epi64((__m128i *)(void *)((uint8_t *)y + i), mlvm_low_bytes256(q));
-        }
+    if (w_each)
+        MLVM_QADD_LOOP(_mm512_fmadd_ps(qadd_f16(w + i, fw, ow), rw, fixed))
+    else
+        MLVM_QADD_LOOP(t0)
+#undef MLVM_QADD_LOOP
+    return i;
+}
+#elif defined(__AVX2__) && defined(__FMA__) && !defined(MLVM_PORTABLE_KERNELS)
+static __m256 qadd_f8(const uint8_t *p, __m128i f, __m256i o)
+{
+    const __m128i bytes = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)(const void *)p), f);
+    return _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_cvtepu8_epi32(bytes), o));
+}
+
+static size_t qadd_vectors(const qadd_consts_t *k, size_t n, const uint8_t *x, const uint8_t *w,
+                           int w_each, uint8_t *y)
+{
+    const __m128i fx = _mm_set1_epi8((char)k->fx), fw = _mm_set1_epi8((char)k->fw);
+    const __m256i ox = _mm256_set1_epi32(k->ox), ow = _mm256_set1_epi32(k->ow);
+    const __m256 rx = _mm256_set1_ps(k->rx), rw = _mm256_set1_ps(k->rw), fixed = _mm256_set1_ps(k->fixed);
+    const __m256 zero = _mm256_setzero_ps(), lo = _mm256_set1_ps(k->y_signed ? -128.0f : 0.0f),
+                 hi = _mm256_set1_ps(k->y_signed ? 127.0f : 255.0f);
+    const __m256 t0 = _mm256_set1_ps(mlvm_fma_exact(value8(w, k->fw, k->ow), k->rw, k->fixed));
+    size_t i = 0;
+#define MLVM_QADD_LOOP(T)                                                                          \
+    for (; i + 8 <= n; i += 8) {                                                                   \
+        const __m256 v = _mm256_fmadd_ps(qadd_f8(x + i, fx, ox), rx, (T));                         \
+        _mm_storel_epi64((__m128i *)(void *)(y + i), mlvm_low_bytes256(mlvm_quantize256(v, zero, lo, hi))); \
     }
+    if (w_each)
+        MLVM_QADD_LOOP(_mm256_fmadd_ps(qadd_f8(w + i, fw, ow), rw, fixed))
+    else
+        MLVM_QADD_LOOP(t0)
+#undef MLVM_QADD_LOOP
+    return i;
+}
 #elif defined(MLVM_REQUANT_VCVTR)
-    { /* Cortex-M4F and up: the float steps, then VCVTR and a saturation */
-        const uint8_t *pa = (const uint8_t *)a, *pb = (const uint8_t *)b;
-        uint8_t *py = (uint8_t *)y;
-        const uint8_t fa = k.fa, fb = k.fb;
-        const int32_t za = k.za, zb = k.zb;
-        const float sa = k.sa, sb = k.sb, sy = k.sy;
-        const int32_t z = p->y_signed ? *(const int8_t *)zy : *(const uint8_t *)zy;
-#define MLVM_QADD_VCVTR(SAT)                                                                \
-    for (; i < n; ++i) {                                                                    \
-        const float da = (float)((int32_t)(uint8_t)(pa[i] ^ fa) - za) * sa;                 \
-        const float db = (float)((int32_t)(uint8_t)(pb[i] ^ fb) - zb) * sb;                 \
-        py[i] = (uint8_t)SAT(mlvm_vcvtr_add((da + db) / sy, z), 8);                         \
+/* Cortex-M4F and up: VFMA twice, then VCVTR and a saturation. */
+static size_t qadd_vectors(const qadd_consts_t *k, size_t n, const uint8_t *x, const uint8_t *w,
+                           int w_each, uint8_t *y)
+{
+    const float rx = k->rx, rw = k->rw, fixed = k->fixed;
+    const uint8_t fx = k->fx, fw = k->fw;
+    const int32_t ox = k->ox, ow = k->ow;
+    const float t0 = fmaf(value8(w, fw, ow), rw, fixed);
+    size_t i;
+#define MLVM_QADD_VCVTR(SAT)                                                                       \
+    for (i = 0; i < n; ++i) {                                                                      \
+        const float t = w_each ? fmaf(value8(w + i, fw, ow), rw, fixed) : t0;                      \
+        y[i] = (uint8_t)SAT(mlvm_vcvtr_add(fmaf(value8(x + i, fx, ox), rx, t), 0), 8);             \
     }
-        if (p->y_signed)
-            MLVM_QADD_VCVTR(__ssat)
-        else
-            MLVM_QADD_VCVTR(__usat)
+    if (k->y_signed)
+        MLVM_QADD_VCVTR(__ssat)
+    else
+        MLVM_QADD_VCVTR(__usat)
 #undef MLVM_QADD_VCVTR
-    }
+    return n;
+}
+#else
+static size_t qadd_vectors(const qadd_consts_t *k, size_t n, const uint8_t *x, const uint8_t *w,
+                           int w_each, uint8_t *y)
+{
+    (void)k, (void)n, (void)x, (void)w, (void)w_each, (void)y;
+    return 0;
+}
 #endif
-    qadd_tail(p, &k, i, n, a, b, zy, y);
+
+static void qadd_run(const qadd_consts_t *k, size_t n, const uint8_t *x, const uint8_t *w,
+                     int w_each, uint8_t *y)
+{
+    qadd_tail(k, qadd_vectors(k, n, x, w, w_each, y), n, x, w, w_each, y);
+}
+
+void mlvm_qadd_8(const mlvm_qadd_t *p, size_t outer, size_t mid, size_t inner, const void *a,
+                 const float *sa, const void *za, const void *b, const float *sb, const void *zb,
+                 const float *sy, const void *zy, void *y)
+{
+    const int swap = p->swap != 0;
+    const uint8_t *x = (const uint8_t *)(swap ? b : a), *w = (const uint8_t *)(swap ? a : b);
+    const int x_signed = swap ? p->b_signed : p->a_signed, w_signed = swap ? p->a_signed : p->b_signed;
+    const float rx = (swap ? *sb : *sa) / *sy, rw = (swap ? *sa : *sb) / *sy;
+    const float zx = (float)at8(swap ? zb : za, 0, x_signed), zw = (float)at8(swap ? za : zb, 0, w_signed);
+    const int x_small = p->small == (swap ? 2 : 1), w_small = p->small == (swap ? 1 : 2);
+    uint8_t *py = (uint8_t *)y;
+    qadd_consts_t k;
+    size_t o, m;
+    k.rx = rx, k.rw = rw, k.y_signed = p->y_signed;
+    k.fixed = (float)at8(zy, 0, p->y_signed) - mlvm_fma_exact(rx, zx, rw * zw);
+    k.fx = x_signed ? 0x80 : 0, k.fw = w_signed ? 0x80 : 0;
+    k.ox = x_signed ? 128 : 0, k.ow = w_signed ? 128 : 0;
+    if (p->small == 0) {
+        qadd_run(&k, outer * mid * inner, x, w, 1, py);
+    } else if (inner == 1) { /* runs of mid: the small operand read whole each time */
+        for (o = 0; o < outer; ++o)
+            qadd_run(&k, mid, x_small ? x : x + o * mid, w_small ? w : w + o * mid, 1, py + o * mid);
+    } else { /* runs of inner: the small operand (w) one value per run */
+        for (o = 0; o < outer; ++o)
+            for (m = 0; m < mid; ++m) {
+                const size_t at = (o * mid + m) * inner;
+                qadd_run(&k, inner, x + at, w + m, 0, py + at);
+            }
+    }
 }

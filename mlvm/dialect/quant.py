@@ -616,7 +616,8 @@ class QAddOp(MlvmOp):
     ResNets, a quantized bias), computed as onnxruntime's QLinearAdd kernel
     on x86-64 does: with rx = sx / sy and rw = sw / sy in f32,
     saturate(nearbyint(fma(x, rx, fma(w, rw, zy - fma(rx, zx, rw * zw))))),
-    each fma rounded once, (x, w) = (a, b), or (b, a) where a is constant
+    each fma rounded once, NaN and values past int32 the type's minimum (its
+    conversion's INT_MIN), (x, w) = (a, b), or (b, a) where a is constant
     along onnxruntime's innermost run (QAddLayout.swap). a, b and y are i8
     or ui8, each with its own type; one of a and b has y's shape, the other
     broadcasts to it over dims of one run (qadd_layout); scales f32 and
@@ -674,7 +675,10 @@ class QAddOp(MlvmOp):
             fixed = np.float32(zy.reshape(())) - fma_f32(rx, np.float32(zx.reshape(())), rw * np.float32(zw.reshape(())))
             t = fma_f32(np.broadcast_to(w, shape).astype(np.float32), rw, fixed)
             v = fma_f32(np.broadcast_to(x, shape).astype(np.float32), rx, t)
-        return [round_saturate(v, np.zeros((), np.int32), result_dtype(self))]
+            lo, hi = (-128, 127) if self.elem_of(self.result, "y") == "i8" else (0, 255)
+            ok = np.abs(v) < np.float32(2.0**31)  # (False for NaN)
+            out = np.where(ok, np.clip(np.rint(np.where(ok, v, 0)), lo, hi), lo)
+        return [out.astype(result_dtype(self))]
 
     def lower(self, cg: Lowering) -> None:
         if prod(self.shape_of(self.result, "result")) == 0:

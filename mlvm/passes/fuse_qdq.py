@@ -334,6 +334,39 @@ class FuseQdqLinear(RewritePattern):
         rewriter.replace(q, [], [b.reshape(y, value_shape(q.result))])
 
 
+@dataclass
+class S8PairToU8(RewritePattern):
+    """An i8 quantize whose result one dequantize alone reads, that
+    dequantize's result read once, both with the same single constant zero
+    point z: the pair in ui8 with zero point z + 128, the same values
+    (onnxruntime's QDQS8ToU8Transformer on x86, which runs before its QDQ
+    fusions: so that the u8 rules below meet the ops it turns into u8 ones,
+    and the i8 ones it leaves alone stay in f32 where it computes them so).
+    Runs before the fusions."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, q: QuantizeOp, rewriter: PatternRewriter) -> None:
+        uses = list(q.result.uses)
+        if _elem(q.result) != "i8" or len(uses) != 1:
+            return
+        d = uses[0].operation
+        if not isinstance(d, DequantizeOp) or d.q != q.result or len(list(d.result.uses)) != 1:
+            return
+        zq, zd = constant_of(q.zero_point), constant_of(d.zero_point)
+        if zq is None or zd is None or zq.size != 1 or zd.size != 1 or int(zq.reshape(())) != int(zd.reshape(())):
+            return
+        z = make_constant(TensorType(xdsl_type("ui8"), list(value_shape(q.zero_point))),
+                          (zq.astype(np.int16) + 128).astype(np.uint8))
+        rewriter.insert(z, InsertPoint.before(q))
+        b = _Builder(rewriter, q)
+        q2 = b.op(QuantizeOp, [q.x, q.scale, z.result], value_shape(q.result), "ui8")
+        zd2 = b.reshape(z.result, value_shape(d.zero_point))
+        b2 = _Builder(rewriter, d)
+        d2 = b2.op(DequantizeOp, [q2, d.scale, zd2], value_shape(d.result), _elem(d.result))
+        rewriter.replace(d, [], [d2])
+        rewriter.erase_op(q)
+
+
 def _binary_qdq(q: QuantizeOp, cls: type[MlvmOp]) -> tuple[DequantizeOp, DequantizeOp] | None:
     """The two dequantizes of quantize(cls(dequantize(a), dequantize(b))),
     all 8-bit with one scale and zero point each, the op read by q alone."""
@@ -349,16 +382,17 @@ def _binary_qdq(q: QuantizeOp, cls: type[MlvmOp]) -> tuple[DequantizeOp, Dequant
 
 @dataclass
 class FuseQdqAdd(RewritePattern):
-    """quantize(add(dequantize(a), dequantize(b))), 8-bit with one scale and
+    """quantize(add(dequantize(a), dequantize(b))), u8 with one scale and
     zero point each, one operand of the sum's shape and the other of it or
     broadcast over dims of one run: one mlvm.qadd (onnxruntime's
-    QLinearAdd, which it makes of both types and any broadcast)."""
+    QLinearAdd, which on x86 it makes of u8 tensors alone: of i8 ones
+    after S8PairToU8, and a constant i8 operand keeps the f32 form)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, q: QuantizeOp, rewriter: PatternRewriter) -> None:
         found = _binary_qdq(q, AddOp)
-        if found is None:
-            return
+        if found is None or not all(_elem(v) == "ui8" for v in (found[0].q, found[1].q, q.result)):
+            return  # (onnxruntime on x86 fuses u8 alone: i8 after S8PairToU8 is its f32 form)
         da, db = found
         shape = value_shape(q.result)
         if value_shape(q.x) != shape or qadd_layout(value_shape(da.q), value_shape(db.q), shape) is None:
@@ -544,6 +578,7 @@ class FuseQdqPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from xdsl.pattern_rewriter import GreedyRewritePatternApplier
 
+        PatternRewriteWalker(S8PairToU8(), apply_recursively=False).rewrite_module(op)
         PatternRewriteWalker(
             GreedyRewritePatternApplier([FuseQdqConv(), FuseQdqLinear(), FuseQdqMatmul(), FuseQdqAdd(),
                                          FuseQdqMul(), FuseQdqAvgPool(), FuseQdqSoftmax(), FuseQdqConcat()]),

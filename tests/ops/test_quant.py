@@ -249,7 +249,8 @@ def qadd_rule(a: np.ndarray, sa: np.ndarray, za: np.ndarray, b: np.ndarray, sb: 
               zb: np.ndarray, sy: np.ndarray, zy: np.ndarray) -> np.ndarray:
     """onnxruntime's QLinearAdd on x86-64 (its AVX2 kernel): with
     ratios r = s / sy, fma(x, rx, fma(w, rw, zy - fma(rx, zx, rw zw))),
-    rounded half to even and saturated; x is b where a is constant along
+    rounded half to even and saturated (NaN and values past int32 the
+    type's minimum); x is b where a is constant along
     the innermost run (a single value, or broadcast along y's last dim
     that is not 1), a otherwise."""
     shape = np.broadcast_shapes(a.shape, b.shape)
@@ -263,7 +264,9 @@ def qadd_rule(a: np.ndarray, sa: np.ndarray, za: np.ndarray, b: np.ndarray, sb: 
         v = fmaf(np.broadcast_to(x, shape).astype(np.float32), rx,
                  fmaf(np.broadcast_to(w, shape).astype(np.float32), rw, fixed))
         info = np.iinfo(zy.dtype)
-        return np.where(np.isnan(v), 0, np.clip(np.rint(v), info.min, info.max)).astype(zy.dtype)
+        # NaN and past int32: its conversion's INT_MIN, saturated
+        return np.array([info.min if not abs(float(e)) < 2.0**31 else min(max(round(float(e)), info.min), info.max)
+                         for e in v.reshape(-1)], zy.dtype).reshape(v.shape)
 
 
 # qadd: every signedness of a, b and y, sizes 1, odd primes and past the

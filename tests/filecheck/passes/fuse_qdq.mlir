@@ -92,19 +92,81 @@ func.func @conv_i16_out(%xq: tensor<1x4x6x6xi8>, %wq: tensor<8x4x1x1xi8>, %s: te
 }
 
 // -----
-// A residual add of two dequantized 8-bit tensors of one shape, quantized:
-// one mlvm.qadd over the bytes (each operand keeps its own type).
+// A residual add of two dequantized u8 tensors of one shape, quantized:
+// one mlvm.qadd over the bytes.
 // CHECK-LABEL: func.func @add
-// CHECK: %[[Y:.*]] = "mlvm.qadd"(%aq, %sa, %za, %bq, %sb, %zb, %sy, %zy) : (tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>, tensor<1x4x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x3xui8>
+// CHECK: %[[Y:.*]] = "mlvm.qadd"(%aq, %sa, %za, %bq, %sb, %zb, %sy, %zy) : (tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>, tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x3xui8>
 // CHECK-NOT: mlvm.dequantize
 // CHECK-NOT: mlvm.add
 // CHECK: func.return %[[Y]]
-func.func @add(%aq: tensor<1x4x3x3xui8>, %bq: tensor<1x4x3x3xi8>, %sa: tensor<f32>, %za: tensor<ui8>, %sb: tensor<f32>, %zb: tensor<i8>, %sy: tensor<f32>, %zy: tensor<ui8>) -> tensor<1x4x3x3xui8> {
+func.func @add(%aq: tensor<1x4x3x3xui8>, %bq: tensor<1x4x3x3xui8>, %sa: tensor<f32>, %za: tensor<ui8>, %sb: tensor<f32>, %zb: tensor<ui8>, %sy: tensor<f32>, %zy: tensor<ui8>) -> tensor<1x4x3x3xui8> {
   %a = "mlvm.dequantize"(%aq, %sa, %za) : (tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x3xf32>
-  %b = "mlvm.dequantize"(%bq, %sb, %zb) : (tensor<1x4x3x3xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4x3x3xf32>
+  %b = "mlvm.dequantize"(%bq, %sb, %zb) : (tensor<1x4x3x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x3xf32>
   %s = "mlvm.add"(%a, %b) : (tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
   %y = "mlvm.quantize"(%s, %sy, %zy) : (tensor<1x4x3x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x4x3x3xui8>
   func.return %y : tensor<1x4x3x3xui8>
+}
+
+// -----
+// Must not: an i8 operand or result (onnxruntime computes those adds in
+// f32 on x86, as the float ops do).
+// CHECK-LABEL: func.func @add_i8
+// CHECK-NOT: mlvm.qadd
+func.func @add_i8(%aq: tensor<6xui8>, %bq: tensor<6xi8>, %s: tensor<f32>, %z: tensor<ui8>, %zi: tensor<i8>) -> (tensor<6xui8>, tensor<6xi8>) {
+  %a = "mlvm.dequantize"(%aq, %s, %z) : (tensor<6xui8>, tensor<f32>, tensor<ui8>) -> tensor<6xf32>
+  %b = "mlvm.dequantize"(%bq, %s, %zi) : (tensor<6xi8>, tensor<f32>, tensor<i8>) -> tensor<6xf32>
+  %0 = "mlvm.add"(%a, %b) : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xf32>
+  %y0 = "mlvm.quantize"(%0, %s, %z) : (tensor<6xf32>, tensor<f32>, tensor<ui8>) -> tensor<6xui8>
+  %1 = "mlvm.add"(%a, %a) : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xf32>
+  %y1 = "mlvm.quantize"(%1, %s, %zi) : (tensor<6xf32>, tensor<f32>, tensor<i8>) -> tensor<6xi8>
+  func.return %y0, %y1 : tensor<6xui8>, tensor<6xi8>
+}
+
+// -----
+// An i8 quantize read by one dequantize, itself read once, their zero
+// point one constant: the pair in ui8 with the zero point + 128 (the same
+// values), so that the u8 rules apply; here the add of two such becomes a
+// qadd of bytes.
+// CHECK-LABEL: func.func @s8_pairs
+// CHECK: %[[ZA:.*]] = "mlvm.constant"() <{value = dense<131> : tensor<ui8>}> : () -> tensor<ui8>
+// CHECK: %[[QA:.*]] = "mlvm.quantize"(%xa, %s, %[[ZA]]) : (tensor<6xf32>, tensor<f32>, tensor<ui8>) -> tensor<6xui8>
+// CHECK: %[[ZB:.*]] = "mlvm.constant"() <{value = dense<131> : tensor<ui8>}> : () -> tensor<ui8>
+// CHECK: %[[QB:.*]] = "mlvm.quantize"(%xb, %s, %[[ZB]]) : (tensor<6xf32>, tensor<f32>, tensor<ui8>) -> tensor<6xui8>
+// CHECK: %[[ZY:.*]] = "mlvm.constant"() <{value = dense<131> : tensor<ui8>}> : () -> tensor<ui8>
+// CHECK: %[[Y:.*]] = "mlvm.qadd"(%[[QA]], %s, %[[ZA]], %[[QB]], %s, %[[ZB]], %s, %[[ZY]]) : (tensor<6xui8>, tensor<f32>, tensor<ui8>, tensor<6xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<6xui8>
+// CHECK-NOT: "mlvm.add"
+// CHECK: "mlvm.dequantize"(%[[Y]], %s, %[[ZY]]) : (tensor<6xui8>, tensor<f32>, tensor<ui8>) -> tensor<6xf32>
+func.func @s8_pairs(%xa: tensor<6xf32>, %xb: tensor<6xf32>, %s: tensor<f32>) -> tensor<6xf32> {
+  %z = "mlvm.constant"() <{value = dense<3> : tensor<i8>}> : () -> tensor<i8>
+  %qa = "mlvm.quantize"(%xa, %s, %z) : (tensor<6xf32>, tensor<f32>, tensor<i8>) -> tensor<6xi8>
+  %a = "mlvm.dequantize"(%qa, %s, %z) : (tensor<6xi8>, tensor<f32>, tensor<i8>) -> tensor<6xf32>
+  %qb = "mlvm.quantize"(%xb, %s, %z) : (tensor<6xf32>, tensor<f32>, tensor<i8>) -> tensor<6xi8>
+  %b = "mlvm.dequantize"(%qb, %s, %z) : (tensor<6xi8>, tensor<f32>, tensor<i8>) -> tensor<6xf32>
+  %sum = "mlvm.add"(%a, %b) : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xf32>
+  %qy = "mlvm.quantize"(%sum, %s, %z) : (tensor<6xf32>, tensor<f32>, tensor<i8>) -> tensor<6xi8>
+  %y = "mlvm.dequantize"(%qy, %s, %z) : (tensor<6xi8>, tensor<f32>, tensor<i8>) -> tensor<6xf32>
+  func.return %y : tensor<6xf32>
+}
+
+// -----
+// Must not: a quantize read twice, a dequantize read twice, a zero point
+// known only at run time, unequal zero points: those pairs stay i8.
+// CHECK-LABEL: func.func @s8_pairs_must_not
+// CHECK-NOT: ui8
+func.func @s8_pairs_must_not(%x: tensor<6xf32>, %s: tensor<f32>, %zr: tensor<i8>) -> (tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>) {
+  %z = "mlvm.constant"() <{value = dense<3> : tensor<i8>}> : () -> tensor<i8>
+  %z4 = "mlvm.constant"() <{value = dense<4> : tensor<i8>}> : () -> tensor<i8>
+  %q0 = "mlvm.quantize"(%x, %s, %z) : (tensor<6xf32>, tensor<f32>, tensor<i8>) -> tensor<6xi8>
+  %d0 = "mlvm.dequantize"(%q0, %s, %z) : (tensor<6xi8>, tensor<f32>, tensor<i8>) -> tensor<6xf32>
+  %d0b = "mlvm.dequantize"(%q0, %s, %z) : (tensor<6xi8>, tensor<f32>, tensor<i8>) -> tensor<6xf32>
+  %q1 = "mlvm.quantize"(%x, %s, %z) : (tensor<6xf32>, tensor<f32>, tensor<i8>) -> tensor<6xi8>
+  %d1 = "mlvm.dequantize"(%q1, %s, %z) : (tensor<6xi8>, tensor<f32>, tensor<i8>) -> tensor<6xf32>
+  %r1 = "mlvm.add"(%d1, %d1) : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xf32>
+  %q2 = "mlvm.quantize"(%x, %s, %zr) : (tensor<6xf32>, tensor<f32>, tensor<i8>) -> tensor<6xi8>
+  %d2 = "mlvm.dequantize"(%q2, %s, %zr) : (tensor<6xi8>, tensor<f32>, tensor<i8>) -> tensor<6xf32>
+  %q3 = "mlvm.quantize"(%x, %s, %z) : (tensor<6xf32>, tensor<f32>, tensor<i8>) -> tensor<6xi8>
+  %d3 = "mlvm.dequantize"(%q3, %s, %z4) : (tensor<6xi8>, tensor<f32>, tensor<i8>) -> tensor<6xf32>
+  func.return %d0, %d0b, %r1, %d2, %d3 : tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>
 }
 
 // -----

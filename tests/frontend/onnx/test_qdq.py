@@ -324,3 +324,46 @@ def test_qadd_is_onnxruntimes_qlinear_add(tmp_path: Path, layout: str) -> None:
             f"  func.return %y : tensor<256x256x{e}>\n}}\n")
         np.testing.assert_array_equal(mlvm.compile(src).main(a, b), sess.run(None, {"a": a, "b": b})[0],
                                       err_msg=f"{layout} {scales}")
+
+
+@pytest.mark.parametrize("case", ["activations", "constant-bias"])
+@pytest.mark.parametrize("signed", [False, True], ids=["u8", "s8"])
+def test_qdq_add_as_onnxruntime_runs_it(tmp_path: Path, case: str, signed: bool) -> None:
+    """A QDQ Add as onnxruntime runs the model: of two activations
+    (quantize, dequantize each), every pair of byte values, or of an
+    activation and a constant bias of every byte value broadcast over its
+    rows; at scales that tell the orders of rounding apart. onnxruntime
+    makes a QLinearAdd of u8 tensors; i8 activations it turns into u8 first
+    (a quantize read by one dequantize), and a constant i8 operand keeps
+    the float Add: bit for bit in each case."""
+    n = helper.make_node
+    for u8_signed, *scales, za, zb, zy in QADD_TIES:
+        if u8_signed:
+            continue  # (the u8 sets, their zero points read as bytes of either type)
+        dt = np.int8 if signed else np.uint8
+        za, zb, zy = (int(np.uint8(v).view(np.int8)) if signed else v for v in (za, zb, zy))
+        sa, sb, sy = (np.float32(float.fromhex(v)) for v in scales)
+        values = np.arange(np.iinfo(dt).min, np.iinfo(dt).max + 1)
+        inits = [numpy_helper.from_array(np.array(v, d), name) for v, d, name in
+                 ((sa, np.float32, "sa"), (za, dt, "za"), (sb, np.float32, "sb"), (zb, dt, "zb"), (sy, np.float32, "sy"),
+                  (zy, dt, "zy"))]
+        nodes = [n("QuantizeLinear", ["xa", "sa", "za"], ["qa"]), n("DequantizeLinear", ["qa", "sa", "za"], ["da"]),
+                 n("Add", ["da", "db"], ["s"]), n("QuantizeLinear", ["s", "sy", "zy"], ["qy"]),
+                 n("DequantizeLinear", ["qy", "sy", "zy"], ["y"])]
+        xa = ((np.repeat(values[:, None], 256, 1) - za) * sa).astype(np.float32)
+        feeds = {"xa": xa}
+        ins = [helper.make_tensor_value_info("xa", TensorProto.FLOAT, [256, 256])]
+        if case == "activations":
+            nodes[1:1] = [n("QuantizeLinear", ["xb", "sb", "zb"], ["qb"]), n("DequantizeLinear", ["qb", "sb", "zb"], ["db"])]
+            ins.append(helper.make_tensor_value_info("xb", TensorProto.FLOAT, [256, 256]))
+            feeds["xb"] = ((np.repeat(values[None, :], 256, 0) - zb) * sb).astype(np.float32)
+        else:
+            nodes[1:1] = [n("DequantizeLinear", ["bq", "sb", "zb"], ["db"])]
+            inits.append(numpy_helper.from_array(values.astype(dt), "bq"))
+        graph = helper.make_graph(nodes, "g", ins, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        model.ir_version = 8
+        path = tmp_path / f"add_{case}_{scales[0]}.onnx"
+        onnx.save(model, path)
+        want = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+        np.testing.assert_array_equal(mlvm.compile(path).main(*feeds.values()), want, err_msg=f"{case} {scales}")

@@ -406,11 +406,11 @@ static void s2_case(int t, int extreme)
  * (rounded once, instruction or not): every signedness, both operands
  * whole or one of them [mid] (a or b, broadcast over inner or not), the
  * lowering's rule for swap, lengths around the vectors' widths, ratios of
- * scales that make ties (0.25-4) half the time, zero, infinite and NaN
- * scales among the rest; y in place of the whole operand every other time. */
+ * scales that make ties (0.25-4) half the time, zero, infinite, NaN, tiny
+ * and huge scales among the rest (NaN and sums past int32 -> the minimum); y in place of the whole operand every other time. */
 static void check_qadd(int t)
 {
-    static const float odd[] = {0.0f, INFINITY, NAN}, tie[] = {0.25f, 0.5f, 1.0f, 2.0f, 4.0f};
+    static const float odd[] = {0.0f, INFINITY, NAN, 1e-40f, 3e38f}, tie[] = {0.25f, 0.5f, 1.0f, 2.0f, 4.0f};
     static const mlvm_index_t lens[] = {1, 3, 7, 8, 15, 16, 17, 31, 64, 100, 257};
     const int small = t % 3;
     const size_t outer = small ? (size_t)rnd(1, 3) : 1, mid = (size_t)lens[rnd(0, 10)];
@@ -429,7 +429,7 @@ static void check_qadd(int t)
     if (rnd(0, 1))
         sa = sy * tie[rnd(0, 4)], sb = sy * tie[rnd(0, 4)];
     else if (rnd(0, 3) == 0)
-        *(rnd(0, 1) ? &sy : &sa) = odd[rnd(0, 2)];
+        *(rnd(0, 1) ? &sy : &sa) = odd[rnd(0, 4)];
     for (o = 0; o < outer; ++o)
         for (m = 0; m < mid; ++m)
             for (i = 0; i < inner; ++i) {
@@ -440,9 +440,11 @@ static void check_qadd(int t)
                 const float x = p.swap ? vb : va, w = p.swap ? va : vb, zx = p.swap ? fb : fa, zw = p.swap ? fa : fb;
                 const float rx = (p.swap ? sb : sa) / sy, rw = (p.swap ? sa : sb) / sy;
                 const float fixed = (float)at8(&zy, 0, p.y_signed) - fmaf(rx, zx, rw * zw);
-                float v = nearbyintf(fmaf(x, rx, fmaf(w, rw, fixed)));
-                v = v != v ? 0.0f : fminf(fmaxf(v, p.y_signed ? -128.0f : 0.0f), p.y_signed ? 127.0f : 255.0f);
-                want[at] = (uint8_t)(int32_t)v;
+                const float v = fmaf(x, rx, fmaf(w, rw, fixed)), lo = p.y_signed ? -128.0f : 0.0f;
+                /* NaN and past int32: the conversion's INT_MIN, saturated */
+                want[at] = (uint8_t)(int32_t)(v == v && fabsf(v) < 0x1p31f
+                                                  ? fminf(fmaxf(nearbyintf(v), lo), p.y_signed ? 127.0f : 255.0f)
+                                                  : lo);
             }
     if (in_place)
         memcpy(y, into_a ? a : b, n);

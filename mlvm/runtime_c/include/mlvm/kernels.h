@@ -235,7 +235,8 @@ void mlvm_qconv2d_requant_8(const mlvm_qconv2d_t *p, const mlvm_qrequant_t *rq, 
 /* mlvm.qadd of 8-bit a and b (signed or not, as flagged), as onnxruntime's
  * QLinearAdd computes it on x86-64: with rx = sx / sy, rw = sw / sy (f32),
  *   y = saturate(nearbyint(fma(x, rx, fma(w, rw, zy - fma(rx, zx, rw * zw)))))
- * each fma rounded once, NaN -> 0, where (x, w) is (a, b), or (b, a) when
+ * each fma rounded once, NaN and values past int32 -> the type's minimum
+ * (onnxruntime's conversion and saturating packs), where (x, w) is (a, b), or (b, a) when
  * `swap` (the lowering sets it where a is constant along onnxruntime's
  * innermost run: a single value, or the small operand with inner > 1).
  * y is [outer, mid, inner]; a and b have its shape but the one `small`

@@ -5,7 +5,10 @@
  *   y = saturate(nearbyint(fma(x, rx, fma(w, rw, zy - fma(rx, zx, rw zw)))))
  * (x, w) being (a, b), or (b, a) where a is constant along the run
  * (`swap`, decided by the lowering). Every fma is rounded once on every
- * target (vmath.h's mlvm_fma_exact where there is no instruction).
+ * target (vmath.h's mlvm_fma_exact where there is no instruction). NaN,
+ * and values past int32, give the type's minimum (its conversion's
+ * INT_MIN, saturated): only degenerate scales make them, which take
+ * qadd_unbounded.
  *
  * Vectors take 16 (AVX-512) or 8 (AVX2 with FMA) elements a step: the
  * bytes made unsigned (i8 ^ 0x80, the 128 taken away after widening) so
@@ -24,6 +27,7 @@ typedef struct qadd_consts {
     int32_t ox, ow; /* 128 for i8: its bytes ^ 0x80, less 128, are its values */
     uint8_t fx, fw; /* 0x80 for i8 */
     int32_t y_signed;
+    int32_t bounded; /* |v| < 2^30 for every input: no NaN, nothing past int32 */
 } qadd_consts_t;
 
 static int32_t at8(const void *p, size_t i, int is_signed)
@@ -141,10 +145,30 @@ static size_t qadd_vectors(const qadd_consts_t *k, size_t n, const uint8_t *x, c
 }
 #endif
 
+/* Degenerate scales (zero, infinite, NaN, ratios past 2^22): onnxruntime's
+ * conversion gives INT_MIN for NaN and for anything past int32, which its
+ * saturating packs make the type's minimum; the rest rounded and
+ * saturated. Element by element, off the hot loops. */
+static void qadd_unbounded(const qadd_consts_t *k, size_t n, const uint8_t *x, const uint8_t *w,
+                           int w_each, uint8_t *y)
+{
+    const float lo = k->y_signed ? -128.0f : 0.0f, hi = k->y_signed ? 127.0f : 255.0f;
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        const float t = mlvm_fma_exact(value8(w_each ? w + i : w, k->fw, k->ow), k->rw, k->fixed);
+        const float v = mlvm_fma_exact(value8(x + i, k->fx, k->ox), k->rx, t);
+        const float r = v == v && fabsf(v) < 0x1p31f ? fminf(fmaxf(nearbyintf(v), lo), hi) : lo;
+        y[i] = (uint8_t)(int32_t)r;
+    }
+}
+
 static void qadd_run(const qadd_consts_t *k, size_t n, const uint8_t *x, const uint8_t *w,
                      int w_each, uint8_t *y)
 {
-    qadd_tail(k, qadd_vectors(k, n, x, w, w_each, y), n, x, w, w_each, y);
+    if (!k->bounded)
+        qadd_unbounded(k, n, x, w, w_each, y);
+    else
+        qadd_tail(k, qadd_vectors(k, n, x, w, w_each, y), n, x, w, w_each, y);
 }
 
 void mlvm_qadd_8(const mlvm_qadd_t *p, size_t outer, size_t mid, size_t inner, const void *a,
@@ -164,6 +188,7 @@ void mlvm_qadd_8(const mlvm_qadd_t *p, size_t outer, size_t mid, size_t inner, c
     k.fixed = (float)at8(zy, 0, p->y_signed) - mlvm_fma_exact(rx, zx, rw * zw);
     k.fx = x_signed ? 0x80 : 0, k.fw = w_signed ? 0x80 : 0;
     k.ox = x_signed ? 128 : 0, k.ow = w_signed ? 128 : 0;
+    k.bounded = 256.0f * (fabsf(rx) + fabsf(rw)) + fabsf(k.fixed) < 0x1p30f; /* false for NaN */
     if (p->small == 0) {
         qadd_run(&k, outer * mid * inner, x, w, 1, py);
     } else if (inner == 1) { /* runs of mid: the small operand read whole each time */

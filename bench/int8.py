@@ -44,14 +44,18 @@ from onnxruntime.quantization.shape_inference import quant_pre_process  # noqa: 
 from test_qdq import Calibration, cnn  # noqa: E402
 
 
-def quantized(f32: Path) -> Path:
+def quantized(f32: Path, activations: QuantType = QuantType.QUInt8) -> Path:
+    """f32 quantized by onnxruntime's static quantizer beside it: QDQ,
+    per-channel s8 weights, `activations` (u8 unless asked: s8 is
+    quantize_static's default), 8 seeded calibration inputs."""
     model = onnx.load(f32)
     inp = model.graph.input[0]
     shape = tuple(d.dim_value for d in inp.type.tensor_type.shape.dim)
-    pre, out = f32.with_suffix(".pre.onnx"), f32.with_suffix(".qdq.onnx")
+    tag = "" if activations == QuantType.QUInt8 else ".s8"
+    pre, out = f32.with_suffix(".pre.onnx"), f32.with_suffix(f"{tag}.qdq.onnx")
     quant_pre_process(str(f32), str(pre), skip_symbolic_shape=True)
     quantize_static(str(pre), str(out), Calibration(inp.name, shape), quant_format=QuantFormat.QDQ,
-                    per_channel=True, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+                    per_channel=True, activation_type=activations, weight_type=QuantType.QInt8)
     return out
 
 

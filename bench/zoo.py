@@ -15,6 +15,7 @@ the two runtimes take turns (`--rounds`, each a batch of calls of about
     taskset -c 1 python bench/zoo.py [--models REGEX] [--rounds N]
     taskset -c 1 python bench/zoo.py --layers resnet50   # its convolutions one by one
     taskset -c 1 python bench/zoo.py --int8   # each quantized, against onnxruntime int8
+    taskset -c 1 python bench/zoo.py --int8 --activations s8   # s8 activations (quantize_static's default)
 """
 
 from __future__ import annotations
@@ -157,18 +158,20 @@ def _timed(m: Any, sess: ort.InferenceSession, data: str, x: np.ndarray, rounds:
             "path": kp().decode()}
 
 
-def quantized_file(path: Path) -> Path:
+def quantized_file(path: Path, activations: str = "u8") -> Path:
     """The model quantized by onnxruntime's static quantizer as bench/int8.py
-    does (QDQ, per-channel s8 weights, u8 activations, 8 seeded calibration
-    inputs), after moving it to opset 13 (per-channel DequantizeLinear)."""
+    does (QDQ, per-channel s8 weights, u8 or s8 activations, 8 seeded
+    calibration inputs), after moving it to opset 13 (per-channel
+    DequantizeLinear)."""
     from onnx import version_converter
+    from onnxruntime.quantization import QuantType
 
     from int8 import quantized
 
     m = onnx.load(path)
     if m.opset_import[0].version < 13:
         onnx.save(version_converter.convert_version(m, 13), path)
-    return quantized(path)
+    return quantized(path, QuantType.QInt8 if activations == "s8" else QuantType.QUInt8)
 
 
 def conv_layers(path: Path) -> Counter[tuple[Any, ...]]:
@@ -249,6 +252,8 @@ def main() -> None:
                     help="time each distinct convolution of MODEL (e.g. resnet50) alone instead")
     ap.add_argument("--int8", action="store_true",
                     help="each model quantized (QDQ, u8 activations) against onnxruntime's int8")
+    ap.add_argument("--activations", choices=("u8", "s8"), default="u8",
+                    help="with --int8: the activations' type (s8 is quantize_static's default)")
     args = ap.parse_args()
     if args.int8:
         int8_table(args)
@@ -287,7 +292,7 @@ def int8_table(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="mlvm-zoo-int8-") as tmp:
         for name, path, data, shape in _selected(args.models, Path(tmp)):
             t = time.perf_counter()
-            q = quantized_file(path)
+            q = quantized_file(path, args.activations)
             tq = time.perf_counter() - t
             row = measure(q, data, shape, args.rounds, args.batch_ms, int8=True)
             if "error" in row:

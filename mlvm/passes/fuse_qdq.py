@@ -355,14 +355,13 @@ class S8PairToU8(RewritePattern):
         zq, zd = constant_of(q.zero_point), constant_of(d.zero_point)
         if zq is None or zd is None or zq.size != 1 or zd.size != 1 or int(zq.reshape(())) != int(zd.reshape(())):
             return
-        z = make_constant(TensorType(xdsl_type("ui8"), list(value_shape(q.zero_point))),
-                          (zq.astype(np.int16) + 128).astype(np.uint8))
+        # one value of rank 0, whatever the zero point's shape was, as onnxruntime writes it
+        z = make_constant(TensorType(xdsl_type("ui8"), []), np.asarray(int(zq.reshape(())) + 128, np.uint8))
         rewriter.insert(z, InsertPoint.before(q))
         b = _Builder(rewriter, q)
         q2 = b.op(QuantizeOp, [q.x, q.scale, z.result], value_shape(q.result), "ui8")
-        zd2 = b.reshape(z.result, value_shape(d.zero_point))
         b2 = _Builder(rewriter, d)
-        d2 = b2.op(DequantizeOp, [q2, d.scale, zd2], value_shape(d.result), _elem(d.result))
+        d2 = b2.op(DequantizeOp, [q2, d.scale, z.result], value_shape(d.result), _elem(d.result))
         rewriter.replace(d, [], [d2])
         rewriter.erase_op(q)
 

@@ -363,7 +363,7 @@ class S8PairToU8(RewritePattern):
         b2 = _Builder(rewriter, d)
         d2 = b2.op(DequantizeOp, [q2, d.scale, z.result], value_shape(d.result), _elem(d.result))
         rewriter.replace(d, [], [d2])
-        rewriter.erase_op(q)
+        rewriter.erase(q)
 
 
 def _binary_qdq(q: QuantizeOp, cls: type[MlvmOp]) -> tuple[DequantizeOp, DequantizeOp] | None:

@@ -152,13 +152,13 @@ static size_t qadd_vectors(const qadd_consts_t *k, size_t n, const uint8_t *x, c
 static void qadd_unbounded(const qadd_consts_t *k, size_t n, const uint8_t *x, const uint8_t *w,
                            int w_each, uint8_t *y)
 {
-    const float lo = k->y_signed ? -128.0f : 0.0f, hi = k->y_signed ? 127.0f : 255.0f;
     size_t i;
     for (i = 0; i < n; ++i) {
         const float t = mlvm_fma_exact(value8(w_each ? w + i : w, k->fw, k->ow), k->rw, k->fixed);
         const float v = mlvm_fma_exact(value8(x + i, k->fx, k->ox), k->rx, t);
-        const float r = v == v && fabsf(v) < 0x1p31f ? fminf(fmaxf(nearbyintf(v), lo), hi) : lo;
-        y[i] = (uint8_t)(int32_t)r;
+        const int in_range = fabsf(v) < 0x1p31f; /* (false for NaN) */
+        y[i] = k->y_signed ? (uint8_t)(in_range ? mlvm_quantize_i8(v, 0) : INT8_MIN)
+                           : (in_range ? mlvm_quantize_ui8(v, 0) : 0);
     }
 }
 

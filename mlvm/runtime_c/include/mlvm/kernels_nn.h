@@ -220,16 +220,16 @@ typedef struct mlvm_pool2d {
 } mlvm_pool2d_t;
 void mlvm_maxpool2d_f32(const mlvm_pool2d_t *p, const float *x, float *out);
 void mlvm_avgpool2d_f32(const mlvm_pool2d_t *p, const float *x, float *out);
-/* mlvm.qavgpool2d: the average of each window of 8-bit x (signed or not),
- * dequantized as xs * (x - zx) in f32 and summed from 0 in row-major order,
- * divided by the count inside x, then nearbyint(avg / ys + zy) saturated
- * to x's type (onnxruntime's QLinearAveragePool). Scales and zero points
- * are single values. */
 /* mlvm.qsoftmax over rows of n 8-bit values (signed or not; x and y of one
  * type): onnxruntime's QLinearSoftmax with the compiler's table of 256
  * exponentials (qsoftmax_table in mlvm/dialect/quant.py). */
 void mlvm_qsoftmax_8(size_t rows, size_t n, int32_t is_signed, const void *x, const float *table,
                      const float *ys, const void *zy, void *y);
+/* mlvm.qavgpool2d: the average of each window of 8-bit x (signed or not),
+ * dequantized as xs * (x - zx) in f32 and summed from 0 in row-major order,
+ * divided by the count inside x, then nearbyint(avg / ys + zy) saturated
+ * to x's type (onnxruntime's QLinearAveragePool). Scales and zero points
+ * are single values. */
 void mlvm_qavgpool2d_8(const mlvm_pool2d_t *p, int32_t is_signed, const void *x, const float *xs,
                        const void *zx, const float *ys, const void *zy, void *out);
 /* The same where one window covers a whole map of n values with no

@@ -137,6 +137,9 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, ml
     (d / "quant.mlir").write_text(QUANT_MLIR)
     aot("compile", str(d / "quant.mlir"), "-o", str(d / "quant.c"))
     out["quant"] = (d / "quant.c", mlvm.compile(d / "quant.mlir"))
+    (d / "qadd.mlir").write_text(QADD_MLIR)
+    aot("compile", str(d / "qadd.mlir"), "-o", str(d / "qadd.c"))
+    out["qadd"] = (d / "qadd.c", mlvm.compile(d / "qadd.mlir"))
     return out
 
 
@@ -195,11 +198,47 @@ func.func @main(%x: tensor<1x5x9x7xf32>, %y: tensor<1x1x11x6xf32>) -> (tensor<1x
 }
 """
 
+# mlvm.qadd's layouts on the core (VFMA and VCVTR on the M4, the double
+# fused multiply-add on the M3): both operands whole (u8), b one value per
+# row of 7 (i8 out), a single value (taken second), b a row over every
+# row, and a zero output scale (the degenerate path); scales whose ratios
+# make ties. Dequantized with scale 1: the integers themselves.
+QADD_MLIR = """
+func.func @main(%x: tensor<6x7xf32>, %r: tensor<6x1xf32>, %v: tensor<7xf32>) -> (tensor<6x7xf32>, tensor<6x7xf32>, tensor<6x7xf32>, tensor<6x7xf32>, tensor<6x7xf32>) {
+  %one = "mlvm.constant"() <{value = dense<1.0> : tensor<f32>}> : () -> tensor<f32>
+  %s = "mlvm.constant"() <{value = dense<0.0625> : tensor<f32>}> : () -> tensor<f32>
+  %s2 = "mlvm.constant"() <{value = dense<0.125> : tensor<f32>}> : () -> tensor<f32>
+  %s3 = "mlvm.constant"() <{value = dense<0.0371> : tensor<f32>}> : () -> tensor<f32>
+  %s0 = "mlvm.constant"() <{value = dense<0.0> : tensor<f32>}> : () -> tensor<f32>
+  %zu = "mlvm.constant"() <{value = dense<131> : tensor<ui8>}> : () -> tensor<ui8>
+  %zv = "mlvm.constant"() <{value = dense<7> : tensor<ui8>}> : () -> tensor<ui8>
+  %zi = "mlvm.constant"() <{value = dense<-3> : tensor<i8>}> : () -> tensor<i8>
+  %xu = "mlvm.quantize"(%x, %s, %zu) : (tensor<6x7xf32>, tensor<f32>, tensor<ui8>) -> tensor<6x7xui8>
+  %xi = "mlvm.quantize"(%x, %s3, %zi) : (tensor<6x7xf32>, tensor<f32>, tensor<i8>) -> tensor<6x7xi8>
+  %ri = "mlvm.quantize"(%r, %s, %zi) : (tensor<6x1xf32>, tensor<f32>, tensor<i8>) -> tensor<6x1xi8>
+  %vu = "mlvm.quantize"(%v, %s2, %zv) : (tensor<7xf32>, tensor<f32>, tensor<ui8>) -> tensor<7xui8>
+  %one_u = "mlvm.constant"() <{value = dense<[77]> : tensor<1xui8>}> : () -> tensor<1xui8>
+  %q0 = "mlvm.qadd"(%xu, %s, %zu, %xu, %s2, %zv, %s2, %zv) : (tensor<6x7xui8>, tensor<f32>, tensor<ui8>, tensor<6x7xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<6x7xui8>
+  %q1 = "mlvm.qadd"(%xi, %s3, %zi, %ri, %s, %zi, %s3, %zi) : (tensor<6x7xi8>, tensor<f32>, tensor<i8>, tensor<6x1xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<6x7xi8>
+  %q2 = "mlvm.qadd"(%one_u, %s2, %zv, %xu, %s, %zu, %s, %zu) : (tensor<1xui8>, tensor<f32>, tensor<ui8>, tensor<6x7xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<6x7xui8>
+  %q3 = "mlvm.qadd"(%xu, %s, %zu, %vu, %s2, %zv, %s, %zu) : (tensor<6x7xui8>, tensor<f32>, tensor<ui8>, tensor<7xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<6x7xui8>
+  %q4 = "mlvm.qadd"(%xi, %s3, %zi, %xi, %s3, %zi, %s0, %zi) : (tensor<6x7xi8>, tensor<f32>, tensor<i8>, tensor<6x7xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<6x7xi8>
+  %z0 = "mlvm.constant"() <{value = dense<0> : tensor<ui8>}> : () -> tensor<ui8>
+  %z0i = "mlvm.constant"() <{value = dense<0> : tensor<i8>}> : () -> tensor<i8>
+  %o0 = "mlvm.dequantize"(%q0, %one, %z0) : (tensor<6x7xui8>, tensor<f32>, tensor<ui8>) -> tensor<6x7xf32>
+  %o1 = "mlvm.dequantize"(%q1, %one, %z0i) : (tensor<6x7xi8>, tensor<f32>, tensor<i8>) -> tensor<6x7xf32>
+  %o2 = "mlvm.dequantize"(%q2, %one, %z0) : (tensor<6x7xui8>, tensor<f32>, tensor<ui8>) -> tensor<6x7xf32>
+  %o3 = "mlvm.dequantize"(%q3, %one, %z0) : (tensor<6x7xui8>, tensor<f32>, tensor<ui8>) -> tensor<6x7xf32>
+  %o4 = "mlvm.dequantize"(%q4, %one, %z0i) : (tensor<6x7xi8>, tensor<f32>, tensor<i8>) -> tensor<6x7xf32>
+  func.return %o0, %o1, %o2, %o3, %o4 : tensor<6x7xf32>, tensor<6x7xf32>, tensor<6x7xf32>, tensor<6x7xf32>, tensor<6x7xf32>
+}
+"""
+
 CASES = [("mlp", "m4"), ("resnet8", "m4"), ("mlp", "m3"), ("rows", "m4"), ("panels", "m4"), ("panels", "m3"), ("cnn28", "m4"),
          ("cnn28", "m3"), ("cnn28-nows", "m4"), ("dscnn", "m4"), ("dscnn-nows", "m4"),
          ("mobilenet", "m4"), ("autoencoder", "m4"), ("autoencoder", "m3"), ("qconv", "m4"),
          ("qconv", "m3"), ("dscnn-int8", "m4"), ("resnet8-int8", "m4"),
-         ("mobilenet-int8", "m4")]
+         ("mobilenet-int8", "m4"), ("qadd", "m4"), ("qadd", "m3")]
 
 
 @pytest.mark.parametrize("name,board", CASES, ids=[f"{n}-{b}" for n, b in CASES])
@@ -213,7 +252,7 @@ def test_model_on_emulated_cortex_m(models: dict[str, tuple[Path, mlvm.Module]],
     want = host.main(*inputs)
     want = list(want) if isinstance(want, tuple) else [want]
     for got, w in zip(res.outputs, want, strict=True):
-        if name == "qconv":  # integers (dequantized exactly): the same bits
+        if name in ("qconv", "qadd"):  # integers (dequantized exactly): the same bits
             assert np.array_equal(got, w), (got, w)
             continue
         scale = float(np.max(np.abs(w)))

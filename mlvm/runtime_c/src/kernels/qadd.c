@@ -124,15 +124,18 @@ static size_t qadd_vectors(const qadd_consts_t *k, size_t n, const uint8_t *x, c
     const int32_t ox = k->ox, ow = k->ow;
     const float t0 = fmaf(value8(w, fw, ow), rw, fixed);
     size_t i;
-#define MLVM_QADD_VCVTR(SAT)                                                                       \
-    for (i = 0; i < n; ++i) {                                                                      \
-        const float t = w_each ? fmaf(value8(w + i, fw, ow), rw, fixed) : t0;                      \
-        y[i] = (uint8_t)SAT(mlvm_vcvtr_add(fmaf(value8(x + i, fx, ox), rx, t), 0), 8);             \
-    }
-    if (k->y_signed)
-        MLVM_QADD_VCVTR(__ssat)
+/* one loop per case: -O2 does not unswitch */
+#define MLVM_QADD_VCVTR(SAT, T)                                                                    \
+    for (i = 0; i < n; ++i)                                                                        \
+        y[i] = (uint8_t)SAT(mlvm_vcvtr_add(fmaf(value8(x + i, fx, ox), rx, (T)), 0), 8);
+    if (w_each && k->y_signed)
+        MLVM_QADD_VCVTR(__ssat, fmaf(value8(w + i, fw, ow), rw, fixed))
+    else if (w_each)
+        MLVM_QADD_VCVTR(__usat, fmaf(value8(w + i, fw, ow), rw, fixed))
+    else if (k->y_signed)
+        MLVM_QADD_VCVTR(__ssat, t0)
     else
-        MLVM_QADD_VCVTR(__usat)
+        MLVM_QADD_VCVTR(__usat, t0)
 #undef MLVM_QADD_VCVTR
     return n;
 }

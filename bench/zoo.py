@@ -251,10 +251,12 @@ def main() -> None:
     ap.add_argument("--layers", metavar="MODEL",
                     help="time each distinct convolution of MODEL (e.g. resnet50) alone instead")
     ap.add_argument("--int8", action="store_true",
-                    help="each model quantized (QDQ, u8 activations) against onnxruntime's int8")
+                    help="each model quantized (QDQ, --activations) against onnxruntime's int8")
     ap.add_argument("--activations", choices=("u8", "s8"), default="u8",
                     help="with --int8: the activations' type (s8 is quantize_static's default)")
     args = ap.parse_args()
+    if args.activations != "u8" and not args.int8:
+        ap.error("--activations needs --int8")
     if args.int8:
         int8_table(args)
         return
@@ -285,6 +287,7 @@ def int8_table(args: argparse.Namespace) -> None:
     """Each model quantized, mlvm against onnxruntime's int8 execution: the
     outputs that differ over three inputs, and the times."""
     runtime_library()
+    print(f"{args.activations} activations, per-channel s8 weights\n")
     print("| model | quantize s | mlvm.compile s | mlvm int8 ms | onnxruntime int8 ms | mlvm / onnxruntime | "
           "outputs differing |")
     print("|---|---|---|---|---|---|---|")

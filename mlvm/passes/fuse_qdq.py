@@ -355,13 +355,16 @@ class S8PairToU8(RewritePattern):
         zq, zd = constant_of(q.zero_point), constant_of(d.zero_point)
         if zq is None or zd is None or zq.size != 1 or zd.size != 1 or int(zq.reshape(())) != int(zd.reshape(())):
             return
-        # one value of rank 0, whatever the zero point's shape was, as onnxruntime writes it
+        # one value, shaped as each zero point was (its shape can be the
+        # result's: the ops broadcast it)
         z = make_constant(TensorType(xdsl_type("ui8"), []), np.asarray(int(zq.reshape(())) + 128, np.uint8))
         rewriter.insert(z, InsertPoint.before(q))
         b = _Builder(rewriter, q)
-        q2 = b.op(QuantizeOp, [q.x, q.scale, z.result], value_shape(q.result), "ui8")
+        q2 = b.op(QuantizeOp, [q.x, q.scale, b.reshape(z.result, value_shape(q.zero_point))],
+                  value_shape(q.result), "ui8")
         b2 = _Builder(rewriter, d)
-        d2 = b2.op(DequantizeOp, [q2, d.scale, z.result], value_shape(d.result), _elem(d.result))
+        d2 = b2.op(DequantizeOp, [q2, d.scale, b2.reshape(z.result, value_shape(d.zero_point))],
+                   value_shape(d.result), _elem(d.result))
         rewriter.replace(d, [], [d2])
         rewriter.erase(q)
 

@@ -149,6 +149,20 @@ func.func @s8_pairs(%xa: tensor<6xf32>, %xb: tensor<6xf32>, %s: tensor<f32>) -> 
 }
 
 // -----
+// A zero point whose shape the result's takes (the ops broadcast it): the
+// new one shaped as it was.
+// CHECK-LABEL: func.func @s8_pair_shaped_zero_point
+// CHECK: %[[Z:.*]] = "mlvm.reshape"(%{{.*}}) : (tensor<ui8>) -> tensor<1x1x1x1xui8>
+// CHECK: %[[Q:.*]] = "mlvm.quantize"(%x, %s, %[[Z]]) : (tensor<4xf32>, tensor<f32>, tensor<1x1x1x1xui8>) -> tensor<1x1x1x4xui8>
+// CHECK: "mlvm.dequantize"(%[[Q]], %s, %{{.*}}) : (tensor<1x1x1x4xui8>, tensor<f32>, tensor<1x1x1x1xui8>) -> tensor<1x1x1x4xf32>
+func.func @s8_pair_shaped_zero_point(%x: tensor<4xf32>, %s: tensor<f32>) -> tensor<1x1x1x4xf32> {
+  %z = "mlvm.constant"() <{value = dense<3> : tensor<1x1x1x1xi8>}> : () -> tensor<1x1x1x1xi8>
+  %q = "mlvm.quantize"(%x, %s, %z) : (tensor<4xf32>, tensor<f32>, tensor<1x1x1x1xi8>) -> tensor<1x1x1x4xi8>
+  %d = "mlvm.dequantize"(%q, %s, %z) : (tensor<1x1x1x4xi8>, tensor<f32>, tensor<1x1x1x1xi8>) -> tensor<1x1x1x4xf32>
+  func.return %d : tensor<1x1x1x4xf32>
+}
+
+// -----
 // Must not: a quantize read twice, a dequantize read twice, a zero point
 // known only at run time, unequal zero points: those pairs stay i8.
 // CHECK-LABEL: func.func @s8_pairs_must_not

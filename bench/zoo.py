@@ -278,8 +278,13 @@ def main() -> None:
             kernel_path = str(row["path"])
             print(f"| {name} | {params} | {row['compile_s']:.1f} | {row['mlvm_ms']:.2f} | {row['ort_ms']:.2f} | "
                   f"{row['ratio']:.2f}x | {row['rel_err']:.1e} |", flush=True)
+    _summary(ratios, kernel_path, "")
+
+
+def _summary(ratios: list[float], kernel_path: str, what: str) -> None:
+    """The table's last line: the geometric mean of the ratios measured."""
     if ratios:
-        print(f"\ngeometric mean mlvm / onnxruntime: {float(np.exp(np.mean(np.log(ratios)))):.3f}x "
+        print(f"\ngeometric mean mlvm / onnxruntime{what}: {float(np.exp(np.mean(np.log(ratios)))):.3f}x "
               f"over {len(ratios)} models; kernel path {kernel_path}")
 
 
@@ -305,9 +310,7 @@ def int8_table(args: argparse.Namespace) -> None:
             kernel_path = str(row["path"])
             print(f"| {name} | {tq:.1f} | {row['compile_s']:.1f} | {row['mlvm_ms']:.2f} | {row['ort_ms']:.2f} | "
                   f"{row['ratio']:.2f}x | {row['differ']} of {row['outputs']} |", flush=True)
-    if ratios:
-        print(f"\ngeometric mean mlvm / onnxruntime (int8): {float(np.exp(np.mean(np.log(ratios)))):.3f}x "
-              f"over {len(ratios)} models; kernel path {kernel_path}")
+    _summary(ratios, kernel_path, " (int8)")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@
  * target (vmath.h's mlvm_fma_exact where there is no instruction). NaN,
  * and values past int32, give the type's minimum (its conversion's
  * INT_MIN, saturated): only degenerate scales make them, which take
- * qadd_unbounded.
+ * qadd_tail for every element.
  *
  * Vectors take 16 (AVX-512) or 8 (AVX2 with FMA) elements a step: the
  * bytes made unsigned (i8 ^ 0x80, the 128 taken away after widening) so
@@ -40,7 +40,11 @@ static float value8(const uint8_t *p, uint8_t f, int32_t o)
     return (float)((int32_t)(uint8_t)(*p ^ f) - o);
 }
 
-/* The elements [i, n) one by one; w is read at each or, w_each 0, once. */
+/* The elements [i, n) one by one; w is read at each or, w_each 0, once.
+ * Also every element where the scales are degenerate (zero, infinite, NaN,
+ * ratios past 2^22): onnxruntime's conversion gives INT_MIN for NaN and
+ * for anything past int32, which its saturating packs make the type's
+ * minimum; the rest rounded and saturated. */
 static void qadd_tail(const qadd_consts_t *k, size_t i, size_t n, const uint8_t *x,
                       const uint8_t *w, int w_each, uint8_t *y)
 {
@@ -51,7 +55,9 @@ static void qadd_tail(const qadd_consts_t *k, size_t i, size_t n, const uint8_t 
     for (; i < n; ++i) {
         const float t = w_each ? mlvm_fma_exact(value8(w + i, fw, ow), rw, fixed) : t0;
         const float v = mlvm_fma_exact(value8(x + i, fx, ox), rx, t);
-        y[i] = k->y_signed ? (uint8_t)mlvm_quantize_i8(v, 0) : mlvm_quantize_ui8(v, 0);
+        const int in_range = fabsf(v) < 0x1p31f; /* (false for NaN) */
+        y[i] = k->y_signed ? (uint8_t)(in_range ? mlvm_quantize_i8(v, 0) : INT8_MIN)
+                           : (in_range ? mlvm_quantize_ui8(v, 0) : 0);
     }
 }
 
@@ -148,30 +154,11 @@ static size_t qadd_vectors(const qadd_consts_t *k, size_t n, const uint8_t *x, c
 }
 #endif
 
-/* Degenerate scales (zero, infinite, NaN, ratios past 2^22): onnxruntime's
- * conversion gives INT_MIN for NaN and for anything past int32, which its
- * saturating packs make the type's minimum; the rest rounded and
- * saturated. Element by element, off the hot loops. */
-static void qadd_unbounded(const qadd_consts_t *k, size_t n, const uint8_t *x, const uint8_t *w,
-                           int w_each, uint8_t *y)
-{
-    size_t i;
-    for (i = 0; i < n; ++i) {
-        const float t = mlvm_fma_exact(value8(w_each ? w + i : w, k->fw, k->ow), k->rw, k->fixed);
-        const float v = mlvm_fma_exact(value8(x + i, k->fx, k->ox), k->rx, t);
-        const int in_range = fabsf(v) < 0x1p31f; /* (false for NaN) */
-        y[i] = k->y_signed ? (uint8_t)(in_range ? mlvm_quantize_i8(v, 0) : INT8_MIN)
-                           : (in_range ? mlvm_quantize_ui8(v, 0) : 0);
-    }
-}
-
 static void qadd_run(const qadd_consts_t *k, size_t n, const uint8_t *x, const uint8_t *w,
                      int w_each, uint8_t *y)
 {
-    if (!k->bounded)
-        qadd_unbounded(k, n, x, w, w_each, y);
-    else
-        qadd_tail(k, qadd_vectors(k, n, x, w, w_each, y), n, x, w, w_each, y);
+    /* degenerate scales: every element one by one, off the hot loops */
+    qadd_tail(k, k->bounded ? qadd_vectors(k, n, x, w, w_each, y) : 0, n, x, w, w_each, y);
 }
 
 void mlvm_qadd_8(const mlvm_qadd_t *p, size_t outer, size_t mid, size_t inner, const void *a,

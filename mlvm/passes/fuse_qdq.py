@@ -369,13 +369,15 @@ class S8PairToU8(RewritePattern):
         rewriter.erase(q)
 
 
-def _binary_qdq(q: QuantizeOp, cls: type[MlvmOp]) -> tuple[DequantizeOp, DequantizeOp] | None:
+def _binary_u8(q: QuantizeOp, cls: type[MlvmOp]) -> tuple[DequantizeOp, DequantizeOp] | None:
     """The two dequantizes of quantize(cls(dequantize(a), dequantize(b))),
-    all 8-bit with one scale and zero point each, the op read by q alone."""
+    all u8 with one scale and zero point each, the op read by q alone
+    (onnxruntime on x86 fuses no i8 add or mul: it computes those in f32;
+    i8 pairs it turns into u8 ones S8PairToU8 has turned first)."""
     src = q.x.owner
-    if not isinstance(src, cls) or not only_use(q.x, q) or _elem(q.result) not in ("i8", "ui8"):
+    if not isinstance(src, cls) or not only_use(q.x, q) or _elem(q.result) != "ui8":
         return None
-    da, db = _dq(src.operands[0], ("i8", "ui8")), _dq(src.operands[1], ("i8", "ui8"))
+    da, db = _dq(src.operands[0], ("ui8",)), _dq(src.operands[1], ("ui8",))
     if da is None or db is None:
         return None
     singles = (da.scale, da.zero_point, db.scale, db.zero_point, q.scale, q.zero_point)
@@ -392,9 +394,9 @@ class FuseQdqAdd(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, q: QuantizeOp, rewriter: PatternRewriter) -> None:
-        found = _binary_qdq(q, AddOp)
-        if found is None or not all(_elem(v) == "ui8" for v in (found[0].q, found[1].q, q.result)):
-            return  # (onnxruntime on x86 fuses u8 alone: i8 after S8PairToU8 is its f32 form)
+        found = _binary_u8(q, AddOp)
+        if found is None:
+            return
         da, db = found
         shape = value_shape(q.result)
         if value_shape(q.x) != shape or qadd_layout(value_shape(da.q), value_shape(db.q), shape) is None:
@@ -418,9 +420,9 @@ class FuseQdqMul(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, q: QuantizeOp, rewriter: PatternRewriter) -> None:
-        found = _binary_qdq(q, MulOp)
-        if found is None or not all(_elem(v) == "ui8" for v in (found[0].q, found[1].q, q.result)):
-            return  # (onnxruntime fuses one type only, and i8 not on x86: in f32 there)
+        found = _binary_u8(q, MulOp)
+        if found is None:
+            return
         da, db = found
         b = _Builder(rewriter, q)
 

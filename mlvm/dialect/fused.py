@@ -420,6 +420,8 @@ class FusedOp(MlvmOp):
         epilogue, ctx, decl = self._epilogue_of(cg, n)
         if m == 1 and epilogue == "mlvm_epilogue_bias_f32" and cg.own_loops():  # the bias in the entry's loop
             call = f"{row_entry(cg.narrow_rows(), True)}({p}, in0, in1, out, {ctx});"
+        elif (ws := cg.workspace(self)) is not None:  # (m > 1)
+            call = f"mlvm_matmul_epilogue_ws_f32({p}, in0, in1, out, {epilogue}, {ctx}, {ws});"
         else:
             entry = row_entry(cg.narrow_rows(), False) if m == 1 else "mlvm_matmul_epilogue_f32"
             call = f"{entry}({p}, in0, in1, out, {epilogue}, {ctx});"

@@ -1074,6 +1074,13 @@ class MatmulOp(MlvmOp):
             b_rs, b_cs = self.panel_width(), 1
         return a_rs, a_cs, b_rs, b_cs
 
+    def workspace_bytes(self) -> int:
+        """matmul.c's slab for a rhs in memory (mlvm_matmul_workspace)."""
+        if self.rhs_panel is not None:
+            return 0
+        _, m, n, k = self.dims()
+        return matmul_workspace_bytes(m, n, k)
+
     def descriptor(self, cg: Lowering) -> str:
         """The `mlvm_matmul_t` of one product (of a batch's)."""
         _, m, n, k = self.dims()
@@ -1094,10 +1101,23 @@ class MatmulOp(MlvmOp):
                     f"{cg.ptr(self.result)}, NULL, NULL);")
             return
         it = cg.iter(batch if batch else (1,), [bs_a or (0,), bs_b or (0,)])
-        cg.stmt(
-            f"mlvm_matmul_f32({p}, {it}, {cg.ptr(self.lhs)}, {cg.ptr(self.rhs)}, "
-            f"{cg.ptr(self.result)});"
-        )
+        ws = cg.workspace(self)
+        args = f"{p}, {it}, {cg.ptr(self.lhs)}, {cg.ptr(self.rhs)}, {cg.ptr(self.result)}"
+        cg.stmt(f"mlvm_matmul_f32({args});" if ws is None else f"mlvm_matmul_ws_f32({args}, {ws});")
+
+
+# matmul.c's slab (gemm.h's MLVM_MM_SLAB_*): a rhs in memory (not in panels)
+# that more than one of the GEMM's row blocks reads is packed into it once
+# per column block and contraction slice, where each row block would pack
+# it again.
+MATMUL_SLAB_M, MATMUL_SLAB_K, MATMUL_SLAB_N = 192, 256, 256
+
+
+def matmul_workspace_bytes(m: int, n: int, k: int) -> int:
+    """mlvm_matmul_workspace's bytes for one product of a rhs in memory."""
+    if m <= MATMUL_SLAB_M or n <= 0 or k <= 0:
+        return 0
+    return 4 * min(k, MATMUL_SLAB_K) * min(-(-n // PANEL_MULTIPLE) * PANEL_MULTIPLE, MATMUL_SLAB_N)
 
 
 # The single-row entries' widest pass (matmul.c's row_passes).

@@ -2,7 +2,8 @@
 
 Every transpose combination, rank 2 and batched (rank >= 3 on both sides,
 numpy-broadcast batch dims, operands of different ranks), unit dims and odd
-primes for m, n, k, and a 200 x 200 x 200 product.
+primes for m, n, k, a 200 x 200 x 200 product, and products of more rows
+than one of the GEMM's row blocks (its workspace).
 
 Tolerance: each output element is compared with the float64 product of the
 same f32 inputs, `|err| <= 1e-5 * sum_k |a_ik| * |b_kj|` (the sum of the
@@ -108,6 +109,11 @@ for ta, tb in TRANSPOSES:
     add_matmul("2d-long-k", (), (), 3, 199, 5, ta, tb, g)
     add_matmul("2d-spread", (), (), 13, 101, 7, ta, tb, g, scale_spread=True)
 
+# More rows than one row block of the GEMM (192): b packed once into the
+# matmul's workspace (two column blocks of it, two contraction slices).
+for ta, tb in TRANSPOSES:
+    add_matmul("2d-slab", (), (), 211, 300, 290, ta, tb, g)
+
 # Transposes left out entirely (their default is false).
 add_matmul("2d-default", (), (), 3, 5, 7, False, False, g, explicit_false=False)
 add_matmul("2d-default", (), (), 31, 13, 5, False, True, g, explicit_false=False)
@@ -140,6 +146,8 @@ add_matmul("2d-empty-m", (), (), 0, 5, 3, False, True, g)
 add_matmul("batch-empty", (0,), (1,), 2, 3, 4, False, False, g)
 add_matmul("batch-big", (3,), (1,), 64, 150, 48, False, True, g)
 add_matmul("batch-big", (2, 1), (2,), 40, 173, 33, True, False, g)
+add_matmul("batch-slab", (2,), (1,), 197, 261, 33, False, True, g)
+add_matmul("batch-slab", (1,), (3,), 193, 7, 259, True, False, g)
 
 
 # A product followed by elementwise ops on it (bias row, subtracted column,

@@ -7,6 +7,9 @@ itself (-march=native, what mlvm builds by default).
   caught. The host's build and the scalar one run again under ASan/UBSan.
 * tests/runtime_c/kernels/conv_workspace.c: the workspace conv2d's direct
   path asks for, the same as the compiler plans (conv2d_workspace_bytes).
+* tests/runtime_c/kernels/matmul_workspace.c: the workspace a matmul of a
+  b in memory asks for, the same as the compiler plans
+  (matmul_workspace_bytes).
 * tests/runtime_c/kernels/qconv_paths.c: the int8 convolution (workspace
   path and mlvm_qconv2d_8) against an int64 loop, and mlvm_qadd_8 against
   its formula (the C library's fmaf), per int8 path (AVX-512 VNNI with and without VBMI,
@@ -37,6 +40,7 @@ HERE = Path(__file__).resolve().parent
 PROGRAM = HERE / "kernels" / "kernel_paths.c"
 VMATH = HERE / "kernels" / "vmath_ulp.c"
 WORKSPACE = HERE / "kernels" / "conv_workspace.c"
+MM_WORKSPACE = HERE / "kernels" / "matmul_workspace.c"
 QCONV = HERE / "kernels" / "qconv_paths.c"
 FIELDS = ("n", "c", "h", "w", "o", "kh", "kw", "oh", "ow", "sh", "sw", "pt", "pl", "dh", "dw",
           "groups")
@@ -72,7 +76,8 @@ F32_KERNELS = [_K[n] for n in ("conv", "conv_cvec", "conv_scalar", "conv_wino", 
                                "elementwise", "matmul", "nn")]
 INT8_KERNELS = [_K[n] for n in ("qadd", "qconv_gemv", "qconv_ws", "qdepthwise_lanes", "qdepthwise_perm", "qdepthwise_rows3",
                                  "qmatmul")]
-LINKS = {PROGRAM: F32_KERNELS, VMATH: F32_KERNELS, WORKSPACE: F32_KERNELS, QCONV: INT8_KERNELS}
+LINKS = {PROGRAM: F32_KERNELS, VMATH: F32_KERNELS, WORKSPACE: F32_KERNELS, MM_WORKSPACE: F32_KERNELS,
+         QCONV: INT8_KERNELS}
 QLINE = re.compile(r"^qconv_paths\[([\w-]+)\]: (\d+) cases, (\d+) failures$", re.M)
 LINE = re.compile(r"^kernel_paths\[(\w+)\]: (\d+) cases, (\d+) failures$", re.M)
 
@@ -240,6 +245,25 @@ def test_conv_workspace_is_what_the_compiler_plans(tmp_path: Path) -> None:
     assert sum(1 for v in want if v[0] > 0) > 100 and any(v[0] == 0 for v in want)
     assert {v[1] for v in want} == {0, 1}
     assert len({v[2] for v in want}) > 100 and len({v[3] for v in want}) > 100  # Winograd's blocks
+
+
+def test_matmul_workspace_is_what_the_compiler_plans(tmp_path: Path) -> None:
+    """The arena holds the slab matmul.c packs a b in memory into: the rule
+    in C and its copy in the compiler agree on random and edge sizes (the
+    row block's 192 rows, one slice or sliver, panels)."""
+    from mlvm.dialect.ops import matmul_workspace_bytes
+
+    rng = np.random.default_rng(11)
+    cases = [(192, 64, 64, 0), (193, 1, 1, 0), (193, 256, 256, 0), (193, 257, 257, 0),
+             (1000, 33, 1000, 0), (500, 500, 500, 32), (1, 4096, 4096, 0), (0, 5, 5, 0)]
+    for _ in range(300):
+        m, n, k = (int(v) for v in rng.integers(1, 700, 3))
+        cases.append((m, n, k, 32 if rng.random() < 0.1 else 0))
+    stdin = "".join(" ".join(str(v) for v in c) + "\n" for c in cases)
+    got = [int(v) for v in build_and_run(MM_WORKSPACE, [], tmp_path, stdin).split()]
+    want = [0 if panel else matmul_workspace_bytes(m, n, k) for m, n, k, panel in cases]
+    assert got == want
+    assert len({v for v in want if v > 0}) > 50 and any(v == 0 for v in want)
 
 
 def qpath_flags(path: str) -> list[str]:

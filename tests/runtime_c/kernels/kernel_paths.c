@@ -12,6 +12,9 @@
 #include "mlvm/kernels.h"
 #include "mlvm/kernels_nn.h"
 
+/* the rows of one of the GEMM's row blocks (gemm.h's MLVM_MM_SLAB_M): no slab for them */
+#define MLVM_MM_SLAB_ROWS 192
+
 /* MLVM_TEST_SMALL: a microcontroller's run (its heap of a few MB, its
  * soft-float doubles): the shapes up to 33 and every small edge case, the
  * large ones left to the host. */
@@ -184,6 +187,41 @@ static void check_epilogue(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, mlvm_
         }
     }
     free(a), free(b), free(want), free(got);
+}
+
+/* A b in memory that more rows than a row block read, packed into the
+ * workspace's slab once per column block and contraction slice
+ * (mlvm_matmul_ws_f32, mlvm_matmul_epilogue_ws_f32): the sums of the
+ * entries without a workspace, bit for bit, given exactly
+ * mlvm_matmul_workspace bytes (a sanitized build sees a write past them);
+ * a product in panels or of fewer rows asks for none. */
+static void check_slab(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, int ta, int tb)
+{
+    static const mlvm_clamp_t relu = {0.0f, 0.0f, 1};
+    mlvm_matmul_t p;
+    mlvm_iter_t one = {1, {1}, {{0}, {0}}};
+    float *a = random_array((size_t)(m * k)), *b = random_array((size_t)(k * n));
+    float *want = random_array((size_t)(m * n)), *got = random_array((size_t)(m * n));
+    void *ws;
+    ++cases;
+    p.m = m, p.n = n, p.k = k, p.b_panel = 0;
+    p.a_rs = ta ? 1 : k, p.a_cs = ta ? m : 1;
+    p.b_rs = tb ? 1 : n, p.b_cs = tb ? k : 1;
+    ws = malloc(mlvm_matmul_workspace(&p) + !mlvm_matmul_workspace(&p));
+    mlvm_matmul_f32(&p, &one, a, b, want);
+    mlvm_matmul_ws_f32(&p, &one, a, b, got, ws);
+    same_product("matmul with its workspace", &p, got, want);
+    mlvm_epilogue_clamp_f32(&relu, 0, m, 0, n, want, n);
+    mlvm_matmul_epilogue_ws_f32(&p, a, b, got, mlvm_epilogue_clamp_f32, &relu, ws);
+    same_product("matmul with its workspace and a relu", &p, got, want);
+    p.b_panel = 32;
+    if (mlvm_matmul_workspace(&p) != 0 || (p.b_panel = 0, p.m = MLVM_MM_SLAB_ROWS,
+                                           mlvm_matmul_workspace(&p) != 0)) {
+        ++failures;
+        fprintf(stderr, "matmul n=%ld k=%ld: a workspace for panels or %d rows\n", (long)n,
+                (long)k, MLVM_MM_SLAB_ROWS);
+    }
+    free(a), free(b), free(want), free(got), free(ws);
 }
 
 /* mlvm_epilogue_clamp_f32 itself against the rules written out here (the
@@ -1049,6 +1087,16 @@ int main(void)
     if (BIG) {
         check_matmul(520, 530, 64, 0, 0);
         check_matmul(9, 520, 520, 0, 1);
+    }
+    /* the slab: one sliver, ragged ones, several column blocks of it
+     * (256 columns) and contraction slices, b transposed */
+    check_slab(193, 1, 1, 0, 0);
+    check_slab(197, 5, 7, 1, 1);
+    if (BIG) {
+        check_slab(200, 33, 257, 0, 1);
+        check_slab(401, 530, 600, 1, 0);
+        check_slab(300, 257, 333, 0, 0);
+        check_slab(520, 1024, 64, 1, 1);
     }
     {
         static const mlvm_clamp_t relu = {0.0f, 0.0f, 1}, clip = {0.0f, 6.0f, 0};

@@ -97,6 +97,16 @@ const char *mlvm_kernel_path(void);
  * strides into a (0) and b (1); out is contiguous, m * n per batch. */
 void mlvm_matmul_f32(const mlvm_matmul_t *p, const mlvm_iter_t *batch,
                      const float *a, const float *b, float *out);
+/* Bytes of the workspace the _ws entries below take for p (0: none): a
+ * b in memory (not panels) read by more rows than one row block of the
+ * GEMM (m > 192) is packed once per column block and contraction slice
+ * into it, where without it each row block packs b again. At most
+ * 256 x 256 floats (256 KiB), 64-byte aligned by the caller. */
+size_t mlvm_matmul_workspace(const mlvm_matmul_t *p);
+/* mlvm_matmul_f32 given its workspace (mlvm_matmul_workspace(p) bytes,
+ * not 0); the same sums, bit for bit. */
+void mlvm_matmul_ws_f32(const mlvm_matmul_t *p, const mlvm_iter_t *batch, const float *a,
+                        const float *b, float *out, void *ws);
 
 /* A matmul finished in its own store: once a tile of out (rows i0 .. i0+rows,
  * columns j0 .. j0+cols, starting at `tile`, row stride ldo) holds its
@@ -132,6 +142,9 @@ void mlvm_epilogue_bias_f32(const void *ctx, mlvm_index_t i0, mlvm_index_t rows,
                             mlvm_index_t cols, float *tile, mlvm_index_t ldo);
 void mlvm_matmul_epilogue_f32(const mlvm_matmul_t *p, const float *a, const float *b,
                               float *out, mlvm_epilogue_fn fn, const void *ctx);
+/* The same given its workspace (mlvm_matmul_workspace(p) bytes, not 0). */
+void mlvm_matmul_epilogue_ws_f32(const mlvm_matmul_t *p, const float *a, const float *b,
+                                 float *out, mlvm_epilogue_fn fn, const void *ctx, void *ws);
 /* The same for p->m == 1 (known when the module is generated): on cores
  * without vectors the single-row kernel is called directly, so that a
  * module whose products are all single rows does not link the blocked

@@ -553,6 +553,7 @@ static void conv_gemm(mlvm_gemm_t *gm, mlvm_index_t m, mlvm_index_t n, mlvm_inde
     gm->c_rs = c_rs;
     gm->epilogue = NULL;
     gm->epilogue_ctx = NULL;
+    gm->b_slab = NULL;
 }
 
 /* Rows of out (m x n, row stride c_rs) as one GEMM whose b rows are read

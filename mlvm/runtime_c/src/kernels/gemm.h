@@ -67,7 +67,17 @@ typedef struct mlvm_gemm {
     mlvm_index_t c_rs;
     mlvm_epilogue_fn epilogue; /* or NULL: called on each finished tile */
     const void *epilogue_ctx;
+    float *b_slab;             /* or NULL: where b (in memory, neither packed by `pack` nor
+                                  in panels nor at row offsets) is packed once per column
+                                  block and slice when m > MLVM_MM_SLAB_M (a matmul's
+                                  workspace, kernels.h) */
 } mlvm_gemm_t;
+
+/* mlvm_matmul_workspace's bounds: the slab holds MLVM_MM_SLAB_K rows of
+ * MLVM_MM_SLAB_N columns (whole slivers of any path). */
+#define MLVM_MM_SLAB_M 192
+#define MLVM_MM_SLAB_K 256
+#define MLVM_MM_SLAB_N 256
 
 /* Whether the tile kernels apply col_bias and act in registers as they
  * store. Not the 4 x 4 tile of cores without vectors: there a pass per

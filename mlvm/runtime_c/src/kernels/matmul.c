@@ -87,6 +87,9 @@
 #ifndef MLVM_MM_MC
 #define MLVM_MM_MC 192
 #endif
+#if MLVM_MM_KC > MLVM_MM_SLAB_K || MLVM_MM_SLAB_N % MLVM_MM_NR != 0
+#error "a contraction slice or a sliver does not fit the workspace's slab"
+#endif
 /* Weights in panels (a_panel): tiles start on a panel's rows and slices
  * on a slice of its contraction, whatever the path. */
 #if MLVM_CONV_A_PANEL % MLVM_MM_MR != 0 || MLVM_MM_MC % MLVM_CONV_A_PANEL != 0                     \
@@ -1099,6 +1102,10 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
     const int in_place_off = 0;
     const int pack = 1;
 #endif
+    /* b packed into the caller's slab once per column block and slice,
+     * not once per row block (which re-reads b, rows apart, from memory) */
+    const int slab = !by_off && g->b_slab != NULL && g->pack == NULL && g->b_panel == 0
+                     && m > MLVM_MM_SLAB_M;
     if (m == 0 || n == 0)
         return;
     if (k == 0) {
@@ -1154,12 +1161,19 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
     if (nc < MLVM_MM_NC_MIN) /* whole slivers: panels must not be cut */
         nc = (MLVM_MM_NC_MIN + MLVM_MM_NR - 1) / MLVM_MM_NR * MLVM_MM_NR;
     nc = MLVM_MM_NC_BYTES == 0 ? n : nc;
+    if (slab && nc > MLVM_MM_SLAB_N)
+        nc = MLVM_MM_SLAB_N;
     for (jc = j_first; jc < n; jc += nc)
     for (pc = 0; pc < k; pc += kc_step) {
         const int last = pc + kc_step >= k;
         x.kc = k - pc < kc_step ? k - pc : kc_step;
         x.accumulate = pc > 0;
         x.act = MLVM_GEMM_TILE_ACT && last ? g->act : NULL;
+        if (slab) /* the block's slivers side by side, kc x MLVM_MM_NR each */
+            for (jr = jc; jr < n && jr < jc + nc; jr += MLVM_MM_NR)
+                pack_sliver(x.kc, (int)(n - jr < MLVM_MM_NR ? n - jr : MLVM_MM_NR),
+                            g->b + pc * g->b_rs + jr * g->b_cs, g->b_rs, g->b_cs,
+                            g->b_slab + (jr - jc) * x.kc);
         for (ic = 0; ic < m; ic += MLVM_MM_MC) {
             const mlvm_index_t mc = m - ic < MLVM_MM_MC ? m - ic : MLVM_MM_MC;
             const mlvm_index_t jn = n - jc < nc ? n : jc + nc;
@@ -1184,6 +1198,9 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
                 } else if (g->pack != NULL) {
                     g->pack(g->pack_ctx, pc, x.kc, jr, nr, buf, MLVM_MM_NR);
                     bs = buf;
+                    x.b_rs = MLVM_MM_NR;
+                } else if (slab) {
+                    bs = g->b_slab + (jr - jc) * x.kc;
                     x.b_rs = MLVM_MM_NR;
                 } else if (g->b_panel != 0) { /* in place: contiguous, zero-padded */
                     bs = column_at(g, jr) + pc * g->b_panel;
@@ -1258,6 +1275,7 @@ static void gemm_of(mlvm_gemm_t *g, const mlvm_matmul_t *p, const float *a, cons
     g->c_rs = p->n;
     g->epilogue = fn;
     g->epilogue_ctx = ctx;
+    g->b_slab = NULL;
     /* an activation alone, or a Linear layer's bias with a ReLU or
      * nothing: stored so by the tile kernels, without a pass per tile */
     if (!MLVM_GEMM_TILE_ACT) {
@@ -1277,17 +1295,33 @@ static void gemm_of(mlvm_gemm_t *g, const mlvm_matmul_t *p, const float *a, cons
 }
 
 static void matmul_2d(const mlvm_matmul_t *p, const float *a, const float *b, float *out,
-                      mlvm_epilogue_fn fn, const void *ctx)
+                      mlvm_epilogue_fn fn, const void *ctx, void *ws)
 {
     mlvm_gemm_t g;
     gemm_of(&g, p, a, b, out, fn, ctx);
+    g.b_slab = (float *)ws;
     mlvm_gemm_f32(&g);
+}
+
+size_t mlvm_matmul_workspace(const mlvm_matmul_t *p)
+{
+    const mlvm_index_t cols = (p->n + 31) / 32 * 32;
+    if (p->b_panel != 0 || p->m <= MLVM_MM_SLAB_M || p->n <= 0 || p->k <= 0)
+        return 0;
+    return sizeof(float) * (size_t)(p->k < MLVM_MM_SLAB_K ? p->k : MLVM_MM_SLAB_K)
+           * (size_t)(cols < MLVM_MM_SLAB_N ? cols : MLVM_MM_SLAB_N);
 }
 
 void mlvm_matmul_epilogue_f32(const mlvm_matmul_t *p, const float *a, const float *b,
                               float *out, mlvm_epilogue_fn fn, const void *ctx)
 {
-    matmul_2d(p, a, b, out, fn, ctx);
+    matmul_2d(p, a, b, out, fn, ctx, NULL);
+}
+
+void mlvm_matmul_epilogue_ws_f32(const mlvm_matmul_t *p, const float *a, const float *b,
+                                 float *out, mlvm_epilogue_fn fn, const void *ctx, void *ws)
+{
+    matmul_2d(p, a, b, out, fn, ctx, ws);
 }
 
 /* The single-row entries: on cores without vectors the passes of `wide`
@@ -1305,9 +1339,9 @@ MLVM_ALWAYS_INLINE void row_entry(const mlvm_matmul_t *p, const float *a, const 
 #else
     (void)wide;
     if (bias != NULL)
-        matmul_2d(p, a, b, out, mlvm_epilogue_bias_f32, bias);
+        matmul_2d(p, a, b, out, mlvm_epilogue_bias_f32, bias, NULL);
     else
-        matmul_2d(p, a, b, out, fn, ctx);
+        matmul_2d(p, a, b, out, fn, ctx, NULL);
 #endif
 }
 
@@ -1346,14 +1380,20 @@ const char *mlvm_kernel_path(void)
 #endif
 }
 
-void mlvm_matmul_f32(const mlvm_matmul_t *p, const mlvm_iter_t *batch,
-                     const float *a, const float *b, float *out)
+void mlvm_matmul_ws_f32(const mlvm_matmul_t *p, const mlvm_iter_t *batch, const float *a,
+                        const float *b, float *out, void *ws)
 {
     mlvm_index_t idx[MLVM_MAX_RANK] = {0};
     mlvm_index_t oa = 0, ob = 0;
     size_t t, count = mlvm_iter_count(batch, batch->rank);
     for (t = 0; t < count; ++t, out += p->m * p->n) {
-        matmul_2d(p, a + oa, b + ob, out, NULL, NULL);
+        matmul_2d(p, a + oa, b + ob, out, NULL, NULL, ws);
         mlvm_iter_step(batch, batch->rank, idx, &oa, &ob);
     }
+}
+
+void mlvm_matmul_f32(const mlvm_matmul_t *p, const mlvm_iter_t *batch,
+                     const float *a, const float *b, float *out)
+{
+    mlvm_matmul_ws_f32(p, batch, a, b, out, NULL);
 }

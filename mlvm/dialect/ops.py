@@ -1079,7 +1079,8 @@ class MatmulOp(MlvmOp):
         if self.rhs_panel is not None:
             return 0
         _, m, n, k = self.dims()
-        return matmul_workspace_bytes(m, n, k)
+        _, _, b_rs, b_cs = self.strides()
+        return matmul_workspace_bytes(m, n, k, b_rs, b_cs)
 
     def descriptor(self, cg: Lowering) -> str:
         """The `mlvm_matmul_t` of one product (of a batch's)."""
@@ -1109,13 +1110,16 @@ class MatmulOp(MlvmOp):
 # matmul.c's slab (gemm.h's MLVM_MM_SLAB_*): a rhs in memory (not in panels)
 # that more than one of the GEMM's row blocks reads is packed into it once
 # per column block and contraction slice, where each row block would pack
-# it again.
-MATMUL_SLAB_M, MATMUL_SLAB_K, MATMUL_SLAB_N = 192, 256, 256
+# it again; where that pays: a transposed or large rhs, or rows a multiple
+# of 1 KiB apart.
+MATMUL_SLAB_M, MATMUL_SLAB_K, MATMUL_SLAB_N, MATMUL_SLAB_KN = 192, 256, 256, 512 * 512
 
 
-def matmul_workspace_bytes(m: int, n: int, k: int) -> int:
-    """mlvm_matmul_workspace's bytes for one product of a rhs in memory."""
-    if m <= MATMUL_SLAB_M or n <= 0 or k <= 0:
+def matmul_workspace_bytes(m: int, n: int, k: int, b_rs: int, b_cs: int) -> int:
+    """mlvm_matmul_workspace's bytes for one product of a rhs in memory
+    (b(k, j) at k * b_rs + j * b_cs)."""
+    pays = b_cs != 1 or k * n >= MATMUL_SLAB_KN or b_rs % 256 == 0
+    if m <= MATMUL_SLAB_M or n <= 0 or k <= 0 or not pays:
         return 0
     return 4 * min(k, MATMUL_SLAB_K) * min(-(-n // PANEL_MULTIPLE) * PANEL_MULTIPLE, MATMUL_SLAB_N)
 

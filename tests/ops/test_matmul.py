@@ -110,9 +110,10 @@ for ta, tb in TRANSPOSES:
     add_matmul("2d-spread", (), (), 13, 101, 7, ta, tb, g, scale_spread=True)
 
 # More rows than one row block of the GEMM (192): b packed once into the
-# matmul's workspace (two column blocks of it, two contraction slices).
+# matmul's workspace where that pays (b transposed, or its rows 1 KiB
+# apart; two or three column blocks of it, two contraction slices).
 for ta, tb in TRANSPOSES:
-    add_matmul("2d-slab", (), (), 211, 300, 290, ta, tb, g)
+    add_matmul("2d-slab", (), (), 211, 300, 290 if tb else 768, ta, tb, g)
 
 # Transposes left out entirely (their default is false).
 add_matmul("2d-default", (), (), 3, 5, 7, False, False, g, explicit_false=False)
@@ -147,7 +148,7 @@ add_matmul("batch-empty", (0,), (1,), 2, 3, 4, False, False, g)
 add_matmul("batch-big", (3,), (1,), 64, 150, 48, False, True, g)
 add_matmul("batch-big", (2, 1), (2,), 40, 173, 33, True, False, g)
 add_matmul("batch-slab", (2,), (1,), 197, 261, 33, False, True, g)
-add_matmul("batch-slab", (1,), (3,), 193, 7, 259, True, False, g)
+add_matmul("batch-slab", (1,), (3,), 193, 7, 256, True, False, g)
 
 
 # A product followed by elementwise ops on it (bias row, subtracted column,

@@ -249,21 +249,28 @@ def test_conv_workspace_is_what_the_compiler_plans(tmp_path: Path) -> None:
 
 def test_matmul_workspace_is_what_the_compiler_plans(tmp_path: Path) -> None:
     """The arena holds the slab matmul.c packs a b in memory into: the rule
-    in C and its copy in the compiler agree on random and edge sizes (the
-    row block's 192 rows, one slice or sliver, panels)."""
+    in C and its copy in the compiler agree on random and edge sizes and
+    strides (the row block's 192 rows, one slice or sliver, b transposed,
+    large or rows 1 KiB apart, panels)."""
     from mlvm.dialect.ops import matmul_workspace_bytes
 
     rng = np.random.default_rng(11)
-    cases = [(192, 64, 64, 0), (193, 1, 1, 0), (193, 256, 256, 0), (193, 257, 257, 0),
-             (1000, 33, 1000, 0), (500, 500, 500, 32), (1, 4096, 4096, 0), (0, 5, 5, 0)]
-    for _ in range(300):
+    cases = [(192, 64, 64, 1, 64, 0), (193, 1, 1, 1, 1, 0), (193, 256, 256, 256, 1, 0),
+             (193, 257, 257, 257, 1, 0), (193, 257, 257, 1, 257, 0), (1000, 33, 1000, 33, 1, 0),
+             (300, 512, 512, 512, 1, 0), (300, 511, 513, 511, 1, 0), (300, 1000, 300, 1000, 1, 0),
+             (500, 500, 500, 1, 500, 32), (1, 4096, 4096, 4096, 1, 0), (0, 5, 5, 5, 1, 0)]
+    for _ in range(400):
         m, n, k = (int(v) for v in rng.integers(1, 700, 3))
-        cases.append((m, n, k, 32 if rng.random() < 0.1 else 0))
+        if rng.random() < 0.2:
+            n = 256 * int(rng.integers(1, 4))
+        tb = rng.random() < 0.3
+        cases.append((m, n, k, 1 if tb else n, k if tb else 1, 32 if rng.random() < 0.1 else 0))
     stdin = "".join(" ".join(str(v) for v in c) + "\n" for c in cases)
     got = [int(v) for v in build_and_run(MM_WORKSPACE, [], tmp_path, stdin).split()]
-    want = [0 if panel else matmul_workspace_bytes(m, n, k) for m, n, k, panel in cases]
+    want = [0 if panel else matmul_workspace_bytes(m, n, k, b_rs, b_cs)
+            for m, n, k, b_rs, b_cs, panel in cases]
     assert got == want
-    assert len({v for v in want if v > 0}) > 50 and any(v == 0 for v in want)
+    assert len({v for v in want if v > 0}) > 30 and sum(v == 0 for v in want) > 50
 
 
 def qpath_flags(path: str) -> list[str]:

@@ -74,8 +74,10 @@ typedef struct mlvm_gemm {
 } mlvm_gemm_t;
 
 /* mlvm_matmul_workspace's bounds: the slab holds MLVM_MM_SLAB_K rows of
- * MLVM_MM_SLAB_N columns (whole slivers of any path). */
+ * MLVM_MM_SLAB_N columns (whole slivers of any path); a b of
+ * MLVM_MM_SLAB_KN elements or more is packed whatever its strides. */
 #define MLVM_MM_SLAB_M 192
+#define MLVM_MM_SLAB_KN (512 * 512)
 #define MLVM_MM_SLAB_K 256
 #define MLVM_MM_SLAB_N 256
 

@@ -1294,22 +1294,26 @@ static void gemm_of(mlvm_gemm_t *g, const mlvm_matmul_t *p, const float *a, cons
     }
 }
 
+size_t mlvm_matmul_workspace(const mlvm_matmul_t *p)
+{
+    const mlvm_index_t cols = (p->n + 31) / 32 * 32;
+    /* where packing pays: b transposed, large, or its rows a multiple of
+     * 1 KiB apart (in place, a sliver's rows would share a few L1 sets);
+     * a smaller b streams from L2 in place as fast */
+    const int pays = p->b_cs != 1 || p->k * p->n >= MLVM_MM_SLAB_KN || p->b_rs % 256 == 0;
+    if (p->b_panel != 0 || p->m <= MLVM_MM_SLAB_M || p->n <= 0 || p->k <= 0 || !pays)
+        return 0;
+    return sizeof(float) * (size_t)(p->k < MLVM_MM_SLAB_K ? p->k : MLVM_MM_SLAB_K)
+           * (size_t)(cols < MLVM_MM_SLAB_N ? cols : MLVM_MM_SLAB_N);
+}
+
 static void matmul_2d(const mlvm_matmul_t *p, const float *a, const float *b, float *out,
                       mlvm_epilogue_fn fn, const void *ctx, void *ws)
 {
     mlvm_gemm_t g;
     gemm_of(&g, p, a, b, out, fn, ctx);
-    g.b_slab = (float *)ws;
+    g.b_slab = ws != NULL && mlvm_matmul_workspace(p) != 0 ? (float *)ws : NULL;
     mlvm_gemm_f32(&g);
-}
-
-size_t mlvm_matmul_workspace(const mlvm_matmul_t *p)
-{
-    const mlvm_index_t cols = (p->n + 31) / 32 * 32;
-    if (p->b_panel != 0 || p->m <= MLVM_MM_SLAB_M || p->n <= 0 || p->k <= 0)
-        return 0;
-    return sizeof(float) * (size_t)(p->k < MLVM_MM_SLAB_K ? p->k : MLVM_MM_SLAB_K)
-           * (size_t)(cols < MLVM_MM_SLAB_N ? cols : MLVM_MM_SLAB_N);
 }
 
 void mlvm_matmul_epilogue_f32(const mlvm_matmul_t *p, const float *a, const float *b,

@@ -99,7 +99,9 @@
 /* Bytes of out one block of columns may span (its m rows), so that the
  * partial sums of a long contraction stay in L2 from one slice to the next
  * (a convolution's output plane or a large product's out would otherwise
- * stream through memory once per slice): 0 = no column blocks. */
+ * stream through memory once per slice): 0 = no column blocks. A GEMM
+ * packing b into its slab (a matmul's workspace) takes blocks of the
+ * slab's MLVM_MM_SLAB_N columns instead, on every path. */
 #ifndef MLVM_MM_NC_BYTES
 #if defined(MLVM_MM_AVX512)
 #define MLVM_MM_NC_BYTES (512 * 1024)

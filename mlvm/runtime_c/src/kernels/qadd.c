@@ -62,59 +62,59 @@ static void qadd_tail(const qadd_consts_t *k, size_t i, size_t n, const uint8_t 
 }
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && !defined(MLVM_PORTABLE_KERNELS)
-static __m512 qadd_f16(const uint8_t *p, __m128i f, __m512i o)
+/* One width's operations for the loop below (16 lanes) */
+#define MLVM_QADD_LANES 16
+typedef __m512 qadd_vf;
+typedef __m512i qadd_vi;
+#define qadd_set1f _mm512_set1_ps
+#define qadd_set1i _mm512_set1_epi32
+#define qadd_fma _mm512_fmadd_ps
+static qadd_vf qadd_load(const uint8_t *p, __m128i f, qadd_vi o)
 {
     const __m128i bytes = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)p), f);
     return _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_cvtepu8_epi32(bytes), o));
 }
-
-static size_t qadd_vectors(const qadd_consts_t *k, size_t n, const uint8_t *x, const uint8_t *w,
-                           int w_each, uint8_t *y)
+static void qadd_store(uint8_t *y, qadd_vf v, qadd_vf zero, qadd_vf lo, qadd_vf hi)
 {
-    const __m128i fx = _mm_set1_epi8((char)k->fx), fw = _mm_set1_epi8((char)k->fw);
-    const __m512i ox = _mm512_set1_epi32(k->ox), ow = _mm512_set1_epi32(k->ow);
-    const __m512 rx = _mm512_set1_ps(k->rx), rw = _mm512_set1_ps(k->rw), fixed = _mm512_set1_ps(k->fixed);
-    const __m512 zero = _mm512_setzero_ps(), lo = _mm512_set1_ps(k->y_signed ? -128.0f : 0.0f),
-                 hi = _mm512_set1_ps(k->y_signed ? 127.0f : 255.0f);
-    const __m512 t0 = _mm512_set1_ps(mlvm_fma_exact(value8(w, k->fw, k->ow), k->rw, k->fixed));
-    size_t i = 0;
-#define MLVM_QADD_LOOP(T)                                                                          \
-    for (; i + 16 <= n; i += 16) {                                                                 \
-        const __m512 v = _mm512_fmadd_ps(qadd_f16(x + i, fx, ox), rx, (T));                       \
-        _mm_storeu_si128((__m128i *)(void *)(y + i),                                               \
-                         _mm512_cvtepi32_epi8(mlvm_quantize512(v, zero, lo, hi)));                 \
-    }
-    if (w_each)
-        MLVM_QADD_LOOP(_mm512_fmadd_ps(qadd_f16(w + i, fw, ow), rw, fixed))
-    else
-        MLVM_QADD_LOOP(t0)
-#undef MLVM_QADD_LOOP
-    return i;
+    _mm_storeu_si128((__m128i *)(void *)y, _mm512_cvtepi32_epi8(mlvm_quantize512(v, zero, lo, hi)));
 }
 #elif defined(__AVX2__) && defined(__FMA__) && !defined(MLVM_PORTABLE_KERNELS)
-static __m256 qadd_f8(const uint8_t *p, __m128i f, __m256i o)
+/* (8 lanes) */
+#define MLVM_QADD_LANES 8
+typedef __m256 qadd_vf;
+typedef __m256i qadd_vi;
+#define qadd_set1f _mm256_set1_ps
+#define qadd_set1i _mm256_set1_epi32
+#define qadd_fma _mm256_fmadd_ps
+static qadd_vf qadd_load(const uint8_t *p, __m128i f, qadd_vi o)
 {
     const __m128i bytes = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)(const void *)p), f);
     return _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_cvtepu8_epi32(bytes), o));
 }
+static void qadd_store(uint8_t *y, qadd_vf v, qadd_vf zero, qadd_vf lo, qadd_vf hi)
+{
+    _mm_storel_epi64((__m128i *)(void *)y, mlvm_low_bytes256(mlvm_quantize256(v, zero, lo, hi)));
+}
+#endif
 
+#ifdef MLVM_QADD_LANES
+/* Whole vectors of elements from 0; returns where they stop. */
 static size_t qadd_vectors(const qadd_consts_t *k, size_t n, const uint8_t *x, const uint8_t *w,
                            int w_each, uint8_t *y)
 {
     const __m128i fx = _mm_set1_epi8((char)k->fx), fw = _mm_set1_epi8((char)k->fw);
-    const __m256i ox = _mm256_set1_epi32(k->ox), ow = _mm256_set1_epi32(k->ow);
-    const __m256 rx = _mm256_set1_ps(k->rx), rw = _mm256_set1_ps(k->rw), fixed = _mm256_set1_ps(k->fixed);
-    const __m256 zero = _mm256_setzero_ps(), lo = _mm256_set1_ps(k->y_signed ? -128.0f : 0.0f),
-                 hi = _mm256_set1_ps(k->y_signed ? 127.0f : 255.0f);
-    const __m256 t0 = _mm256_set1_ps(mlvm_fma_exact(value8(w, k->fw, k->ow), k->rw, k->fixed));
+    const qadd_vi ox = qadd_set1i(k->ox), ow = qadd_set1i(k->ow);
+    const qadd_vf rx = qadd_set1f(k->rx), rw = qadd_set1f(k->rw), fixed = qadd_set1f(k->fixed);
+    const qadd_vf zero = qadd_set1f(0.0f), lo = qadd_set1f(k->y_signed ? -128.0f : 0.0f),
+                  hi = qadd_set1f(k->y_signed ? 127.0f : 255.0f);
+    const qadd_vf t0 = qadd_set1f(mlvm_fma_exact(value8(w, k->fw, k->ow), k->rw, k->fixed));
     size_t i = 0;
+/* one loop per case: -O2 does not unswitch */
 #define MLVM_QADD_LOOP(T)                                                                          \
-    for (; i + 8 <= n; i += 8) {                                                                   \
-        const __m256 v = _mm256_fmadd_ps(qadd_f8(x + i, fx, ox), rx, (T));                         \
-        _mm_storel_epi64((__m128i *)(void *)(y + i), mlvm_low_bytes256(mlvm_quantize256(v, zero, lo, hi))); \
-    }
+    for (; i + MLVM_QADD_LANES <= n; i += MLVM_QADD_LANES)                                         \
+        qadd_store(y + i, qadd_fma(qadd_load(x + i, fx, ox), rx, (T)), zero, lo, hi);
     if (w_each)
-        MLVM_QADD_LOOP(_mm256_fmadd_ps(qadd_f8(w + i, fw, ow), rw, fixed))
+        MLVM_QADD_LOOP(qadd_fma(qadd_load(w + i, fw, ow), rw, fixed))
     else
         MLVM_QADD_LOOP(t0)
 #undef MLVM_QADD_LOOP

@@ -69,8 +69,8 @@ typedef struct mlvm_gemm {
     const void *epilogue_ctx;
     float *b_slab;             /* or NULL: where b (in memory, neither packed by `pack` nor
                                   in panels nor at row offsets) is packed once per column
-                                  block and slice when m > MLVM_MM_SLAB_M (a matmul's
-                                  workspace, kernels.h) */
+                                  block and slice (a matmul's workspace, given where
+                                  mlvm_matmul_workspace says it pays, kernels.h) */
 } mlvm_gemm_t;
 
 /* mlvm_matmul_workspace's bounds: the slab holds MLVM_MM_SLAB_K rows of

@@ -1105,9 +1105,9 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
     const int pack = 1;
 #endif
     /* b packed into the caller's slab once per column block and slice,
-     * not once per row block (which re-reads b, rows apart, from memory) */
-    const int slab = !by_off && g->b_slab != NULL && g->pack == NULL && g->b_panel == 0
-                     && m > MLVM_MM_SLAB_M;
+     * not once per row block (which re-reads b, rows apart, from memory);
+     * where that pays, mlvm_matmul_workspace decided */
+    const int slab = !by_off && g->b_slab != NULL && g->pack == NULL && g->b_panel == 0;
     if (m == 0 || n == 0)
         return;
     if (k == 0) {

@@ -466,32 +466,35 @@ static __m256i lane_mask(int n)
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), idx);
 }
 
-/* One masked instance per row count 1 .. 6, with one vector or both */
-#define MLVM_MM_ROWS(wide)                                                                        \
-    case 6: kern_avx2(x, 6, 0, wide, off, a, b, c, bias, m0, m1); break;                         \
-    case 5: kern_avx2(x, 5, 0, wide, off, a, b, c, bias, m0, m1); break;                         \
-    case 4: kern_avx2(x, 4, 0, wide, off, a, b, c, bias, m0, m1); break;                         \
-    case 3: kern_avx2(x, 3, 0, wide, off, a, b, c, bias, m0, m1); break;                         \
-    case 2: kern_avx2(x, 2, 0, wide, off, a, b, c, bias, m0, m1); break;                         \
-    default: kern_avx2(x, 1, 0, wide, off, a, b, c, bias, m0, m1); break;
+/* One instance per row count 1 .. 6: whole slivers (full) with plain
+ * loads and stores, the ragged ones masked with one vector or both */
+#define MLVM_MM_ROWS(full, wide)                                                                  \
+    case 6: kern_avx2(x, 6, full, wide, off, a, b, c, bias, m0, m1); break;                      \
+    case 5: kern_avx2(x, 5, full, wide, off, a, b, c, bias, m0, m1); break;                      \
+    case 4: kern_avx2(x, 4, full, wide, off, a, b, c, bias, m0, m1); break;                      \
+    case 3: kern_avx2(x, 3, full, wide, off, a, b, c, bias, m0, m1); break;                      \
+    case 2: kern_avx2(x, 2, full, wide, off, a, b, c, bias, m0, m1); break;                      \
+    default: kern_avx2(x, 1, full, wide, off, a, b, c, bias, m0, m1); break;
 
 /* The tile kernel for mr rows, with b's rows at off (or NULL: b_rs apart). */
 MLVM_INLINE void micro_mr(const mm_ctx_t *x, int mr, int nr, const mlvm_index_t *off,
                           const float *a, const float *b, float *c, const float *bias)
 {
     const __m256i m0 = lane_mask(nr), m1 = lane_mask(nr - 8);
-    if (nr == MLVM_MM_NR && mr == MLVM_MM_MR) {
-        kern_avx2(x, MLVM_MM_MR, 1, 1, off, a, b, c, bias, m0, m1);
+    if (nr == MLVM_MM_NR) {
+        switch (mr) {
+            MLVM_MM_ROWS(1, 1)
+        }
         return;
     }
     if (nr <= 8) {
         switch (mr) {
-            MLVM_MM_ROWS(0)
+            MLVM_MM_ROWS(0, 0)
         }
         return;
     }
     switch (mr) {
-        MLVM_MM_ROWS(1)
+        MLVM_MM_ROWS(0, 1)
     }
 }
 
@@ -1086,11 +1089,28 @@ static void row_times_matrix(const mlvm_gemm_t *g)
  * so that the other paths are not compiled into it; one as the strides say:
  * gcc keeps the kernel's accumulators in registers only when one kernel
  * instance is inlined into one function. */
+/* The rows of the next tile, `rest` rows left in the block: whole tiles,
+ * but with AVX2 the last 7 to 9 rows as two tiles of about half where a
+ * is not in panels (whose tiles must not cross one): 8 rows as 4 + 4, not
+ * 6 + 2, whose 2-row tile's four sums wait on the FMA's latency (Linear
+ * layers and MLPs at batch 8). */
+static int tile_rows(mlvm_index_t rest, int panels)
+{
+#if defined(MLVM_MM_AVX2)
+    if (!panels && rest > MLVM_MM_MR && rest <= MLVM_MM_MR + MLVM_MM_MR / 2)
+        return (int)(rest + 1) / 2;
+#else
+    (void)panels;
+#endif
+    return (int)(rest < MLVM_MM_MR ? rest : MLVM_MM_MR);
+}
+
 MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
 {
     float buf[MLVM_MM_KC * MLVM_MM_NR];
     const mlvm_index_t m = g->m, n = g->n, k = g->k;
     mlvm_index_t pc, ic, jc, nc, jr, ir, i, j_first = 0, kc_step;
+    int mr;
     mm_ctx_t x;
 #if defined(MLVM_MM_AVX512) || defined(MLVM_MM_AVX2)
     /* Large b: contiguous slivers spare the TLB and the L1 sets. */
@@ -1218,8 +1238,8 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
                 } else {
                     x.b_rs = g->b_rs;
                 }
-                for (ir = ic; ir < ic + mc; ir += MLVM_MM_MR) {
-                    const int mr = (int)(ic + mc - ir < MLVM_MM_MR ? ic + mc - ir : MLVM_MM_MR);
+                for (ir = ic; ir < ic + mc; ir += mr) {
+                    mr = tile_rows(ic + mc - ir, !by_off && g->a_panel != 0);
                     float *tile = g->out + ir * g->c_rs + jr;
                     micro(&x, by_off ? x.b_off : NULL, mr, nr, a_at(g, by_off, ir, pc), bs, tile,
                           g->bias != NULL ? g->bias + ir : NULL);

@@ -62,14 +62,19 @@ MLVM_DWL_INLINE __m256i dwl_mask(int n)
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
+/* masked only where a vector is short: AVX2's masked loads and stores
+ * cost several plain ones (the stores most) */
 MLVM_DWL_INLINE dwl_vec_t dwl_load_n(const float *p, int n)
 {
-    return _mm256_maskload_ps(p, dwl_mask(n));
+    return n == 8 ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, dwl_mask(n));
 }
 
 MLVM_DWL_INLINE void dwl_store_n(float *p, dwl_vec_t v, int n)
 {
-    _mm256_maskstore_ps(p, dwl_mask(n), v);
+    if (n == 8)
+        _mm256_storeu_ps(p, v);
+    else
+        _mm256_maskstore_ps(p, dwl_mask(n), v);
 }
 
 #define dwl_transpose mlvm_transpose8_256

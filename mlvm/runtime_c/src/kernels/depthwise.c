@@ -832,7 +832,8 @@ static void dw_rows3(const mlvm_conv2d_t *p, const float *x, const float *w, con
     const int copy = MLVM_DW_LANES == 8 && head + n + tail <= MLVM_DW_ROWS3_COPY;
     float plane_copy[MLVM_DW_ROWS3_COPY];
     /* whole vectors from lo to hi read every tap inside the plane (or its
-     * copy): the others are masked */
+     * copy): the others are masked unless copied, the last one perhaps stored
+     * in part; with one row of 16 or more columns lo may pass the plane */
     const mlvm_index_t inner = copy ? 0 : iw + 1, outer = copy ? plane : n - iw - MLVM_DW_LANES;
     const mlvm_index_t lo = (inner + MLVM_DW_LANES - 1) / MLVM_DW_LANES * MLVM_DW_LANES;
     const mlvm_index_t hi = mlvm_imax(lo, mlvm_imin(outer, plane - MLVM_DW_LANES + 1)
@@ -867,7 +868,8 @@ static void dw_rows3(const mlvm_conv2d_t *p, const float *x, const float *w, con
             bv = dw_set1(bc);
             for (k = 0; k < 9; ++k)
                 wv[k] = dw_set1(wc[k]);
-            rows3_run(xc, oc, 0, lo, iw, n, plane, wv, bv, cols, 0, period, act, copy, 0);
+            rows3_run(xc, oc, 0, mlvm_imin(lo, plane), iw, n, plane, wv, bv, cols, 0, period, act,
+                      copy, 0);
             if (act != NULL)
                 rows3_run(xc, oc, lo, hi, iw, n, plane, wv, bv, cols, t_lo, period, act, 1, 1);
             else

@@ -1083,12 +1083,6 @@ static void row_times_matrix(const mlvm_gemm_t *g)
 }
 #endif
 
-/* The blocked product, in functions of their own: the packing buffer is
- * stack only while one runs (the single-row path above needs none). One
- * instance reads b's rows at offsets (by_off, exactly when b_off is set),
- * so that the other paths are not compiled into it; one as the strides say:
- * gcc keeps the kernel's accumulators in registers only when one kernel
- * instance is inlined into one function. */
 /* The rows of the next tile, `rest` rows left in the block: whole tiles,
  * but with AVX2 the last 7 to 9 rows as two tiles of about half where a
  * is not in panels (whose tiles must not cross one): 8 rows as 4 + 4, not
@@ -1105,6 +1099,12 @@ static int tile_rows(mlvm_index_t rest, int panels)
     return (int)(rest < MLVM_MM_MR ? rest : MLVM_MM_MR);
 }
 
+/* The blocked product, in functions of their own: the packing buffer is
+ * stack only while one runs (the single-row path above needs none). One
+ * instance reads b's rows at offsets (by_off, exactly when b_off is set),
+ * so that the other paths are not compiled into it; one as the strides say:
+ * gcc keeps the kernel's accumulators in registers only when one kernel
+ * instance is inlined into one function. */
 MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
 {
     float buf[MLVM_MM_KC * MLVM_MM_NR];

@@ -1,9 +1,10 @@
 /* Internal: in-register transposes of 32-bit elements, for
  * depthwise_lanes.c and qdepthwise_lanes.c (LANES x LANES blocks) and
- * conv_cvec.c (tiles of 8 positions). The first stages: four rows r[0..3]
- * to s[0..3], where 128-bit lane l of s[k] holds column 4 l + k of the four
- * rows (row i in element i). Pairs of rows interleaved, then pairs of
- * pairs; the last stage gathers the 128-bit lanes of several such groups. */
+ * conv_cvec.c (tiles of 8 positions, and AVX2's of 6). The first stages:
+ * four rows r[0..3] to s[0..3], where 128-bit lane l of s[k] holds column
+ * 4 l + k of the four rows (row i in element i). Pairs of rows
+ * interleaved, then pairs of pairs; the last stage gathers the 128-bit
+ * lanes of several such groups. */
 #ifndef MLVM_KERNELS_TRANSPOSE_H_
 #define MLVM_KERNELS_TRANSPOSE_H_
 

@@ -726,10 +726,11 @@ static void dw_sep3(const mlvm_conv2d_t *p, const float *x, const float *w, cons
  * past ten vectors, or rows of 16 and more; every such map with AVX2):
  * each output vector from its nine taps loaded where they lie in the input
  * plane (unaligned loads; masked only for the vectors whose taps reach
- * past the plane, and with AVX2 none where the plane is small enough
- * to be copied between zeros first), the kernel's left and right columns
- * summed apart and added only in the lanes whose column has that neighbour in the row (the
- * masks of the vector's first column, a table built per call), where
+ * past the plane, and with AVX2 none where the plane is small enough to
+ * be copied between zeros first), the kernel's left and right columns
+ * summed apart and added only in the lanes whose column has that
+ * neighbour in the row (the masks of the vector's first column, a table
+ * built per call), where
  * dw_flat masks each tap's load and multiply-add. The sums' order: bias
  * and the middle column, then the left column's and the right column's
  * sums. */
@@ -788,11 +789,10 @@ rows3_vector(const float *x, mlvm_index_t q, mlvm_index_t iw, mlvm_index_t n, co
 
 /* The output vectors [q0, q1) of one channel (q0 a multiple of LANES, t
  * its place in the cycle of cols) of a plane of n floats at xc, into oc:
- * their taps masked unless `inside`,
- * the last one stored in part where it ends past the plane unless
- * `whole` (all of them whole). inside, whole and whether act is NULL are
- * constants where this is inlined, so that the loop over the vectors
- * inside the plane holds nothing else. */
+ * their taps masked unless `inside`, the last one stored in part where it
+ * ends past the plane unless `whole` (all of them whole). inside, whole
+ * and whether act is NULL are constants where this is inlined, so that
+ * the loop over the vectors inside the plane holds nothing else. */
 static inline __attribute__((always_inline)) void
 rows3_run(const float *xc, float *oc, mlvm_index_t q0, mlvm_index_t q1, mlvm_index_t iw,
           mlvm_index_t n, mlvm_index_t plane, const dw_vec_t *wv, dw_vec_t bv,
@@ -812,6 +812,12 @@ rows3_run(const float *xc, float *oc, mlvm_index_t q0, mlvm_index_t q1, mlvm_ind
     }
 }
 
+/* q rounded up to a whole vector of lanes */
+static inline mlvm_index_t dw_vectors_to(mlvm_index_t q)
+{
+    return mlvm_ceil_div(q, MLVM_DW_LANES) * MLVM_DW_LANES;
+}
+
 /* With AVX2, planes of at most this many floats, with the zeros the taps
  * read around them, are copied per channel (on the stack) and read
  * unmasked: AVX2 builds each masked load's mask from bits, and with the
@@ -827,18 +833,16 @@ static void dw_rows3(const mlvm_conv2d_t *p, const float *x, const float *w, con
     /* the copy: iw + 1 zeros, the plane, then zeros to the last vector's
      * last tap */
     const mlvm_index_t head = iw + 1,
-                       tail = mlvm_imax((plane + MLVM_DW_LANES - 1) / MLVM_DW_LANES * MLVM_DW_LANES
-                                            + iw + 1 - n, 0);
+                       tail = mlvm_imax(dw_vectors_to(plane) + iw + 1 - n, 0);
     const int copy = MLVM_DW_LANES == 8 && head + n + tail <= MLVM_DW_ROWS3_COPY;
     float plane_copy[MLVM_DW_ROWS3_COPY];
     /* whole vectors from lo to hi read every tap inside the plane (or its
      * copy): the others are masked unless copied, the last one perhaps stored
      * in part; with one row of 16 or more columns lo may pass the plane */
     const mlvm_index_t inner = copy ? 0 : iw + 1, outer = copy ? plane : n - iw - MLVM_DW_LANES;
-    const mlvm_index_t lo = (inner + MLVM_DW_LANES - 1) / MLVM_DW_LANES * MLVM_DW_LANES;
-    const mlvm_index_t hi = mlvm_imax(lo, mlvm_imin(outer, plane - MLVM_DW_LANES + 1)
-                                              + MLVM_DW_LANES - 1)
-                            / MLVM_DW_LANES * MLVM_DW_LANES;
+    const mlvm_index_t lo = dw_vectors_to(inner);
+    const mlvm_index_t hi =
+        mlvm_imax(lo, dw_vectors_to(mlvm_imin(outer, plane - MLVM_DW_LANES + 1)));
     rows3_cols_t cols[MLVM_DW_REGS_CHUNK][2];
     mlvm_index_t c, b, t, t_lo, t_hi, period = iw, l;
     /* vector t's first column is LANES t % iw, a cycle of iw / gcd(iw,

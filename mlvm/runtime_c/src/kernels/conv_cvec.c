@@ -245,7 +245,8 @@ MLVM_ALWAYS_INLINE void store_rows6(const float *t0, const float *bias, int nr, 
     mlvm_transpose4_256(r, s); /* 128-bit lane l of s[k]: channel 4 l + k */
     for (j = 0; j < nr; ++j) {
         const __m256 pairs = j % 4 < 2 ? lo : hi;
-        const __m128 four = j < 4 ? _mm256_castps256_ps128(s[j]) : _mm256_extractf128_ps(s[j - 4], 1);
+        const __m128 four =
+            j < 4 ? _mm256_castps256_ps128(s[j]) : _mm256_extractf128_ps(s[j - 4], 1);
         const __m128 two = j < 4 ? _mm256_castps256_ps128(pairs) : _mm256_extractf128_ps(pairs, 1);
         _mm_storeu_ps(out + j * ld, four);
         if (j % 2 == 0)

@@ -171,6 +171,44 @@ def _disassembled(elf: Path) -> tuple[dict[str, int], dict[str, set[str]]]:
     return frames, calls
 
 
+_MEMBER = re.compile(r"^(\S+)\.o:\s+file format")
+
+
+def _asm_frames(archive: Path, cis: list[Path]) -> dict[str, int]:
+    """The frames of the runtime's naked functions (assembly that pushes
+    registers itself, as qconv_ws.c's q_tile8 does), keyed as the call
+    graph keys them: GCC gives such a function no frame, so the pushes in
+    its disassembly (that of every function GCC sizes at 0 bytes)."""
+    text = _run(["arm-none-eabi-objdump", "-d", "--no-show-raw-insn", str(archive)])
+    by_member: dict[str, dict[str, int]] = {}
+    frames: dict[str, int] | None = None
+    fn = None
+    for line in text.splitlines():
+        m = _MEMBER.match(line)
+        if m is not None:
+            frames = by_member.setdefault(m.group(1), {})
+            fn = None
+            continue
+        m = _FUNC.match(line)
+        if m is not None and frames is not None:
+            fn = m.group(1)
+            frames[fn] = 0
+            continue
+        m = _INSN.match(line)
+        if m is not None and frames is not None and fn is not None:
+            args = m.group(2).split(";")[0].split("@")[0].strip()
+            frames[fn] += _insn_frame(m.group(1), args)
+    out: dict[str, int] = {}
+    for ci in cis:
+        member = by_member.get(ci.stem, {})
+        ci_frames, _, names = _call_graph([ci])
+        for key, size in ci_frames.items():
+            pushed = member.get(names.get(key, key), 0)
+            if size == 0 and pushed > 0:
+                out[key] = pushed
+    return out
+
+
 def _probe(core: str, tmp: Path, names: list[str]) -> Path:
     """A firmware that links every library function of `names`."""
     src = tmp / "probe.c"
@@ -238,8 +276,10 @@ def core_table(core: str, tmp: Path) -> dict[str, object]:
     _run([mcu.COMPILER, *flags, "-fkeep-static-functions", "-fkeep-inline-functions",
           "-Wno-unused-function", "-I", str(INCLUDE_DIR), "-fcallgraph-info=su",
           "-c", str(probe), "-o", str(obj)], cwd=tmp)
+    asm_frames = _asm_frames(archive, cis)
     cis.append(obj.with_suffix(".ci"))
     frames, calls, names = _call_graph(cis)
+    frames.update(asm_frames)
     # the runtime's calls into the C library, by the library's name
     for key in list(calls):
         calls[key] = {c if c in frames or c == "__indirect_call" or ":" not in c

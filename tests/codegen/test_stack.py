@@ -259,3 +259,19 @@ def test_what_cannot_be_sized_is_said() -> None:
         "/* M_STACK_BYTES is not stated: the module has a call of mystery_fn. */"]
     vla = MODULE.replace("float keep[%d];", "float keep[n];")
     assert "an array of size n" in stack.stack_lines(vla, "", "M")[0]
+
+
+@needs_arm
+def test_naked_assembly_counts_its_own_pushes(tmp_path: Path) -> None:
+    """GCC's call graph gives a naked function (assembly with its own
+    prologue, as qconv_ws.c's q_tile8) no frame; the table takes its pushes
+    from the disassembly, and leaves a function GCC sizes alone."""
+    (tmp_path / "0_nk.c").write_text(
+        "__attribute__((naked, noinline)) static void f(void)\n"
+        "{ __asm__(\"push {r1, r3, r4-r11, lr}\\n\\tpop {r1, r3, r4-r11, pc}\"); }\n"
+        "int g(int *p) { f(); return p[0] + p[1]; }\n")
+    subprocess.run([mcu.COMPILER, *mcu.CORES["cortex-m4"], *mcu.RUNTIME_CFLAGS, "-c", "0_nk.c",
+                    "-o", "0_nk.o"], cwd=tmp_path, check=True)
+    subprocess.run(["arm-none-eabi-ar", "rc", "lib.a", "0_nk.o"], cwd=tmp_path, check=True)
+    frames = stack_table._asm_frames(tmp_path / "lib.a", [tmp_path / "0_nk.ci"])
+    assert frames == {"0_nk.c:f": 44}

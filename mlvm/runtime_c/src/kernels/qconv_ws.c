@@ -237,17 +237,10 @@ static uint32_t q_uxtb16_8(uint32_t x) /* bytes 1 and 3 */
     __asm__("uxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
     return r;
 }
-static int32_t q_sxtb16_8(int32_t x)
-{
-    int32_t r;
-    __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
-    return r;
-}
 #else
 static uint32_t q_pkhbt(uint32_t lo, uint32_t hi) { return (lo & 0xFFFFu) | hi << 16; }
 static uint32_t q_pkhtb(uint32_t hi, uint32_t lo) { return (hi & 0xFFFF0000u) | lo >> 16; }
 static uint32_t q_uxtb16_8(uint32_t x) { return __uxtb16(x >> 8 | x << 24); }
-static int32_t q_sxtb16_8(int32_t x) { return __sxtb16((int32_t)((uint32_t)x >> 8 | (uint32_t)x << 24)); }
 #endif
 #endif
 
@@ -1075,33 +1068,70 @@ static void q_halves(const qtile_t *t, const mlvm_index_t *qs, int run, uint32_t
     }
 }
 
-/* Two words from p (word-aligned), p advanced past them: LDRD with
- * post-increment, which gcc does not form from two loads by itself. */
+/* The sums of one row's lanes w .. w_end times the 8 positions of a
+ * chunk (q_halves' layout), from c[0] (the sums' start) into c[0 .. 8):
+ * 8 sums in registers, one weight word and two SXTB16 per 16
+ * multiply-adds. */
 #if defined(__GNUC__)
-#define MLVM_Q_LDRD(p, a, b)                                                   \
-    __asm__("ldrd %0, %1, [%2], #8" : "=&r"(a), "=&r"(b), "+r"(p)          \
-            : "m"(*(const uint32_t(*)[2])(const void *)(p)))
-#else
-#define MLVM_Q_LDRD(p, a, b) ((a) = (int32_t)(p)[0], (b) = (int32_t)(p)[1], (p) += 2)
-#endif
-
-/* The sums from init of one row's lanes w .. w_end times the 8 positions
- * of a chunk (q_halves' layout), into c[8]: 8 sums in registers, one
- * weight word and two SXTB16 per 16 multiply-adds (30 instructions per
- * lane at -O2). */
-static void q_tile8(const int32_t *w, const int32_t *const w_end, const uint32_t *xb, uint32_t *c,
-                    int32_t init)
+/* In assembly (a naked function: its own prologue): gcc's allocation
+ * spilled sums to the stack once the lanes were unrolled, and it cannot
+ * give inline asm the 14 registers it needs where r7 is kept as the frame
+ * pointer. r4-r11 hold the sums, r0 and r2 the pointers, r1, r3, r12 and
+ * lr a lane's weights and halves; w_end and c on the stack. Four lanes a
+ * step, the first step entered part way (TBB) when the lanes are not a
+ * multiple of four: 27 instructions a lane and 3 a step, where gcc's loop
+ * of one lane took 30. A lane's code is 108 bytes (every instruction
+ * 32-bit), which the branch table's offsets assume. The stack table
+ * counts the pushes (GCC gives a naked function no frame). */
+#define MLVM_Q_ACC(cj)                                                         \
+    "ldrd r12, lr, [r2], #8\n\t"                                              \
+    "smlad " cj ", lr, r1, " cj "\n\t"                                        \
+    "smlad " cj ", r12, r3, " cj "\n\t"
+#define MLVM_Q_LANE                                                            \
+    "ldr r1, [r0], #4\n\t"                                                    \
+    "sxtb16 r3, r1\n\t"                                                       \
+    "sxtb16 r1, r1, ror #8\n\t"                                               \
+    MLVM_Q_ACC("r4") MLVM_Q_ACC("r5") MLVM_Q_ACC("r6") MLVM_Q_ACC("r7")        \
+    MLVM_Q_ACC("r8") MLVM_Q_ACC("r9") MLVM_Q_ACC("r10") MLVM_Q_ACC("r11")
+__attribute__((naked, noinline)) static void
+q_tile8(const int32_t *w __attribute__((unused)), const int32_t *w_end __attribute__((unused)),
+        const uint32_t *xb __attribute__((unused)), uint32_t *c __attribute__((unused)))
 {
+    __asm__("push {r1, r3, r4-r11, lr}\n\t"
+            "ldr r4, [r3]\n\t"
+            "mov r5, r4\n\tmov r6, r4\n\tmov r7, r4\n\tmov r8, r4\n\t"
+            "mov r9, r4\n\tmov r10, r4\n\tmov r11, r4\n\t"
+            "cmp r0, r1\n\t"
+            "beq 9f\n\t"
+            "sub r12, r1, r0\n\t"
+            "ubfx r12, r12, #2, #2\n\t" /* lanes % 4 */
+            "tbb [pc, r12]\n"
+            "0:\n\t"
+            ".byte (1f - 0b) / 2, (4f - 0b) / 2, (3f - 0b) / 2, (2f - 0b) / 2\n"
+            "1:\n\t" MLVM_Q_LANE "\n"
+            "2:\n\t" MLVM_Q_LANE "\n"
+            "3:\n\t" MLVM_Q_LANE "\n"
+            "4:\n\t" MLVM_Q_LANE
+            "ldr r12, [sp]\n\t"
+            "cmp r0, r12\n\t"
+            "bne 1b\n"
+            "9:\n\t"
+            "ldr r3, [sp, #4]\n\t"
+            "stmia r3, {r4-r11}\n\t"
+            "pop {r1, r3, r4-r11, pc}");
+}
+#undef MLVM_Q_LANE
+#undef MLVM_Q_ACC
+#else
+static void q_tile8(const int32_t *w, const int32_t *const w_end, const uint32_t *xb, uint32_t *c)
+{
+    const int32_t init = (int32_t)c[0];
     int32_t c0 = init, c1 = init, c2 = init, c3 = init, c4 = init, c5 = init, c6 = init, c7 = init;
     while (w != w_end) {
         const int32_t a = *w++;
-        const int32_t al = (int32_t)__sxtb16(a), ah = q_sxtb16_8(a);
-        int32_t l, h;
-#define MLVM_Q_POS(cj)                                                         \
-    do {                                                                       \
-        MLVM_Q_LDRD(xb, l, h);                                                 \
-        cj = __smlad(l, al, __smlad(h, ah, cj));                               \
-    } while (0)
+        const int32_t al = (int32_t)__sxtb16(a);
+        const int32_t ah = (int32_t)__sxtb16((int32_t)((uint32_t)a >> 8 | (uint32_t)a << 24));
+#define MLVM_Q_POS(cj) (cj = __smlad((int32_t)xb[0], al, __smlad((int32_t)xb[1], ah, cj)), xb += 2)
         MLVM_Q_POS(c0);
         MLVM_Q_POS(c1);
         MLVM_Q_POS(c2);
@@ -1115,7 +1145,7 @@ static void q_tile8(const int32_t *w, const int32_t *const w_end, const uint32_t
     c[0] = (uint32_t)c0, c[1] = (uint32_t)c1, c[2] = (uint32_t)c2, c[3] = (uint32_t)c3;
     c[4] = (uint32_t)c4, c[5] = (uint32_t)c5, c[6] = (uint32_t)c6, c[7] = (uint32_t)c7;
 }
-#undef MLVM_Q_LDRD
+#endif
 
 /* Every row of a group (t->w4 its first), chunk by chunk of 8 of its
  * oh x ow output positions (the copy's columns past ow are skipped): the
@@ -1150,14 +1180,16 @@ static void q_group_rows(const qtile_t *t, const qsink_t *s, const qsink_t *sx,
         }
         q_halves(t, qs, run, hw);
         if (sx != NULL) {
-            q_tile8(ones, ones + t->k, hw, v, 0);
+            v[0] = 0;
+            q_tile8(ones, ones + t->k, hw, v);
             q_finish_scalar(sx, 0, p0, v, len);
         }
         for (o = 0; o < og; ++o) {
             const int32_t *w = t->w4 + o * t->k;
             /* the common case requantizes without a call, the sums started
              * from the bias less the zero point's share */
-            q_tile8(w, w + t->k, hw, v, fast ? (int32_t)q_base(&sk, o) : 0);
+            v[0] = fast ? q_base(&sk, o) : 0u;
+            q_tile8(w, w + t->k, hw, v);
 #ifdef MLVM_Q_VCVTR
             if (fast) {
                 q_requant_run((uint8_t *)sk.out + o * sk.ld + p0, v, len, 0u, q_mult(&sk, o), NULL,

@@ -6,7 +6,9 @@ header's `<M>_STACK_BYTES`.
 
 * The runtime's functions (mcu.RUNTIME_FILES, and the static inline helpers
   of the headers a module includes) come from GCC's own call graph and
-  frame sizes (`-fcallgraph-info=su`). A call through a pointer (a kernel
+  frame sizes (`-fcallgraph-info=su`); a naked function's (assembly that
+  pushes registers itself, to which GCC gives no frame) from its
+  disassembly. A call through a pointer (a kernel
   calling a module's epilogue, or the GEMM its packing function) is kept
   apart: per function, the stack in use at such a call.
 * The C library (newlib nano) and libgcc are prebuilt: their frames are
@@ -177,8 +179,8 @@ _MEMBER = re.compile(r"^(\S+)\.o:\s+file format")
 def _asm_frames(archive: Path, cis: list[Path]) -> dict[str, int]:
     """The frames of the runtime's naked functions (assembly that pushes
     registers itself, as qconv_ws.c's q_tile8 does), keyed as the call
-    graph keys them: GCC gives such a function no frame, so the pushes in
-    its disassembly (that of every function GCC sizes at 0 bytes)."""
+    graph keys them: GCC gives such a function no frame, so every function
+    it sizes at 0 bytes is given the pushes of its disassembly instead."""
     text = _run(["arm-none-eabi-objdump", "-d", "--no-show-raw-insn", str(archive)])
     by_member: dict[str, dict[str, int]] = {}
     frames: dict[str, int] | None = None
@@ -198,13 +200,15 @@ def _asm_frames(archive: Path, cis: list[Path]) -> dict[str, int]:
         if m is not None and frames is not None and fn is not None:
             args = m.group(2).split(";")[0].split("@")[0].strip()
             frames[fn] += _insn_frame(m.group(1), args)
+            if m.group(1).split(".")[0] in ("sub", "mov") and re.match(r"sp, (?:sp, )?r\d+", args):
+                frames[fn] = -1 << 30  # a dynamic adjustment: _depths refuses it
     out: dict[str, int] = {}
     for ci in cis:
         member = by_member.get(ci.stem, {})
         ci_frames, _, names = _call_graph([ci])
         for key, size in ci_frames.items():
             pushed = member.get(names.get(key, key), 0)
-            if size == 0 and pushed > 0:
+            if size == 0 and pushed != 0:
                 out[key] = pushed
     return out
 

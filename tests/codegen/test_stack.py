@@ -269,9 +269,13 @@ def test_naked_assembly_counts_its_own_pushes(tmp_path: Path) -> None:
     (tmp_path / "0_nk.c").write_text(
         "__attribute__((naked, noinline)) static void f(void)\n"
         "{ __asm__(\"push {r1, r3, r4-r11, lr}\\n\\tpop {r1, r3, r4-r11, pc}\"); }\n"
-        "int g(int *p) { f(); return p[0] + p[1]; }\n")
+        "__attribute__((naked, noinline)) static void h(void)\n"
+        "{ __asm__(\"push {r4, lr}\\n\\tsub sp, sp, r0\\n\\tpop {r4, pc}\"); }\n"
+        "int g(int *p) { f(); h(); return p[0] + p[1]; }\n")
     subprocess.run([mcu.COMPILER, *mcu.CORES["cortex-m4"], *mcu.RUNTIME_CFLAGS, "-c", "0_nk.c",
                     "-o", "0_nk.o"], cwd=tmp_path, check=True)
     subprocess.run(["arm-none-eabi-ar", "rc", "lib.a", "0_nk.o"], cwd=tmp_path, check=True)
     frames = stack_table._asm_frames(tmp_path / "lib.a", [tmp_path / "0_nk.ci"])
-    assert frames == {"0_nk.c:f": 44}
+    assert frames["0_nk.c:f"] == 44
+    assert frames["0_nk.c:h"] < 0  # sp moved by a register: no bound (the table refuses it)
+    assert set(frames) == {"0_nk.c:f", "0_nk.c:h"}

@@ -560,8 +560,12 @@ q_requant_run(uint8_t *out, const uint32_t *v, mlvm_index_t n, uint32_t base, fl
 /* biased, and the clamp one instruction: first blocks of four sums by one
  * VLDMIA, converted, scaled and rounded in s0-s3 and moved out two by a
  * VMOV (30 or 31 instructions for four where the loop below takes 40:
- * gcc moves each value between the register files alone) */
-#define MLVM_Q_FINISH_BIASED4(CLAMP)                                           \
+ * gcc moves each value between the register files alone); ZY adds the
+ * zero point (saturating: VCVTR's result may be near INT32_MAX), or not
+ * where it is 0 (ReLU outputs as quantizers make them: 4 fewer) */
+#define MLVM_Q_ZY(y) __qadd((y), zyi)
+#define MLVM_Q_ZY0(y) (y)
+#define MLVM_Q_FINISH_BIASED4(CLAMP, ZY)                                       \
     do {                                                                       \
         for (j = 0; j + 4 <= n; j += 4) {                                      \
             int32_t a, b, c, d;                                                \
@@ -578,10 +582,10 @@ q_requant_run(uint8_t *out, const uint32_t *v, mlvm_index_t n, uint32_t base, fl
                     : [m] "t"(mult),                                           \
                       "m"(*(const uint32_t(*)[4])(const void *)pv)             \
                     : "s0", "s1", "s2", "s3");                                 \
-            out[j] = (uint8_t)CLAMP(__qadd(a, zyi));                           \
-            out[j + 1] = (uint8_t)CLAMP(__qadd(b, zyi));                       \
-            out[j + 2] = (uint8_t)CLAMP(__qadd(c, zyi));                       \
-            out[j + 3] = (uint8_t)CLAMP(__qadd(d, zyi));                       \
+            out[j] = (uint8_t)CLAMP(ZY(a));                                    \
+            out[j + 1] = (uint8_t)CLAMP(ZY(b));                                \
+            out[j + 2] = (uint8_t)CLAMP(ZY(c));                                \
+            out[j + 3] = (uint8_t)CLAMP(ZY(d));                                \
         }                                                                      \
         for (; j < n; ++j)                                                     \
             MLVM_Q_FINISH_BIASED(CLAMP);                                       \
@@ -598,10 +602,12 @@ q_requant_run(uint8_t *out, const uint32_t *v, mlvm_index_t n, uint32_t base, fl
             for (j = 0; j < n; ++j)                                            \
                 MLVM_Q_FINISH_ONE(v[j] + base, CLAMP);                         \
     } while (0)
-    if (s->clamp == 0 && biased)
-        MLVM_Q_FINISH_BIASED4(MLVM_Q_U8);
+    if (s->clamp == 0 && biased && zyi == 0)
+        MLVM_Q_FINISH_BIASED4(MLVM_Q_U8, MLVM_Q_ZY0);
+    else if (s->clamp == 0 && biased)
+        MLVM_Q_FINISH_BIASED4(MLVM_Q_U8, MLVM_Q_ZY);
     else if (s->clamp == 1 && biased)
-        MLVM_Q_FINISH_BIASED4(MLVM_Q_S8);
+        MLVM_Q_FINISH_BIASED4(MLVM_Q_S8, MLVM_Q_ZY);
     else if (s->clamp == 0)
         MLVM_Q_FINISH_ALL(MLVM_Q_U8);
     else if (s->clamp == 1)
@@ -610,6 +616,8 @@ q_requant_run(uint8_t *out, const uint32_t *v, mlvm_index_t n, uint32_t base, fl
         MLVM_Q_FINISH_ALL(MLVM_Q_BOUNDS);
 #undef MLVM_Q_FINISH_ALL
 #undef MLVM_Q_FINISH_BIASED4
+#undef MLVM_Q_ZY0
+#undef MLVM_Q_ZY
 #undef MLVM_Q_FINISH_BIASED
 #undef MLVM_Q_BOUNDS
 #undef MLVM_Q_S8
@@ -1080,9 +1088,11 @@ static void q_halves(const qtile_t *t, const mlvm_index_t *qs, int run, uint32_t
  * lr a lane's weights and halves; w_end and c on the stack. Four lanes a
  * step, the first step entered part way (TBB) when the lanes are not a
  * multiple of four: 27 instructions a lane and 3 a step, where gcc's loop
- * of one lane took 30. A lane's code is 108 bytes (every instruction
- * 32-bit), which the branch table's offsets assume. The stack table
- * counts the pushes (GCC gives a naked function no frame). */
+ * of one lane took 30. The table's offsets are the assembler's (label
+ * differences; TBB reaches 510 bytes, the last lane starts at 328). The
+ * 44 bytes pushed leave sp 4 mod 8: harmless in a leaf that calls
+ * nothing. The stack table counts the pushes (GCC gives a naked function
+ * no frame). */
 #define MLVM_Q_ACC(cj)                                                         \
     "ldrd r12, lr, [r2], #8\n\t"                                              \
     "smlad " cj ", lr, r1, " cj "\n\t"                                        \

@@ -122,7 +122,14 @@ static int q_dw3_shape(const mlvm_qconv2d_t *p)
            && p->dw == 1;
 }
 
-static size_t q_dw3_bytes(const qgeom_t *g) { return qw_align((size_t)(g->ph.plane + 8) * 2); }
+/* The widened plane's row pitch in halfwords: even, so that every pair of
+ * positions starting at an even column is word-aligned (LDRD). */
+static mlvm_index_t q_dw3_pitch(const qgeom_t *g) { return g->ph.wq + (g->ph.wq & 1); }
+
+static size_t q_dw3_bytes(const qgeom_t *g)
+{
+    return qw_align((size_t)(g->ph.hq * q_dw3_pitch(g) + 8) * 2);
+}
 
 /* requant: the results are bytes (mlvm_qconv2d_requant_8), so that rows
  * at the copy's pitch take a byte each, not an int32. */
@@ -1704,25 +1711,26 @@ static void q_pair_weights(mlvm_index_t k, int32_t *wt)
  * all of its plane + 8 halfwords (q_dw3_bytes), once per call. */
 static void q_widen_pad(const qgeom_t *g, uint8_t zxu, uint32_t *xh)
 {
-    const mlvm_index_t words = (g->ph.plane + 9) / 2;
+    const mlvm_index_t words = (g->ph.hq * q_dw3_pitch(g) + 8) / 2;
     mlvm_index_t j;
     for (j = 0; j < words; ++j)
         xh[j] = 0x00010001u * zxu;
 }
 
 /* A q_dw3_shape channel's plane (xc: h x w input bytes) widened to
- * halfwords, x ^ flip, into the padded plane as q_copy places it,
- * straight from the input (no copy first): the word at byte 2 q of xh is
- * the pair (x[q], x[q + 1]), a kernel row's first two taps for position
- * q. The padding (q_widen_pad) is the same for every channel. */
+ * halfwords, x ^ flip, into the padded plane as q_copy places it but at
+ * q_dw3_pitch, straight from the input (no copy first): the word at
+ * halfword q of a row is the pair (x[q], x[q + 1]), a kernel row's first
+ * two taps for position q. The padding (q_widen_pad) is the same for
+ * every channel. */
 static void q_widen_input(const mlvm_qconv2d_t *p, const qgeom_t *g, const uint8_t *xc, uint8_t flip,
                           uint32_t *xh)
 {
-    const mlvm_index_t wq = g->ph.wq, w = p->w;
+    const mlvm_index_t wq = q_dw3_pitch(g), w = p->w;
     const uint32_t flip4 = 0x01010101u * flip;
     mlvm_index_t r0, r1, lo, hi, r;
     mlvm_valid_span1(-p->pt, p->h, g->ph.hq, &r0, &r1);
-    mlvm_valid_span1(-p->pl, w, wq, &lo, &hi);
+    mlvm_valid_span1(-p->pl, w, g->ph.wq, &lo, &hi);
     {
         /* the row's pointers stepped, the fields read once: the stores
          * (memcpy) may alias *p, and gcc reloaded them per row (45
@@ -1747,49 +1755,135 @@ static void q_widen_input(const mlvm_qconv2d_t *p, const qgeom_t *g, const uint8
     }
 }
 
-/* `rows` output rows of n positions of one channel (3x3, stride 1), into
- * acc[r * n + x]: xh the widened plane at the first row's first position,
- * wq2 its row pitch in bytes, wp the kernel rows' pairs (w[r][0], w[r][1])
- * and (w[r][1], w[r][2]). Two positions a step: per kernel row the pairs
- * A = (x[q], x[q + 1]) and B = (x[q + 2], x[q + 3]) by two unaligned loads,
- * position q's sum A.(w0, w1) + B.lo w2 (SMLAD, SMLABT), q + 1's A.hi w0 +
- * B.(w1, w2) (SMLATB, SMLAD): 6 loads and 12 multiplies for 18
- * multiply-adds, where a position alone (the last of an odd row) takes
- * 6 and 6 for 9. Integer sums: the same bits in any order. */
-MLVM_Q_NOINLINE static void q_dw3_rows(const uint8_t *xh, mlvm_index_t wq2, const int32_t *wp,
-                                       uint32_t *acc, mlvm_index_t n, mlvm_index_t rows,
-                                       int32_t init)
+/* q_dw3_rows' operands: `rows` output rows of n positions of one channel
+ * (3x3, stride 1) into acc[r * n + x], from init; xh the widened plane
+ * at the first row's first position (an even column: word-aligned),
+ * pitch its row pitch in bytes (a multiple of 4), wp the kernel rows'
+ * pairs (w[r][0], w[r][1]) and (w[r][1], w[r][2]). The assembly reads the
+ * fields at these offsets. */
+typedef struct q_dw3 {
+    const uint8_t *xh;   /* 0 */
+    uint32_t adv;        /* 4: pitch less 4 per pair of a row */
+    const int32_t *wp;   /* 8 */
+    uint32_t *acc;       /* 12 */
+    uint32_t pairs;      /* 16: n / 2 */
+    uint32_t odd;        /* 20: n % 2 */
+    uint32_t rows;       /* 24 */
+    int32_t init;        /* 28 */
+    uint32_t pitch;      /* 32 */
+} q_dw3_t;
+
+/* Two positions a step: per kernel row the pairs A = (x[q], x[q + 1]) and
+ * B = (x[q + 2], x[q + 3]) by one LDRD, position q's sum A.(w0, w1) +
+ * B.lo w2 (SMLAD, SMLABT), q + 1's A.hi w0 + B.(w1, w2) (SMLATB, SMLAD):
+ * 3 loads and 12 multiplies for 18 multiply-adds; an odd row's last
+ * position alone, 3 loads and 6 multiplies. Integer sums: the same bits
+ * in any order. */
+#if defined(__GNUC__)
+typedef char q_dw3_offsets[offsetof(q_dw3_t, pitch) == 32 && sizeof(void *) == 4 ? 1 : -1];
+
+/* In assembly (a naked function, as q_tile8): gcc kept the 6 weights,
+ * the sums' start, 3 row pointers and the output in 16 registers and
+ * spilled in the loop (27 instructions a step where these take 21).
+ * r4-r9 hold the weights, r10 and r11 the two sums, r0 and r1 a row's
+ * words, r2, r3 and r12 the three rows, lr the output; a row's end, the
+ * sums' start and the operands on the stack. */
+#define MLVM_Q_DW3_PAIR(x, wa, wb)                                             \
+    "ldrd r0, r1, [" x "], #4\n\t"                                             \
+    "smlatb r11, r0, " wa ", r11\n\t"                                          \
+    "smlad r10, r0, " wa ", r10\n\t"                                           \
+    "smlabt r10, r1, " wb ", r10\n\t"                                          \
+    "smlad r11, r1, " wb ", r11\n\t"
+#define MLVM_Q_DW3_ONE(x, wa, wb)                                              \
+    "ldrd r0, r1, [" x "]\n\t"                                                 \
+    "smlad r10, r0, " wa ", r10\n\t"                                           \
+    "smlabt r10, r1, " wb ", r10\n\t"
+__attribute__((naked, noinline)) static void q_dw3_rows(q_dw3_t *a __attribute__((unused)))
 {
-    const int32_t a0 = wp[0], a1 = wp[1], b0 = wp[2], b1 = wp[3], c0 = wp[4], c1 = wp[5];
-    mlvm_index_t r;
-    for (r = 0; r < rows; ++r, xh += wq2, acc += n) {
-        const uint8_t *x0 = xh, *x1 = xh + wq2, *x2 = x1 + wq2;
-        uint32_t *o = acc, *const pairs_end = acc + (n & ~(mlvm_index_t)1);
-        for (; o != pairs_end; o += 2, x0 += 4, x1 += 4, x2 += 4) {
+    __asm__("push {r0, r4-r11, lr}\n\t"
+            "sub sp, sp, #8\n\t" /* [sp]: the row's end, [sp, #4]: init, [sp, #8]: a */
+            "ldr r1, [r0, #28]\n\t"
+            "str r1, [sp, #4]\n\t"
+            "ldr r1, [r0, #8]\n\t"
+            "ldm r1, {r4-r9}\n\t"
+            "ldr r2, [r0]\n\t"
+            "ldr r1, [r0, #32]\n\t"
+            "add r3, r2, r1\n\t"
+            "add r12, r3, r1\n\t"
+            "ldr lr, [r0, #12]\n"
+            "1:\n\t" /* a row (r0: a) */
+            "ldr r1, [r0, #16]\n\t"
+            "cmp r1, #0\n\t"
+            "beq 3f\n\t"
+            "add r1, lr, r1, lsl #3\n\t"
+            "str r1, [sp]\n"
+            "2:\n\t" /* a pair */
+            "ldr r10, [sp, #4]\n\t"
+            "mov r11, r10\n\t"
+            MLVM_Q_DW3_PAIR("r2", "r4", "r5")
+            MLVM_Q_DW3_PAIR("r3", "r6", "r7")
+            MLVM_Q_DW3_PAIR("r12", "r8", "r9")
+            "strd r10, r11, [lr], #8\n\t"
+            "ldr r1, [sp]\n\t"
+            "cmp lr, r1\n\t"
+            "bne 2b\n\t"
+            "ldr r0, [sp, #8]\n"
+            "3:\n\t"
+            "ldr r1, [r0, #20]\n\t"
+            "cmp r1, #0\n\t"
+            "beq 4f\n\t"
+            "ldr r10, [sp, #4]\n\t" /* the odd row's last position */
+            MLVM_Q_DW3_ONE("r2", "r4", "r5")
+            MLVM_Q_DW3_ONE("r3", "r6", "r7")
+            MLVM_Q_DW3_ONE("r12", "r8", "r9")
+            "str r10, [lr], #4\n\t"
+            "ldr r0, [sp, #8]\n"
+            "4:\n\t"
+            "ldr r1, [r0, #4]\n\t"
+            "add r2, r2, r1\n\t"
+            "add r3, r3, r1\n\t"
+            "add r12, r12, r1\n\t"
+            "ldr r1, [r0, #24]\n\t"
+            "subs r1, r1, #1\n\t"
+            "str r1, [r0, #24]\n\t"
+            "bne 1b\n\t"
+            "add sp, sp, #8\n\t"
+            "pop {r0, r4-r11, pc}");
+}
+#undef MLVM_Q_DW3_ONE
+#undef MLVM_Q_DW3_PAIR
+#else
+static void q_dw3_rows(q_dw3_t *a)
+{
+    const int32_t a0 = a->wp[0], a1 = a->wp[1], b0 = a->wp[2], b1 = a->wp[3], c0 = a->wp[4];
+    const int32_t c1 = a->wp[5], init = a->init;
+    const uint8_t *xh = a->xh;
+    uint32_t *o = a->acc;
+    for (; a->rows > 0; --a->rows, xh += a->pitch) {
+        const uint8_t *x0 = xh, *x1 = xh + a->pitch, *x2 = x1 + a->pitch;
+        uint32_t *const end = o + 2 * a->pairs + a->odd;
+        for (; o != end; o += 2, x0 += 4, x1 += 4, x2 += 4) {
             uint32_t t0, t1, u0, u1, v0, v1;
             int32_t p, q;
             memcpy(&t0, x0, 4), memcpy(&t1, x0 + 4, 4);
             memcpy(&u0, x1, 4), memcpy(&u1, x1 + 4, 4);
             memcpy(&v0, x2, 4), memcpy(&v1, x2 + 4, 4);
             p = __smlad((int32_t)t0, a0, __smlabt((int32_t)t1, a1, init));
-            q = __smlatb((int32_t)t0, a0, __smlad((int32_t)t1, a1, init));
             p = __smlad((int32_t)u0, b0, __smlabt((int32_t)u1, b1, p));
-            q = __smlatb((int32_t)u0, b0, __smlad((int32_t)u1, b1, q));
             p = __smlad((int32_t)v0, c0, __smlabt((int32_t)v1, c1, p));
+            o[0] = (uint32_t)p;
+            if (o + 1 == end) { /* the odd row's last position */
+                ++o;
+                break;
+            }
+            q = __smlatb((int32_t)t0, a0, __smlad((int32_t)t1, a1, init));
+            q = __smlatb((int32_t)u0, b0, __smlad((int32_t)u1, b1, q));
             q = __smlatb((int32_t)v0, c0, __smlad((int32_t)v1, c1, q));
-            o[0] = (uint32_t)p, o[1] = (uint32_t)q;
-        }
-        if (n & 1) { /* position q's sum alone */
-            uint32_t t0, t1, u0, u1, v0, v1;
-            memcpy(&t0, x0, 4), memcpy(&t1, x0 + 4, 4);
-            memcpy(&u0, x1, 4), memcpy(&u1, x1 + 4, 4);
-            memcpy(&v0, x2, 4), memcpy(&v1, x2 + 4, 4);
-            *o = (uint32_t)__smlad((int32_t)t0, a0, __smlabt((int32_t)t1, a1,
-                     __smlad((int32_t)u0, b0, __smlabt((int32_t)u1, b1,
-                     __smlad((int32_t)v0, c0, __smlabt((int32_t)v1, c1, init))))));
+            o[1] = (uint32_t)q;
         }
     }
 }
+#endif
 
 /* Channel o of a q_dw3_shape group: its kernel rows' pairs from the taps
  * less the zero point (wt), then as many whole output rows as the chunk
@@ -1798,7 +1892,7 @@ MLVM_Q_NOINLINE static void q_dw3_rows(const uint8_t *xh, mlvm_index_t wq2, cons
 static void q_dw3_channel(const qsink_t *s, const qgeom_t *g, mlvm_index_t o, const int32_t *wt,
                           const uint32_t *xh, uint32_t *acc)
 {
-    const mlvm_index_t wq = g->ph.wq, ow = g->win.ow, oh = g->win.oh;
+    const mlvm_index_t wq = q_dw3_pitch(g), ow = g->win.ow, oh = g->win.oh;
     const mlvm_index_t piece = mlvm_imin(ow, MLVM_QW_CHUNK);
     const mlvm_index_t rows = ow > MLVM_QW_CHUNK ? 1 : MLVM_QW_CHUNK / ow;
 #ifdef MLVM_Q_VCVTR
@@ -1806,17 +1900,26 @@ static void q_dw3_channel(const qsink_t *s, const qgeom_t *g, mlvm_index_t o, co
 #else
     const int fast = 0;
 #endif
-    const int32_t init = fast ? (int32_t)q_base(s, o) : 0;
     int32_t wp[6];
+    q_dw3_t a;
     mlvm_index_t y, x0, r;
     for (r = 0; r < 3; ++r) {
         wp[2 * r] = (int32_t)((uint32_t)(uint16_t)wt[3 * r] | (uint32_t)wt[3 * r + 1] << 16);
         wp[2 * r + 1] = (int32_t)((uint32_t)(uint16_t)wt[3 * r + 1] | (uint32_t)wt[3 * r + 2] << 16);
     }
+    a.wp = wp;
+    a.init = fast ? (int32_t)q_base(s, o) : 0;
+    a.pitch = (uint32_t)wq * 2;
     for (y = 0; y < oh; y += rows)
         for (x0 = 0; x0 < ow; x0 += piece) {
             const mlvm_index_t len = mlvm_imin(piece, ow - x0), nr = mlvm_imin(rows, oh - y);
-            q_dw3_rows((const uint8_t *)xh + (y * wq + x0) * 2, wq * 2, wp, acc, len, nr, init);
+            a.xh = (const uint8_t *)xh + (y * wq + x0) * 2;
+            a.acc = acc;
+            a.pairs = (uint32_t)len / 2;
+            a.odd = (uint32_t)len & 1;
+            a.adv = a.pitch - 4 * a.pairs;
+            a.rows = (uint32_t)nr;
+            q_dw3_rows(&a);
 #ifdef MLVM_Q_VCVTR
             if (fast) {
                 q_requant_run((uint8_t *)s->out + o * s->ld + y * ow + x0, acc, len * nr, 0u,

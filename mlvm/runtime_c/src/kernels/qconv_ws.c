@@ -1722,9 +1722,10 @@ static void q_widen_pad(const qgeom_t *g, uint8_t zxu, uint32_t *xh)
  * q_dw3_pitch, straight from the input (no copy first): the word at
  * halfword q of a row is the pair (x[q], x[q + 1]), a kernel row's first
  * two taps for position q. The padding (q_widen_pad) is the same for
- * every channel. */
-static void q_widen_input(const mlvm_qconv2d_t *p, const qgeom_t *g, const uint8_t *xc, uint8_t flip,
-                          uint32_t *xh)
+ * every channel. Not inlined: in q_taps_path's frame gcc spilled its
+ * loop's registers. */
+MLVM_Q_NOINLINE static void q_widen_input(const mlvm_qconv2d_t *p, const qgeom_t *g,
+                                          const uint8_t *xc, uint8_t flip, uint32_t *xh)
 {
     const mlvm_index_t wq = q_dw3_pitch(g), w = p->w;
     const uint32_t flip4 = 0x01010101u * flip;
@@ -1733,25 +1734,43 @@ static void q_widen_input(const mlvm_qconv2d_t *p, const qgeom_t *g, const uint8
     mlvm_valid_span1(-p->pl, w, g->ph.wq, &lo, &hi);
     {
         /* the row's pointers stepped, the fields read once: the stores
-         * (memcpy) may alias *p, and gcc reloaded them per row (45
-         * instructions for a keyword spotter's row of 5, now 22) */
-        const mlvm_index_t n = hi - lo, n4 = n & ~(mlvm_index_t)3;
+         * (memcpy) may alias *p, and gcc reloaded them per row. Four
+         * values a step, the last four of a row of 4 or more one step
+         * whether or not it overlaps the one before (the same halfwords
+         * again): no value by value tail. */
+        const mlvm_index_t n = hi - lo;
         const uint8_t *src = xc + (r0 - p->pt) * w + (lo - p->pl);
         uint16_t *d = (uint16_t *)(void *)xh + r0 * wq + lo;
-        for (r = r0; r < r1; ++r, src += w, d += wq) {
-            const uint8_t *s = src, *const s4 = src + n4, *const end = src + n;
-            uint16_t *e = d;
-            for (; s != s4; s += 4, e += 4) { /* (x0, x2), (x1, x3) -> (x0, x1), (x2, x3) */
-                uint32_t v, l, h, pair;
-                memcpy(&v, s, 4);
-                v ^= flip4;
-                l = __uxtb16(v), h = q_uxtb16_8(v);
-                pair = q_pkhbt(l, h), memcpy(e, &pair, 4);
-                pair = q_pkhtb(h, l), memcpy(e + 2, &pair, 4);
+#define MLVM_Q_WIDEN4(s, e)                                                    \
+    do { /* (x0, x2), (x1, x3) -> (x0, x1), (x2, x3) */                        \
+        uint32_t v, l, h, pair;                                                \
+        memcpy(&v, s, 4);                                                      \
+        v ^= flip4;                                                            \
+        l = __uxtb16(v), h = q_uxtb16_8(v);                                    \
+        pair = q_pkhbt(l, h), memcpy(e, &pair, 4);                             \
+        pair = q_pkhtb(h, l), memcpy((e) + 2, &pair, 4);                       \
+    } while (0)
+        if (n >= 4 && n <= 8) { /* two steps, no loop (a keyword spotter's rows of 5) */
+            for (r = r0; r < r1; ++r, src += w, d += wq) {
+                MLVM_Q_WIDEN4(src, d);
+                MLVM_Q_WIDEN4(src + n - 4, d + n - 4);
             }
-            for (; s != end; ++s, ++e)
-                *e = (uint16_t)(*s ^ flip);
+        } else if (n > 8) {
+            for (r = r0; r < r1; ++r, src += w, d += wq) {
+                const uint8_t *s = src, *const last = src + n - 4;
+                uint16_t *e = d;
+                for (; s < last; s += 4, e += 4)
+                    MLVM_Q_WIDEN4(s, e);
+                MLVM_Q_WIDEN4(last, d + n - 4);
+            }
+        } else {
+            for (r = r0; r < r1; ++r, src += w, d += wq) {
+                mlvm_index_t j;
+                for (j = 0; j < n; ++j)
+                    d[j] = (uint16_t)(src[j] ^ flip);
+            }
         }
+#undef MLVM_Q_WIDEN4
     }
 }
 

@@ -1203,15 +1203,22 @@ static void q_group_rows(const qtile_t *t, const qsink_t *s, const qsink_t *sx,
         if (fast) {
             /* the common case: requantized without a call, the sums started
              * from the bias less the zero point's share; every row's
-             * pointers stepped (a row's overhead 45 -> 30 instructions) */
+             * pointers stepped, and a whole chunk's 8 results in straight
+             * code (gcc unrolls the constant count) */
             const int32_t *w = t->w4;
             const float *mult = sk.mult;
             uint8_t *out = (uint8_t *)sk.out + p0;
-            for (o = 0; o < og; ++o, w += t->k, mult += sk.mult_per_o, out += sk.ld) {
-                v[0] = q_base(&sk, o);
-                q_tile8(w, w + t->k, hw, v);
-                q_requant_run(out, v, len, 0u, *mult, NULL, 0u, &sk, 1);
-            }
+#define MLVM_Q_ROWS(n)                                                         \
+    for (o = 0; o < og; ++o, w += t->k, mult += sk.mult_per_o, out += sk.ld) { \
+        v[0] = q_base(&sk, o);                                                 \
+        q_tile8(w, w + t->k, hw, v);                                           \
+        q_requant_run(out, v, n, 0u, *mult, NULL, 0u, &sk, 1);                 \
+    }
+            if (len == 8)
+                MLVM_Q_ROWS(8)
+            else
+                MLVM_Q_ROWS(len)
+#undef MLVM_Q_ROWS
             continue;
         }
 #endif

@@ -357,7 +357,7 @@ def qconv2d_workspace_bytes(d: Mapping[str, int], lanes: bool = False,
         weights = align64(k * 4)
         if cg == 1 and d["kh"] == d["kw"] == 3 and d["sh"] == d["sw"] == d["dh"] == d["dw"] == 1:
             # the plane in halfwords at an even pitch (q_dw3_shape, q_dw3_pitch)
-            weights += align64((hq * (wq + wq % 2) + 8) * 2)
+            weights += align64(hq * (wq + wq % 2) * 2)
     rows = 0 if wq == d["ow"] else align64(og * n * (1 if requant else 4))
     return align64((k + taps) * 8) + copy + weights + rows
 

@@ -332,6 +332,13 @@ def test_qconv_workspace_is_what_the_compiler_plans(tmp_path: Path) -> None:
             cases.append(dict(n=2, c=c, h=1, w=1, o=groups * 5, kh=1, kw=1, oh=1, ow=1, sh=1, sw=1, pt=0,
                               pl=0, dh=1, dw=1, groups=groups, x_signed=0, w_signed=1, zw_per_o=0,
                               w_lanes=1))
+    for h, w in ((25, 5), (1, 1), (2, 7), (9, 64), (6, 65), (3, 130)):  # 3x3 depthwise, stride 1:
+        for pads in ((1, 1, 1, 1), (0, 1, 2, 0)):  # the DSP path's widened plane (odd, even wq)
+            oh, ow = h + pads[0] + pads[2] - 2, w + pads[1] + pads[3] - 2
+            if oh >= 1 and ow >= 1:
+                cases.append(dict(n=1, c=4, h=h, w=w, o=4, kh=3, kw=3, oh=oh, ow=ow, sh=1, sw=1,
+                                  pt=pads[0], pl=pads[1], dh=1, dw=1, groups=4, x_signed=1,
+                                  w_signed=1, zw_per_o=0, w_lanes=0))
     keys = (*FIELDS, "x_signed", "w_signed", "zw_per_o", "w_lanes")
     stdin = "".join(" ".join(str(d[f]) for f in keys) + "\n" for d in cases)
     got = [tuple(int(v) for v in line.split())
@@ -346,3 +353,6 @@ def test_qconv_workspace_is_what_the_compiler_plans(tmp_path: Path) -> None:
     assert {d["o"] // d["groups"] >= 4 for d in cases} == {True, False}
     assert {d["w_lanes"] for d in cases} == {0, 1}
     assert sum(1 for s, r in want if r == 64 < s) >= 3  # the Linear layers need no workspace
+    dw3 = [d for d in cases if d["c"] == d["groups"] and (d["kh"], d["kw"], d["sh"], d["sw"], d["dh"],
+                                                          d["dw"]) == (3, 3, 1, 1, 1, 1)]
+    assert {d["ow"] % 2 for d in dw3} == {0, 1}  # their padded rows (ow + 2) odd and even

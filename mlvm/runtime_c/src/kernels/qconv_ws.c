@@ -115,7 +115,10 @@ typedef struct qgeom {
 /* One input channel per group, 3x3, stride and dilation 1 (a depthwise
  * layer of a keyword spotter or MobileNet): the taps path's workspace then
  * also holds a channel's plane widened to halfwords (q_dw3_rows', on cores
- * with the DSP extension; planned on every target), 8 past its end. */
+ * with the DSP extension; planned on every target) at an even row pitch.
+ * No read passes its end: a row's last pair reads up to its column
+ * wq - 1, an odd row's last position up to column wq, where wq is odd and
+ * the pitch wq + 1. */
 static int q_dw3_shape(const mlvm_qconv2d_t *p)
 {
     return p->c == p->groups && p->kh == 3 && p->kw == 3 && p->sh == 1 && p->sw == 1 && p->dh == 1
@@ -128,7 +131,7 @@ static mlvm_index_t q_dw3_pitch(const qgeom_t *g) { return g->ph.wq + (g->ph.wq 
 
 static size_t q_dw3_bytes(const qgeom_t *g)
 {
-    return qw_align((size_t)(g->ph.hq * q_dw3_pitch(g) + 8) * 2);
+    return qw_align((size_t)(g->ph.hq * q_dw3_pitch(g)) * 2);
 }
 
 /* requant: the results are bytes (mlvm_qconv2d_requant_8), so that rows
@@ -1720,10 +1723,10 @@ static void q_pair_weights(mlvm_index_t k, int32_t *wt)
 
 #if defined(MLVM_Q_DSP)
 /* The widened plane's padding (q_widen_input writes the rest): zxu in
- * all of its plane + 8 halfwords (q_dw3_bytes), once per call. */
+ * all of its plane (q_dw3_bytes), once per call. */
 static void q_widen_pad(const qgeom_t *g, uint8_t zxu, uint32_t *xh)
 {
-    const mlvm_index_t words = (g->ph.hq * q_dw3_pitch(g) + 8) / 2;
+    const mlvm_index_t words = g->ph.hq * q_dw3_pitch(g) / 2;
     mlvm_index_t j;
     for (j = 0; j < words; ++j)
         xh[j] = 0x00010001u * zxu;
@@ -1786,12 +1789,13 @@ MLVM_Q_NOINLINE static void q_widen_input(const mlvm_qconv2d_t *p, const qgeom_t
     }
 }
 
-/* q_dw3_rows' operands: `rows` output rows of n positions of one channel
- * (3x3, stride 1) into acc[r * n + x], from init; xh the widened plane
- * at the first row's first position (an even column: word-aligned),
- * pitch its row pitch in bytes (a multiple of 4), wp the kernel rows'
- * pairs (w[r][0], w[r][1]) and (w[r][1], w[r][2]). The assembly reads the
- * fields at these offsets. */
+/* q_dw3_rows' operands: rows >= 1 output rows of n = 2 pairs + odd
+ * positions of one channel (3x3, stride 1) into acc[r * n + x], from
+ * init; xh the widened plane at the first row's first position (an even
+ * column: word-aligned), pitch its row pitch in bytes (a multiple of 4),
+ * wp the kernel rows' pairs (w[r][0], w[r][1]) and (w[r][1], w[r][2]).
+ * The assembly reads the fields at these offsets; both forms count rows
+ * down to 0 in the caller's struct. */
 typedef struct q_dw3 {
     const uint8_t *xh;   /* 0 */
     uint32_t adv;        /* 4: pitch less 4 per pair of a row */
@@ -1813,9 +1817,9 @@ typedef struct q_dw3 {
 #if defined(__GNUC__)
 typedef char q_dw3_offsets[offsetof(q_dw3_t, pitch) == 32 && sizeof(void *) == 4 ? 1 : -1];
 
-/* In assembly (a naked function, as q_tile8): gcc kept the 6 weights,
- * the sums' start, 3 row pointers and the output in 16 registers and
- * spilled in the loop (27 instructions a step where these take 21).
+/* In assembly (a naked function, as q_tile8): the 6 weights, the sums'
+ * start, 3 row pointers, the output and its end needed 16 registers, and
+ * gcc spilled in the loop (27 instructions a step where these take 21).
  * r4-r9 hold the weights, r10 and r11 the two sums, r0 and r1 a row's
  * words, r2, r3 and r12 the three rows, lr the output; a row's end, the
  * sums' start and the operands on the stack. */

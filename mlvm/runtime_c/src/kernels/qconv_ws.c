@@ -1217,7 +1217,9 @@ static void q_group_rows(const qtile_t *t, const qsink_t *s, const qsink_t *sx,
         q_tile8(w, w + t->k, hw, v);                                           \
         q_requant_run(out, v, n, 0u, *mult, NULL, 0u, &sk, 1);                 \
     }
-            if (len == 8)
+            if (len == 8 && sk.clamp == 0 && sk.zyi == 0 && sk.bias != NULL)
+                MLVM_Q_ROWS(8) /* ReLU's u8 with a bias: no test left per row */
+            else if (len == 8)
                 MLVM_Q_ROWS(8)
             else
                 MLVM_Q_ROWS(len)

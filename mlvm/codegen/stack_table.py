@@ -130,6 +130,17 @@ def _insn_frame(op: str, args: str) -> int:
     return 0
 
 
+def _add_frame(frames: dict[str, int], fn: str, insn: re.Match[str]) -> tuple[str, str]:
+    """Adds one disassembled instruction's stack bytes to fn's frame (a
+    dynamic adjustment, sp moved by a register, makes it unusable: -2^30);
+    returns its opcode and operands."""
+    op, args = insn.group(1), insn.group(2).split(";")[0].split("@")[0].strip()
+    frames[fn] += _insn_frame(op, args)
+    if op.split(".")[0] in ("sub", "mov") and re.match(r"sp, (?:sp, )?r\d+", args):
+        frames[fn] = -1 << 30
+    return op, args
+
+
 def _disassembled(elf: Path) -> tuple[dict[str, int], dict[str, set[str]]]:
     """Frames and callees of every function of a linked ELF, from its
     disassembly. All `sub sp` and pushes of a function are added (a bound
@@ -148,16 +159,13 @@ def _disassembled(elf: Path) -> tuple[dict[str, int], dict[str, set[str]]]:
         m = _INSN.match(line)
         if m is None or fn is None:
             continue
-        op, args = m.group(1), m.group(2).split(";")[0].split("@")[0].strip()
-        frames[fn] += _insn_frame(op, args)
+        op, args = _add_frame(frames, fn, m)
         if op in ("blx",) and re.fullmatch(r"r\d+|ip|lr", args):
             calls[fn].add("__indirect_call")
         if op.split(".")[0] in ("bl", "blx", "b"):
             t = re.search(r"<([^>+]+)>", args)
             if t is not None and t.group(1) != fn:
                 calls[fn].add(t.group(1))
-        if op.split(".")[0] in ("sub", "mov") and re.match(r"sp, (?:sp, )?r\d+", args):
-            frames[fn] = -1 << 30  # a dynamic adjustment: unusable
     # the disassembly names one symbol per address: give aliases
     # (__aeabi_idiv = __divsi3) the same entry
     by_addr: dict[str, list[str]] = {}
@@ -198,10 +206,7 @@ def _asm_frames(archive: Path, cis: list[Path]) -> dict[str, int]:
             continue
         m = _INSN.match(line)
         if m is not None and frames is not None and fn is not None:
-            args = m.group(2).split(";")[0].split("@")[0].strip()
-            frames[fn] += _insn_frame(m.group(1), args)
-            if m.group(1).split(".")[0] in ("sub", "mov") and re.match(r"sp, (?:sp, )?r\d+", args):
-                frames[fn] = -1 << 30  # a dynamic adjustment: _depths refuses it
+            _add_frame(frames, fn, m)  # (a dynamic adjustment: _depths refuses it)
     out: dict[str, int] = {}
     for ci in cis:
         member = by_member.get(ci.stem, {})

@@ -251,6 +251,8 @@ static uint32_t q_uxtb16_8(uint32_t x) /* bytes 1 and 3 */
 static uint32_t q_pkhbt(uint32_t lo, uint32_t hi) { return (lo & 0xFFFFu) | hi << 16; }
 static uint32_t q_pkhtb(uint32_t hi, uint32_t lo) { return (hi & 0xFFFF0000u) | lo >> 16; }
 static uint32_t q_uxtb16_8(uint32_t x) { return __uxtb16(x >> 8 | x << 24); }
+/* (q_tile8's C form; with GNU C its lanes are assembly) */
+static int32_t q_sxtb16_8(int32_t x) { return __sxtb16((int32_t)((uint32_t)x >> 8 | (uint32_t)x << 24)); }
 #endif
 #endif
 
@@ -1149,8 +1151,7 @@ static void q_tile8(const int32_t *w, const int32_t *const w_end, const uint32_t
     int32_t c0 = init, c1 = init, c2 = init, c3 = init, c4 = init, c5 = init, c6 = init, c7 = init;
     while (w != w_end) {
         const int32_t a = *w++;
-        const int32_t al = (int32_t)__sxtb16(a);
-        const int32_t ah = (int32_t)__sxtb16((int32_t)((uint32_t)a >> 8 | (uint32_t)a << 24));
+        const int32_t al = (int32_t)__sxtb16(a), ah = q_sxtb16_8(a);
 #define MLVM_Q_POS(cj) (cj = __smlad((int32_t)xb[0], al, __smlad((int32_t)xb[1], ah, cj)), xb += 2)
         MLVM_Q_POS(c0);
         MLVM_Q_POS(c1);

@@ -8,7 +8,8 @@
  * 2^k: AVX-512's vscalefps applies it with one rounding, as mlvm_expf's
  * two powers of two do (the first exact), subnormal results included; AVX2
  * has no such instruction and takes the scalar form's two steps on the
- * exponent bits. vmaxps / vminps clamp and keep NaN (they return their
+ * exponent bits, or, where every lane's result is normal, one integer add
+ * to them (MLVM_VEXP_NORMAL). vmaxps / vminps clamp and keep NaN (they return their
  * second operand where either is NaN). AVX-512's exp is 16 vector
  * operations where gcc's vectorisation of mlvm_expf took about 26; with
  * AVX2 the explicit forms are 10-15 % faster than gcc's (tanh 30 -> 27 us
@@ -106,16 +107,44 @@ static inline mlvm_vf vf_pow2(mlvm_vf k)
     return _mm256_castsi256_ps(
         _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvttps_epi32(k), _mm256_set1_epi32(127)), 23));
 }
+
+/* exp's shorter form where every lane's result is normal (MLVM_VEXP_NORMAL,
+ * AVX2 only): t = x log2e + 1.5 2^23 holds k in its low mantissa bits, as 0x4B400000 + k. For k in
+ * [-125, 127] the clamps do nothing and p 2^k is normal (p in [0.70, 1.42]:
+ * exponent 126 or 127), so adding k to p's exponent field is the two
+ * steps' exact product: 18 vector operations, range test included, where
+ * the full form takes 24 (a NaN, an infinity or any other k takes the
+ * full form): exp over [64, 1000] 24 -> 17 us on a Zen 4 (-march=haswell).
+ * With AVX-512 the same form was no faster than vscalefps. */
+#define MLVM_VEXP_NORMAL 1
+static inline int vf_exp_normal(mlvm_vf t)
+{
+    const __m256i u = _mm256_sub_epi32(_mm256_castps_si256(t), _mm256_set1_epi32(0x4B400000 - 125));
+    const __m256i in = _mm256_cmpeq_epi32(_mm256_min_epu32(u, _mm256_set1_epi32(252)), u);
+    return _mm256_movemask_ps(_mm256_castsi256_ps(in)) == 0xFF;
+}
+
+/* p 2^k from t's bits ((0x400000 + k) << 23 is k << 23 modulo 2^32) */
+static inline mlvm_vf vf_scale_normal(mlvm_vf p, mlvm_vf t)
+{
+    return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(p),
+                                                _mm256_slli_epi32(_mm256_castps_si256(t), 23)));
+}
 #endif
 
 #ifdef MLVM_HAVE_VEXP
-/* e^r - 1 by mlvm_expf's reduction of x and polynomial (without its + 1);
- * k the power of two taken out. */
-static inline mlvm_vf vf_expm1_reduced(mlvm_vf x, mlvm_vf *k)
+/* x log2e + 1.5 2^23, mlvm_expf's rounding of k (k = t - 1.5 2^23) */
+static inline mlvm_vf vf_exp_round(mlvm_vf x)
 {
-    const mlvm_vf magic = vf_set1(MLVM_EXP_ROUND);
+    return vf_fma(x, vf_set1(MLVM_EXP_LOG2E), vf_set1(MLVM_EXP_ROUND));
+}
+
+/* e^r - 1 by mlvm_expf's reduction of x and polynomial (without its + 1),
+ * t = vf_exp_round(x); k the power of two taken out. */
+static inline mlvm_vf vf_expm1_rounded(mlvm_vf x, mlvm_vf t, mlvm_vf *k)
+{
     mlvm_vf r, p;
-    *k = vf_sub(vf_fma(x, vf_set1(MLVM_EXP_LOG2E), magic), magic);
+    *k = vf_sub(t, vf_set1(MLVM_EXP_ROUND));
     r = vf_fma(*k, vf_set1(MLVM_EXP_MLN2_HI), x);
     r = vf_fma(*k, vf_set1(MLVM_EXP_MLN2_LO), r);
     p = vf_set1(MLVM_EXP_P5);
@@ -127,17 +156,51 @@ static inline mlvm_vf vf_expm1_reduced(mlvm_vf x, mlvm_vf *k)
     return vf_fma(vf_mul(p, r), r, r);
 }
 
-/* mlvm_expf of an x inside its clamps (or NaN): the clamps would do nothing. */
-static inline mlvm_vf mlvm_expv_in_range(mlvm_vf x)
+static inline mlvm_vf vf_expm1_reduced(mlvm_vf x, mlvm_vf *k)
+{
+    return vf_expm1_rounded(x, vf_exp_round(x), k);
+}
+
+/* mlvm_expf of an x inside its clamps (or NaN), in full: the power of two
+ * by vf_scale. */
+static inline mlvm_vf vf_exp_full(mlvm_vf x)
 {
     mlvm_vf k;
     const mlvm_vf p = vf_add(vf_expm1_reduced(x, &k), vf_set1(1.0f));
     return vf_scale(p, k);
 }
 
+/* Whether every lane's mlvm_expf(x) is normal with no clamp applying; then
+ * the results in *e, by the exponent's bits. Never without
+ * MLVM_VEXP_NORMAL. */
+static inline int vf_exp_if_normal(mlvm_vf x, mlvm_vf *e)
+{
+#ifdef MLVM_VEXP_NORMAL
+    const mlvm_vf t = vf_exp_round(x);
+    mlvm_vf k;
+    if (!vf_exp_normal(t))
+        return 0;
+    *e = vf_scale_normal(vf_add(vf_expm1_rounded(x, t, &k), vf_set1(1.0f)), t);
+    return 1;
+#else
+    (void)x, (void)e;
+    return 0;
+#endif
+}
+
+/* mlvm_expf of an x inside its clamps (or NaN): the clamps would do nothing. */
+static inline mlvm_vf mlvm_expv_in_range(mlvm_vf x)
+{
+    mlvm_vf e;
+    return vf_exp_if_normal(x, &e) ? e : vf_exp_full(x);
+}
+
 static inline mlvm_vf mlvm_expv(mlvm_vf x)
 {
-    return mlvm_expv_in_range(vf_min(vf_set1(MLVM_EXP_HI), vf_max(vf_set1(MLVM_EXP_LO), x)));
+    mlvm_vf e;
+    if (vf_exp_if_normal(x, &e))
+        return e;
+    return vf_exp_full(vf_min(vf_set1(MLVM_EXP_HI), vf_max(vf_set1(MLVM_EXP_LO), x)));
 }
 
 static inline mlvm_vf mlvm_sigmoidv(mlvm_vf x)

@@ -321,7 +321,7 @@ def qconv2d_workspace_bytes(d: Mapping[str, int], lanes: bool = False,
     planar copy and its im2col in lanes of four taps; all channels planar
     for groups of fewer outputs), the
     reordered weights (none when stored in lanes) with a row of ones, their
-    zero-point shares, zero points, window sums and the halfwords of 8
+    zero-point shares, zero points, window sums and the halfwords of 6
     positions that cores with the Arm DSP extension multiply (where AVX2
     widens a block of six rows' weights); for groups of
     fewer outputs, one channel's taps (and for 3x3 depthwise layers of
@@ -348,9 +348,9 @@ def qconv2d_workspace_bytes(d: Mapping[str, int], lanes: bool = False,
         else:  # lanes of four channels
             copy = align64(-(-cg // 4) * 4 * phases * plane + slack)
         w_rows = 1 if lanes else d["o"] + 1
-        # ... and the DSP path's halfwords of 8 positions (every target; AVX2's widened rows)
+        # ... and the DSP path's halfwords of 6 positions (every target; AVX2's 6 widened rows)
         weights = (align64(w_rows * k * 4) + 2 * align64(d["o"] * 4) + align64((n + chunk) * 4)
-                   + align64(k * 64))
+                   + align64(k * 48))
     else:
         k = cg * d["kh"] * d["kw"]
         copy = align64(d["c"] * phases * plane + slack)

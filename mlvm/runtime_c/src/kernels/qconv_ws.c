@@ -155,13 +155,13 @@ static void qgeom(const mlvm_qconv2d_t *p, int requant, qgeom_t *g)
                                          : p->c * g->ph.phases * g->ph.plane) + MLVM_QW_SLACK);
     /* GEMM: reordered weights of every output channel and a row of ones,
      * zx shares, weight zero points, sums of each window (colx), the DSP
-     * path's halfwords of 8 positions (on every target: the compiler plans
-     * one size; AVX2 widens a block of rows' weights there); taps: one
+     * path's halfwords of 6 positions (on every target: the compiler plans
+     * one size; AVX2 widens a block of 6 rows' weights there); taps: one
      * output channel's weights less its zero point */
     g->w_bytes = gemm ? qw_align((size_t)(((p->w_lanes ? 0 : p->o) + 1) * g->k) * 4)
                             + 2 * qw_align((size_t)p->o * 4)
                             + qw_align((size_t)(g->ph.n + MLVM_QW_CHUNK) * 4)
-                            + qw_align((size_t)g->k * 64)
+                            + qw_align((size_t)g->k * 48)
                       : qw_align((size_t)g->k * 4) + (q_dw3_shape(p) ? q_dw3_bytes(g) : 0);
     g->out_bytes = g->ph.wq == p->ow ? 0 : qw_align((size_t)(og * g->ph.n) * (requant ? 1 : 4));
 }
@@ -251,7 +251,7 @@ static uint32_t q_uxtb16_8(uint32_t x) /* bytes 1 and 3 */
 static uint32_t q_pkhbt(uint32_t lo, uint32_t hi) { return (lo & 0xFFFFu) | hi << 16; }
 static uint32_t q_pkhtb(uint32_t hi, uint32_t lo) { return (hi & 0xFFFF0000u) | lo >> 16; }
 static uint32_t q_uxtb16_8(uint32_t x) { return __uxtb16(x >> 8 | x << 24); }
-/* (q_tile8's C form; with GNU C its lanes are assembly) */
+/* (q_tile6's C form; with GNU C its lanes are assembly) */
 static int32_t q_sxtb16_8(int32_t x) { return __sxtb16((int32_t)((uint32_t)x >> 8 | (uint32_t)x << 24)); }
 #endif
 #endif
@@ -574,7 +574,8 @@ q_requant_run(uint8_t *out, const uint32_t *v, mlvm_index_t n, uint32_t base, fl
  * VMOV (30 or 31 instructions for four where the loop below takes 40:
  * gcc moves each value between the register files alone); ZY adds the
  * zero point (saturating: VCVTR's result may be near INT32_MAX), or not
- * where it is 0 (ReLU outputs as quantizers make them: 4 fewer) */
+ * where it is 0 (ReLU outputs as quantizers make them: 4 fewer); then a
+ * pair the same way */
 #define MLVM_Q_ZY(y) __qadd((y), zyi)
 #define MLVM_Q_ZY0(y) (y)
 #define MLVM_Q_FINISH_BIASED4(CLAMP, ZY)                                       \
@@ -598,6 +599,21 @@ q_requant_run(uint8_t *out, const uint32_t *v, mlvm_index_t n, uint32_t base, fl
             out[j + 1] = (uint8_t)CLAMP(ZY(b));                                \
             out[j + 2] = (uint8_t)CLAMP(ZY(c));                                \
             out[j + 3] = (uint8_t)CLAMP(ZY(d));                                \
+        }                                                                      \
+        if (j + 2 <= n) { /* a pair the same way (a chunk of 6) */             \
+            int32_t a, b;                                                      \
+            __asm__("vldmia %[p]!, {s0-s1}\n\t"                                \
+                    "vcvt.f32.s32 s0, s0\n\tvcvt.f32.s32 s1, s1\n\t"           \
+                    "vmul.f32 s0, s0, %[m]\n\tvmul.f32 s1, s1, %[m]\n\t"       \
+                    "vcvtr.s32.f32 s0, s0\n\tvcvtr.s32.f32 s1, s1\n\t"         \
+                    "vmov %[a], %[b], s0, s1"                                  \
+                    : [a] "=r"(a), [b] "=r"(b), [p] "+r"(pv)                   \
+                    : [m] "t"(mult),                                           \
+                      "m"(*(const uint32_t(*)[2])(const void *)pv)             \
+                    : "s0", "s1");                                             \
+            out[j] = (uint8_t)CLAMP(ZY(a));                                    \
+            out[j + 1] = (uint8_t)CLAMP(ZY(b));                                \
+            j += 2;                                                            \
         }                                                                      \
         for (; j < n; ++j)                                                     \
             MLVM_Q_FINISH_BIASED(CLAMP);                                       \
@@ -681,7 +697,7 @@ static void q_finish_scalar(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, co
  * x0) sums that vector alone: its second sums stay 0 and are never
  * stored. With 256-bit vectors a tile of more positions and at most 4
  * rows sums 4 rows. xs is the group's copy, read at off[t] + q. (The DSP
- * path instead runs one row over 8 positions of halfwords: q_group_rows.)
+ * path instead runs one row over 6 positions of halfwords: q_group_rows.)
  * ---------------------------------------------------------------------- */
 
 typedef struct qtile {
@@ -1023,15 +1039,19 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
 
 #elif defined(MLVM_Q_DSP)
 
-/* Cortex-M4 and up. A chunk of 8 positions is first widened into
- * halfwords (q_halves: a lane's four bytes as UXTB16 of it and of it
+/* Cortex-M4 and up. A chunk of MLVM_Q_POS (6) positions is first widened
+ * into halfwords (q_halves: a lane's four bytes as UXTB16 of it and of it
  * rotated by 8, once per chunk rather than once per tile row), then each
- * output channel multiplies its lanes (SXTB16 twice) by the 8 positions:
- * one weight word, eight LDRD and 16 SMLAD per lane, the 8 sums in
- * registers (q_tile8). */
+ * output channel multiplies its lanes (SXTB16 twice) by the chunk's
+ * positions: one weight word, three LDM of four words and 12 SMLAD per
+ * lane, the 6 sums in registers (q_tile6). Six, not eight: with six sums
+ * four registers are left for the halves, which LDM then loads two
+ * positions at a time (18 instructions per 24 multiply-adds, where eight
+ * sums and LDRD took 27 per 32). */
+#define MLVM_Q_POS 6
 
-/* The 8 positions of a chunk (flat positions qs[0 .. 8) of the copy,
- * consecutive when `run`), lane by lane ([lane][position][2 words], 64 k
+/* The positions of a chunk (flat positions qs[0 .. 6) of the copy,
+ * consecutive when `run`), lane by lane ([lane][position][2 words], 48 k
  * bytes): lane words (c0, c2) and (c1, c3) as halfwords, in the order
  * SXTB16 and SXTB16 ROR 8 split the weights' lanes. Positions past the
  * plane read the copy's slack; their sums are never stored. */
@@ -1039,140 +1059,155 @@ static void q_halves(const qtile_t *t, const mlvm_index_t *qs, int run, uint32_t
 {
     const mlvm_index_t *off = t->off, *const end = off + t->k;
     uint32_t *b = hw;
-    int j;
     if (run) {
 #if defined(__GNUC__) && defined(__OPTIMIZE__)
-        /* a lane's 8 words by two LDMs, its 16 halfword pairs by four STMs
-         * around the 16 UXTB16: 22 instructions where gcc's 8 loads, 16
-         * UXTB16 and 16 stores took 40 (the lane's loop 46 -> 28 at -O2).
-         * The copy and hw are word-aligned (a 64-byte aligned workspace):
-         * LDM / STM require it. Not at -O0, where gcc cannot spare the
-         * eight registers. */
-#define MLVM_Q_HALVES4                                                         \
-    "uxtb16 r4, r0\n\tuxtb16 r5, r0, ror #8\n\tuxtb16 r6, r1\n\tuxtb16 r8, r1, ror #8\n\t" \
-    "stmia %[b]!, {r4, r5, r6, r8}\n\t"                                         \
-    "uxtb16 r4, r2\n\tuxtb16 r5, r2, ror #8\n\tuxtb16 r6, r3\n\tuxtb16 r8, r3, ror #8\n\t" \
+        /* a lane's 6 words by an LDM and an LDRD, its 12 halfword pairs by three
+         * STMs around the 12 UXTB16: 17 instructions where gcc's 6 loads,
+         * 12 UXTB16 and 12 stores took 30. The copy and hw are
+         * word-aligned (a 64-byte aligned workspace): LDM / STM require
+         * it. Not at -O0, where gcc cannot spare the eight registers. */
+#define MLVM_Q_HALVES2(a, b)                                                   \
+    "uxtb16 r4, " a "\n\tuxtb16 r5, " a ", ror #8\n\tuxtb16 r6, " b "\n\tuxtb16 r8, " b ", ror #8\n\t" \
     "stmia %[b]!, {r4, r5, r6, r8}\n\t"
         for (; off != end; ++off) {
             const uint32_t *src = (const uint32_t *)(const void *)(t->xs + (*off + qs[0]) * 4);
             uint32_t *const dst = b;
-            __asm__("ldmia %[s]!, {r0, r1, r2, r3}\n\t" MLVM_Q_HALVES4
-                    "ldmia %[s], {r0, r1, r2, r3}\n\t" MLVM_Q_HALVES4
-                    : [s] "+r"(src), [b] "+r"(b), "=m"(*(uint32_t(*)[16])dst)
-                    : "m"(*(const uint32_t(*)[8])src)
+            __asm__("ldmia %[s], {r0, r1, r2, r3}\n\t" MLVM_Q_HALVES2("r0", "r1")
+                    MLVM_Q_HALVES2("r2", "r3") "ldrd r0, r1, [%[s], #16]\n\t"
+                    MLVM_Q_HALVES2("r0", "r1")
+                    : [b] "+r"(b), "=m"(*(uint32_t(*)[12])dst)
+                    : [s] "r"(src), "m"(*(const uint32_t(*)[6])src)
                     : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r8");
         }
-#undef MLVM_Q_HALVES4
+#undef MLVM_Q_HALVES2
         return;
 #endif
         /* without GNU C's asm or optimization: the same in C, unrolled */
 #define MLVM_Q_HALF(b, j, v) ((b)[2 * (j)] = __uxtb16(v), (b)[2 * (j) + 1] = q_uxtb16_8(v))
-        for (; off != end; ++off, b += 16) {
+        for (; off != end; ++off, b += 2 * MLVM_Q_POS) {
             const uint8_t *src = t->xs + (*off + qs[0]) * 4;
-            uint32_t v0, v1, v2, v3;
-            memcpy(&v0, src, 4), memcpy(&v1, src + 4, 4), memcpy(&v2, src + 8, 4), memcpy(&v3, src + 12, 4);
-            MLVM_Q_HALF(b, 0, v0), MLVM_Q_HALF(b, 1, v1), MLVM_Q_HALF(b, 2, v2), MLVM_Q_HALF(b, 3, v3);
-            memcpy(&v0, src + 16, 4), memcpy(&v1, src + 20, 4), memcpy(&v2, src + 24, 4), memcpy(&v3, src + 28, 4);
-            MLVM_Q_HALF(b, 4, v0), MLVM_Q_HALF(b, 5, v1), MLVM_Q_HALF(b, 6, v2), MLVM_Q_HALF(b, 7, v3);
+            uint32_t v0, v1, v2;
+            memcpy(&v0, src, 4), memcpy(&v1, src + 4, 4), memcpy(&v2, src + 8, 4);
+            MLVM_Q_HALF(b, 0, v0), MLVM_Q_HALF(b, 1, v1), MLVM_Q_HALF(b, 2, v2);
+            memcpy(&v0, src + 12, 4), memcpy(&v1, src + 16, 4), memcpy(&v2, src + 20, 4);
+            MLVM_Q_HALF(b, 3, v0), MLVM_Q_HALF(b, 4, v1), MLVM_Q_HALF(b, 5, v2);
         }
 #undef MLVM_Q_HALF
         return;
     }
-    for (j = 0; j < 8; ++j) { /* across a row's end: position by position */
-        const uint8_t *const src = t->xs + qs[j] * 4;
-        for (off = t->off, b = hw + 2 * j; off != end; ++off, b += 16) {
-            uint32_t v;
-            memcpy(&v, src + *off * 4, 4);
-            b[0] = __uxtb16(v), b[1] = q_uxtb16_8(v);
+    {
+        /* across a row's end: each position from its own start, a lane of
+         * all six at a time (34 instructions a lane where position by
+         * position took 60) */
+        const uint8_t *const s0 = t->xs + qs[0] * 4, *const s1 = t->xs + qs[1] * 4;
+        const uint8_t *const s2 = t->xs + qs[2] * 4, *const s3 = t->xs + qs[3] * 4;
+        const uint8_t *const s4 = t->xs + qs[4] * 4, *const s5 = t->xs + qs[5] * 4;
+#define MLVM_Q_HALF_AT(j, sj)                                                  \
+    do {                                                                       \
+        uint32_t v;                                                            \
+        memcpy(&v, sj + o, 4);                                                 \
+        b[2 * (j)] = __uxtb16(v), b[2 * (j) + 1] = q_uxtb16_8(v);              \
+    } while (0)
+        for (; off != end; ++off, b += 2 * MLVM_Q_POS) {
+            const mlvm_index_t o = *off * 4;
+            MLVM_Q_HALF_AT(0, s0);
+            MLVM_Q_HALF_AT(1, s1);
+            MLVM_Q_HALF_AT(2, s2);
+            MLVM_Q_HALF_AT(3, s3);
+            MLVM_Q_HALF_AT(4, s4);
+            MLVM_Q_HALF_AT(5, s5);
         }
+#undef MLVM_Q_HALF_AT
     }
 }
 
-/* The sums of one row's lanes w .. w_end times the 8 positions of a
- * chunk (q_halves' layout), from c[0] (the sums' start) into c[0 .. 8):
- * 8 sums in registers, one weight word and two SXTB16 per 16
+/* The sums of one row's lanes w .. w_end times the 6 positions of a
+ * chunk (q_halves' layout), from c[0] (the sums' start) into c[0 .. 6):
+ * 6 sums in registers, one weight word and two SXTB16 per 12
  * multiply-adds. */
 #if defined(__GNUC__)
 /* In assembly (a naked function: its own prologue): gcc's allocation
  * spilled sums to the stack once the lanes were unrolled, and it cannot
  * give inline asm the 14 registers it needs where r7 is kept as the frame
- * pointer. r4-r11 hold the sums, r0 and r2 the pointers, r1, r3, r12 and
- * lr a lane's weights and halves; w_end and c on the stack. Four lanes a
- * step, the first step entered part way (TBB) when the lanes are not a
- * multiple of four: 27 instructions a lane and 3 a step, where gcc's loop
- * of one lane took 30. The table's offsets are the assembler's (label
- * differences; TBB reaches 510 bytes, the last lane starts at 328). The
- * 44 bytes pushed leave sp 4 mod 8: harmless in a leaf that calls
- * nothing. The stack table counts the pushes (GCC gives a naked function
- * no frame). */
-#define MLVM_Q_ACC(cj)                                                         \
-    "ldrd r12, lr, [r2], #8\n\t"                                              \
-    "smlad " cj ", lr, r1, " cj "\n\t"                                        \
-    "smlad " cj ", r12, r3, " cj "\n\t"
+ * pointer. r4-r9 hold the sums, r0 and r2 the pointers, r1 and r3 a lane's
+ * weights, r10-r12 and lr two positions' halves at a time; w_end and c on
+ * the stack. Eight lanes a step, the first step entered part way (TBH:
+ * the last lane starts 520 bytes on, past TBB's reach) when the lanes are
+ * not a multiple of eight: 18 instructions a lane and 3 a step. The
+ * table's offsets are the assembler's (label differences). The 44 bytes pushed
+ * leave sp 4 mod 8: harmless in a leaf that calls nothing. The stack table
+ * counts the pushes (GCC gives a naked function no frame). */
+#define MLVM_Q_ACC2(ca, cb)                                                    \
+    "ldmia r2!, {r10, r11, r12, lr}\n\t"                                      \
+    "smlad " ca ", r10, r3, " ca "\n\t"                                       \
+    "smlad " ca ", r11, r1, " ca "\n\t"                                       \
+    "smlad " cb ", r12, r3, " cb "\n\t"                                       \
+    "smlad " cb ", lr, r1, " cb "\n\t"
 #define MLVM_Q_LANE                                                            \
     "ldr r1, [r0], #4\n\t"                                                    \
     "sxtb16 r3, r1\n\t"                                                       \
     "sxtb16 r1, r1, ror #8\n\t"                                               \
-    MLVM_Q_ACC("r4") MLVM_Q_ACC("r5") MLVM_Q_ACC("r6") MLVM_Q_ACC("r7")        \
-    MLVM_Q_ACC("r8") MLVM_Q_ACC("r9") MLVM_Q_ACC("r10") MLVM_Q_ACC("r11")
+    MLVM_Q_ACC2("r4", "r5") MLVM_Q_ACC2("r6", "r7") MLVM_Q_ACC2("r8", "r9")
 __attribute__((naked, noinline)) static void
-q_tile8(const int32_t *w __attribute__((unused)), const int32_t *w_end __attribute__((unused)),
+q_tile6(const int32_t *w __attribute__((unused)), const int32_t *w_end __attribute__((unused)),
         const uint32_t *xb __attribute__((unused)), uint32_t *c __attribute__((unused)))
 {
     __asm__("push {r1, r3, r4-r11, lr}\n\t"
             "ldr r4, [r3]\n\t"
-            "mov r5, r4\n\tmov r6, r4\n\tmov r7, r4\n\tmov r8, r4\n\t"
-            "mov r9, r4\n\tmov r10, r4\n\tmov r11, r4\n\t"
+            "mov r5, r4\n\tmov r6, r4\n\tmov r7, r4\n\tmov r8, r4\n\tmov r9, r4\n\t"
             "cmp r0, r1\n\t"
             "beq 9f\n\t"
             "sub r12, r1, r0\n\t"
-            "ubfx r12, r12, #2, #2\n\t" /* lanes % 4 */
-            "tbb [pc, r12]\n"
+            "ubfx r12, r12, #2, #3\n\t" /* lanes % 8 */
+            "tbh [pc, r12, lsl #1]\n"
             "0:\n\t"
-            ".byte (1f - 0b) / 2, (4f - 0b) / 2, (3f - 0b) / 2, (2f - 0b) / 2\n"
+            ".hword (1f - 0b) / 2, (8f - 0b) / 2, (7f - 0b) / 2, (6f - 0b) / 2\n\t"
+            ".hword (5f - 0b) / 2, (4f - 0b) / 2, (3f - 0b) / 2, (2f - 0b) / 2\n"
             "1:\n\t" MLVM_Q_LANE "\n"
             "2:\n\t" MLVM_Q_LANE "\n"
             "3:\n\t" MLVM_Q_LANE "\n"
-            "4:\n\t" MLVM_Q_LANE
+            "4:\n\t" MLVM_Q_LANE "\n"
+            "5:\n\t" MLVM_Q_LANE "\n"
+            "6:\n\t" MLVM_Q_LANE "\n"
+            "7:\n\t" MLVM_Q_LANE "\n"
+            "8:\n\t" MLVM_Q_LANE
             "ldr r12, [sp]\n\t"
             "cmp r0, r12\n\t"
             "bne 1b\n"
             "9:\n\t"
             "ldr r3, [sp, #4]\n\t"
-            "stmia r3, {r4-r11}\n\t"
+            "stmia r3, {r4-r9}\n\t"
             "pop {r1, r3, r4-r11, pc}");
 }
 #undef MLVM_Q_LANE
-#undef MLVM_Q_ACC
+#undef MLVM_Q_ACC2
 #else
-static void q_tile8(const int32_t *w, const int32_t *const w_end, const uint32_t *xb, uint32_t *c)
+static void q_tile6(const int32_t *w, const int32_t *const w_end, const uint32_t *xb, uint32_t *c)
 {
     const int32_t init = (int32_t)c[0];
-    int32_t c0 = init, c1 = init, c2 = init, c3 = init, c4 = init, c5 = init, c6 = init, c7 = init;
+    int32_t c0 = init, c1 = init, c2 = init, c3 = init, c4 = init, c5 = init;
     while (w != w_end) {
         const int32_t a = *w++;
         const int32_t al = (int32_t)__sxtb16(a), ah = q_sxtb16_8(a);
-#define MLVM_Q_POS(cj) (cj = __smlad((int32_t)xb[0], al, __smlad((int32_t)xb[1], ah, cj)), xb += 2)
-        MLVM_Q_POS(c0);
-        MLVM_Q_POS(c1);
-        MLVM_Q_POS(c2);
-        MLVM_Q_POS(c3);
-        MLVM_Q_POS(c4);
-        MLVM_Q_POS(c5);
-        MLVM_Q_POS(c6);
-        MLVM_Q_POS(c7);
-#undef MLVM_Q_POS
+#define MLVM_Q_POS1(cj) (cj = __smlad((int32_t)xb[0], al, __smlad((int32_t)xb[1], ah, cj)), xb += 2)
+        MLVM_Q_POS1(c0);
+        MLVM_Q_POS1(c1);
+        MLVM_Q_POS1(c2);
+        MLVM_Q_POS1(c3);
+        MLVM_Q_POS1(c4);
+        MLVM_Q_POS1(c5);
+#undef MLVM_Q_POS1
     }
     c[0] = (uint32_t)c0, c[1] = (uint32_t)c1, c[2] = (uint32_t)c2, c[3] = (uint32_t)c3;
-    c[4] = (uint32_t)c4, c[5] = (uint32_t)c5, c[6] = (uint32_t)c6, c[7] = (uint32_t)c7;
+    c[4] = (uint32_t)c4, c[5] = (uint32_t)c5;
 }
 #endif
 
-/* Every row of a group (t->w4 its first), chunk by chunk of 8 of its
+/* Every row of a group (t->w4 its first), chunk by chunk of 6 of its
  * oh x ow output positions (the copy's columns past ow are skipped): the
  * windows' sums first where a weight zero point needs them (the row of
  * ones into sx), then each row's sums finished, at the positions' own
- * index (s and sx compact). hw: 64 k bytes. */
+ * index (s and sx compact). hw: 48 k bytes. */
 static void q_group_rows(const qtile_t *t, const qsink_t *s, const qsink_t *sx,
                          const int32_t *ones, mlvm_index_t og, mlvm_index_t oh, mlvm_index_t ow,
                          mlvm_index_t wq, uint32_t *hw)
@@ -1183,15 +1218,15 @@ static void q_group_rows(const qtile_t *t, const qsink_t *s, const qsink_t *sx,
     const qsink_t sk = *s;
     const int fast = sk.requant && sk.zwp == NULL;
 #endif
-    uint32_t v[8];
-    mlvm_index_t qs[8], p0, o;
-    for (p0 = 0; p0 < oh * ow; p0 += 8) {
-        const mlvm_index_t len = mlvm_imin(8, oh * ow - p0), y = p0 / ow, x = p0 % ow;
-        const int run = wq == ow || x + 8 <= ow;
+    uint32_t v[MLVM_Q_POS];
+    mlvm_index_t qs[MLVM_Q_POS], p0, o;
+    for (p0 = 0; p0 < oh * ow; p0 += MLVM_Q_POS) {
+        const mlvm_index_t len = mlvm_imin(MLVM_Q_POS, oh * ow - p0), y = p0 / ow, x = p0 % ow;
+        const int run = wq == ow || x + MLVM_Q_POS <= ow;
         qs[0] = y * wq + x;
         if (!run) {
             mlvm_index_t j, yy = y, xx = x;
-            for (j = 1; j < 8; ++j) { /* past the last position: it again */
+            for (j = 1; j < MLVM_Q_POS; ++j) { /* past the last position: it again */
                 if (j < len && ++xx == ow)
                     xx = 0, ++yy;
                 qs[j] = yy * wq + xx;
@@ -1200,14 +1235,14 @@ static void q_group_rows(const qtile_t *t, const qsink_t *s, const qsink_t *sx,
         q_halves(t, qs, run, hw);
         if (sx != NULL) {
             v[0] = 0;
-            q_tile8(ones, ones + t->k, hw, v);
+            q_tile6(ones, ones + t->k, hw, v);
             q_finish_scalar(sx, 0, p0, v, len);
         }
 #ifdef MLVM_Q_VCVTR
         if (fast) {
             /* the common case: requantized without a call, the sums started
              * from the bias less the zero point's share; every row's
-             * pointers stepped, and a whole chunk's 8 results in straight
+             * pointers stepped, and a whole chunk's 6 results in straight
              * code (gcc unrolls the constant count) */
             const int32_t *w = t->w4;
             const float *mult = sk.mult;
@@ -1215,13 +1250,13 @@ static void q_group_rows(const qtile_t *t, const qsink_t *s, const qsink_t *sx,
 #define MLVM_Q_ROWS(n)                                                         \
     for (o = 0; o < og; ++o, w += t->k, mult += sk.mult_per_o, out += sk.ld) { \
         v[0] = q_base(&sk, o);                                                 \
-        q_tile8(w, w + t->k, hw, v);                                           \
+        q_tile6(w, w + t->k, hw, v);                                           \
         q_requant_run(out, v, n, 0u, *mult, NULL, 0u, &sk, 1);                 \
     }
-            if (len == 8 && sk.clamp == 0 && sk.zyi == 0 && sk.bias != NULL)
-                MLVM_Q_ROWS(8) /* ReLU's u8 with a bias: no test left per row */
-            else if (len == 8)
-                MLVM_Q_ROWS(8)
+            if (len == MLVM_Q_POS && sk.clamp == 0 && sk.zyi == 0 && sk.bias != NULL)
+                MLVM_Q_ROWS(MLVM_Q_POS) /* ReLU's u8 with a bias: no test left per row */
+            else if (len == MLVM_Q_POS)
+                MLVM_Q_ROWS(MLVM_Q_POS)
             else
                 MLVM_Q_ROWS(len)
 #undef MLVM_Q_ROWS
@@ -1231,7 +1266,7 @@ static void q_group_rows(const qtile_t *t, const qsink_t *s, const qsink_t *sx,
         for (o = 0; o < og; ++o) {
             const int32_t *w = t->w4 + o * t->k;
             v[0] = 0;
-            q_tile8(w, w + t->k, hw, v);
+            q_tile6(w, w + t->k, hw, v);
             q_finish_scalar(s, o, p0, v, len);
         }
     }
@@ -1551,7 +1586,7 @@ MLVM_Q_NOINLINE static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
     t.off = st.off;
     t.xs = st.xs;
     t.k = g->k;
-#if defined(MLVM_Q_AVX2) /* the DSP path's halfwords' place: 64 k bytes, 8 k a row */
+#if defined(MLVM_Q_AVX2) /* the DSP path's halfwords' place: 48 k bytes, 8 k a row */
     t.w16 = (int64_t *)(void *)((uint8_t *)colx + qw_align((size_t)(g->ph.n + MLVM_QW_CHUNK) * 4));
 #endif
     /* the windows' sums: the row of ones through the same tiles */
@@ -1820,7 +1855,7 @@ typedef struct q_dw3 {
 #if defined(__GNUC__)
 typedef char q_dw3_offsets[offsetof(q_dw3_t, pitch) == 32 && sizeof(void *) == 4 ? 1 : -1];
 
-/* In assembly (a naked function, as q_tile8): the 6 weights, the sums'
+/* In assembly (a naked function, as q_tile6): the 6 weights, the sums'
  * start, 3 row pointers, the output and its end needed 16 registers, and
  * gcc spilled in the loop (27 instructions a step where these take 21).
  * r4-r9 hold the weights, r10 and r11 the two sums, r0 and r1 a row's

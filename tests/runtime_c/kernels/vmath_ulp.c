@@ -132,6 +132,37 @@ static long sweep_differ(float a, float b)
     return d;
 }
 
+/* Vectors mixing the short form's kinds of lanes: normal results near
+ * both edges, zeros at and past the lower clamp, subnormal results,
+ * overflow, infinities and NaN, one lane of each kind in turn. */
+static long mixed_differ(void)
+{
+    static float in[RUN];
+    static const float kinds[][2] = {
+        {-86.0f, 87.0f},         /* normal results (a step of 1/4096 across) */
+        {-105.0f, -104.0f},      /* 0: at or past the lower clamp */
+        {-103.9f, -88.0f},       /* subnormal results */
+        {88.4f, 90.0f},          /* k = 128 and overflow */
+    };
+    long d = 0;
+    size_t n = 0, i;
+    const size_t nk = sizeof kinds / sizeof *kinds;
+    for (i = 0; i < 40 * RUN; ++i) {
+        const size_t kind = (i * 7 + i / 3) % (nk + 1); /* lanes of every kind in turn */
+        float x;
+        if (kind == nk)
+            x = (i & 8) ? -INFINITY : (i & 16) ? INFINITY : NAN;
+        else
+            x = kinds[kind][0] + (kinds[kind][1] - kinds[kind][0]) * (float)(i % 4096) / 4096.0f;
+        in[n++] = x;
+        if (n == RUN) {
+            d += arrays_differ(in, n);
+            n = 0;
+        }
+    }
+    return d;
+}
+
 static int check_arrays(uint64_t step)
 {
     static float in[RUN];
@@ -154,10 +185,12 @@ static int check_arrays(uint64_t step)
     }
     /* every f32 where exp's power of two leaves or enters the normal
      * results' short form (AVX2: k = -125 / -126 near -86.99, k = 127 / 128
-     * near 88.38), vectors across the edges included; and sigmoid's and
-     * erf's exponentials there */
+     * near 88.38; sigmoid's exponential at the first) or its zeros from
+     * the lower clamp (x <= -104), vectors across the edges included */
     d += sweep_differ(-87.5f, -86.5f);
     d += sweep_differ(88.0f, 88.8f);
+    d += sweep_differ(-104.5f, -103.5f);
+    d += mixed_differ();
     printf("vmath_ulp[%s] arrays: %ld differ\n", mlvm_kernel_path(), d);
     return d != 0;
 }

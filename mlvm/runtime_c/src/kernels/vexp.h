@@ -109,20 +109,26 @@ static inline mlvm_vf vf_pow2(mlvm_vf k)
 }
 
 /* exp's shorter form where every lane's result is normal (MLVM_VEXP_NORMAL,
- * AVX2 only): t = x log2e + 1.5 2^23 holds k in its low mantissa bits, as 0x4B400000 + k. For k in
- * [-125, 127] the clamps do nothing and p 2^k is normal (p in [0.70, 1.42]:
- * exponent 126 or 127), so adding k to p's exponent field is the two
- * steps' exact product: 18 vector operations, range test included, where
- * the full form takes 24 (a NaN, an infinity or any other k takes the
- * full form): exp over [64, 1000] 24 -> 17 us on a Zen 4 (-march=haswell).
- * With AVX-512 the same form was no faster than vscalefps. */
+ * AVX2 only): t = x log2e + 1.5 2^23 holds k in its low mantissa bits, as
+ * 0x4B400000 + k. For k in [-125, 127] the clamps do nothing and p 2^k is
+ * normal (p in [0.70, 1.42]: exponent 126 or 127), so adding k to p's
+ * exponent field is the two steps' exact product: 18 vector operations,
+ * range test included, where the full form takes 24: exp over [64, 1000]
+ * 24 -> 17 us on a Zen 4 (-march=haswell). Lanes of x <= -104 (softmax's
+ * masked logits, -inf) are 0 by a blend beside them, where the full form
+ * multiplied into subnormals (a microcode assist: vectors with such
+ * lanes 52-68 -> 19 us over the same array). A NaN, +inf or any other k
+ * takes the full form. With AVX-512 the same form was no faster than
+ * vscalefps. */
 #define MLVM_VEXP_NORMAL 1
-static inline int vf_exp_normal(mlvm_vf t)
+/* the lanes whose k is in [-125, 127] (all ones), from t's bits */
+static inline __m256i vf_exp_normal_lanes(mlvm_vf t)
 {
     const __m256i u = _mm256_sub_epi32(_mm256_castps_si256(t), _mm256_set1_epi32(0x4B400000 - 125));
-    const __m256i in = _mm256_cmpeq_epi32(_mm256_min_epu32(u, _mm256_set1_epi32(252)), u);
-    return _mm256_movemask_ps(_mm256_castsi256_ps(in)) == 0xFF;
+    return _mm256_cmpeq_epi32(_mm256_min_epu32(u, _mm256_set1_epi32(252)), u);
 }
+
+static inline int vf_all_lanes(__m256i m) { return _mm256_movemask_ps(_mm256_castsi256_ps(m)) == 0xFF; }
 
 /* p 2^k from t's bits ((0x400000 + k) << 23 is k << 23 modulo 2^32) */
 static inline mlvm_vf vf_scale_normal(mlvm_vf p, mlvm_vf t)
@@ -170,17 +176,27 @@ static inline mlvm_vf vf_exp_full(mlvm_vf x)
     return vf_scale(p, k);
 }
 
-/* Whether every lane's mlvm_expf(x) is normal with no clamp applying; then
- * the results in *e, by the exponent's bits. Never without
- * MLVM_VEXP_NORMAL. */
+/* Whether every lane's mlvm_expf(x) is normal with no clamp applying, or
+ * (where some is not) 0 from the lower clamp, as -inf's and masked
+ * logits' are in softmax: then the results in *e, by the exponent's bits
+ * (those 0 by a blend: the full form would make them by multiplications
+ * with subnormal results, which take a microcode assist on x86 cores).
+ * Never without MLVM_VEXP_NORMAL. */
 static inline int vf_exp_if_normal(mlvm_vf x, mlvm_vf *e)
 {
 #ifdef MLVM_VEXP_NORMAL
     const mlvm_vf t = vf_exp_round(x);
-    mlvm_vf k;
-    if (!vf_exp_normal(t))
+    const __m256i in = vf_exp_normal_lanes(t);
+    mlvm_vf k, zero;
+    if (vf_all_lanes(in)) {
+        *e = vf_scale_normal(vf_add(vf_expm1_rounded(x, t, &k), vf_set1(1.0f)), t);
+        return 1;
+    }
+    /* x <= MLVM_EXP_LO: mlvm_expf clamps it there, and e^-104 rounds to 0 */
+    zero = _mm256_cmp_ps(x, vf_set1(MLVM_EXP_LO), _CMP_LE_OQ);
+    if (!vf_all_lanes(_mm256_or_si256(in, _mm256_castps_si256(zero))))
         return 0;
-    *e = vf_scale_normal(vf_add(vf_expm1_rounded(x, t, &k), vf_set1(1.0f)), t);
+    *e = _mm256_andnot_ps(zero, vf_scale_normal(vf_add(vf_expm1_rounded(x, t, &k), vf_set1(1.0f)), t));
     return 1;
 #else
     (void)x, (void)e;

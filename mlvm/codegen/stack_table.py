@@ -186,7 +186,7 @@ _MEMBER = re.compile(r"^(\S+)\.o:\s+file format")
 
 def _asm_frames(archive: Path, cis: list[Path]) -> dict[str, int]:
     """The frames of the runtime's naked functions (assembly that pushes
-    registers itself, as qconv_ws.c's q_tile8 does), keyed as the call
+    registers itself, as qconv_ws.c's q_tile6 does), keyed as the call
     graph keys them: GCC gives such a function no frame, so every function
     it sizes at 0 bytes is given the pushes of its disassembly instead."""
     text = _run(["arm-none-eabi-objdump", "-d", "--no-show-raw-insn", str(archive)])

@@ -264,7 +264,7 @@ def test_what_cannot_be_sized_is_said() -> None:
 @needs_arm
 def test_naked_assembly_counts_its_own_pushes(tmp_path: Path) -> None:
     """GCC's call graph gives a naked function (assembly with its own
-    prologue, as qconv_ws.c's q_tile8) no frame; the table takes its pushes
+    prologue, as qconv_ws.c's q_tile6) no frame; the table takes its pushes
     from the disassembly, and leaves a function GCC sizes alone."""
     (tmp_path / "0_nk.c").write_text(
         "__attribute__((naked, noinline)) static void f(void)\n"

@@ -600,7 +600,7 @@ q_requant_run(uint8_t *out, const uint32_t *v, mlvm_index_t n, uint32_t base, fl
             out[j + 2] = (uint8_t)CLAMP(ZY(c));                                \
             out[j + 3] = (uint8_t)CLAMP(ZY(d));                                \
         }                                                                      \
-        if (j + 2 <= n) { /* a pair the same way (a chunk of 6) */             \
+        if (j + 2 <= n) { /* a pair the same way (a GEMM chunk of 6, any run) */  \
             int32_t a, b;                                                      \
             __asm__("vldmia %[p]!, {s0-s1}\n\t"                                \
                     "vcvt.f32.s32 s0, s0\n\tvcvt.f32.s32 s1, s1\n\t"           \
@@ -1050,6 +1050,33 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
  * sums and LDRD took 27 per 32). */
 #define MLVM_Q_POS 6
 
+/* q_halves across a row's end: each position from its own start, a lane
+ * of all six at a time (34 instructions a lane where position by position
+ * took 60). */
+static void q_halves_apart(const qtile_t *t, const mlvm_index_t *qs, uint32_t *b)
+{
+    const mlvm_index_t *off = t->off, *const end = off + t->k;
+    const uint8_t *const s0 = t->xs + qs[0] * 4, *const s1 = t->xs + qs[1] * 4;
+    const uint8_t *const s2 = t->xs + qs[2] * 4, *const s3 = t->xs + qs[3] * 4;
+    const uint8_t *const s4 = t->xs + qs[4] * 4, *const s5 = t->xs + qs[5] * 4;
+#define MLVM_Q_HALF_AT(j, sj)                                                  \
+    do {                                                                       \
+        uint32_t v;                                                            \
+        memcpy(&v, sj + o, 4);                                                 \
+        b[2 * (j)] = __uxtb16(v), b[2 * (j) + 1] = q_uxtb16_8(v);              \
+    } while (0)
+    for (; off != end; ++off, b += 2 * MLVM_Q_POS) {
+        const mlvm_index_t o = *off * 4;
+        MLVM_Q_HALF_AT(0, s0);
+        MLVM_Q_HALF_AT(1, s1);
+        MLVM_Q_HALF_AT(2, s2);
+        MLVM_Q_HALF_AT(3, s3);
+        MLVM_Q_HALF_AT(4, s4);
+        MLVM_Q_HALF_AT(5, s5);
+    }
+#undef MLVM_Q_HALF_AT
+}
+
 /* The positions of a chunk (flat positions qs[0 .. 6) of the copy,
  * consecutive when `run`), lane by lane ([lane][position][2 words], 48 k
  * bytes): lane words (c0, c2) and (c1, c3) as halfwords, in the order
@@ -1065,19 +1092,22 @@ static void q_halves(const qtile_t *t, const mlvm_index_t *qs, int run, uint32_t
          * STMs around the 12 UXTB16: 17 instructions where gcc's 6 loads,
          * 12 UXTB16 and 12 stores took 30. The copy and hw are
          * word-aligned (a 64-byte aligned workspace): LDM / STM require
-         * it. Not at -O0, where gcc cannot spare the eight registers. */
+         * it. Six registers (each pair's halves over the words it has
+         * read): with eight, gcc found too few left beside a frame pointer
+         * (the M55 at -Og, with the lanes across a row's end inlined
+         * beside it). Not at -O0, where gcc cannot spare them. */
 #define MLVM_Q_HALVES2(a, b)                                                   \
-    "uxtb16 r4, " a "\n\tuxtb16 r5, " a ", ror #8\n\tuxtb16 r6, " b "\n\tuxtb16 r8, " b ", ror #8\n\t" \
-    "stmia %[b]!, {r4, r5, r6, r8}\n\t"
+    "uxtb16 r0, " a "\n\tuxtb16 r1, " a ", ror #8\n\tuxtb16 r2, " b "\n\tuxtb16 r3, " b ", ror #8\n\t" \
+    "stmia %[b]!, {r0, r1, r2, r3}\n\t"
         for (; off != end; ++off) {
             const uint32_t *src = (const uint32_t *)(const void *)(t->xs + (*off + qs[0]) * 4);
             uint32_t *const dst = b;
-            __asm__("ldmia %[s], {r0, r1, r2, r3}\n\t" MLVM_Q_HALVES2("r0", "r1")
-                    MLVM_Q_HALVES2("r2", "r3") "ldrd r0, r1, [%[s], #16]\n\t"
-                    MLVM_Q_HALVES2("r0", "r1")
+            __asm__("ldmia %[s], {r2, r3, r4, r5}\n\t" MLVM_Q_HALVES2("r2", "r3")
+                    MLVM_Q_HALVES2("r4", "r5") "ldrd r4, r5, [%[s], #16]\n\t"
+                    MLVM_Q_HALVES2("r4", "r5")
                     : [b] "+r"(b), "=m"(*(uint32_t(*)[12])dst)
                     : [s] "r"(src), "m"(*(const uint32_t(*)[6])src)
-                    : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r8");
+                    : "r0", "r1", "r2", "r3", "r4", "r5");
         }
 #undef MLVM_Q_HALVES2
         return;
@@ -1095,30 +1125,7 @@ static void q_halves(const qtile_t *t, const mlvm_index_t *qs, int run, uint32_t
 #undef MLVM_Q_HALF
         return;
     }
-    {
-        /* across a row's end: each position from its own start, a lane of
-         * all six at a time (34 instructions a lane where position by
-         * position took 60) */
-        const uint8_t *const s0 = t->xs + qs[0] * 4, *const s1 = t->xs + qs[1] * 4;
-        const uint8_t *const s2 = t->xs + qs[2] * 4, *const s3 = t->xs + qs[3] * 4;
-        const uint8_t *const s4 = t->xs + qs[4] * 4, *const s5 = t->xs + qs[5] * 4;
-#define MLVM_Q_HALF_AT(j, sj)                                                  \
-    do {                                                                       \
-        uint32_t v;                                                            \
-        memcpy(&v, sj + o, 4);                                                 \
-        b[2 * (j)] = __uxtb16(v), b[2 * (j) + 1] = q_uxtb16_8(v);              \
-    } while (0)
-        for (; off != end; ++off, b += 2 * MLVM_Q_POS) {
-            const mlvm_index_t o = *off * 4;
-            MLVM_Q_HALF_AT(0, s0);
-            MLVM_Q_HALF_AT(1, s1);
-            MLVM_Q_HALF_AT(2, s2);
-            MLVM_Q_HALF_AT(3, s3);
-            MLVM_Q_HALF_AT(4, s4);
-            MLVM_Q_HALF_AT(5, s5);
-        }
-#undef MLVM_Q_HALF_AT
-    }
+    q_halves_apart(t, qs, b);
 }
 
 /* The sums of one row's lanes w .. w_end times the 6 positions of a

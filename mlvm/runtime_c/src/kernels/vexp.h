@@ -8,10 +8,11 @@
  * 2^k: AVX-512's vscalefps applies it with one rounding, as mlvm_expf's
  * two powers of two do (the first exact), subnormal results included; AVX2
  * has no such instruction and takes the scalar form's two steps on the
- * exponent bits, or, where every lane's result is normal, one integer add
- * to them (MLVM_VEXP_NORMAL). vmaxps / vminps clamp and keep NaN (they return their
- * second operand where either is NaN). AVX-512's exp is 16 vector
- * operations where gcc's vectorisation of mlvm_expf took about 26; with
+ * exponent bits, or, where every lane's result is normal, one integer
+ * add to them (MLVM_VEXP_NORMAL). vmaxps / vminps clamp and keep NaN
+ * (they return their second operand where either is NaN). AVX-512's exp
+ * is 16 vector operations where gcc's vectorisation of mlvm_expf took
+ * about 26; with
  * AVX2 the explicit forms are 10-15 % faster than gcc's (tanh 30 -> 27 us
  * over [64, 1000] on a Zen 4, -march=haswell), and gcc left softmax's lane
  * sums scalar. Elsewhere MLVM_HAVE_VEXP is undefined and the kernels call

@@ -183,21 +183,31 @@ static inline mlvm_vf vf_exp_full(mlvm_vf x)
  * (those 0 by a blend: the full form would make them by multiplications
  * with subnormal results, which take a microcode assist on x86 cores).
  * Never without MLVM_VEXP_NORMAL. */
+#ifdef MLVM_VEXP_NORMAL
+/* the short form, t = vf_exp_round(x): right in the lanes whose k is in
+ * [-125, 127] */
+static inline mlvm_vf vf_exp_normal(mlvm_vf x, mlvm_vf t)
+{
+    mlvm_vf k;
+    return vf_scale_normal(vf_add(vf_expm1_rounded(x, t, &k), vf_set1(1.0f)), t);
+}
+#endif
+
 static inline int vf_exp_if_normal(mlvm_vf x, mlvm_vf *e)
 {
 #ifdef MLVM_VEXP_NORMAL
     const mlvm_vf t = vf_exp_round(x);
     const __m256i in = vf_exp_normal_lanes(t);
-    mlvm_vf k, zero;
+    mlvm_vf zero;
     if (vf_all_lanes(in)) {
-        *e = vf_scale_normal(vf_add(vf_expm1_rounded(x, t, &k), vf_set1(1.0f)), t);
+        *e = vf_exp_normal(x, t);
         return 1;
     }
     /* x <= MLVM_EXP_LO: mlvm_expf clamps it there, and e^-104 rounds to 0 */
     zero = _mm256_cmp_ps(x, vf_set1(MLVM_EXP_LO), _CMP_LE_OQ);
     if (!vf_all_lanes(_mm256_or_si256(in, _mm256_castps_si256(zero))))
         return 0;
-    *e = _mm256_andnot_ps(zero, vf_scale_normal(vf_add(vf_expm1_rounded(x, t, &k), vf_set1(1.0f)), t));
+    *e = _mm256_andnot_ps(zero, vf_exp_normal(x, t));
     return 1;
 #else
     (void)x, (void)e;

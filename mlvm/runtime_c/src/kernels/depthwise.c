@@ -823,7 +823,10 @@ static inline mlvm_index_t dw_vectors_to(mlvm_index_t q)
  * unmasked: AVX2 builds each masked load's mask from bits, and with the
  * copy a keyword spotter's 25x5 maps and MobileNet's 24x24 to 3x3 ones
  * took 0.67-0.82 of the time. AVX-512's masks are cheap; the copy was
- * slower there (1.03-1.19x). */
+ * slower there (1.03-1.19x). Two copies take turns: the next channel's
+ * plane is copied before this one's taps run, whose unaligned loads of a
+ * copy just made had waited on its stores (none forwards to a load that
+ * straddles two): 0.75-0.90x the time on those maps. */
 #define MLVM_DW_ROWS3_COPY 2048
 
 static void dw_rows3(const mlvm_conv2d_t *p, const float *x, const float *w, const float *bias,
@@ -835,7 +838,7 @@ static void dw_rows3(const mlvm_conv2d_t *p, const float *x, const float *w, con
     const mlvm_index_t head = iw + 1,
                        tail = mlvm_imax(dw_vectors_to(plane) + iw + 1 - n, 0);
     const int copy = MLVM_DW_LANES == 8 && head + n + tail <= MLVM_DW_ROWS3_COPY;
-    float plane_copy[MLVM_DW_ROWS3_COPY];
+    float plane_copy[2][MLVM_DW_ROWS3_COPY];
     /* whole vectors from lo to hi read every tap inside the plane (or its
      * copy): the others are masked unless copied, the last one perhaps stored
      * in part; with one row of 16 or more columns lo may pass the plane */
@@ -844,7 +847,7 @@ static void dw_rows3(const mlvm_conv2d_t *p, const float *x, const float *w, con
     const mlvm_index_t hi =
         mlvm_imax(lo, dw_vectors_to(mlvm_imin(outer, plane - MLVM_DW_LANES + 1)));
     rows3_cols_t cols[MLVM_DW_REGS_CHUNK][2];
-    mlvm_index_t c, b, t, t_lo, t_hi, period = iw, l;
+    mlvm_index_t c, b, t, t_lo, t_hi, period = iw, l, j;
     /* vector t's first column is LANES t % iw, a cycle of iw / gcd(iw,
      * LANES) vectors; per vector of the cycle, the lanes whose column has a
      * left (right) neighbour in the row */
@@ -856,19 +859,29 @@ static void dw_rows3(const mlvm_conv2d_t *p, const float *x, const float *w, con
     }
     t_lo = lo / MLVM_DW_LANES % period, t_hi = hi / MLVM_DW_LANES % period;
     if (copy) {
-        memset(plane_copy, 0, (size_t)head * sizeof(float));
-        memset(plane_copy + head + n, 0, (size_t)tail * sizeof(float));
+        for (j = 0; j < 2; ++j) {
+            memset(plane_copy[j], 0, (size_t)head * sizeof(float));
+            memset(plane_copy[j] + head + n, 0, (size_t)tail * sizeof(float));
+        }
+        memcpy(plane_copy[0] + head, x, (size_t)n * sizeof(float));
     }
-    for (b = 0; b < p->n; ++b)
-        for (c = 0; c < p->o; ++c) {
+    for (b = 0, j = 0; b < p->n; ++b)
+        for (c = 0; c < p->o; ++c, ++j) {
             const float *xc, *wc;
             float bc, *oc;
             dw_vec_t wv[9], bv;
             int k;
             channel_args(p, og, c, x + b * p->c * n, w, bias, &xc, &wc, &bc, &oc,
                          out + b * p->o * plane);
-            if (copy) /* (a channel multiplier's outputs copy their input again) */
-                xc = memcpy(plane_copy + head, xc, (size_t)n * sizeof(float));
+            if (copy) {
+                /* the next channel's plane copied now, this one's a channel
+                 * ago: its stores long done when the taps read them */
+                const mlvm_index_t nb = c + 1 < p->o ? b : b + 1, nc = c + 1 < p->o ? c + 1 : 0;
+                if (nb < p->n)
+                    memcpy(plane_copy[(j + 1) & 1] + head, x + nb * p->c * n + nc / og * n,
+                           (size_t)n * sizeof(float));
+                xc = plane_copy[j & 1] + head;
+            }
             bv = dw_set1(bc);
             for (k = 0; k < 9; ++k)
                 wv[k] = dw_set1(wc[k]);

@@ -1071,6 +1071,16 @@ static void check_pools(void)
     check_pool(0, 4, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1);
 }
 
+/* A depthwise 3x3 of an empty batch reads and writes nothing (AVX2's
+ * plane copies took the first plane before looking at the batch). */
+static void check_empty_batch_depthwise(void)
+{
+    const mlvm_conv2d_t p = {0, 8, 5, 5, 8, 3, 3, 5, 5, 1, 1, 1, 1, 1, 1, 8, 0};
+    static const mlvm_clamp_t none = {-HUGE_VALF, HUGE_VALF, 0};
+    float w[72] = {0}, bias[8] = {0};
+    mlvm_conv2d_direct1_f32(&p, NULL, w, bias, NULL, mlvm_epilogue_clamp_f32, &none);
+}
+
 int main(void)
 {
     static const mlvm_index_t sizes[] = {1, 2, 5, 7, 17, 33, 64, 131};
@@ -1150,6 +1160,7 @@ int main(void)
     for (t = 0; t < 3; ++t) {
         const mlvm_index_t *pad = pads[t];
         check_conv(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, pads[0], t);
+        check_empty_batch_depthwise();
         check_conv(2, 3, 7, 9, 8, 3, 3, 1, 1, 1, pad, t != 1);
         check_conv(1, 16, 11, 13, 24, 3, 3, 2, 1, 1, pad, 1);
         check_conv(1, 40, 9, 11, 200, 3, 3, 1, 2, 1, pad, t != 2);

@@ -863,7 +863,8 @@ static void dw_rows3(const mlvm_conv2d_t *p, const float *x, const float *w, con
             memset(plane_copy[j], 0, (size_t)head * sizeof(float));
             memset(plane_copy[j] + head + n, 0, (size_t)tail * sizeof(float));
         }
-        memcpy(plane_copy[0] + head, x, (size_t)n * sizeof(float));
+        if (p->n > 0 && p->o > 0) /* (an empty batch has no plane to read) */
+            memcpy(plane_copy[0] + head, x, (size_t)n * sizeof(float));
     }
     for (b = 0, j = 0; b < p->n; ++b)
         for (c = 0; c < p->o; ++c, ++j) {

@@ -341,16 +341,27 @@ class ParamOp(MlvmOp):
 PANEL_MULTIPLE = 32
 # Weights of at least this many elements are stored in panels: from there
 # the kernels pack a strided b on every call (MLVM_MM_PACK_ABOVE), or read
-# it across a page per row; below, panels measured no faster.
+# it across a page per row.
 PANEL_MIN_ELEMENTS = 512 * 512
+# Smaller weights from 128 x 128 up, where every product that reads them
+# has 2 to 64 rows (a Linear layer's batch): in place their tiles read rows
+# a multiple of 512 bytes apart (a few L1 sets) in short slices, in panels
+# contiguous slivers (8 x 256 x 784 and 8 x 256 x 256 0.88x the time with
+# AVX2, 0.93x with AVX-512, 8 x 128 x 128 0.95x). One row is slower so
+# (1.1-1.2x: its vector kernels stream b's rows), 64 rows and more the same.
+PANEL_FEW_ROWS_MIN_ELEMENTS = 128 * 128
+PANEL_FEW_ROWS = range(2, 65)
 
 
-def matmul_prefers_panels(k: int, n: int) -> bool:
-    """Whether a constant [k, n] rhs is read faster stored in panels:
-    a large one, padded by at most 1/16 (a 1024 x 1024 weight 5-30 %
-    faster, from one row to 512, on both AVX-512 and AVX2)."""
+def matmul_prefers_panels(k: int, n: int, rows: Sequence[int] = ()) -> bool:
+    """Whether a constant [k, n] rhs of products of `rows` rows each (the
+    lhs's) is read faster stored in panels: a large one, or a smaller one
+    of a few rows' products, padded by at most 1/16 (a 1024 x 1024 weight
+    5-30 % faster, from one row to 512, on both AVX-512 and AVX2)."""
     padded = -(-n // PANEL_MULTIPLE) * PANEL_MULTIPLE
-    return k * n >= PANEL_MIN_ELEMENTS and 16 * (padded - n) <= n
+    few_rows = bool(rows) and all(m in PANEL_FEW_ROWS for m in rows)
+    large = k * n >= PANEL_MIN_ELEMENTS or (few_rows and k * n >= PANEL_FEW_ROWS_MIN_ELEMENTS)
+    return large and 16 * (padded - n) <= n
 
 
 def to_panels(b: np.ndarray, width: int) -> np.ndarray:

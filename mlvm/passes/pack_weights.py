@@ -7,10 +7,11 @@ once, at compile time: the `mlvm.param` gets a `perm` swapping its last two
 dims and the matmuls read it untransposed, so no call repacks a constant.
 
 A large parameter only ever read as the rhs of rank-2 matmuls (after that
-transposition) is stored in panels 32 columns wide (`panel` on the param,
-`rhs_panel` on the matmuls; `matmul_prefers_panels`): the GEMM's slivers,
-contiguous and zero-padded, read in place where the kernel would otherwise
-pack them on every call.
+transposition), or a smaller one whose products all have a few rows (2 to
+64: a batched Linear layer), is stored in panels 32 columns wide (`panel`
+on the param, `rhs_panel` on the matmuls; `matmul_prefers_panels`): the
+GEMM's slivers, contiguous and zero-padded, read in place where the kernel
+would otherwise pack them on every call or read rows far apart.
 
 A parameter only ever read as the weights of conv2d ops that run faster with
 the output channels in the vector lanes (`conv2d_prefers_ihwo`: small maps
@@ -205,7 +206,8 @@ class PackWeightsPass(ModulePass):
         if len(shape) != 2 or not all(_is_plain_rhs(u.operation, u.index) for u in uses):
             return
         k, n = shape
-        if not matmul_prefers_panels(k, n):
+        rows = [u.operation.dims()[1] for u in uses if isinstance(u.operation, MatmulOp)]
+        if not matmul_prefers_panels(k, n, rows):
             return
         props = {"panel": _ints([PANEL_MULTIPLE, n])}
         if p.perm is not None:

@@ -154,22 +154,49 @@ func.func @panels(%x: tensor<8x1024xf32>) -> tensor<8x512xf32> {
 }
 
 // -----
-// No panels: a small weight (below 512 x 512 elements: no faster), one
-// padded by more than 1/16 (300 columns stored as 320), one also read as an
-// lhs, and a batched product's weight.
+// A smaller weight (128 x 128 elements up) whose products all have 2 to 64
+// rows (a batched Linear layer), the rows of a transposed lhs counted as
+// its columns.
+// CHECK-LABEL: func.func @few_rows
+// CHECK: %s = "mlvm.param"() <{name = "s", panel = array<i64: 32, 256>}> : () -> tensor<8x256x32xf32>
+// CHECK: "mlvm.matmul"(%x, %s) <{rhs_panel = 32 : i64}> : (tensor<8x256xf32>, tensor<8x256x32xf32>) -> tensor<8x256xf32>
+// CHECK: "mlvm.matmul"(%y, %s) <{transpose_lhs = true, rhs_panel = 32 : i64}> : (tensor<256x64xf32>, tensor<8x256x32xf32>) -> tensor<64x256xf32>
+// CHECK: %t = "mlvm.param"() <{name = "t", panel = array<i64: 32, 128>}> : () -> tensor<4x128x32xf32>
+// CHECK: "mlvm.matmul"(%w, %t) <{rhs_panel = 32 : i64}> : (tensor<2x128xf32>, tensor<4x128x32xf32>) -> tensor<2x128xf32>
+func.func @few_rows(%x: tensor<8x256xf32>, %y: tensor<256x64xf32>, %w: tensor<2x128xf32>) -> (tensor<8x256xf32>, tensor<64x256xf32>, tensor<2x128xf32>) {
+  %s = "mlvm.param"() <{name = "s"}> : () -> tensor<256x256xf32>
+  %0 = "mlvm.matmul"(%x, %s) : (tensor<8x256xf32>, tensor<256x256xf32>) -> tensor<8x256xf32>
+  %1 = "mlvm.matmul"(%y, %s) <{transpose_lhs = true}> : (tensor<256x64xf32>, tensor<256x256xf32>) -> tensor<64x256xf32>
+  %t = "mlvm.param"() <{name = "t"}> : () -> tensor<128x128xf32>
+  %2 = "mlvm.matmul"(%w, %t) : (tensor<2x128xf32>, tensor<128x128xf32>) -> tensor<2x128xf32>
+  func.return %0, %1, %2 : tensor<8x256xf32>, tensor<64x256xf32>, tensor<2x128xf32>
+}
+
+// -----
+// No panels: a small weight of one row's product (its vector kernels are
+// faster in place), of 65 rows', of one row's and eight rows' products,
+// one below 128 x 128 elements, one padded by more than 1/16 (300 columns
+// stored as 320), one also read as an lhs, and a batched product's weight.
 // CHECK-LABEL: func.func @no_panels
 // CHECK-NOT: panel
 // CHECK: func.return
-func.func @no_panels(%x: tensor<4x256xf32>, %y: tensor<4x1000xf32>, %z: tensor<2x4x512xf32>) -> (tensor<4x256xf32>, tensor<4x300xf32>, tensor<512x512xf32>, tensor<2x4x512xf32>) {
+func.func @no_panels(%x: tensor<1x256xf32>, %y: tensor<4x1000xf32>, %z: tensor<2x4x512xf32>, %v: tensor<65x256xf32>, %u: tensor<8x256xf32>, %q: tensor<8x64xf32>) -> (tensor<1x256xf32>, tensor<4x300xf32>, tensor<512x512xf32>, tensor<2x4x512xf32>, tensor<65x256xf32>, tensor<1x256xf32>, tensor<8x256xf32>, tensor<8x64xf32>) {
   %s = "mlvm.param"() <{name = "s"}> : () -> tensor<256x256xf32>
-  %0 = "mlvm.matmul"(%x, %s) : (tensor<4x256xf32>, tensor<256x256xf32>) -> tensor<4x256xf32>
+  %0 = "mlvm.matmul"(%x, %s) : (tensor<1x256xf32>, tensor<256x256xf32>) -> tensor<1x256xf32>
+  %h = "mlvm.param"() <{name = "h"}> : () -> tensor<256x256xf32>
+  %4 = "mlvm.matmul"(%v, %h) : (tensor<65x256xf32>, tensor<256x256xf32>) -> tensor<65x256xf32>
+  %g = "mlvm.param"() <{name = "g"}> : () -> tensor<256x256xf32>
+  %5 = "mlvm.matmul"(%x, %g) : (tensor<1x256xf32>, tensor<256x256xf32>) -> tensor<1x256xf32>
+  %6 = "mlvm.matmul"(%u, %g) : (tensor<8x256xf32>, tensor<256x256xf32>) -> tensor<8x256xf32>
+  %f = "mlvm.param"() <{name = "f"}> : () -> tensor<64x64xf32>
+  %7 = "mlvm.matmul"(%q, %f) : (tensor<8x64xf32>, tensor<64x64xf32>) -> tensor<8x64xf32>
   %r = "mlvm.param"() <{name = "r"}> : () -> tensor<1000x300xf32>
   %1 = "mlvm.matmul"(%y, %r) : (tensor<4x1000xf32>, tensor<1000x300xf32>) -> tensor<4x300xf32>
   %l = "mlvm.param"() <{name = "l"}> : () -> tensor<512x512xf32>
   %2 = "mlvm.matmul"(%l, %l) : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
   %b = "mlvm.param"() <{name = "b"}> : () -> tensor<2x512x512xf32>
   %3 = "mlvm.matmul"(%z, %b) : (tensor<2x4x512xf32>, tensor<2x512x512xf32>) -> tensor<2x4x512xf32>
-  func.return %0, %1, %2, %3 : tensor<4x256xf32>, tensor<4x300xf32>, tensor<512x512xf32>, tensor<2x4x512xf32>
+  func.return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<1x256xf32>, tensor<4x300xf32>, tensor<512x512xf32>, tensor<2x4x512xf32>, tensor<65x256xf32>, tensor<1x256xf32>, tensor<8x256xf32>, tensor<8x64xf32>
 }
 
 // -----

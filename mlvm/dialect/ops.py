@@ -344,11 +344,12 @@ PANEL_MULTIPLE = 32
 # it across a page per row.
 PANEL_MIN_ELEMENTS = 512 * 512
 # Smaller weights from 128 x 128 up, where every product that reads them
-# has 2 to 64 rows (a Linear layer's batch): in place their tiles read rows
-# a multiple of 512 bytes apart (a few L1 sets) in short slices, in panels
-# contiguous slivers (8 x 256 x 784 and 8 x 256 x 256 0.88x the time with
-# AVX2, 0.93x with AVX-512, 8 x 128 x 128 0.95x). One row is slower so
-# (1.1-1.2x: its vector kernels stream b's rows), 64 rows and more the same.
+# has 2 to 64 rows (a Linear layer's batch): in place their tiles read
+# rows n floats apart in short slices (a few L1 sets where that is a
+# multiple of 512 bytes), in panels contiguous slivers (8 x 256 x 784 and
+# 8 x 256 x 256 0.88x the time with AVX2, 0.93x with AVX-512, 8 x 128 x
+# 128 0.95x). One row is slower so (1.1-1.2x: its vector kernels stream
+# b's rows); from 32 rows about the same (0.93x-1.0x), from 65 not chosen.
 PANEL_FEW_ROWS_MIN_ELEMENTS = 128 * 128
 PANEL_FEW_ROWS = range(2, 65)
 

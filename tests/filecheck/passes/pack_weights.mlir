@@ -174,13 +174,14 @@ func.func @few_rows(%x: tensor<8x256xf32>, %y: tensor<256x64xf32>, %w: tensor<2x
 
 // -----
 // No panels: a small weight of one row's product (its vector kernels are
-// faster in place), of 65 rows', of one row's and eight rows' products,
-// one below 128 x 128 elements, one padded by more than 1/16 (300 columns
-// stored as 320), one also read as an lhs, and a batched product's weight.
+// faster in place), of 65 rows', of one row's and eight rows' products
+// (either order), ones below 128 x 128 elements (64 x 64, 127 x 128), one
+// padded by more than 1/16 (300 columns stored as 320), one also read as
+// an lhs, and a batched product's weight.
 // CHECK-LABEL: func.func @no_panels
 // CHECK-NOT: panel
 // CHECK: func.return
-func.func @no_panels(%x: tensor<1x256xf32>, %y: tensor<4x1000xf32>, %z: tensor<2x4x512xf32>, %v: tensor<65x256xf32>, %u: tensor<8x256xf32>, %q: tensor<8x64xf32>) -> (tensor<1x256xf32>, tensor<4x300xf32>, tensor<512x512xf32>, tensor<2x4x512xf32>, tensor<65x256xf32>, tensor<1x256xf32>, tensor<8x256xf32>, tensor<8x64xf32>) {
+func.func @no_panels(%x: tensor<1x256xf32>, %y: tensor<4x1000xf32>, %z: tensor<2x4x512xf32>, %v: tensor<65x256xf32>, %u: tensor<8x256xf32>, %q: tensor<8x64xf32>, %p: tensor<8x127xf32>) -> (tensor<1x256xf32>, tensor<4x300xf32>, tensor<512x512xf32>, tensor<2x4x512xf32>, tensor<65x256xf32>, tensor<1x256xf32>, tensor<8x256xf32>, tensor<8x64xf32>, tensor<8x256xf32>, tensor<1x256xf32>, tensor<8x128xf32>) {
   %s = "mlvm.param"() <{name = "s"}> : () -> tensor<256x256xf32>
   %0 = "mlvm.matmul"(%x, %s) : (tensor<1x256xf32>, tensor<256x256xf32>) -> tensor<1x256xf32>
   %h = "mlvm.param"() <{name = "h"}> : () -> tensor<256x256xf32>
@@ -190,13 +191,18 @@ func.func @no_panels(%x: tensor<1x256xf32>, %y: tensor<4x1000xf32>, %z: tensor<2
   %6 = "mlvm.matmul"(%u, %g) : (tensor<8x256xf32>, tensor<256x256xf32>) -> tensor<8x256xf32>
   %f = "mlvm.param"() <{name = "f"}> : () -> tensor<64x64xf32>
   %7 = "mlvm.matmul"(%q, %f) : (tensor<8x64xf32>, tensor<64x64xf32>) -> tensor<8x64xf32>
+  %e = "mlvm.param"() <{name = "e"}> : () -> tensor<256x256xf32>
+  %8 = "mlvm.matmul"(%u, %e) : (tensor<8x256xf32>, tensor<256x256xf32>) -> tensor<8x256xf32>
+  %9 = "mlvm.matmul"(%x, %e) : (tensor<1x256xf32>, tensor<256x256xf32>) -> tensor<1x256xf32>
+  %d = "mlvm.param"() <{name = "d"}> : () -> tensor<127x128xf32>
+  %10 = "mlvm.matmul"(%p, %d) : (tensor<8x127xf32>, tensor<127x128xf32>) -> tensor<8x128xf32>
   %r = "mlvm.param"() <{name = "r"}> : () -> tensor<1000x300xf32>
   %1 = "mlvm.matmul"(%y, %r) : (tensor<4x1000xf32>, tensor<1000x300xf32>) -> tensor<4x300xf32>
   %l = "mlvm.param"() <{name = "l"}> : () -> tensor<512x512xf32>
   %2 = "mlvm.matmul"(%l, %l) : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
   %b = "mlvm.param"() <{name = "b"}> : () -> tensor<2x512x512xf32>
   %3 = "mlvm.matmul"(%z, %b) : (tensor<2x4x512xf32>, tensor<2x512x512xf32>) -> tensor<2x4x512xf32>
-  func.return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<1x256xf32>, tensor<4x300xf32>, tensor<512x512xf32>, tensor<2x4x512xf32>, tensor<65x256xf32>, tensor<1x256xf32>, tensor<8x256xf32>, tensor<8x64xf32>
+  func.return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10 : tensor<1x256xf32>, tensor<4x300xf32>, tensor<512x512xf32>, tensor<2x4x512xf32>, tensor<65x256xf32>, tensor<1x256xf32>, tensor<8x256xf32>, tensor<8x64xf32>, tensor<8x256xf32>, tensor<1x256xf32>, tensor<8x128xf32>
 }
 
 // -----

@@ -1157,10 +1157,10 @@ int main(void)
         check_matmul_as(200, 70, 600, 0, 0, 32);
         check_matmul_as(520, 530, 300, 1, 0, 64);
     }
+    check_empty_batch_depthwise();
     for (t = 0; t < 3; ++t) {
         const mlvm_index_t *pad = pads[t];
         check_conv(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, pads[0], t);
-        check_empty_batch_depthwise();
         check_conv(2, 3, 7, 9, 8, 3, 3, 1, 1, 1, pad, t != 1);
         check_conv(1, 16, 11, 13, 24, 3, 3, 2, 1, 1, pad, 1);
         check_conv(1, 40, 9, 11, 200, 3, 3, 1, 2, 1, pad, t != 2);

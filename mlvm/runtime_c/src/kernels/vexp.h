@@ -273,7 +273,16 @@ static inline mlvm_vf mlvm_erfv(mlvm_vf x)
     q = vf_fma(q, u, vf_set1(MLVM_ERF_Q2));
     q = vf_fma(q, u, vf_set1(MLVM_ERF_Q1));
     q = vf_fma(q, u, vf_set1(MLVM_ERF_Q0));
+#ifdef MLVM_VEXP_NORMAL
+    {
+        /* -z in [-16, 0]: every k in [-24, 0], so the short form alone
+         * (a NaN lane's garbage is dropped: its q is NaN); 0.95x the time */
+        const mlvm_vf nz = vf_sub(vf_set1(0.0f), z);
+        big = vf_exp_normal(nz, vf_exp_round(nz));
+    }
+#else
     big = mlvm_expv_in_range(vf_sub(vf_set1(0.0f), z));
+#endif
     big = vf_fnma(big, zlo, big);
     big = vf_fnma(big, q, one);
     return vf_copysign(vf_select(vf_lt(ax, vf_set1(MLVM_ERF_SPLIT)), p, big), x);

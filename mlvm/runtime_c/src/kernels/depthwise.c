@@ -226,13 +226,20 @@ static inline __attribute__((always_inline)) void dw_channel(const mlvm_conv2d_t
 #define MLVM_DW_FLAT_CALL(nv, nc, xs, ws, bs, os) dw_channel(p, ch, nv, nc, xs, ws, bs, os)
 #define MLVM_DW_CASE(nv) MLVM_DW_EACH_CHANNEL(nv, MLVM_DW_PAIRS(nv), MLVM_DW_FLAT_CALL)
 
+/* Output channel c's input plane (og outputs per group) in image x. */
+static inline const float *channel_plane(const mlvm_conv2d_t *p, mlvm_index_t og, mlvm_index_t c,
+                                         const float *x)
+{
+    return x + c / og * p->h * p->w;
+}
+
 /* Output channel c's input plane, taps, bias and output plane. */
 static inline void channel_args(const mlvm_conv2d_t *p, mlvm_index_t og, mlvm_index_t c,
                                 const float *x, const float *w, const float *bias,
                                 const float **xc, const float **wc, float *bc, float **oc,
                                 float *out)
 {
-    *xc = x + c / og * p->h * p->w;
+    *xc = channel_plane(p, og, c, x);
     *wc = w + c * p->kh * p->kw;
     *bc = bias != NULL ? bias[c] : 0.0f;
     *oc = out + c * p->oh * p->ow;
@@ -879,8 +886,8 @@ static void dw_rows3(const mlvm_conv2d_t *p, const float *x, const float *w, con
                  * ago: its stores long done when the taps read them */
                 const mlvm_index_t nb = c + 1 < p->o ? b : b + 1, nc = c + 1 < p->o ? c + 1 : 0;
                 if (nb < p->n)
-                    memcpy(plane_copy[(j + 1) & 1] + head, x + nb * p->c * n + nc / og * n,
-                           (size_t)n * sizeof(float));
+                    memcpy(plane_copy[(j + 1) & 1] + head,
+                           channel_plane(p, og, nc, x + nb * p->c * n), (size_t)n * sizeof(float));
                 xc = plane_copy[j & 1] + head;
             }
             bv = dw_set1(bc);

@@ -6,6 +6,10 @@ group's output shape (so nothing is recomputed), and all its users are in
 the group (so its value is never needed in memory). Groups of two or more
 ops become one `mlvm.fused` op at the position of their last op; its
 operands are the values the group reads from outside, broadcast included.
+An op whose own kernel beats its scalar form in a loop (exp, sigmoid, erf,
+erf-GELU: `UnaryOp.kernel_faster`) starts no group; it runs alone after
+the group of what it reads (a GEMM epilogue included), unless a tail
+would end its group. It still joins a group as a producer.
 
 A group whose value only an f32 reduction over its last axes reads (a
 dequantized feature map into a global average pool) takes that reduction
@@ -28,7 +32,7 @@ from mlvm.codegen.lowering import elem
 from mlvm.dialect.base import MlvmOp
 from mlvm.dialect.fused import FusedOp, FusedYieldOp, Head, conv_epilogue_strides, tail_fits
 from mlvm.dialect.nn import Conv2dOp
-from mlvm.dialect.ops import MatmulOp, ReduceOp
+from mlvm.dialect.ops import MatmulOp, ReduceOp, UnaryOp
 from mlvm.passes import defined_functions
 
 
@@ -179,11 +183,13 @@ class FusePass(ModulePass):
                 continue
             assert isinstance(op, MlvmOp)
             group = _group(op, taken, order)
-            taken.update(group)
             # a head first: its epilogue stores nothing, where a tail
             # would read the head's whole output
             head = _head(group) if self.epilogues else None
             tail = _tail(group) if head is None else None
+            if tail is None and isinstance(op, UnaryOp) and op.kernel_faster():
+                continue  # alone, by its kernel; what it reads is fused without it
+            taken.update(group)
             if head is not None:
                 taken.add(head)
             if len(group) + (head is not None) + (tail is not None) >= 2:

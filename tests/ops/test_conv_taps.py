@@ -102,7 +102,7 @@ def test_other_modules_keep_the_shared_pass(tmp_path: Path) -> None:
     text = _module(1, 3, (9, 9), 2, kind="none")
     t = text.split("-> (")[1].split(",")[0]
     text = text.replace("  func.return %c0, %c1",
-                        f'  %e = "mlvm.exp"(%c0) : ({t}) -> {t}\n  func.return %e, %c1')
+                        f'  %e = "mlvm.tanh"(%c0) : ({t}) -> {t}\n  func.return %e, %c1')
     path.write_text(text)
     assert not _taps(path)
 

@@ -196,3 +196,70 @@ func.func @head_before_tail(%x: tensor<600x16xf32>, %w: tensor<16x8xf32>) -> ten
   %s = "mlvm.reduce"(%r) <{kind = "sum", axes = array<i64: 1>, keepdims = true}> : (tensor<600x8xf32>) -> tensor<600x1xf32>
   func.return %s : tensor<600x1xf32>
 }
+
+// -----
+// An op whose own kernel beats its scalar form in a loop (exp, sigmoid,
+// erf, erf-GELU) starts no group: at the end of a tree it runs alone after
+// the tree of what it reads (a matmul's epilogue included). The tanh forms
+// and f64 stay fused; such an op inside a tree, or ended by a reduction
+// (a tail), fuses as before.
+// CHECK-LABEL: func.func @kernel_faster
+// CHECK-NEXT: %[[E:.*]] = "mlvm.fused"(%x, %w, %b) ({
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: "mlvm.matmul"
+// CHECK-NEXT: "mlvm.add"
+// CHECK-NEXT: "mlvm.fused_yield"
+// CHECK: %g = "mlvm.gelu"(%[[E]]) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT: %[[T:.*]] = "mlvm.fused"(%x, %w, %b) ({
+// CHECK: "mlvm.matmul"
+// CHECK-NEXT: "mlvm.add"
+// CHECK-NEXT: "mlvm.gelu"(%{{.*}}) <{approximate = "tanh"}>
+// CHECK-NEXT: "mlvm.fused_yield"
+// CHECK: %[[N:.*]] = "mlvm.neg"(%x)
+// CHECK-NEXT: %e = "mlvm.exp"(%[[N]])
+// CHECK-NEXT: %s = "mlvm.sigmoid"(%e)
+// CHECK-NEXT: %[[N2:.*]] = "mlvm.neg"(%x)
+// CHECK-NEXT: %r = "mlvm.erf"(%[[N2]])
+// CHECK-NEXT: "mlvm.fused"(%d)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: "mlvm.neg"
+// CHECK-NEXT: "mlvm.exp"
+// CHECK-NEXT: "mlvm.fused_yield"
+// CHECK-NEXT: }) : (tensor<4x8xf64>) -> tensor<4x8xf64>
+// CHECK-NEXT: "mlvm.fused"(%x)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: "mlvm.sigmoid"
+// CHECK-NEXT: "mlvm.mul"
+// CHECK-NEXT: "mlvm.fused_yield"
+// CHECK-NEXT: }) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT: "mlvm.fused"(%y)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: "mlvm.neg"
+// CHECK-NEXT: "mlvm.exp"
+// CHECK-NEXT: "mlvm.reduce"
+// CHECK-NEXT: "mlvm.fused_yield"
+// The lone gelu is its kernel's call, after the GEMM with its bias.
+// C-LABEL: mlvm_status_t module_kernel_faster(
+// C: mlvm_matmul_epilogue_f32(
+// C: mlvm_gelu_erf_f32(32,
+func.func @kernel_faster(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: tensor<8xf32>, %d: tensor<4x8xf64>, %y: tensor<600x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf64>, tensor<4x8xf32>, tensor<600x1xf32>) {
+  %m = "mlvm.matmul"(%x, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %0 = "mlvm.add"(%m, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %g = "mlvm.gelu"(%0) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %m2 = "mlvm.matmul"(%x, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %1 = "mlvm.add"(%m2, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %t = "mlvm.gelu"(%1) <{approximate = "tanh"}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %n = "mlvm.neg"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %e = "mlvm.exp"(%n) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %s = "mlvm.sigmoid"(%e) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %n2 = "mlvm.neg"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = "mlvm.erf"(%n2) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %nd = "mlvm.neg"(%d) : (tensor<4x8xf64>) -> tensor<4x8xf64>
+  %ed = "mlvm.exp"(%nd) : (tensor<4x8xf64>) -> tensor<4x8xf64>
+  %si = "mlvm.sigmoid"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %silu = "mlvm.mul"(%x, %si) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %ny = "mlvm.neg"(%y) : (tensor<600x8xf32>) -> tensor<600x8xf32>
+  %ey = "mlvm.exp"(%ny) : (tensor<600x8xf32>) -> tensor<600x8xf32>
+  %sy = "mlvm.reduce"(%ey) <{kind = "sum", axes = array<i64: 1>, keepdims = true}> : (tensor<600x8xf32>) -> tensor<600x1xf32>
+  func.return %g, %t, %s, %r, %ed, %silu, %sy : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf64>, tensor<4x8xf32>, tensor<600x1xf32>
+}

@@ -200,9 +200,11 @@ func.func @head_before_tail(%x: tensor<600x16xf32>, %w: tensor<16x8xf32>) -> ten
 // -----
 // An op whose own kernel beats its scalar form in a loop (exp, sigmoid,
 // erf, erf-GELU) starts no group: at the end of a tree it runs alone after
-// the tree of what it reads (a matmul's epilogue included). The tanh forms
-// and f64 stay fused; such an op inside a tree, or ended by a reduction
-// (a tail), fuses as before.
+// the tree of what it reads (a matmul's epilogue included), and so does
+// one ending what is left (exp before sigmoid). tanh, tanh-GELU and f64
+// stay fused; such an op read inside a tree ending in another op (SiLU),
+// or ended by a reduction (a tail), fuses as before. Without epilogues
+// the rule holds the same.
 // CHECK-LABEL: func.func @kernel_faster
 // CHECK-NEXT: %[[E:.*]] = "mlvm.fused"(%x, %w, %b) ({
 // CHECK-NEXT: ^bb0
@@ -214,6 +216,11 @@ func.func @head_before_tail(%x: tensor<600x16xf32>, %w: tensor<16x8xf32>) -> ten
 // CHECK: "mlvm.matmul"
 // CHECK-NEXT: "mlvm.add"
 // CHECK-NEXT: "mlvm.gelu"(%{{.*}}) <{approximate = "tanh"}>
+// CHECK-NEXT: "mlvm.fused_yield"
+// CHECK: %[[TH:.*]] = "mlvm.fused"(%x, %b)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: "mlvm.add"
+// CHECK-NEXT: "mlvm.tanh"
 // CHECK-NEXT: "mlvm.fused_yield"
 // CHECK: %[[N:.*]] = "mlvm.neg"(%x)
 // CHECK-NEXT: %e = "mlvm.exp"(%[[N]])
@@ -238,17 +245,26 @@ func.func @head_before_tail(%x: tensor<600x16xf32>, %w: tensor<16x8xf32>) -> ten
 // CHECK-NEXT: "mlvm.exp"
 // CHECK-NEXT: "mlvm.reduce"
 // CHECK-NEXT: "mlvm.fused_yield"
+// NOEPI-LABEL: func.func @kernel_faster
+// NOEPI: %m = "mlvm.matmul"
+// NOEPI-NEXT: %0 = "mlvm.add"(%m, %b)
+// NOEPI-NEXT: %g = "mlvm.gelu"(%0)
+// NOEPI: %m2 = "mlvm.matmul"
+// NOEPI-NEXT: "mlvm.fused"(%m2, %b)
+// NOEPI: "mlvm.gelu"(%{{.*}}) <{approximate = "tanh"}>
 // The lone gelu is its kernel's call, after the GEMM with its bias.
 // C-LABEL: mlvm_status_t module_kernel_faster(
 // C: mlvm_matmul_epilogue_f32(
 // C: mlvm_gelu_erf_f32(32,
-func.func @kernel_faster(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: tensor<8xf32>, %d: tensor<4x8xf64>, %y: tensor<600x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf64>, tensor<4x8xf32>, tensor<600x1xf32>) {
+func.func @kernel_faster(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: tensor<8xf32>, %d: tensor<4x8xf64>, %y: tensor<600x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf64>, tensor<4x8xf32>, tensor<600x1xf32>, tensor<4x8xf32>) {
   %m = "mlvm.matmul"(%x, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
   %0 = "mlvm.add"(%m, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
   %g = "mlvm.gelu"(%0) : (tensor<4x8xf32>) -> tensor<4x8xf32>
   %m2 = "mlvm.matmul"(%x, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
   %1 = "mlvm.add"(%m2, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
   %t = "mlvm.gelu"(%1) <{approximate = "tanh"}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %ab = "mlvm.add"(%x, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %th = "mlvm.tanh"(%ab) : (tensor<4x8xf32>) -> tensor<4x8xf32>
   %n = "mlvm.neg"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
   %e = "mlvm.exp"(%n) : (tensor<4x8xf32>) -> tensor<4x8xf32>
   %s = "mlvm.sigmoid"(%e) : (tensor<4x8xf32>) -> tensor<4x8xf32>
@@ -261,5 +277,5 @@ func.func @kernel_faster(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: tensor<8x
   %ny = "mlvm.neg"(%y) : (tensor<600x8xf32>) -> tensor<600x8xf32>
   %ey = "mlvm.exp"(%ny) : (tensor<600x8xf32>) -> tensor<600x8xf32>
   %sy = "mlvm.reduce"(%ey) <{kind = "sum", axes = array<i64: 1>, keepdims = true}> : (tensor<600x8xf32>) -> tensor<600x1xf32>
-  func.return %g, %t, %s, %r, %ed, %silu, %sy : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf64>, tensor<4x8xf32>, tensor<600x1xf32>
+  func.return %g, %t, %s, %r, %ed, %silu, %sy, %th : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf64>, tensor<4x8xf32>, tensor<600x1xf32>, tensor<4x8xf32>
 }

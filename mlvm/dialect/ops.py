@@ -822,9 +822,10 @@ class UnaryOp(ElementwiseOp):
     ELEMS: ClassVar[tuple[str, ...]] = FLOATS
     KERNELS: ClassVar[tuple[str, ...]] = ("f32",)
     # Its f32 kernel (vexp.h's vector form, the same bits) is faster than
-    # its scalar form in a loop the C compiler vectorises: 1.12-1.36x
-    # (exp, sigmoid, erf, erf-GELU; with AVX2 and AVX-512, from C, after a
-    # bias add in a pass of its own). tanh's scalar form is the faster one.
+    # its scalar form in a loop the C compiler vectorises: the loop took
+    # 1.12-1.36x the time (exp, sigmoid, erf, GELU in either form; AVX2 and
+    # AVX-512, from C, against a bias add in a pass of its own and the
+    # kernel). tanh's scalar form is the faster one.
     KERNEL_FASTER: ClassVar[bool] = False
 
     def verify_(self) -> None:

@@ -7,7 +7,7 @@ the group (so its value is never needed in memory). Groups of two or more
 ops become one `mlvm.fused` op at the position of their last op; its
 operands are the values the group reads from outside, broadcast included.
 An f32 op whose own kernel beats its scalar form in a loop (exp, sigmoid,
-erf, erf-GELU: `UnaryOp.kernel_faster`) starts no group: it runs alone
+erf, GELU: `UnaryOp.kernel_faster`) starts no group: it runs alone
 after the group of what it reads (a matmul or conv2d epilogue included),
 unless a tail would end its group. A group ending in another op still
 takes it as a producer.

@@ -19,7 +19,7 @@ itself (-march=native, what mlvm builds by default).
   mlvm/vmath.h within their documented ulp bounds over a sweep of f32 bit
   patterns (every 10007th) and the edge values; with and without FMA the
   polynomials round differently, so each path is measured. The exp,
-  sigmoid, tanh, erf and gelu (erf form) array kernels give the scalar
+  sigmoid, tanh, erf and gelu (both forms) array kernels give the scalar
   functions' bits.
 """
 

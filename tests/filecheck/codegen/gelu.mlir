@@ -10,12 +10,20 @@
 // CHECK-NEXT: mlvm_add_f32(
 // CHECK-NEXT: mlvm_gelu_tanh_f32(32,
 
-// Fused, gelu is a scalar expression in the matmul's epilogue loop.
+// Ending a fused tree, gelu runs by its kernel after the matmul and its
+// bias epilogue (mlvm-fuse's kernel_faster rule); inside one, it is a
+// scalar expression in the matmul's epilogue loop.
 // FUSE: const float t0 = (h + a2);
 // FUSE-NEXT: const float t1 = mlvm_gelu_tanh(t0);
-// FUSE-NEXT: row[j] = t1;
+// FUSE-NEXT: const float t2 = (t1 * h);
+// FUSE-NEXT: row[j] = t2;
 // FUSE-LABEL: mlvm_status_t module_dense({{[^;]*$}}
+// FUSE: mlvm_matmul_epilogue_f32({{.*}}, mlvm_epilogue_bias_f32, &bias);
+// FUSE: mlvm_gelu_tanh_f32(32,
+// FUSE-LABEL: mlvm_status_t module_dense_gated({{[^;]*$}}
 // FUSE: mlvm_matmul_epilogue_f32(
+// FUSE-NOT: mlvm_gelu_tanh_f32
+// FUSE: return MLVM_OK;
 func.func @both(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
   %0 = "mlvm.gelu"(%x) <{approximate = "tanh"}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
   %1 = "mlvm.gelu"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
@@ -26,4 +34,11 @@ func.func @dense(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>, %b: tensor<8xf32>) 
   %1 = "mlvm.add"(%0, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
   %2 = "mlvm.gelu"(%1) <{approximate = "tanh"}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
   func.return %2 : tensor<4x8xf32>
+}
+func.func @dense_gated(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %0 = "mlvm.matmul"(%x, %w) : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  %1 = "mlvm.add"(%0, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %2 = "mlvm.gelu"(%1) <{approximate = "tanh"}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %3 = "mlvm.mul"(%2, %0) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return %3 : tensor<4x8xf32>
 }

@@ -199,9 +199,9 @@ func.func @head_before_tail(%x: tensor<600x16xf32>, %w: tensor<16x8xf32>) -> ten
 
 // -----
 // An op whose own kernel beats its scalar form in a loop (exp, sigmoid,
-// erf, erf-GELU) starts no group: at the end of a tree it runs alone after
-// the tree of what it reads (a matmul's epilogue included), and so does
-// one ending what is left (exp before sigmoid). tanh, tanh-GELU and f64
+// erf, GELU in either form) starts no group: at the end of a tree it runs
+// alone after the tree of what it reads (a matmul's epilogue included),
+// and so does one ending what is left (exp before sigmoid). tanh and f64
 // stay fused; such an op read inside a tree ending in another op (SiLU),
 // or ended by a reduction (a tail), fuses as before. Without epilogues
 // the rule holds the same.
@@ -215,8 +215,8 @@ func.func @head_before_tail(%x: tensor<600x16xf32>, %w: tensor<16x8xf32>) -> ten
 // CHECK-NEXT: %[[T:.*]] = "mlvm.fused"(%x, %w, %b) ({
 // CHECK: "mlvm.matmul"
 // CHECK-NEXT: "mlvm.add"
-// CHECK-NEXT: "mlvm.gelu"(%{{.*}}) <{approximate = "tanh"}>
 // CHECK-NEXT: "mlvm.fused_yield"
+// CHECK: %t = "mlvm.gelu"(%[[T]]) <{approximate = "tanh"}>
 // CHECK: %[[TH:.*]] = "mlvm.fused"(%x, %b)
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: "mlvm.add"
@@ -250,12 +250,14 @@ func.func @head_before_tail(%x: tensor<600x16xf32>, %w: tensor<16x8xf32>) -> ten
 // NOEPI-NEXT: %0 = "mlvm.add"(%m, %b)
 // NOEPI-NEXT: %g = "mlvm.gelu"(%0)
 // NOEPI: %m2 = "mlvm.matmul"
-// NOEPI-NEXT: "mlvm.fused"(%m2, %b)
-// NOEPI: "mlvm.gelu"(%{{.*}}) <{approximate = "tanh"}>
-// The lone gelu is its kernel's call, after the GEMM with its bias.
+// NOEPI-NEXT: %1 = "mlvm.add"(%m2, %b)
+// NOEPI-NEXT: %t = "mlvm.gelu"(%1) <{approximate = "tanh"}>
+// The lone gelus are their kernels' calls, after the GEMMs with their bias.
 // C-LABEL: mlvm_status_t module_kernel_faster(
 // C: mlvm_matmul_epilogue_f32(
 // C: mlvm_gelu_erf_f32(32,
+// C: mlvm_matmul_epilogue_f32(
+// C: mlvm_gelu_tanh_f32(32,
 func.func @kernel_faster(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: tensor<8xf32>, %d: tensor<4x8xf64>, %y: tensor<600x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf64>, tensor<4x8xf32>, tensor<600x1xf32>, tensor<4x8xf32>) {
   %m = "mlvm.matmul"(%x, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
   %0 = "mlvm.add"(%m, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>

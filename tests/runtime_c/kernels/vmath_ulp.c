@@ -9,7 +9,8 @@
  * Prints "vmath_ulp[<path>] <fn>: max <ulps> ulp at <x>" per function and
  * exits 1 when a bound (BOUNDS below, the ones docs/ops.md states) is
  * exceeded. Then the array kernels mlvm_exp_f32, mlvm_sigmoid_f32, mlvm_tanh_f32,
- * mlvm_erf_f32 and mlvm_gelu_erf_f32 (sixteen lanes at a time on AVX-512)
+ * mlvm_erf_f32, mlvm_gelu_erf_f32 and mlvm_gelu_tanh_f32 (sixteen lanes at a
+ * time on AVX-512)
  * against the scalar functions over
  * the same inputs, bit for bit (any NaN for NaN), in runs of 4093 (a
  * masked tail): "vmath_ulp[<path>] arrays: <n> differ". And mlvm_fma_exact
@@ -45,6 +46,7 @@ static float call_sigmoid(float x) { return mlvm_sigmoidf(x); }
 static float call_tanh(float x) { return mlvm_tanhf(x); }
 static float call_erf(float x) { return mlvm_erff(x); }
 static float call_gelu_erf(float x) { return mlvm_gelu_erf(x); }
+static float call_gelu_tanh(float x) { return mlvm_gelu_tanh(x); }
 
 typedef struct fn {
     const char *name;
@@ -108,6 +110,8 @@ static long arrays_differ(const float *in, size_t n)
     d += differ(out, in, n, mlvm_erff);
     mlvm_gelu_erf_f32(n, in, out);
     d += differ(out, in, n, call_gelu_erf);
+    mlvm_gelu_tanh_f32(n, in, out);
+    d += differ(out, in, n, call_gelu_tanh);
     return d;
 }
 

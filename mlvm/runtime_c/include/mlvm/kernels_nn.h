@@ -55,12 +55,14 @@ void mlvm_layer_norm_strided_f32(const mlvm_iter_t *outer, const mlvm_iter_t *in
 /* gelu, approximate = "tanh": 0.5 x (1 + tanh(u)), u = sqrt(2/pi)(x +
  * 0.044715 x^3), computed as x / (1 + exp(-2u)): one exp, and no
  * cancellation where tanh(u) is near -1. */
+#define MLVM_GELU_TANH_C3 0x1.6e4e26p-5f   /* 0.044715 */
+#define MLVM_GELU_TANH_M2K (-0x1.988454p+0f) /* -2 sqrt(2 / pi) */
 static inline float mlvm_gelu_tanh(float x)
 {
     float t = x * x;
     t = t * x;
-    t = MLVM_FMA(t, 0x1.6e4e26p-5f, x);  /* x + 0.044715 x^3 */
-    t = t * -0x1.988454p+0f;             /* -2 sqrt(2 / pi) */
+    t = MLVM_FMA(t, MLVM_GELU_TANH_C3, x); /* x + 0.044715 x^3 */
+    t = t * MLVM_GELU_TANH_M2K;
     return x / (1.0f + mlvm_expf(t));
 }
 

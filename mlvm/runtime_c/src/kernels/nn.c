@@ -293,15 +293,17 @@ void mlvm_layer_norm_strided_f32(const mlvm_iter_t *outer, const mlvm_iter_t *in
  * gelu
  * ---------------------------------------------------------------------- */
 
-void mlvm_gelu_tanh_f32(size_t n, const float *a, float *out)
-{
-    size_t i;
-    for (i = 0; i < n; ++i)
-        out[i] = mlvm_gelu_tanh(a[i]);
-}
-
 #ifdef MLVM_HAVE_VEXP
-/* mlvm_gelu_erf a vector at a time (the same bits) */
+/* mlvm_gelu_tanh and mlvm_gelu_erf a vector at a time (the same bits) */
+static inline mlvm_vf gelu_tanhv(mlvm_vf x)
+{
+    mlvm_vf t = vf_mul(vf_mul(x, x), x);
+    t = vf_fma(t, vf_set1(MLVM_GELU_TANH_C3), x);
+    t = vf_mul(t, vf_set1(MLVM_GELU_TANH_M2K));
+    return vf_div(x, vf_add(vf_set1(1.0f), mlvm_expv(t)));
+}
+MLVM_DEFINE_ARRAYV(mlvm_gelu_tanh_f32, gelu_tanhv, mlvm_gelu_tanh)
+
 static inline mlvm_vf gelu_erfv(mlvm_vf x)
 {
     const mlvm_vf h = vf_mul(vf_set1(0.5f), x);
@@ -309,6 +311,13 @@ static inline mlvm_vf gelu_erfv(mlvm_vf x)
 }
 MLVM_DEFINE_ARRAYV(mlvm_gelu_erf_f32, gelu_erfv, mlvm_gelu_erf)
 #else
+void mlvm_gelu_tanh_f32(size_t n, const float *a, float *out)
+{
+    size_t i;
+    for (i = 0; i < n; ++i)
+        out[i] = mlvm_gelu_tanh(a[i]);
+}
+
 void mlvm_gelu_erf_f32(size_t n, const float *a, float *out)
 {
     size_t i;

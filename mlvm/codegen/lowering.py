@@ -197,12 +197,12 @@ class StaticTable:
             (f"{ctype}[]{guard}", init),
             lambda name: f"static const {ctype} {name}[{max(1, len(items))}] = {{{init or '0'}}};", guard)
 
-    def add_function(self, make: Callable[[str], str]) -> str:
+    def add_function(self, make: Callable[[str], str], guard: str = "") -> str:
         """A file-scope static function: `make(name)` returns its definition.
         Functions of the same text are one (e.g. the bias + ReLU epilogue of
         every layer of an MLP): less code, and less for the compiler."""
         text = make(_SELF)
-        return self._define(("", text), lambda name: text.replace(_SELF, name))
+        return self._define((guard, text), lambda name: text.replace(_SELF, name), guard)
 
 
 class Tables(Protocol):
@@ -233,6 +233,10 @@ class Lowering:
         source: str = "<input>",
     ) -> None:
         self.statics = statics
+        # the preprocessor condition the statements written now are under
+        # (mlvm.fused's kernel root): statics they define get it too, so
+        # that none is left unused
+        self.guard = ""
         self._ptr = ptr
         self._tables = tables
         self._source = source
@@ -334,17 +338,23 @@ class Lowering:
     def flt(self, x: float) -> str:
         return c_float(x)
 
+    def _within(self, guard: str) -> str:
+        """`guard` and the one code is being written under (self.guard)."""
+        if self.guard and guard:
+            return f"({self.guard}) && ({guard})"
+        return self.guard or guard
+
     def const_struct(self, ctype: str, init: str, guard: str = "") -> str:
-        return "&" + self.statics.add(ctype, init, guard)
+        return "&" + self.statics.add(ctype, init, self._within(guard))
 
     def static_array(self, ctype: str, items: Sequence[str], guard: str = "") -> str:
         """Name of a file-scope static const array of `items` (under the
         preprocessor condition `guard`, if given)."""
-        return self.statics.add_array(ctype, items, guard)
+        return self.statics.add_array(ctype, items, self._within(guard))
 
     def function(self, make: Callable[[str], str]) -> str:
         """Name of a new file-scope static function defined by `make(name)`."""
-        return self.statics.add_function(make)
+        return self.statics.add_function(make, self.guard)
 
     def iter(self, shape: Sequence[int], strides: Sequence[Sequence[int]]) -> str:
         """A static mlvm_iter_t over `shape` for up to two operands."""

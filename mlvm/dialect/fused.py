@@ -22,6 +22,13 @@ and each row reduced by the runtime's row functions, which its reduction
 kernels use too, so the result is the unfused ops' bit for bit, and the
 tree's value (a dequantized feature map before a global average pool)
 never needs a buffer of its own.
+
+The body may end in an op whose array kernel, a vector at a time, is
+faster than its scalar form in the loop (`UnaryOp.kernel_faster`: exp,
+sigmoid, erf, GELU; the kernel root). Where the runtime has those vector
+forms (`MLVM_VECTOR_MATH`, mlvm/vmath.h) the C computes the body without it
+(loop or epilogue) into the output, then runs the kernel over it in place;
+elsewhere the loop or epilogue applies it as the other ops. The same bits.
 """
 
 from __future__ import annotations
@@ -58,6 +65,7 @@ from mlvm.dialect.ops import (
     MinOp,
     ReduceOp,
     ReluOp,
+    UnaryOp,
     row_entry,
 )
 from mlvm.dialect.shapes import broadcast_strides
@@ -133,6 +141,32 @@ class FusedOp(MlvmOp):
         ops = list(self.body.block.ops)[:-1]
         assert all(isinstance(op, MlvmOp) for op in ops)
         return ops  # type: ignore[return-value]
+
+    def kernel_root(self) -> UnaryOp | None:
+        """The body's last op when its kernel is faster than its scalar
+        form in the loop (UnaryOp.kernel_faster), no tail follows and it
+        reads the body's own value."""
+        ops = self.body_ops()
+        if self.tail() is not None or len(ops) < 2:
+            return None
+        root = ops[-1]
+        if not isinstance(root, UnaryOp) or not root.kernel_faster():
+            return None
+        return root if not isinstance(root.operand, BlockArgument) else None
+
+    def _lowered_ops(self) -> list[MlvmOp]:
+        """The ops the loop or epilogue computes: the body's, less the
+        kernel root while the C for the vector kernels is written."""
+        ops = self.body_ops()
+        return ops[:-1] if getattr(self, "_root_apart", False) else ops
+
+    def _lowered_value(self) -> SSAValue:
+        last = self.body.block.last_op
+        assert isinstance(last, FusedYieldOp)
+        root = self.kernel_root()
+        if getattr(self, "_root_apart", False) and root is not None:
+            return root.operand
+        return last.value
 
     def head(self) -> Head | None:
         first = self.body.block.first_op
@@ -232,6 +266,27 @@ class FusedOp(MlvmOp):
         return [env[last.value]]
 
     def lower(self, cg: Lowering) -> None:
+        root = self.kernel_root()
+        if root is None:
+            self._lower_body(cg)
+            return
+        n = prod(result_shape(self))
+        out = cg.ptr(self.result)
+        cg.stmt("\n#if MLVM_VECTOR_MATH")
+        self._root_apart = True
+        cg.guard = "MLVM_VECTOR_MATH"
+        try:
+            self._lower_body(cg)
+            cg.stmt(f"{root.kernel_name()}({n}, {out}, {out});\n#else")
+            self._root_apart = False
+            cg.guard = "!MLVM_VECTOR_MATH"
+            self._lower_body(cg)
+        finally:
+            self._root_apart = False
+            cg.guard = ""
+        cg.stmt("\n#endif")
+
+    def _lower_body(self, cg: Lowering) -> None:
         if self.head() is not None:
             self._lower_with_head(cg)
             return
@@ -243,7 +298,7 @@ class FusedOp(MlvmOp):
 
         def body(names: list[str]) -> tuple[list[str], str]:
             env: dict[SSAValue, str] = {args[k]: n for k, n in zip(used, names, strict=True)}
-            return self._chain(env, self.body_ops())
+            return self._chain(env, self._lowered_ops())
 
         elementwise_loop(cg, self.result, [self.inputs[k] for k in used], body,
                          restrict=not output_shared(cg, self))
@@ -264,9 +319,7 @@ class FusedOp(MlvmOp):
             expr = op.scalar_expr([names[v] for v in op.operands])  # type: ignore[attr-defined]
             e = elem(r)
             lines.append(f"const {e.compute} t{j} = {e.round(expr)};")
-        last = self.body.block.last_op
-        assert isinstance(last, FusedYieldOp)
-        return lines, names[last.value if value is None else value]
+        return lines, names[self._lowered_value() if value is None else value]
 
     def _lower_with_tail(self, cg: Lowering) -> None:
         """A chunk of whole rows of the tree's value at a time into the
@@ -338,7 +391,7 @@ class FusedOp(MlvmOp):
         absent), which the runtime's mlvm_epilogue_clamp_f32 computes (and
         the depthwise kernels in their registers)."""
         head = self.head()
-        ops = self.body_ops()[1:]
+        ops = self._lowered_ops()[1:]
         if head is None or not ops or elem(self.result).name != "f32":
             return None
         v = head.results[0]
@@ -365,7 +418,7 @@ class FusedOp(MlvmOp):
         in{k} one f32 value per column, then a ReLU (lo 0) or nothing (lo
         -inf), which the runtime's mlvm_epilogue_bias_f32 computes."""
         head = self.head()
-        ops = self.body_ops()[1:]
+        ops = self._lowered_ops()[1:]
         if not isinstance(head, MatmulOp) or not 1 <= len(ops) <= 2 or elem(self.result).name != "f32":
             return None
         add, v = ops[0], head.results[0]
@@ -395,7 +448,10 @@ class FusedOp(MlvmOp):
         """The epilogue function, its ctx and the lines declaring that ctx
         in the call's block: the runtime's clamp with its bounds, the
         runtime's bias with a local struct (the bias is an operand), or a
-        generated function with the operands."""
+        generated function with the operands; none where the kernel root
+        was the tree's one op."""
+        if len(self._lowered_ops()) == 1:
+            return "NULL", "NULL", []
         c = self.clamp()
         if c is not None:
             lo, hi, relu = c
@@ -511,7 +567,7 @@ class FusedOp(MlvmOp):
             f"{pad}const float h = row[j];",
             *loads,
         ]
-        lines += self._epilogue(pad, names, self.body_ops()[1:], "row[j]")
+        lines += self._epilogue(pad, names, self._lowered_ops()[1:], "row[j]")
         lines += ["        }", "    }", "}"]
         return "\n".join(lines)
 

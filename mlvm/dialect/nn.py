@@ -555,6 +555,9 @@ class GeluOp(UnaryOp):
 
     KERNEL_FASTER: ClassVar[bool] = True  # either form's vector kernel
 
+    def kernel_name(self) -> str:
+        return self.GELU_KERNELS[self.mode()]
+
     def scalar_expr(self, args: Sequence[str]) -> str:
         return self.C_EXPRS[self.mode()].format(*args)
 

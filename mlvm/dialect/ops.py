@@ -825,7 +825,8 @@ class UnaryOp(ElementwiseOp):
     # its scalar form in a loop the C compiler vectorises: the loop took
     # 1.12-1.36x the time (exp, sigmoid, erf, GELU in either form; AVX2 and
     # AVX-512, from C, against a bias add in a pass of its own and the
-    # kernel). tanh's scalar form is the faster one.
+    # kernel). tanh's scalar form is the faster one. mlvm.fused's kernel
+    # root.
     KERNEL_FASTER: ClassVar[bool] = False
 
     def verify_(self) -> None:
@@ -833,9 +834,14 @@ class UnaryOp(ElementwiseOp):
         self.expect_result(0, self.shape_of(self.operand, "operand"), e)
 
     def kernel_faster(self) -> bool:
-        """Whether this op runs faster alone, by its f32 kernel, than as the
-        last op of a fused loop or a GEMM epilogue (mlvm-fuse leaves it out)."""
+        """Whether its f32 kernel, where it runs a vector at a time
+        (MLVM_VECTOR_MATH), is faster than its scalar form as the last op
+        of a fused loop or epilogue: mlvm.fused then runs it after them."""
         return self.KERNEL_FASTER and self.elem_of(self.result, "result") == "f32"
+
+    def kernel_name(self) -> str:
+        """Its f32 array kernel: (n, a, out), out may equal a."""
+        return f"mlvm_{self.name.split('.')[1]}_f32"
 
     NP_FN: ClassVar[Callable[..., Any]]
 

@@ -6,11 +6,10 @@ group's output shape (so nothing is recomputed), and all its users are in
 the group (so its value is never needed in memory). Groups of two or more
 ops become one `mlvm.fused` op at the position of their last op; its
 operands are the values the group reads from outside, broadcast included.
-An f32 op whose own kernel beats its scalar form in a loop (exp, sigmoid,
-erf, GELU: `UnaryOp.kernel_faster`) starts no group: it runs alone
-after the group of what it reads (a matmul or conv2d epilogue included),
-unless a tail would end its group. A group ending in another op still
-takes it as a producer.
+A group may end in an op whose own kernel is faster than its scalar form
+in the loop (exp, sigmoid, erf, GELU: `UnaryOp.kernel_faster`):
+`mlvm.fused` then runs it by that kernel after the loop or epilogue where
+the C has the vector forms (its kernel root).
 
 A group whose value only an f32 reduction over its last axes reads (a
 dequantized feature map into a global average pool) takes that reduction
@@ -33,7 +32,7 @@ from mlvm.codegen.lowering import elem
 from mlvm.dialect.base import MlvmOp
 from mlvm.dialect.fused import FusedOp, FusedYieldOp, Head, conv_epilogue_strides, tail_fits
 from mlvm.dialect.nn import Conv2dOp
-from mlvm.dialect.ops import MatmulOp, ReduceOp, UnaryOp
+from mlvm.dialect.ops import MatmulOp, ReduceOp
 from mlvm.passes import defined_functions
 
 
@@ -188,8 +187,6 @@ class FusePass(ModulePass):
             # would read the head's whole output
             head = _head(group) if self.epilogues else None
             tail = _tail(group) if head is None else None
-            if tail is None and isinstance(op, UnaryOp) and op.kernel_faster():
-                continue  # alone, by its kernel; what it reads is fused without it
             taken.update(group)
             if head is not None:
                 taken.add(head)

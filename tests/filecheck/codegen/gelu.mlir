@@ -10,17 +10,25 @@
 // CHECK-NEXT: mlvm_add_f32(
 // CHECK-NEXT: mlvm_gelu_tanh_f32(32,
 
-// Ending a fused tree, gelu runs by its kernel after the matmul and its
-// bias epilogue (mlvm-fuse's kernel_faster rule); inside one, it is a
-// scalar expression in the matmul's epilogue loop.
+// Fused, gelu is a scalar expression in the matmul's epilogue loop; where
+// it ends the tree, the C with vector math (MLVM_VECTOR_MATH) runs it by
+// its kernel after the GEMM and its bias epilogue instead.
+// FUSE: const float t0 = (h + a2);
+// FUSE-NEXT: const float t1 = mlvm_gelu_tanh(t0);
+// FUSE-NEXT: row[j] = t1;
 // FUSE: const float t0 = (h + a2);
 // FUSE-NEXT: const float t1 = mlvm_gelu_tanh(t0);
 // FUSE-NEXT: const float t2 = (t1 * h);
 // FUSE-NEXT: row[j] = t2;
 // FUSE-LABEL: mlvm_status_t module_dense({{[^;]*$}}
+// FUSE: #if MLVM_VECTOR_MATH
 // FUSE: mlvm_matmul_epilogue_f32({{.*}}, mlvm_epilogue_bias_f32, &bias);
 // FUSE: mlvm_gelu_tanh_f32(32,
+// FUSE-NEXT: #else
+// FUSE: mlvm_matmul_epilogue_f32({{.*}}, ctx);
+// FUSE: #endif
 // FUSE-LABEL: mlvm_status_t module_dense_gated({{[^;]*$}}
+// FUSE-NOT: MLVM_VECTOR_MATH
 // FUSE: mlvm_matmul_epilogue_f32(
 // FUSE-NOT: mlvm_gelu_tanh_f32
 // FUSE: return MLVM_OK;

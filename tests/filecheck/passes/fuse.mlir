@@ -198,66 +198,73 @@ func.func @head_before_tail(%x: tensor<600x16xf32>, %w: tensor<16x8xf32>) -> ten
 }
 
 // -----
-// An op whose own kernel beats its scalar form in a loop (exp, sigmoid,
-// erf, GELU in either form) starts no group: at the end of a tree it runs
-// alone after the tree of what it reads (a matmul's epilogue included),
-// and so does one ending what is left (exp before sigmoid). tanh and f64
-// stay fused; such an op read inside a tree ending in another op (SiLU),
-// or ended by a reduction (a tail), fuses as before. Without epilogues
-// the rule holds the same.
+// A tree may end in an op whose own kernel beats its scalar form in a
+// loop (exp, sigmoid, erf, GELU in either form: the kernel root). It fuses
+// as any op; the C then holds two forms: where the runtime's array kernels
+// are vectors (MLVM_VECTOR_MATH) the loop or epilogue without it, then the
+// kernel over the output in place (a bias alone goes to the GEMM's tile
+// kernels), else the loop or epilogue with it; the statics each form
+// defines are under its condition. tanh, f64, an op inside a tree ending
+// in another (SiLU) and a tree ended by a reduction keep one form.
 // CHECK-LABEL: func.func @kernel_faster
-// CHECK-NEXT: %[[E:.*]] = "mlvm.fused"(%x, %w, %b) ({
+// CHECK-NEXT: %g = "mlvm.fused"(%x, %w, %b) ({
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: "mlvm.matmul"
 // CHECK-NEXT: "mlvm.add"
-// CHECK-NEXT: "mlvm.fused_yield"
-// CHECK: %g = "mlvm.gelu"(%[[E]]) : (tensor<4x8xf32>) -> tensor<4x8xf32>
-// CHECK-NEXT: %[[T:.*]] = "mlvm.fused"(%x, %w, %b) ({
-// CHECK: "mlvm.matmul"
-// CHECK-NEXT: "mlvm.add"
-// CHECK-NEXT: "mlvm.fused_yield"
-// CHECK: %t = "mlvm.gelu"(%[[T]]) <{approximate = "tanh"}>
-// CHECK: %[[TH:.*]] = "mlvm.fused"(%x, %b)
-// CHECK-NEXT: ^bb0
-// CHECK-NEXT: "mlvm.add"
-// CHECK-NEXT: "mlvm.tanh"
-// CHECK-NEXT: "mlvm.fused_yield"
-// CHECK: %[[N:.*]] = "mlvm.neg"(%x)
-// CHECK-NEXT: %e = "mlvm.exp"(%[[N]])
-// CHECK-NEXT: %s = "mlvm.sigmoid"(%e)
-// CHECK-NEXT: %[[N2:.*]] = "mlvm.neg"(%x)
-// CHECK-NEXT: %r = "mlvm.erf"(%[[N2]])
-// CHECK-NEXT: "mlvm.fused"(%d)
-// CHECK-NEXT: ^bb0
-// CHECK-NEXT: "mlvm.neg"
-// CHECK-NEXT: "mlvm.exp"
-// CHECK-NEXT: "mlvm.fused_yield"
-// CHECK-NEXT: }) : (tensor<4x8xf64>) -> tensor<4x8xf64>
-// CHECK-NEXT: "mlvm.fused"(%x)
-// CHECK-NEXT: ^bb0
-// CHECK-NEXT: "mlvm.sigmoid"
-// CHECK-NEXT: "mlvm.mul"
-// CHECK-NEXT: "mlvm.fused_yield"
-// CHECK-NEXT: }) : (tensor<4x8xf32>) -> tensor<4x8xf32>
-// CHECK-NEXT: "mlvm.fused"(%y)
-// CHECK-NEXT: ^bb0
-// CHECK-NEXT: "mlvm.neg"
-// CHECK-NEXT: "mlvm.exp"
-// CHECK-NEXT: "mlvm.reduce"
+// CHECK-NEXT: "mlvm.gelu"
 // CHECK-NEXT: "mlvm.fused_yield"
 // NOEPI-LABEL: func.func @kernel_faster
 // NOEPI: %m = "mlvm.matmul"
-// NOEPI-NEXT: %0 = "mlvm.add"(%m, %b)
-// NOEPI-NEXT: %g = "mlvm.gelu"(%0)
-// NOEPI: %m2 = "mlvm.matmul"
-// NOEPI-NEXT: %1 = "mlvm.add"(%m2, %b)
-// NOEPI-NEXT: %t = "mlvm.gelu"(%1) <{approximate = "tanh"}>
-// The lone gelus are their kernels' calls, after the GEMMs with their bias.
-// C-LABEL: mlvm_status_t module_kernel_faster(
-// C: mlvm_matmul_epilogue_f32(
-// C: mlvm_gelu_erf_f32(32,
-// C: mlvm_matmul_epilogue_f32(
-// C: mlvm_gelu_tanh_f32(32,
+// NOEPI-NEXT: %g = "mlvm.fused"(%m, %b)
+// NOEPI-NEXT: ^bb0
+// NOEPI-NEXT: "mlvm.add"
+// NOEPI-NEXT: "mlvm.gelu"
+// C: #if MLVM_VECTOR_MATH
+// C-NEXT: static const mlvm_matmul_t [[MV:module__s[0-9]+]] =
+// C-NEXT: #endif
+// C-NEXT: #if !MLVM_VECTOR_MATH
+// C-NEXT: static const mlvm_matmul_t [[MS:module__s[0-9]+]] =
+// C-NEXT: #endif
+// C-NEXT: #if !MLVM_VECTOR_MATH
+// C-NEXT: static void [[EPI:module__s[0-9]+]](const void *ctx,
+// C: const float t1 = mlvm_gelu_erf(t0);
+// C-LABEL: mlvm_status_t module_kernel_faster({{[^;]*$}}
+// C: #if MLVM_VECTOR_MATH
+// C: mlvm_matmul_epilogue_f32(&[[MV]], in0, in1, out, mlvm_epilogue_bias_f32, &bias);
+// C-NEXT: }
+// C-NEXT: mlvm_gelu_erf_f32(32, out0, out0);
+// C-NEXT: #else
+// C: mlvm_matmul_epilogue_f32(&[[MS]], in0, in1, out, [[EPI]], ctx);
+// C-NEXT: }
+// C: #endif
+// C: #if MLVM_VECTOR_MATH
+// C: mlvm_gelu_tanh_f32(32, out1, out1);
+// C-NEXT: #else
+// C: #endif
+// The tanh: one loop.
+// C: {
+// C: const float t1 = mlvm_tanhf(t0);
+// C: }
+// A chain: the exp stays in the loop, the sigmoid ends it.
+// C: #if MLVM_VECTOR_MATH
+// C: const float t1 = mlvm_expf(t0);
+// C-NEXT: out[i0] = t1;
+// C: mlvm_sigmoid_f32(32, out2, out2);
+// C-NEXT: #else
+// C: const float t2 = mlvm_sigmoidf(t1);
+// C: #endif
+// C: #if MLVM_VECTOR_MATH
+// C: mlvm_erf_f32(32, out3, out3);
+// C: #endif
+// f64, SiLU, the tail: one form each.
+// C-NOT: MLVM_VECTOR_MATH
+// C: const double t1 = exp(t0);
+// C-NOT: MLVM_VECTOR_MATH
+// C: const float t1 = (a0 * t0);
+// C-NOT: MLVM_VECTOR_MATH
+// C: mlvm_row_sum_f32
+// C-NOT: MLVM_VECTOR_MATH
+// C: return MLVM_OK;
 func.func @kernel_faster(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: tensor<8xf32>, %d: tensor<4x8xf64>, %y: tensor<600x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf64>, tensor<4x8xf32>, tensor<600x1xf32>, tensor<4x8xf32>) {
   %m = "mlvm.matmul"(%x, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
   %0 = "mlvm.add"(%m, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>

@@ -17,6 +17,19 @@
 
 /* a * b + c: one fused operation where the target has it in hardware (and
  * the compiler turns fmaf into an instruction), two roundings elsewhere. */
+/* 1 where the array kernels of exp, sigmoid, tanh, erf and gelu run a
+ * vector at a time (src/kernels/vexp.h: AVX-512, or AVX2 with FMA, unless
+ * MLVM_PORTABLE_KERNELS), else 0. They are then faster than a fused loop's
+ * vectorisation of the scalar functions below, and generated code whose
+ * fused loop or epilogue ends in one of them runs it by its kernel after
+ * the loop (mlvm.fused's kernel root); the same bits either way. */
+#if (defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))) \
+    && !defined(MLVM_PORTABLE_KERNELS)
+#define MLVM_VECTOR_MATH 1
+#else
+#define MLVM_VECTOR_MATH 0
+#endif
+
 #if defined(__FMA__) || defined(__ARM_FEATURE_FMA) || defined(__FP_FAST_FMAF)
 #define MLVM_FMA(a, b, c) fmaf((a), (b), (c))
 #else

@@ -139,6 +139,11 @@ static inline mlvm_vf vf_scale_normal(mlvm_vf p, mlvm_vf t)
 }
 #endif
 
+/* generated code picks its loops by mlvm/vmath.h's MLVM_VECTOR_MATH */
+#if defined(MLVM_HAVE_VEXP) != MLVM_VECTOR_MATH
+#error "MLVM_VECTOR_MATH (mlvm/vmath.h) disagrees with vexp.h's paths"
+#endif
+
 #ifdef MLVM_HAVE_VEXP
 /* x log2e + 1.5 2^23, mlvm_expf's rounding of k (k = t - 1.5 2^23) */
 static inline mlvm_vf vf_exp_round(mlvm_vf x)

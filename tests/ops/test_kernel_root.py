@@ -1,0 +1,112 @@
+"""mlvm.fused's kernel root: a fused loop or epilogue ending in exp,
+sigmoid, erf or GELU is written twice in the C, the op by its array kernel
+after the rest where the runtime has the vector forms (MLVM_VECTOR_MATH),
+else inside the loop. Both forms are built here (the host's flags, and
+MLVM_PORTABLE_KERNELS, which turns the vector forms off) and give the
+unfused module's bits, and the reference's values within the kernels'
+bounds (random shapes with 1 and odd primes, broadcasting, NaN and inf)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mlvm
+from mlvm import reference
+from mlvm.codegen.cc import DEFAULT_CFLAGS, compiler
+from mlvm.pipeline import CompileOptions, compile_to_c, parse_file
+
+PORTABLE = " ".join([*DEFAULT_CFLAGS, "-DMLVM_PORTABLE_KERNELS"])
+
+
+def _t(*shape: int) -> str:
+    return f"tensor<{'x'.join(map(str, shape))}xf32>"
+
+
+def _module(m: int, k: int, n: int, c: int, hw: int) -> str:
+    """Functions whose fused trees end in a kernel root: after a matmul
+    (with a bias, with a ReLU, alone), after a conv2d, in plain loops (a
+    chain, a broadcast operand, in place)."""
+    mm, bias, x, w = _t(m, n), _t(n), _t(m, k), _t(k, n)
+    img, cw, ob = _t(2, c, hw, hw), _t(3, c, 3, 3), _t(3)
+    out = _t(2, 3, hw, hw)
+    return f"""
+func.func @dense_gelu(%x: {x}, %w: {w}, %b: {bias}) -> ({mm}, {mm}) {{
+  %m = "mlvm.matmul"(%x, %w) : ({x}, {w}) -> {mm}
+  %a = "mlvm.add"(%m, %b) : ({mm}, {bias}) -> {mm}
+  %g = "mlvm.gelu"(%a) : ({mm}) -> {mm}
+  %m2 = "mlvm.matmul"(%x, %w) : ({x}, {w}) -> {mm}
+  %a2 = "mlvm.add"(%m2, %b) : ({mm}, {bias}) -> {mm}
+  %t = "mlvm.gelu"(%a2) <{{approximate = "tanh"}}> : ({mm}) -> {mm}
+  func.return %g, %t : {mm}, {mm}
+}}
+func.func @dense_relu_exp(%x: {x}, %w: {w}) -> ({mm}, {mm}) {{
+  %m = "mlvm.matmul"(%x, %w) : ({x}, {w}) -> {mm}
+  %r = "mlvm.relu"(%m) : ({mm}) -> {mm}
+  %e = "mlvm.exp"(%r) : ({mm}) -> {mm}
+  %m2 = "mlvm.matmul"(%x, %w) : ({x}, {w}) -> {mm}
+  %s = "mlvm.sigmoid"(%m2) : ({mm}) -> {mm}
+  func.return %e, %s : {mm}, {mm}
+}}
+func.func @conv_sigmoid(%x: {img}, %w: {cw}, %b: {ob}) -> {out} {{
+  %c = "mlvm.conv2d"(%x, %w, %b) <{{strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64}}> : ({img}, {cw}, {ob}) -> {out}
+  %s = "mlvm.sigmoid"(%c) : ({out}) -> {out}
+  func.return %s : {out}
+}}
+func.func @loops(%x: {mm}, %y: {mm}, %b: {bias}) -> ({mm}, {mm}, {mm}) {{
+  %n = "mlvm.neg"(%x) : ({mm}) -> {mm}
+  %e = "mlvm.exp"(%n) : ({mm}) -> {mm}
+  %s = "mlvm.sigmoid"(%e) : ({mm}) -> {mm}
+  %a = "mlvm.sub"(%x, %b) : ({mm}, {bias}) -> {mm}
+  %r = "mlvm.erf"(%a) : ({mm}) -> {mm}
+  %d = "mlvm.mul"(%y, %y) : ({mm}, {mm}) -> {mm}
+  %g = "mlvm.gelu"(%d) : ({mm}) -> {mm}
+  func.return %s, %r, %g : {mm}, {mm}, {mm}
+}}
+"""
+
+
+SHAPES = [(1, 1, 1, 1, 1), (7, 13, 31, 2, 5), (64, 32, 96, 3, 9), (3, 5, 17, 1, 4)]
+
+
+def _inputs(g: np.random.Generator, shapes: list[tuple[int, ...]]) -> list[np.ndarray]:
+    xs = [(g.standard_normal(s) * 3).astype(np.float32) for s in shapes]
+    flat = xs[0].reshape(-1)
+    edge = np.array([np.nan, np.inf, -np.inf, -0.0, 100.0, -100.0], np.float32)
+    flat[: min(flat.size, edge.size)] = edge[: flat.size]
+    return xs
+
+
+@pytest.mark.parametrize("case", range(len(SHAPES)))
+def test_both_forms_give_the_unfused_bits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          case: int) -> None:
+    path = tmp_path / "m.mlir"
+    path.write_text(_module(*SHAPES[case]))
+    module, source = parse_file(path)
+    c_text, h_text = compile_to_c(module, tmp_path / "m.c", {}, source, CompileOptions())
+    (tmp_path / "m.c").write_text(c_text)
+    (tmp_path / "m.h").write_text(h_text)
+    assert c_text.count("#if MLVM_VECTOR_MATH\n") >= 8, c_text  # every tree's two forms
+    include = Path(mlvm.__file__).parent / "runtime_c" / "include"
+    for extra in ([], ["-DMLVM_PORTABLE_KERNELS"]):  # neither form leaves a static unused
+        subprocess.run([compiler(), *DEFAULT_CFLAGS, *extra, "-Wall", "-Wextra", "-Werror", "-pedantic",
+                        "-I", str(include), "-I", str(tmp_path), "-c", str(tmp_path / "m.c"),
+                        "-o", str(tmp_path / "m.o")], check=True)
+    g = np.random.default_rng(case)
+    for flags in (None, PORTABLE):
+        if flags is not None:
+            monkeypatch.setenv("MLVM_CFLAGS", flags)
+        fused = mlvm.compile(path)
+        unfused = mlvm.compile(path, options=CompileOptions(fuse=False))
+        for name, info in fused.functions.items():
+            xs = _inputs(g, [t.shape for t in info.inputs])
+            got, want = getattr(fused, name)(*xs), getattr(unfused, name)(*xs)
+            got = got if isinstance(got, tuple) else (got,)
+            want = want if isinstance(want, tuple) else (want,)
+            exact = reference.run(parse_file(path)[0], name, xs)
+            for a, b, r in zip(got, want, exact, strict=True):
+                np.testing.assert_array_equal(a.view(np.uint32), b.view(np.uint32), err_msg=name)
+                np.testing.assert_allclose(a, r, rtol=1e-4, atol=1e-5, err_msg=name)  # exp of a sum: its error grown

@@ -540,6 +540,7 @@ class GeluOp(UnaryOp):
     GELU_KERNELS: ClassVar[dict[str, str]] = {"tanh": "mlvm_gelu_tanh_f32", "none": "mlvm_gelu_erf_f32"}
 
     ELEMS: ClassVar[tuple[str, ...]] = ("f32",)
+    KERNEL_FASTER: ClassVar[bool] = True  # either form's vector kernel
 
     def mode(self) -> str:
         m = _str(self, "approximate", "none")
@@ -552,8 +553,6 @@ class GeluOp(UnaryOp):
     def verify_(self) -> None:
         super().verify_()
         self.mode()
-
-    KERNEL_FASTER: ClassVar[bool] = True  # either form's vector kernel
 
     def kernel_name(self) -> str:
         return self.GELU_KERNELS[self.mode()]

@@ -183,11 +183,11 @@ class FusePass(ModulePass):
                 continue
             assert isinstance(op, MlvmOp)
             group = _group(op, taken, order)
+            taken.update(group)
             # a head first: its epilogue stores nothing, where a tail
             # would read the head's whole output
             head = _head(group) if self.epilogues else None
             tail = _tail(group) if head is None else None
-            taken.update(group)
             if head is not None:
                 taken.add(head)
             if len(group) + (head is not None) + (tail is not None) >= 2:

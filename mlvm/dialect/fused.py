@@ -272,6 +272,9 @@ class FusedOp(MlvmOp):
             return
         n = prod(result_shape(self))
         out = cg.ptr(self.result)
+        # the module's own choices (taps_convs reads every fused conv's
+        # clamp) are made on whole trees, before this one is seen in part
+        cg.own_loops(), cg.taps_convs(), cg.narrow_rows()
         cg.stmt("\n#if MLVM_VECTOR_MATH")
         self._root_apart = True
         cg.guard = "MLVM_VECTOR_MATH"

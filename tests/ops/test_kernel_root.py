@@ -116,3 +116,26 @@ def test_both_forms_give_the_unfused_bits(tmp_path: Path, monkeypatch: pytest.Mo
             for a, b, r in zip(got, want, exact, strict=True):
                 np.testing.assert_array_equal(a.view(np.uint32), b.view(np.uint32), err_msg=name)
                 np.testing.assert_allclose(a, r, rtol=1e-4, atol=1e-5, err_msg=name)  # exp of a sum: its error grown
+
+
+def test_module_choices_see_whole_trees(tmp_path: Path) -> None:
+    """The module-wide rule for convolutions as loop nests of their own
+    (nn.taps_convs, which reads each fused conv's clamp) decides on whole
+    trees whichever function comes first: a conv + ReLU + sigmoid's full
+    form has a generated epilogue, so no conv of the module takes them."""
+    conv = ('  %0 = "mlvm.conv2d"(%x, %w, %b) <{strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>}> '
+            ": (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<1x8x4x4xf32>\n"
+            '  %1 = "mlvm.relu"(%0) : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>\n')
+    sig = '  %2 = "mlvm.sigmoid"(%1) : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>\n'
+    head = ("(%x: tensor<1x3x8x8xf32>, %w: tensor<8x3x3x3xf32>, %b: tensor<8xf32>) "
+            "-> tensor<1x8x4x4xf32> {\n")
+    root = f"func.func @root{head}{conv}{sig}  func.return %2 : tensor<1x8x4x4xf32>\n}}\n"
+    relu = f"func.func @relu{head}{conv}  func.return %1 : tensor<1x8x4x4xf32>\n}}\n"
+    texts = []
+    for k, order in enumerate((root + relu, relu + root)):
+        path = tmp_path / f"m{k}.mlir"
+        path.write_text(order)
+        module, source = parse_file(path)
+        texts.append(compile_to_c(module, tmp_path / f"m{k}.c", {}, source,
+                                  CompileOptions(workspaces=False))[0])
+    assert [t.count("MLVM_SCALAR_CORE") for t in texts] == [0, 0]

@@ -15,8 +15,6 @@
 #include <stdint.h>
 #include <string.h>
 
-/* a * b + c: one fused operation where the target has it in hardware (and
- * the compiler turns fmaf into an instruction), two roundings elsewhere. */
 /* 1 where the array kernels of exp, sigmoid, tanh, erf and gelu run a
  * vector at a time (src/kernels/vexp.h: AVX-512, or AVX2 with FMA, unless
  * MLVM_PORTABLE_KERNELS), else 0. They are then faster than a fused loop's
@@ -30,6 +28,8 @@
 #define MLVM_VECTOR_MATH 0
 #endif
 
+/* a * b + c: one fused operation where the target has it in hardware (and
+ * the compiler turns fmaf into an instruction), two roundings elsewhere. */
 #if defined(__FMA__) || defined(__ARM_FEATURE_FMA) || defined(__FP_FAST_FMAF)
 #define MLVM_FMA(a, b, c) fmaf((a), (b), (c))
 #else

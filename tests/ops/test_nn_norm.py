@@ -253,7 +253,9 @@ for mode in ("tanh", "none", None):
 
 
 # gelu between elementwise neighbours, and after a matmul with a bias (the
-# default pipeline fuses these into one loop / a matmul epilogue).
+# default pipeline fuses these into one loop / a matmul epilogue; a gelu
+# ending one runs by its vector kernel after it where the C has vector
+# math, mlvm.fused's kernel root).
 def add_gelu_chain(m: int, k: int, n: int, mode: str, g: np.random.Generator) -> None:
     a, w = f32_data(g, (m, k), -1, 1), f32_data(g, (k, n), -1, 1)
     b, c = f32_data(g, (n,)), f32_data(g, (m, n))

@@ -144,10 +144,10 @@ class FusedOp(MlvmOp):
 
     def kernel_root(self) -> UnaryOp | None:
         """The body's last op when its kernel is faster than its scalar
-        form in the loop (UnaryOp.kernel_faster), no tail follows and it
-        reads the body's own value."""
+        form in the loop (UnaryOp.kernel_faster) and it reads the body's
+        own value (with a tail, the last op is the reduction)."""
         ops = self.body_ops()
-        if self.tail() is not None or len(ops) < 2:
+        if len(ops) < 2:
             return None
         root = ops[-1]
         if not isinstance(root, UnaryOp) or not root.kernel_faster():
@@ -163,9 +163,8 @@ class FusedOp(MlvmOp):
     def _lowered_value(self) -> SSAValue:
         last = self.body.block.last_op
         assert isinstance(last, FusedYieldOp)
-        root = self.kernel_root()
-        if getattr(self, "_root_apart", False) and root is not None:
-            return root.operand
+        if getattr(self, "_root_apart", False):  # the kernel root's operand
+            return self.body_ops()[-1].operands[0]
         return last.value
 
     def head(self) -> Head | None:
@@ -272,9 +271,6 @@ class FusedOp(MlvmOp):
             return
         n = prod(result_shape(self))
         out = cg.ptr(self.result)
-        # the module's own choices (taps_convs reads every fused conv's
-        # clamp) are made on whole trees, before this one is seen in part
-        cg.own_loops(), cg.taps_convs(), cg.narrow_rows()
         cg.stmt("\n#if MLVM_VECTOR_MATH")
         self._root_apart = True
         cg.guard = "MLVM_VECTOR_MATH"
@@ -392,9 +388,17 @@ class FusedOp(MlvmOp):
         """(lo, hi, relu) when the head's epilogue is an activation alone:
         relu, or max with a constant then min with one (Clip; either may be
         absent), which the runtime's mlvm_epilogue_clamp_f32 computes (and
-        the depthwise kernels in their registers)."""
+        the depthwise kernels in their registers). Of the whole tree, what
+        module-wide rules read (nn.taps_convs), whichever form is being
+        written."""
+        return self._clamp_of(self.body_ops()[1:])
+
+    def _lowered_clamp(self) -> tuple[float, float, bool] | None:
+        """clamp() of the epilogue being written (without a kernel root)."""
+        return self._clamp_of(self._lowered_ops()[1:])
+
+    def _clamp_of(self, ops: Sequence[MlvmOp]) -> tuple[float, float, bool] | None:
         head = self.head()
-        ops = self._lowered_ops()[1:]
         if head is None or not ops or elem(self.result).name != "f32":
             return None
         v = head.results[0]
@@ -455,7 +459,7 @@ class FusedOp(MlvmOp):
         was the tree's one op."""
         if len(self._lowered_ops()) == 1:
             return "NULL", "NULL", []
-        c = self.clamp()
+        c = self._lowered_clamp()
         if c is not None:
             lo, hi, relu = c
             return "mlvm_epilogue_clamp_f32", cg.const_struct(
@@ -497,7 +501,7 @@ class FusedOp(MlvmOp):
         call = conv2d_taps_call(cg, head, args,
                                 conv2d_call(d, head.layout(), args, cg.workspace(self), epilogue, ctx,
                                             cg.own_loops()),
-                                self.clamp(), epilogue, ctx)
+                                self._lowered_clamp(), epilogue, ctx)
         self._call_with_epilogue(cg, call, decl, ctx == "ctx")
 
     def _call_with_epilogue(self, cg: Lowering, call: str, decl: list[str], with_ctx: bool) -> None:

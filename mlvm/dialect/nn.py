@@ -568,7 +568,7 @@ class GeluOp(UnaryOp):
 
     def lower(self, cg: Lowering) -> None:
         n = prod(result_shape(self))
-        cg.stmt(f"{self.GELU_KERNELS[self.mode()]}({n}, {cg.ptr(self.operand)}, {cg.ptr(self.result)});")
+        cg.stmt(f"{self.kernel_name()}({n}, {cg.ptr(self.operand)}, {cg.ptr(self.result)});")
 
 
 # --------------------------------------------------------------------------

@@ -853,9 +853,8 @@ class UnaryOp(ElementwiseOp):
     def kernel_call(self, cg: Lowering) -> bool:
         if self.elem_of(self.operand, "operand") not in self.KERNELS:
             return False
-        kernel = self.name.split(".")[1]
         n = prod(result_shape(self))
-        cg.stmt(f"mlvm_{kernel}_f32({n}, {cg.ptr(self.operand)}, {cg.ptr(self.result)});")
+        cg.stmt(f"{self.kernel_name()}({n}, {cg.ptr(self.operand)}, {cg.ptr(self.result)});")
         return True
 
 

@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# No wheel cache: a clean machine's disk may be small, and each install is once.
+PIP    := $(BIN)/pip --no-cache-dir
 SYSSTAMP := $(VENV)/.sysdeps
 # Debian packages the tests need, as command:package pairs: a second C
 # compiler for the -Werror checks, valgrind, the Cortex-M toolchain and the
@@ -19,8 +21,8 @@ all: test
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test]'
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -e '.[test]'
 	touch $@
 
 venv: $(STAMP)
@@ -47,7 +49,7 @@ test: $(STAMP) $(SYSSTAMP)
 BENCHSTAMP := $(VENV)/.bench-installed
 
 $(BENCHSTAMP): $(STAMP) pyproject.toml
-	$(BIN)/pip install -q -e '.[test,bench]'
+	$(PIP) install -q -e '.[test,bench]'
 	touch $@
 
 bench: $(BENCHSTAMP) $(SYSSTAMP)

@@ -8,6 +8,7 @@ bounds (random shapes with 1 and odd primes, broadcasting, NaN and inf)."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -95,7 +96,10 @@ def test_both_forms_give_the_unfused_bits(tmp_path: Path, monkeypatch: pytest.Mo
     c_text, h_text = compile_to_c(module, tmp_path / "m.c", {}, source, CompileOptions())
     (tmp_path / "m.c").write_text(c_text)
     (tmp_path / "m.h").write_text(h_text)
-    assert c_text.count("#if MLVM_VECTOR_MATH\n") >= 9, c_text  # every tree's two forms
+    # every tree's two forms (the statics' guards are such lines too), its root by the kernel in one
+    assert c_text.count("#if MLVM_VECTOR_MATH\n") >= 9, c_text
+    roots = re.findall(r"mlvm_(?:exp|sigmoid|erf|gelu_erf|gelu_tanh)_f32\(", c_text)
+    assert len(roots) == 9, roots
     include = Path(mlvm.__file__).parent / "runtime_c" / "include"
     for extra in ([], ["-DMLVM_PORTABLE_KERNELS"]):  # neither form leaves a static unused
         subprocess.run([compiler(), *DEFAULT_CFLAGS, *extra, "-Wall", "-Wextra", "-Werror", "-pedantic",
@@ -139,3 +143,28 @@ def test_module_choices_see_whole_trees(tmp_path: Path) -> None:
         texts.append(compile_to_c(module, tmp_path / f"m{k}.c", {}, source,
                                   CompileOptions(workspaces=False))[0])
     assert [t.count("MLVM_SCALAR_CORE") for t in texts] == [0, 0]
+
+
+def test_f64_trees_stay_whole(tmp_path: Path) -> None:
+    """The array kernels are f32: f64 trees ending in exp, sigmoid or erf
+    keep the op in the loop, in one form, and give the reference's values."""
+    t = "tensor<7x5xf64>"
+    path = tmp_path / "m.mlir"
+    path.write_text(f"""
+func.func @f(%x: {t}, %b: tensor<5xf64>) -> ({t}, {t}, {t}) {{
+  %a = "mlvm.add"(%x, %b) : ({t}, tensor<5xf64>) -> {t}
+  %r = "mlvm.erf"(%a) : ({t}) -> {t}
+  %n = "mlvm.neg"(%x) : ({t}) -> {t}
+  %e = "mlvm.exp"(%n) : ({t}) -> {t}
+  %m = "mlvm.mul"(%x, %x) : ({t}, {t}) -> {t}
+  %s = "mlvm.sigmoid"(%m) : ({t}) -> {t}
+  func.return %r, %e, %s : {t}, {t}, {t}
+}}
+""")
+    module, source = parse_file(path)
+    c_text = compile_to_c(module, tmp_path / "m.c", {}, source, CompileOptions())[0]
+    assert "MLVM_VECTOR_MATH" not in c_text and "_f32(" not in c_text, c_text
+    g = np.random.default_rng(7)
+    xs = [g.standard_normal((7, 5)) * 3, g.standard_normal(5)]
+    for got, want in zip(mlvm.compile(path).f(*xs), reference.run(module, "f", xs), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)

@@ -396,6 +396,13 @@ MLVM_INLINE void kern_avx2(const mm_ctx_t *x, int mr, int full, int wide, int pf
     for (r = 0; r < mr; ++r) {
         c0[r] = _mm256_setzero_ps();
         c1[r] = _mm256_setzero_ps();
+        /* The partial sums this tile adds to were stored a column block
+         * ago (past L2 in a large product): fetched now, they are in L1
+         * by the end (a 1024^3 product 0.9x the time on a Zen 3 core). */
+        if (x->accumulate) {
+            _mm_prefetch((const char *)(c + r * x->c_rs), _MM_HINT_T0);
+            _mm_prefetch((const char *)(c + r * x->c_rs + MLVM_MM_NR - 1), _MM_HINT_T0);
+        }
     }
     for (kk = 0; kk < x->kc; ++kk) {
         const float *bk = off != NULL ? b + off[kk] : b + kk * b_rs;
@@ -1100,18 +1107,11 @@ static void row_times_matrix(const mlvm_gemm_t *g)
 #endif
 
 /* The rows of the next tile, `rest` rows left in the block: whole tiles,
- * but with AVX2 the last 7 to 9 rows as two tiles of about half where a
- * is not in panels (whose tiles must not cross one): 8 rows as 4 + 4, not
- * 6 + 2, whose 2-row tile's four sums wait on the FMA's latency (Linear
- * layers and MLPs at batch 8). */
-static int tile_rows(mlvm_index_t rest, int panels)
+ * then the rest. With AVX2, 8 rows as two tiles of 4 (against 6 + 2, whose
+ * 2-row tile waits on the FMA's latency) took 1.2-1.5x the time on a Zen 3
+ * core, the weights in L2 or past it. */
+static int tile_rows(mlvm_index_t rest)
 {
-#if defined(MLVM_MM_AVX2)
-    if (!panels && rest > MLVM_MM_MR && rest <= MLVM_MM_MR + MLVM_MM_MR / 2)
-        return (int)(rest + 1) / 2;
-#else
-    (void)panels;
-#endif
     return (int)(rest < MLVM_MM_MR ? rest : MLVM_MM_MR);
 }
 
@@ -1258,7 +1258,7 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
                 x.pf = 0;
 #endif
                 for (ir = ic; ir < ic + mc; ir += mr) {
-                    mr = tile_rows(ic + mc - ir, !by_off && g->a_panel != 0);
+                    mr = tile_rows(ic + mc - ir);
 #if defined(MLVM_MM_AVX2)
                     /* Constant weights in panels past L2 stream from memory
                      * (a Linear layer's 4 MB): the block's last tile, reading

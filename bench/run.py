@@ -174,6 +174,14 @@ def core_unavailable(runner: str) -> str | None:
     return None
 
 
+def no_avx512() -> bool:
+    """Whether this is an x86-64 host without AVX-512 (its default build
+    takes the AVX2 kernels, or the portable ones)."""
+    from mlvm.codegen.cc import host_cpu_flags
+
+    return platform.machine() in ("x86_64", "AMD64") and "avx512f" not in host_cpu_flags()
+
+
 # --------------------------------------------------------------------------
 # Models: mlvm source (MLIR text and parameters, or the ONNX graph),
 # inputs, numpy implementation, ONNX graph
@@ -943,7 +951,8 @@ def main() -> int:
     ap.add_argument("--no-readme", action="store_true", help="do not rewrite bench/README.md")
     ap.add_argument("--section", metavar="NAME", default="",
                     help="write the table between bench/README.md's <!-- bench-NAME:begin/end --> "
-                         "markers and the results as NAME-<date>.json (make bench-avx2: avx2)")
+                         "markers and the results as NAME-<date>.json (make bench-avx2: avx2; "
+                         "by default avx2-host on an x86-64 host without AVX-512, else none)")
     ap.add_argument("--keep-build", action="store_true",
                     help="keep the generated C and the harnesses (for perf) instead of deleting "
                          "them at the end")
@@ -954,6 +963,11 @@ def main() -> int:
         args.min_batch = min(args.min_batch, 0.002)
     if args.numpy_child:
         return numpy_child(args)
+    target = f"make bench{'-' + args.section if args.section else ''}"
+    if not args.section and not os.environ.get("MLVM_CFLAGS") and no_avx512():
+        # make bench where the kernels' path is AVX2: a table of its own, so
+        # that an AVX-512 host's stays beside it
+        args.section = "avx2-host"
 
     import onnxruntime as ort
 
@@ -1019,7 +1033,7 @@ def main() -> int:
     info["pinned"] = pinned
     info["mlvm_kernel_path"] = kernel
     stamp = datetime.datetime.now().strftime("%Y-%m-%d")
-    command = (f"make bench{'-' + args.section if args.section else ''}"
+    command = (target
                if not args.quick and not args.models
                else "python bench/run.py" + (" --quick" if args.quick else "")
                + (f" --models '{args.models}'" if args.models else ""))

@@ -1150,7 +1150,7 @@ int main(void)
     check_matmul_as(1, 34, 5, 0, 0, 32); /* 2 columns in the last panel: one by one */
     check_matmul_as(1, 39, 5, 0, 0, 32); /* 7: a block of four, then one by one */
     /* panels past MLVM_MM_SLAB_KN, whose AVX2 tiles prefetch the next
-     * sliver: 4 + 4 rows, 6 + 4 + 3, a ragged last panel */
+     * sliver: 6 + 2 rows, 6 + 6 + 1, a ragged last panel */
     check_matmul_as(8, 530, 520, 0, 0, 32);
     check_matmul_as(13, 600, 450, 1, 0, 32);
     if (BIG) {

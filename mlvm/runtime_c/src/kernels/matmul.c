@@ -396,12 +396,14 @@ MLVM_INLINE void kern_avx2(const mm_ctx_t *x, int mr, int full, int wide, int pf
     for (r = 0; r < mr; ++r) {
         c0[r] = _mm256_setzero_ps();
         c1[r] = _mm256_setzero_ps();
-        /* The partial sums this tile adds to were stored a column block
-         * ago (past L2 in a large product): fetched now, they are in L1
-         * by the end (a 1024^3 product 0.9x the time on a Zen 3 core). */
+        /* The partial sums this tile adds to were stored a slice ago, the
+         * whole column block since (past L2 in a large product): fetched
+         * now, they are in L1 by the end (a 1024^3 product 0.9x the time
+         * on a Zen 3 core). Its first and last columns' lines. */
         if (x->accumulate) {
             _mm_prefetch((const char *)(c + r * x->c_rs), _MM_HINT_T0);
-            _mm_prefetch((const char *)(c + r * x->c_rs + MLVM_MM_NR - 1), _MM_HINT_T0);
+            _mm_prefetch((const char *)(c + r * x->c_rs + (full ? MLVM_MM_NR - 1 : wide ? 8 : 0)),
+                         _MM_HINT_T0);
         }
     }
     for (kk = 0; kk < x->kc; ++kk) {

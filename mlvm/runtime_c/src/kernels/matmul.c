@@ -23,7 +23,8 @@
  *     fewer (a small feature map's last columns: no multiply-adds on lanes
  *     that are all masked);
  *   - AVX2 + FMA: 6 x 16 (12 ymm accumulators), 6 x 8 for 8 columns or fewer;
- *     constant weights in panels past L2 are prefetched a sliver ahead;
+ *     constant weights in panels past L2 are prefetched a sliver ahead, and
+ *     the partial sums of an earlier slice as a tile starts;
  *   - portable C99: MR x NR accumulators in an array, which gcc and clang
  *     vectorise when b is contiguous;
  *   - scalar C99 for cores without vectors (Cortex-M): a 4 x 4 tile in

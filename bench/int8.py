@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT / "tests" / "frontend" / "onnx"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import mlvm  # noqa: E402
+from mlvm.frontend.onnx.ort_int8 import onnxruntime_saturates  # noqa: E402
 import onnx_models  # noqa: E402
 from onnxruntime.quantization import QuantFormat, QuantType, quantize_static  # noqa: E402
 from onnxruntime.quantization.shape_inference import quant_pre_process  # noqa: E402
@@ -46,8 +47,9 @@ from test_qdq import Calibration, cnn  # noqa: E402
 
 def quantized(f32: Path, activations: QuantType = QuantType.QUInt8) -> Path:
     """f32 quantized by onnxruntime's static quantizer beside it: QDQ,
-    per-channel s8 weights, `activations` (u8 unless asked: s8 is
-    quantize_static's default), 8 seeded calibration inputs."""
+    per-channel s8 weights (7-bit where onnxruntime's own products would
+    saturate, mlvm.frontend.onnx.ort_int8), `activations` (u8 unless asked:
+    s8 is quantize_static's default), 8 seeded calibration inputs."""
     model = onnx.load(f32)
     inp = model.graph.input[0]
     shape = tuple(d.dim_value for d in inp.type.tensor_type.shape.dim)
@@ -55,7 +57,8 @@ def quantized(f32: Path, activations: QuantType = QuantType.QUInt8) -> Path:
     pre, out = f32.with_suffix(".pre.onnx"), f32.with_suffix(f"{tag}.qdq.onnx")
     quant_pre_process(str(f32), str(pre), skip_symbolic_shape=True)
     quantize_static(str(pre), str(out), Calibration(inp.name, shape), quant_format=QuantFormat.QDQ,
-                    per_channel=True, activation_type=activations, weight_type=QuantType.QInt8)
+                    per_channel=True, activation_type=activations, weight_type=QuantType.QInt8,
+                    reduce_range=onnxruntime_saturates())
     return out
 
 

@@ -22,10 +22,13 @@ from mlvm.codegen.lowering import value_shape
 from mlvm.dialect.ops import ConstantOp
 from mlvm.dialect.quant import QConv2dRequantOp
 from mlvm.frontend.onnx.importer import import_onnx
+from mlvm.frontend.onnx.ort_int8 import onnxruntime_saturates
 from mlvm.passes.fuse_qdq import FuseQdqPass
 from mlvm.pipeline import CompileOptions, load_source, lower
 
 C = 16
+# 7-bit weights where onnxruntime's u8 x s8 products saturate (mlvm.frontend.onnx.ort_int8)
+REDUCE_RANGE = onnxruntime_saturates()
 
 
 def _save(path: Path, name: str, nodes: list[onnx.NodeProto], inits: list[onnx.TensorProto],
@@ -77,7 +80,8 @@ def qdq(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
     d = tmp_path_factory.mktemp("qdq")
     out = d / "qdq.onnx"
     quantize_static(str(cnn(d / "f32.onnx")), str(out), Calibration(), quant_format=QuantFormat.QDQ,
-                    per_channel=True, activation_type=request.param, weight_type=QuantType.QInt8)
+                    per_channel=True, activation_type=request.param, weight_type=QuantType.QInt8,
+                    reduce_range=REDUCE_RANGE)
     return out
 
 
@@ -121,7 +125,7 @@ def _quantized(f32: Path, shape: tuple[int, ...], act: QuantType = QuantType.QUI
     mlvm-fuse-qdq."""
     out = f32.with_name("qdq.onnx")
     quantize_static(str(f32), str(out), Calibration("x", shape), quant_format=QuantFormat.QDQ, per_channel=True,
-                    activation_type=act, weight_type=QuantType.QInt8)
+                    activation_type=act, weight_type=QuantType.QInt8, reduce_range=REDUCE_RANGE)
     module, _ = import_onnx(out)
     FuseQdqPass().apply(Context(), module)
     return out, module

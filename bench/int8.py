@@ -47,7 +47,7 @@ from test_qdq import Calibration, cnn  # noqa: E402
 
 def quantized(f32: Path, activations: QuantType = QuantType.QUInt8) -> Path:
     """f32 quantized by onnxruntime's static quantizer beside it: QDQ,
-    per-channel s8 weights (7-bit where onnxruntime's own products would
+    per-channel s8 weights (within [-64, 64] where onnxruntime's own products would
     saturate, mlvm.frontend.onnx.ort_int8), `activations` (u8 unless asked:
     s8 is quantize_static's default), 8 seeded calibration inputs."""
     model = onnx.load(f32)

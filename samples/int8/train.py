@@ -161,7 +161,7 @@ def quantize(f32: Path, out: Path, d: Digits, seed: int) -> Path:
 
     from mlvm.frontend.onnx.ort_int8 import onnxruntime_saturates
 
-    # 7-bit weights where onnxruntime's own u8 x s8 products would saturate
+    # weights within [-64, 64] where onnxruntime's own u8 x s8 products would saturate
     # (x86-64 without VNNI), so that its int8 results stay exact to compare
     quantize_static(str(f32), str(out), Calibration(), quant_format=QuantFormat.QDQ, per_channel=True,
                     activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,

@@ -21,13 +21,13 @@ import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 import mlvm
 from mlvm.frontend.onnx import import_onnx
-from mlvm.frontend.onnx.ort_int8 import weight_bound
+from mlvm.frontend.onnx.ort_int8 import weight_range
 
 from .merge import Merged
 
 RNG = np.random.default_rng(7)
-# s8 weights of u8 x s8 products: 7 bits where onnxruntime's saturate (ort_int8)
-W8 = weight_bound()
+# s8 weights of u8 x s8 products: [-64, 64] where onnxruntime's saturate (ort_int8)
+W_LO, W_HI = weight_range()
 
 
 def rand(*shape: int) -> np.ndarray:
@@ -185,7 +185,7 @@ CASES: list[Case] = [
     Case("dequantize_i32", [node("DequantizeLinear", ["q", "s"])], {"q": ints(np.int32, 5, lo=-10**6, hi=10**6)},
          {"s": np.float32(0.001)}, exact=True),
     Case("matmul_integer_u8_i8", [node("MatMulInteger", ["a", "b", "za", "zb"])],
-         {"a": ints(np.uint8, 2, 4, 33, lo=0, hi=256)}, {"b": ints(np.int8, 33, 7, lo=-W8, hi=W8),
+         {"a": ints(np.uint8, 2, 4, 33, lo=0, hi=256)}, {"b": ints(np.int8, 33, 7, lo=W_LO, hi=W_HI + 1),
           "za": np.uint8(131), "zb": np.int8([3, -1, 0, 5, 2, 2, -7])}, exact=True, out_type=TensorProto.INT32),
     Case("matmul_integer_no_zp", [node("MatMulInteger", ["a", "b"])], {"a": ints(np.int8, 5, 9, lo=-128, hi=128),
          "b": ints(np.int8, 9, 3, lo=-128, hi=128)}, exact=True, out_type=TensorProto.INT32),
@@ -207,7 +207,7 @@ CASES: list[Case] = [
     Case("qlinear_conv_per_channel",
          [node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"], pads=[1, 1, 1, 1])],
          {"x": ints(np.uint8, 2, 3, 6, 5, lo=0, hi=256)},
-         {"xs": np.float32(0.02), "xz": np.uint8(128), "w": ints(np.int8, 4, 3, 3, 3, lo=1 - W8, hi=W8),
+         {"xs": np.float32(0.02), "xz": np.uint8(128), "w": ints(np.int8, 4, 3, 3, 3, lo=max(W_LO, -127), hi=W_HI + 1),
           "ws": np.float32([0.01, 0.003, 0.02, 0.007]), "wz": np.int8([0, 0, 0, 0]),
           "ys": np.float32(0.05), "yz": np.uint8(110), "b": ints(np.int32, 4, lo=-3000, hi=3000)},
          exact=True, out_type=TensorProto.UINT8),

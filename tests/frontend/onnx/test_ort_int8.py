@@ -1,5 +1,6 @@
-"""mlvm.frontend.onnx.ort_int8 says whether onnxruntime's u8 x s8 products
-saturate on this host: checked against onnxruntime itself."""
+"""mlvm.frontend.onnx.ort_int8: whether onnxruntime's u8 x s8 products
+saturate here (its probe is a MatMulInteger), against another of its ops
+(QLinearConv), and the weights it then sums exactly."""
 
 from __future__ import annotations
 
@@ -7,13 +8,13 @@ import numpy as np
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
-from mlvm.frontend.onnx.ort_int8 import onnxruntime_saturates, weight_bound
+from mlvm.frontend.onnx.ort_int8 import onnxruntime_saturates, weight_range
 
 
-def _matmul_integer(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a (u8) @ b (s8, a constant) by onnxruntime's MatMulInteger."""
+def _run(node: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """node(a (u8 input), b (s8 constant)) by onnxruntime, an int32 result."""
     graph = helper.make_graph(
-        [helper.make_node("MatMulInteger", ["a", "b"], ["y"])], "mmi",
+        [helper.make_node(node, ["a", "b"], ["y"])], "probe",
         [helper.make_tensor_value_info("a", TensorProto.UINT8, list(a.shape))],
         [helper.make_tensor_value_info("y", TensorProto.INT32, None)], [numpy_helper.from_array(b, "b")])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
@@ -21,18 +22,34 @@ def _matmul_integer(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.asarray(sess.run(None, {"a": a})[0])
 
 
-def test_saturation_is_onnxruntimes() -> None:
-    a = np.full((4, 64), 255, np.uint8)
-    b = np.full((64, 16), -128, np.int8)
-    exact = a.astype(np.int32) @ b.astype(np.int32)
-    assert np.array_equal(_matmul_integer(a, b), exact) != onnxruntime_saturates()
+def _conv_exact(value: int) -> bool:
+    """Whether QLinearConv (onnxruntime's convolution kernels, not its GEMM)
+    of 255s (16 channels, 3x3) by weights `value` gives the exact sums'
+    output: the sums scaled to +-100 around the zero point 128."""
+    n = 255 * 16 * 9 * abs(value)
+    consts: dict[str, np.ndarray] = {"xs": np.array(1, np.float32), "xz": np.array(0, np.uint8),
+              "w": np.full((8, 16, 3, 3), value, np.int8), "ws": np.array(1, np.float32),
+              "wz": np.array(0, np.int8), "ys": np.array(n / 100, np.float32), "yz": np.array(128, np.uint8)}
+    graph = helper.make_graph(
+        [helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"], ["y"])], "conv",
+        [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 16, 5, 5])],
+        [helper.make_tensor_value_info("y", TensorProto.UINT8, None)],
+        [numpy_helper.from_array(v, k) for k, v in consts.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    got = np.asarray(sess.run(None, {"x": np.full((1, 16, 5, 5), 255, np.uint8)})[0])
+    return bool(np.all(got == (128 + 100 if value > 0 else 128 - 100)))
 
 
-def test_weights_within_the_bound_are_exact() -> None:
-    """Where the weights stay below weight_bound(), onnxruntime's sums are
-    exact on this host (the range the tests' and samples' quantizer keeps)."""
-    w = weight_bound()
+def test_probe_agrees_with_conv_integer() -> None:
+    assert _conv_exact(-128) != onnxruntime_saturates()
+
+
+def test_weights_in_the_range_are_exact() -> None:
+    """At both ends of weight_range() onnxruntime's sums are exact here
+    (the range the tests' and samples' quantizer keeps)."""
     a = np.full((4, 64), 255, np.uint8)
-    for value in (1 - w, w - 1, -w if w < 128 else -128):
+    for value in weight_range():
         b = np.full((64, 16), value, np.int8)
-        np.testing.assert_array_equal(_matmul_integer(a, b), a.astype(np.int32) @ b.astype(np.int32))
+        np.testing.assert_array_equal(_run("MatMulInteger", a, b), a.astype(np.int32) @ b.astype(np.int32))
+        assert _conv_exact(value), value

@@ -27,7 +27,7 @@ from mlvm.passes.fuse_qdq import FuseQdqPass
 from mlvm.pipeline import CompileOptions, load_source, lower
 
 C = 16
-# 7-bit weights where onnxruntime's u8 x s8 products saturate (mlvm.frontend.onnx.ort_int8)
+# weights in [-64, 64] where onnxruntime's u8 x s8 products saturate (mlvm.frontend.onnx.ort_int8)
 REDUCE_RANGE = onnxruntime_saturates()
 
 

@@ -20,23 +20,27 @@ import numpy as np
 REDUCED = 64
 
 
-@functools.cache
-def onnxruntime_saturates() -> bool:
-    """Whether onnxruntime's u8 x s8 products on this host saturate pairs of
-    full-range 8-bit products: a MatMulInteger of 255s by -128s run by it."""
+def matmul_integer(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a (u8) @ b (s8, a constant) by onnxruntime's MatMulInteger."""
     import onnxruntime as ort
     from onnx import TensorProto, helper, numpy_helper
 
-    a = np.full((2, 64), 255, np.uint8)
-    b = np.full((64, 16), -128, np.int8)
     graph = helper.make_graph(
         [helper.make_node("MatMulInteger", ["a", "b"], ["y"])], "probe",
         [helper.make_tensor_value_info("a", TensorProto.UINT8, list(a.shape))],
         [helper.make_tensor_value_info("y", TensorProto.INT32, None)], [numpy_helper.from_array(b, "b")])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    got = np.asarray(sess.run(None, {"a": a})[0])
-    return not np.array_equal(got, a.astype(np.int32) @ b.astype(np.int32))
+    return np.asarray(sess.run(None, {"a": a})[0])
+
+
+@functools.cache
+def onnxruntime_saturates() -> bool:
+    """Whether onnxruntime's u8 x s8 products on this host saturate pairs of
+    full-range 8-bit products: a MatMulInteger of 255s by -128s run by it."""
+    a = np.full((2, 64), 255, np.uint8)
+    b = np.full((64, 16), -128, np.int8)
+    return not np.array_equal(matmul_integer(a, b), a.astype(np.int32) @ b.astype(np.int32))
 
 
 def weight_range() -> tuple[int, int]:

@@ -8,18 +8,7 @@ import numpy as np
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
-from mlvm.frontend.onnx.ort_int8 import onnxruntime_saturates, weight_range
-
-
-def _run(node: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """node(a (u8 input), b (s8 constant)) by onnxruntime, an int32 result."""
-    graph = helper.make_graph(
-        [helper.make_node(node, ["a", "b"], ["y"])], "probe",
-        [helper.make_tensor_value_info("a", TensorProto.UINT8, list(a.shape))],
-        [helper.make_tensor_value_info("y", TensorProto.INT32, None)], [numpy_helper.from_array(b, "b")])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    return np.asarray(sess.run(None, {"a": a})[0])
+from mlvm.frontend.onnx.ort_int8 import matmul_integer, onnxruntime_saturates, weight_range
 
 
 def _conv_exact(value: int) -> bool:
@@ -27,9 +16,10 @@ def _conv_exact(value: int) -> bool:
     of 255s (16 channels, 3x3) by weights `value` gives the exact sums'
     output: the sums scaled to +-100 around the zero point 128."""
     n = 255 * 16 * 9 * abs(value)
-    consts: dict[str, np.ndarray] = {"xs": np.array(1, np.float32), "xz": np.array(0, np.uint8),
-              "w": np.full((8, 16, 3, 3), value, np.int8), "ws": np.array(1, np.float32),
-              "wz": np.array(0, np.int8), "ys": np.array(n / 100, np.float32), "yz": np.array(128, np.uint8)}
+    consts: dict[str, np.ndarray] = {
+        "xs": np.array(1, np.float32), "xz": np.array(0, np.uint8), "w": np.full((8, 16, 3, 3), value, np.int8),
+        "ws": np.array(1, np.float32), "wz": np.array(0, np.int8), "ys": np.array(n / 100, np.float32),
+        "yz": np.array(128, np.uint8)}
     graph = helper.make_graph(
         [helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"], ["y"])], "conv",
         [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 16, 5, 5])],
@@ -51,5 +41,5 @@ def test_weights_in_the_range_are_exact() -> None:
     a = np.full((4, 64), 255, np.uint8)
     for value in weight_range():
         b = np.full((64, 16), value, np.int8)
-        np.testing.assert_array_equal(_run("MatMulInteger", a, b), a.astype(np.int32) @ b.astype(np.int32))
+        np.testing.assert_array_equal(matmul_integer(a, b), a.astype(np.int32) @ b.astype(np.int32))
         assert _conv_exact(value), value

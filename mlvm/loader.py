@@ -325,10 +325,12 @@ def _convert(x: Any, spec: TensorSpec, what: str) -> np.ndarray:
     return np.asarray(a, order="C")
 
 
-# Outputs of at least this many bytes come from a per-thread pool of
-# recycled buffers: a fresh large allocation is fresh pages from the kernel
+# Outputs come from a per-thread pool of recycled buffers, each with its C
+# pointer made once: a fresh large allocation is fresh pages from the kernel
 # (glibc maps blocks over 128 KiB), and faulting them in costs more than a
-# fast kernel spends computing them.
+# fast kernel spends computing them; for a small one, np.empty and
+# ffi.from_buffer took half of a call's time from Python (a no-op's 3.2 ->
+# 2.1 us). A small output whose buffers are all held comes from np.empty.
 POOL_MIN_BYTES = 64 * 1024
 POOL_SIZE = 2
 
@@ -338,24 +340,35 @@ class _OutputPool:
 
     A buffer is free when the pool's own list is its only holder: the caller
     dropped the array (and every view of it, since views keep their base).
-    Per thread, so no two threads ever take the same free buffer.
+    Per thread, so no two threads ever take the same free buffer. `ptrs[i]`
+    points at `bufs[i]` (a cast, which holds no reference to it).
     """
 
-    __slots__ = ("bufs", "dtype", "shape")
+    __slots__ = ("bufs", "dtype", "large", "ptrs", "shape")
 
     def __init__(self, shape: tuple[int, ...], dtype: np.dtype[Any]) -> None:
         self.shape, self.dtype = shape, dtype
+        self.large = dtype.itemsize * math.prod(shape) >= POOL_MIN_BYTES
         self.bufs: list[np.ndarray] = []
+        self.ptrs: list[Any] = []
 
-    def take(self) -> np.ndarray:
-        for b in self.bufs:
-            # held by the list, by `b`, and by getrefcount's argument
-            if sys.getrefcount(b) == 3:
-                return b
-        b = _aligned_array(self.shape, self.dtype)
-        if len(self.bufs) < POOL_SIZE:
-            self.bufs.append(b)
-        return b
+    def take(self) -> tuple[np.ndarray, Any]:
+        """A free buffer and its pointer (a new one when none is free)."""
+        bufs = self.bufs
+        for i in range(len(bufs)):
+            # held by the list and getrefcount's argument (not enumerate:
+            # its reused tuple holds the last buffer too)
+            if sys.getrefcount(bufs[i]) == 2:
+                return bufs[i], self.ptrs[i]
+        if len(self.bufs) < POOL_SIZE or self.large:
+            b = _aligned_array(self.shape, self.dtype)
+            ptr = _ffi.cast("void *", b.ctypes.data)
+            if len(self.bufs) < POOL_SIZE:
+                self.bufs.append(b)
+                self.ptrs.append(ptr)
+            return b, ptr
+        b = np.empty(self.shape, self.dtype)
+        return b, _from_buffer(b)
 
 
 class _Owner(np.ndarray):  # type: ignore[type-arg]
@@ -718,6 +731,19 @@ class Function:
             o[...] = g
         return outs[0] if len(outs) == 1 else tuple(outs)
 
+    def _inputs(self, given: tuple[Any, ...], kw: Mapping[str, Any]) -> tuple[Any, ...]:
+        """The fast path's inputs in order: its positional parameters (those
+        not given hold _MISSING, always the last ones), any further ones,
+        and those by name; an error if they do not make the inputs."""
+        n = len(given)
+        while n > 0 and given[n - 1] is _MISSING:
+            n -= 1
+        args = given[:n]
+        if kw:
+            args = self._by_name(args, kw)
+        self._arity(args)
+        return args
+
     def _by_name(self, args: Sequence[Any], inputs: Mapping[str, Any]) -> tuple[Any, ...]:
         """Positional and named inputs as one tuple in the function's order."""
         names = [s.name for s in self.info.inputs]
@@ -850,51 +876,56 @@ class Function:
     def _make_fast(self) -> Callable[..., Any]:
         """The hot path of one-shot calls, written out for this signature.
 
-        Like `dataclasses` and `namedtuple`, it is generated source: one
-        chained test per input (inputs by name put in order first; the
-        precise error comes from `_check` only when it fails), one `np.empty`
-        per output (or a recycled buffer for
-        large ones, see `_OutputPool`), or with `out=` one chained test per
+        Like `dataclasses` and `namedtuple`, it is generated source: inputs
+        as positional parameters (inputs by name or missing go through
+        `_inputs`), one chained test per input (the precise error comes from
+        `_check` only when it fails), one recycled buffer and its pointer per
+        output (see `_OutputPool`), or with `out=` one chained test per
         caller array (`_check_out` for the error), and one foreign call, with
-        every constant bound as a default argument. No user string reaches
-        the source: names are positional (`x0`, `o0`, ...).
+        every constant a global of its own. No user string reaches the
+        source: names are positional (`x0`, `o0`, ...).
         """
         ins = [f"x{i}" for i in range(self._n_in)]
         outs = [f"o{j}" for j in range(self._n_out)]
-        lines = [
-            "def fast(self, *args, out=None, **kw):",
-            "    if kw: args = by_name(args, kw)",
-            f"    if len(args) != {len(ins)}: self._arity(args)",
-        ]
-        if ins:
-            lines.append(f"    {', '.join(ins)}, = args")
+        # Inputs as positional-only parameters (no tuple to unpack; a name
+        # given by keyword lands in kw, whatever it is): positions left out
+        # hold M, anything else (by name, too many, too few) goes through
+        # `inputs`, which puts them in order or raises.
+        params = "".join(f"{x}=M, " for x in ins)
+        lines = [f"def fast(self, {params}/, *more, out=None, **kw):"]
+        got = f"({', '.join(ins)}{',' if ins else ''})"
+        last = f" or {ins[-1]} is M" if ins else ""
+        lines.append(f"    if kw or more{last}:")
+        lines.append(f"        {', '.join(ins) + ', = ' if ins else ''}inputs({got} + more, kw)")
         for i, x in enumerate(ins):
-            # One mask test covers contiguity and alignment (ALIGNED flag).
+            # One mask test covers contiguity and alignment (ALIGNED flag);
+            # numpy's dtypes of its own types are one object each (`is`),
+            # and `check` lets an equal other one through.
             lines.append(
-                f"    if type({x}) is not ndarray or {x}.dtype != d{i} or {x}.shape != s{i} "
+                f"    if type({x}) is not ndarray or {x}.dtype is not d{i} or {x}.shape != s{i} "
                 f"or {x}.flags.num & CA != CA: check({i}, {x})"
             )
         if self.info.arena_bytes > 0:  # else the entry never touches its arena
             lines.append("    arena = getattr(local, 'arena', None) or arena_of()")
         else:
             lines.append("    arena = NULL")
-        pooled = [
-            j for j, (dtype, shape) in enumerate(self._out_specs)
-            if np.dtype(dtype).itemsize * math.prod(shape) >= POOL_MIN_BYTES
-        ]
         lines.append("    if out is None:")
-        if pooled:
+        if outs:
             lines.append("        pools = getattr(local, 'pools', None) or new_pools()")
         for j, o in enumerate(outs):
-            if j in pooled:
-                lines.append(f"        {o} = pools[{j}].take()")
-            else:
-                lines.append(f"        {o} = empty(os{j}, od{j})")
+            # the first buffer tested here (the list and getrefcount's
+            # argument hold a free one), the others by take()
+            lines.append(f"        p = pools[{j}]; b = p.bufs")
+            lines.append(
+                f"        if b and refs(b[0]) == 2: {o}, q{j} = b[0], p.ptrs[0]\n"
+                f"        else: {o}, q{j} = p.take()"
+            )
         if not outs:
             lines.append("        pass")
         lines.append("    else:")
         lines.extend(f"        {line}" for line in self._out_lines(ins, outs))
-        ptrs = ", ".join(f"fb({v})" for v in ins + outs)
+        lines.extend(f"        q{j} = fb({o})" for j, o in enumerate(outs))
+        ptrs = ", ".join([f"fb({v})" for v in ins] + [f"q{j}" for j in range(len(outs))])
         lead = "inst, " if self._lead else ""
         lines.append(f"    status = fn({lead}arena{', ' if ptrs else ''}{ptrs})")
         # One-shot entries exist only for functions without native imports:
@@ -907,8 +938,9 @@ class Function:
             "local": self._local, "arena_of": self._arena, "check": self._check,
             "failed": self._failed, "NULL": _ffi.NULL, "CA": _C_CONTIGUOUS | _ALIGNED,
             "CAW": _C_CONTIGUOUS | _ALIGNED | _WRITEABLE, "TL": (tuple, list),
-            "msm": np.may_share_memory, "check_out": self._check_out, "by_name": self._by_name,
+            "msm": np.may_share_memory, "check_out": self._check_out,
             "new_pools": self._new_pools, "inst": self._lead[0] if self._lead else None,
+            "refs": sys.getrefcount, "M": _MISSING, "inputs": self._inputs,
         }
         for i, (dtype, shape) in enumerate(self._in_specs):
             env[f"d{i}"], env[f"s{i}"] = dtype, shape
@@ -922,10 +954,11 @@ class Function:
         """`_make_fast`'s lines that take the caller's arrays from `out`: one
         chained test per array (the error from `_check_out` when it fails),
         the same rules as `_check_out`'s."""
+        args = f"({', '.join(ins)}{',' if ins else ''})"
         if len(outs) == 1:
             lines = [f"{outs[0]} = out[0] if type(out) in TL and len(out) == 1 else out"]
         else:
-            lines = [f"if type(out) not in TL or len(out) != {len(outs)}: check_out(out, args)"]
+            lines = [f"if type(out) not in TL or len(out) != {len(outs)}: check_out(out, {args})"]
             if outs:
                 lines.append(f"{', '.join(outs)}, = out")
         for j, o in enumerate(outs):
@@ -933,12 +966,12 @@ class Function:
             lines.append(
                 f"if type({o}) is not ndarray or {o}.dtype != od{j} or {o}.shape != os{j} "
                 f"or {o}.flags.num & CAW != CAW{' or ' + others if others else ''}: "
-                "check_out(out, args)"
+                f"check_out(out, {args})"
             )
         return lines
 
     def _new_pools(self) -> list[_OutputPool]:
-        """This thread's output pools (one per output; unused for small ones)."""
+        """This thread's output pools (one per output)."""
         pools = [_OutputPool(shape, np.dtype(dtype)) for dtype, shape in self._out_specs]
         self._local.pools = pools
         return pools

@@ -60,6 +60,45 @@ def test_inputs_by_name_errors(m: mlvm.Module, kwargs: dict[str, np.ndarray], me
         m.main(X, x=X, bias=B)
 
 
+# Inputs named as the call's own positional parameters, in the other order:
+# by name they must still land where their names say.
+SWAPPED = """\
+func.func @main(%x1: tensor<3xf32>, %x0: tensor<3xf32>, %more: tensor<3xf32>) -> tensor<3xf32> {
+  %d = "mlvm.sub"(%x1, %x0) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %y = "mlvm.mul"(%d, %more) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  func.return %y : tensor<3xf32>
+}
+"""
+
+
+def test_inputs_by_name_that_the_call_uses_itself(tmp_path: Path) -> None:
+    src = tmp_path / "swapped.mlir"
+    src.write_text(SWAPPED)
+    f = mlvm.compile(src).main
+    a, b, c = (np.array(v, np.float32) for v in ([5, 7, 9], [1, 2, 3], [1, 10, 100]))
+    want = (a - b) * c
+    for got in (f(a, b, c), f(x1=a, x0=b, more=c), f(a, x0=b, more=c), f(more=c, x0=b, x1=a),
+                f(a, b, more=c)):
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(TypeError, match="input 'x1' is given twice"):
+        f(a, b, c, x1=a)
+    with pytest.raises(ValueError, match="main takes 3 inputs, got 4"):
+        f(a, b, c, c)
+    with pytest.raises(ValueError, match="main takes 3 inputs, got 2"):
+        f(a, b)
+    with pytest.raises(TypeError, match="main: missing input 'x1'"):
+        f(x0=b, more=c)
+
+
+def test_an_equal_dtype_of_another_object_is_taken(m: mlvm.Module) -> None:
+    """The fast path tests a dtype by identity first; an equal one that is
+    another object (a byte order spelt out) still passes."""
+    spelt = X.view(np.dtype("=f4", metadata={"unit": "m"}))
+    assert spelt.dtype == X.dtype and spelt.dtype is not X.dtype
+    for g, w in zip(m.main(spelt, B), m.main(X, B), strict=True):
+        np.testing.assert_array_equal(g, w)
+
+
 def test_out_writes_into_the_callers_arrays(m: mlvm.Module) -> None:
     y, z = np.empty((2, 3), np.float32), np.empty((2, 3), np.float32)
     got = m.main(X, B, out=(y, z))
@@ -164,6 +203,30 @@ def test_large_outputs_are_recycled_only_when_released(tmp_path: Path) -> None:
     np.testing.assert_allclose(c, want[3], rtol=2e-7)
     np.testing.assert_array_equal(small, xs[3][0, :4])
     np.testing.assert_allclose(a, want[0], rtol=2e-7)
+
+
+def test_small_outputs_are_recycled_only_when_released(m: mlvm.Module) -> None:
+    """Small results come from the pool too (with their pointers made once):
+    one is handed out again only once nothing holds it, and results kept
+    past the pool's buffers are new arrays."""
+    xs = [X + k for k in range(5)]
+    want = [np.exp(x + B) for x in xs]
+    kept = [m.main(x, B)[1] for x in xs]           # every result held
+    assert len({k.ctypes.data for k in kept}) == len(kept)
+    for k, w in zip(kept, want, strict=True):
+        np.testing.assert_allclose(k, w, rtol=2e-7)
+    first = kept[0]
+    view = first[1]                                # a view keeps its buffer
+    ref = weakref.ref(first)
+    del kept, first
+    _, again = m.main(xs[2], B)
+    assert again.ctypes.data != view.base.ctypes.data
+    np.testing.assert_allclose(view, want[0][1], rtol=2e-7)
+    del view                                       # free now: handed out again
+    _, z = m.main(xs[3], B)
+    assert ref() is z
+    np.testing.assert_allclose(z, want[3], rtol=2e-7)
+    np.testing.assert_allclose(again, want[2], rtol=2e-7)
 
 
 def test_recycled_outputs_across_threads(tmp_path: Path) -> None:

@@ -7,9 +7,11 @@ output element once, from scalars, with no intermediate buffer.
 
 The body may start with a rank-2 `mlvm.matmul` (the head) whose result the
 elementwise tree consumes: the product is computed into the output by one
-blocked GEMM (`mlvm_matmul_epilogue_f32`), which hands each finished tile,
-still in L1, to a generated function applying the elementwise epilogue
-(bias, activation, ...) in place; the product needs no buffer of its own
+blocked GEMM (`mlvm_matmul_epilogue_f32`), which hands each finished block
+(a row block over a column block, still in L2) to a generated function
+applying the elementwise epilogue (bias, activation, residual add, ...)
+in place; a Linear layer's bias and an activation alone its tile kernels
+apply in registers instead; the product needs no buffer of its own
 and the GEMM streams its operands once whatever the epilogue. A
 `mlvm.conv2d` head works the same way (`mlvm_conv2d_epilogue_f32`), its
 output seen as the matrix [n * o, oh * ow] and handed over group by group
@@ -524,7 +526,7 @@ class FusedOp(MlvmOp):
         cg.stmt("\n    ".join(lines))
 
     def _epilogue_function(self, name: str, n: int) -> str:
-        """The epilogue applied to each finished tile of the head's product
+        """The epilogue applied to each finished block of the head's product
         (a conv2d's output seen as [n * o, oh * ow])."""
         head = self.head()
         assert head is not None

@@ -301,6 +301,82 @@ static void check_bias(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, int relu)
     free(bias);
 }
 
+/* An epilogue of the compiler's kind (neither of the runtime's two, so no
+ * tile kernel applies it): a residual added to half the sum, as generated
+ * epilogue functions do, and each element's visits counted. Whatever the
+ * path (b in place or packed, the workspace's slab, panels, a single row's
+ * gemv, several slices), every output is handed over exactly once, after
+ * its last slice, inside the product: the plain product with the function
+ * applied after, bit for bit. */
+typedef struct residual_ctx {
+    const float *res;
+    unsigned char *seen;
+    mlvm_index_t m, n;
+    long *bad; /* calls outside the product */
+} residual_ctx_t;
+
+static void residual_epilogue(const void *ctx, mlvm_index_t i0, mlvm_index_t rows,
+                              mlvm_index_t j0, mlvm_index_t cols, float *tile, mlvm_index_t ldo)
+{
+    const residual_ctx_t *r = (const residual_ctx_t *)ctx;
+    mlvm_index_t i, j;
+    if (i0 < 0 || j0 < 0 || rows < 0 || cols < 0 || i0 + rows > r->m || j0 + cols > r->n) {
+        ++*r->bad;
+        return;
+    }
+    for (i = 0; i < rows; ++i)
+        for (j = 0; j < cols; ++j) {
+            tile[i * ldo + j] = 0.5f * tile[i * ldo + j] + r->res[(i0 + i) * r->n + j0 + j];
+            ++r->seen[(i0 + i) * r->n + j0 + j];
+        }
+}
+
+/* panel: 0, or b in panels that wide; ws: with the workspace (when the
+ * product asks for one) */
+static void check_residual(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, mlvm_index_t panel,
+                           int ws)
+{
+    mlvm_matmul_t p;
+    mlvm_iter_t one = {1, {1}, {{0}, {0}}};
+    float *a = random_array((size_t)(m * k)), *b = random_array((size_t)(k * n));
+    float *res = random_array((size_t)(m * n)), *want = random_array((size_t)(m * n));
+    float *got = random_array((size_t)(m * n)), *bp = NULL;
+    unsigned char *seen = (unsigned char *)calloc((size_t)(m * n) + 1, 1);
+    void *work = NULL;
+    long bad = 0;
+    residual_ctx_t r;
+    mlvm_index_t i;
+    char what[96];
+    ++cases;
+    p.m = m, p.n = n, p.k = k, p.a_rs = k, p.a_cs = 1, p.b_rs = n, p.b_cs = 1, p.b_panel = 0;
+    if (panel != 0) { /* (the sums of panels: their own order) */
+        bp = panels_of(b, &p, panel);
+        p.b_rs = panel, p.b_panel = panel;
+    }
+    mlvm_matmul_f32(&p, &one, a, bp != NULL ? bp : b, want);
+    r.res = res, r.seen = seen, r.m = m, r.n = n, r.bad = &bad;
+    residual_epilogue(&r, 0, m, 0, n, want, n);
+    memset(seen, 0, (size_t)(m * n));
+    if (ws && mlvm_matmul_workspace(&p) != 0) {
+        work = malloc(mlvm_matmul_workspace(&p));
+        mlvm_matmul_epilogue_ws_f32(&p, a, bp != NULL ? bp : b, got, residual_epilogue, &r, work);
+    } else {
+        mlvm_matmul_epilogue_f32(&p, a, bp != NULL ? bp : b, got, residual_epilogue, &r);
+    }
+    snprintf(what, sizeof what, "residual epilogue panel=%ld%s", (long)panel,
+             work != NULL ? " with its workspace" : "");
+    same_product(what, &p, got, want);
+    for (i = 0; i < m * n && bad == 0; ++i)
+        if (seen[i] != 1)
+            bad = 1;
+    if (bad != 0) {
+        ++failures;
+        fprintf(stderr, "%s m=%ld n=%ld k=%ld: an output handed over %d times, or a call outside\n",
+                what, (long)m, (long)n, (long)k, i > 0 ? seen[i - 1] : -1);
+    }
+    free(a), free(b), free(res), free(want), free(got), free(bp), free(seen), free(work);
+}
+
 typedef void (*conv_epilogue_fn)(const mlvm_conv2d_t *p, const float *x, const float *w,
                                  const float *bias, float *out, void *ws, mlvm_epilogue_fn fn,
                                  const void *ctx);
@@ -1139,6 +1215,21 @@ int main(void)
         check_bias(1, 4200, 6, 0);
         if (BIG)
             check_bias(70, 90, 600, 1); /* the bias on the last of several slices only */
+    }
+    /* a generated epilogue: b in place, in panels, packed into the slab
+     * (several column blocks, slices, row blocks), one row's gemv columns */
+    for (i = 0; i < ns; ++i) {
+        check_residual(sizes[i], sizes[(i + 1) % ns], sizes[(i + 3) % ns], 0, 0);
+        check_residual(sizes[(i + 2) % ns], sizes[i], sizes[(i + 5) % ns], 32, 0);
+    }
+    check_residual(1, 300, 40, 0, 0);
+    check_residual(1, 300, 513, 32, 0);
+    check_residual(8, 530, 520, 32, 0);
+    check_residual(197, 5, 7, 0, 1);
+    if (BIG) {
+        check_residual(70, 90, 600, 0, 0);
+        check_residual(401, 530, 600, 0, 1);
+        check_residual(520, 530, 300, 64, 0);
     }
     /* b in panels: one row (every row path), ragged last panel, several
      * contraction slices and row blocks, panels wider than a sliver */

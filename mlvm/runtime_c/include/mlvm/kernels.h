@@ -109,11 +109,13 @@ size_t mlvm_matmul_workspace(const mlvm_matmul_t *p);
 void mlvm_matmul_ws_f32(const mlvm_matmul_t *p, const mlvm_iter_t *batch, const float *a,
                         const float *b, float *out, void *ws);
 
-/* A matmul finished in its own store: once a tile of out (rows i0 .. i0+rows,
- * columns j0 .. j0+cols, starting at `tile`, row stride ldo) holds its
- * final sums, and while it is still in L1, fn rewrites it in place (bias,
- * activation, residual add: a fused elementwise tree). ctx is passed
- * through. One GEMM pass over a and b whatever the epilogue. */
+/* A matmul finished in its own store: once a block of out (rows i0 ..
+ * i0+rows, columns j0 .. j0+cols, starting at `tile`, row stride ldo)
+ * holds its final sums, and while it is still in L2 (a row block of the
+ * GEMM over its column block: at most 256 KiB with AVX2), fn rewrites it
+ * in place (bias, activation, residual add: a fused elementwise tree),
+ * reading what else it needs row by row. ctx is passed through. One GEMM
+ * pass over a and b whatever the epilogue. */
 typedef void (*mlvm_epilogue_fn)(const void *ctx, mlvm_index_t i0, mlvm_index_t rows,
                                  mlvm_index_t j0, mlvm_index_t cols, float *tile,
                                  mlvm_index_t ldo);

@@ -83,8 +83,9 @@ typedef struct mlvm_gemm {
 
 /* Whether the tile kernels apply col_bias and act in registers as they
  * store. Not the 4 x 4 tile of cores without vectors: there a pass per
- * group (a convolution's) or per tile costs fewer instructions than tests
- * in its store, and less flash; callers there pass an epilogue instead. */
+ * group (a convolution's) or per finished block costs fewer instructions
+ * than tests in its store, and less flash; callers there pass an epilogue
+ * instead. */
 #ifdef MLVM_SCALAR_CORE
 #define MLVM_GEMM_TILE_ACT 0
 #else

@@ -10,6 +10,12 @@ Rewrites (each keeps the result type, so users see no change):
     constant of the new shape, when the reshape is the constant's one user
     or it is small (RESHAPE_COPY_LIMIT elements);
   * `broadcast_to(constant)` -> a constant of the broadcast shape;
+  * an elementwise op on a rank-2 product's rows split by a reshape (an
+    ONNX MatMul over a batch, which the importer writes as a matmul of
+    [batch * rows, n]) runs on [batch * rows, n] and is reshaped after, its
+    other operands viewed alike (`ElementwiseInRows`): a Linear layer's
+    bias, activation and residual add then join the GEMM's epilogue
+    (mlvm-fuse) instead of passing over its output again;
   * an op whose operands are all constants, with a result of at most
     `fold_limit` elements -> a constant, computed by the op's reference;
   * pure ops whose results are unused are erased (ops with effects stay).
@@ -42,6 +48,8 @@ from mlvm.dialect.ops import (
     BroadcastToOp,
     ConstantOp,
     DivOp,
+    ElementwiseOp,
+    MatmulOp,
     MulOp,
     ReshapeOp,
     SubOp,
@@ -130,6 +138,80 @@ class ReshapeChain(RewritePattern):
             )
 
 
+def _in_rows(shape: tuple[int, ...], lead: tuple[int, ...]) -> tuple[int, ...] | None:
+    """An operand's shape as it broadcasts over [prod(lead), n] where it had
+    broadcast over [*lead, n]: [n'] when it is one row for all (n' its last
+    dim, 1 or n), [prod(lead), n'] when it has every row, else None."""
+    full = (1,) * (len(lead) + 1 - len(shape)) + shape
+    if len(full) != len(lead) + 1:
+        return None
+    if all(d == 1 for d in full[:-1]):
+        return full[-1:]
+    if full[:-1] == lead:
+        return (prod(lead), full[-1])
+    return None
+
+
+class ElementwiseInRows(RewritePattern):
+    """op(reshape(v), ...) -> reshape(op(v, ...)), v a rank-2 [m, n] made by a
+    matmul (or by an op already moved here) and the reshape only splitting
+    its rows ([*lead, n], prod(lead) = m), when every other operand either
+    has all of those rows or is one row for all (a bias): it is then viewed
+    as [m, n'] or [n'] (a reshape, no copy). The same elements in the same
+    order, so the same values; the fuse pass can then take the matmul as
+    the elementwise tree's head."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, ElementwiseOp) or len(op.results) != 1:
+            return
+        rt = op.results[0].type
+        if not isinstance(rt, TensorType):
+            return
+        shape = tuple(rt.get_shape())
+        for k, v in enumerate(op.operands):
+            r = v.owner
+            if not isinstance(r, ReshapeOp) or r.result.type != rt:
+                continue
+            src = r.operand
+            st = src.type
+            if not (isinstance(st, TensorType) and len(st.get_shape()) == 2
+                    and isinstance(src.owner, MatmulOp | ElementwiseOp)):
+                continue
+            m, n = st.get_shape()
+            lead = shape[:-1]
+            if len(shape) < 2 or shape == (m, n) or shape[-1] != n or prod(lead) != m:
+                continue
+            others = [_in_rows(tuple(w.type.get_shape()), lead)
+                      if isinstance(w.type, TensorType) else None for w in op.operands]
+            if any(o is None for j, o in enumerate(others) if j != k):
+                continue
+            new_ops: list[Operation] = []
+            operands: list[SSAValue] = []
+            for j, w in enumerate(op.operands):
+                wt = w.type
+                assert isinstance(wt, TensorType)
+                want = (m, n) if j == k else others[j]
+                assert want is not None
+                if j == k:
+                    operands.append(src)
+                elif tuple(wt.get_shape()) == want:
+                    operands.append(w)
+                else:
+                    view = ReshapeOp.create(operands=[w], result_types=[TensorType(wt.element_type, want)])
+                    new_ops.append(view)
+                    operands.append(view.result)
+            rows = type(op).create(
+                operands=operands,
+                result_types=[TensorType(rt.element_type, (m, n))],
+                properties=dict(op.properties),
+                attributes=dict(op.attributes),
+            )
+            back = ReshapeOp.create(operands=[rows.results[0]], result_types=[rt])
+            rows.location = op.location
+            rewriter.replace(op, [*new_ops, rows, back], [back.result])
+            return
+
+
 @dataclass
 class BroadcastSimplify(RewritePattern):
     limit: int  # a constant is broadcast at compile time up to this many elements
@@ -199,6 +281,7 @@ class CanonicalizePass(ModulePass):
                 [
                     IdentityOperand(),
                     ReshapeChain(),
+                    ElementwiseInRows(),
                     BroadcastSimplify(self.fold_limit),
                     FoldConstants(self.fold_limit),
                     EraseDead(),

@@ -101,3 +101,56 @@ func.func @reshaped_constants() -> (tensor<65xf32>, tensor<2x1xf32>, tensor<2xf3
   %rb = "mlvm.reshape"(%big) : (tensor<65x1xf32>) -> tensor<65xf32>
   func.return %m, %t, %tr, %rb, %big : tensor<65xf32>, tensor<2x1xf32>, tensor<2xf32>, tensor<65xf32>, tensor<65x1xf32>
 }
+
+// -----
+// A batch folded into a matmul's rows (ONNX MatMul of [2, 3, 5] by [5, 4]):
+// the bias add, the activation and the residual add run on the product's
+// [6, 4], the residual and a per-row scale viewed alike, and one reshape
+// gives the batch back; the fuse pass can then take the matmul as head.
+// CHECK-LABEL: func.func @rows_of_a_batch
+// CHECK: %[[P:.*]] = "mlvm.matmul"(%{{.*}}, %w) : (tensor<6x5xf32>, tensor<5x4xf32>) -> tensor<6x4xf32>
+// CHECK: %[[B:.*]] = "mlvm.add"(%[[P]], %b) : (tensor<6x4xf32>, tensor<4xf32>) -> tensor<6x4xf32>
+// CHECK: %[[R:.*]] = "mlvm.relu"(%[[B]]) : (tensor<6x4xf32>) -> tensor<6x4xf32>
+// CHECK: %[[X:.*]] = "mlvm.reshape"(%x) : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+// CHECK: %[[S:.*]] = "mlvm.add"(%[[R]], %[[X]]) : (tensor<6x4xf32>, tensor<6x4xf32>) -> tensor<6x4xf32>
+// CHECK: %[[K:.*]] = "mlvm.reshape"(%k) : (tensor<2x3x1xf32>) -> tensor<6x1xf32>
+// CHECK: %[[M:.*]] = "mlvm.mul"(%[[K]], %[[S]]) : (tensor<6x1xf32>, tensor<6x4xf32>) -> tensor<6x4xf32>
+// CHECK: %[[Y:.*]] = "mlvm.reshape"(%[[M]]) : (tensor<6x4xf32>) -> tensor<2x3x4xf32>
+// CHECK-NEXT: func.return %[[Y]]
+func.func @rows_of_a_batch(%a: tensor<2x3x5xf32>, %w: tensor<5x4xf32>, %b: tensor<4xf32>,
+                           %x: tensor<2x3x4xf32>, %k: tensor<2x3x1xf32>) -> tensor<2x3x4xf32> {
+  %a2 = "mlvm.reshape"(%a) : (tensor<2x3x5xf32>) -> tensor<6x5xf32>
+  %p = "mlvm.matmul"(%a2, %w) : (tensor<6x5xf32>, tensor<5x4xf32>) -> tensor<6x4xf32>
+  %p3 = "mlvm.reshape"(%p) : (tensor<6x4xf32>) -> tensor<2x3x4xf32>
+  %y = "mlvm.add"(%p3, %b) : (tensor<2x3x4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
+  %r = "mlvm.relu"(%y) : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %s = "mlvm.add"(%r, %x) : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %m = "mlvm.mul"(%k, %s) : (tensor<2x3x1xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  func.return %m : tensor<2x3x4xf32>
+}
+
+// -----
+// Left as they are: an operand that is neither one row for all nor every
+// row ([2, 1, 4]: a row per batch), a reshape that is not a split of the
+// rows ([6, 4] -> [2, 12]), a reshaped value no matmul made, and a product
+// broadcast by the op ([3, 4] -> [2, 3, 4]).
+// CHECK-LABEL: func.func @not_rows
+// CHECK: "mlvm.add"(%p3, %c) : (tensor<2x3x4xf32>, tensor<2x1x4xf32>) -> tensor<2x3x4xf32>
+// CHECK: "mlvm.exp"(%q) : (tensor<2x12xf32>) -> tensor<2x12xf32>
+// CHECK: "mlvm.exp"(%v3) : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+// CHECK: "mlvm.add"(%n3, %x) : (tensor<1x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+func.func @not_rows(%a: tensor<6x5xf32>, %w: tensor<5x4xf32>, %w2: tensor<10x4xf32>, %c: tensor<2x1x4xf32>, %v: tensor<6x4xf32>,
+                    %x: tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<2x12xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>) {
+  %p = "mlvm.matmul"(%a, %w) : (tensor<6x5xf32>, tensor<5x4xf32>) -> tensor<6x4xf32>
+  %p3 = "mlvm.reshape"(%p) : (tensor<6x4xf32>) -> tensor<2x3x4xf32>
+  %y = "mlvm.add"(%p3, %c) : (tensor<2x3x4xf32>, tensor<2x1x4xf32>) -> tensor<2x3x4xf32>
+  %q = "mlvm.reshape"(%p) : (tensor<6x4xf32>) -> tensor<2x12xf32>
+  %e = "mlvm.exp"(%q) : (tensor<2x12xf32>) -> tensor<2x12xf32>
+  %v3 = "mlvm.reshape"(%v) : (tensor<6x4xf32>) -> tensor<2x3x4xf32>
+  %f = "mlvm.exp"(%v3) : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %a3 = "mlvm.reshape"(%a) : (tensor<6x5xf32>) -> tensor<3x10xf32>
+  %n = "mlvm.matmul"(%a3, %w2) : (tensor<3x10xf32>, tensor<10x4xf32>) -> tensor<3x4xf32>
+  %n3 = "mlvm.reshape"(%n) : (tensor<3x4xf32>) -> tensor<1x3x4xf32>
+  %g = "mlvm.add"(%n3, %x) : (tensor<1x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  func.return %y, %e, %f, %g : tensor<2x3x4xf32>, tensor<2x12xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>
+}

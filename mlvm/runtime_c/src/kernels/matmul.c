@@ -23,6 +23,7 @@
  *     fewer (a small feature map's last columns: no multiply-adds on lanes
  *     that are all masked);
  *   - AVX2 + FMA: 6 x 16 (12 ymm accumulators), 6 x 8 for 8 columns or fewer;
+ *     the 1 or 2 rows under a whole tile over two slivers at once (2 x 32);
  *     constant weights in panels past L2 are prefetched a sliver ahead, and
  *     the partial sums of an earlier slice as a tile starts;
  *   - portable C99: MR x NR accumulators in an array, which gcc and clang
@@ -483,6 +484,103 @@ static __m256i lane_mask(int n)
 {
     const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), idx);
+}
+
+/* One vector of a row's sums into out at cr (mask mv unless whole): the
+ * earlier slices' sums or the row's bias, the column bias at cb (or
+ * NULL), the clamp. */
+MLVM_INLINE void vec_out_avx2(const mm_ctx_t *x, __m256 t, float *cr, const float *cb,
+                              const float *bias_r, int whole, __m256i mv)
+{
+    if (x->accumulate)
+        t = _mm256_add_ps(t, whole ? _mm256_loadu_ps(cr) : _mm256_maskload_ps(cr, mv));
+    else if (bias_r != NULL)
+        t = _mm256_add_ps(t, _mm256_set1_ps(*bias_r));
+    if (cb != NULL)
+        t = _mm256_add_ps(t, whole ? _mm256_loadu_ps(cb) : _mm256_maskload_ps(cb, mv));
+    if (x->act != NULL && x->act->relu)
+        t = _mm256_max_ps(_mm256_setzero_ps(), t);
+    else if (x->act != NULL)
+        t = bounds_avx2(_mm256_set1_ps(x->act->lo), _mm256_set1_ps(x->act->hi), t);
+    if (whole)
+        _mm256_storeu_ps(cr, t);
+    else
+        _mm256_maskstore_ps(cr, mv, t);
+}
+
+/* A row of kern_avx2_pair's tile: its four vectors (the last two masked
+ * unless full2; the fourth only when wide2). Called with constant rows, so
+ * that the sums stay in registers (a loop over them kept them in memory). */
+MLVM_INLINE void pair_row_out(const mm_ctx_t *x, __m256 t0, __m256 t1, __m256 t2, __m256 t3,
+                              float *cr, const float *br, int full2, int wide2, __m256i m0,
+                              __m256i m1)
+{
+    const float *cb = x->col_bias;
+    vec_out_avx2(x, t0, cr, cb, br, 1, m0);
+    vec_out_avx2(x, t1, cr + 8, cb != NULL ? cb + 8 : NULL, br, 1, m0);
+    vec_out_avx2(x, t2, cr + 16, cb != NULL ? cb + 16 : NULL, br, full2, m0);
+    if (wide2)
+        vec_out_avx2(x, t3, cr + 24, cb != NULL ? cb + 24 : NULL, br, full2, m1);
+}
+
+/* The rows left under a whole tile (1 or 2) over two slivers at once: b0's
+ * 16 columns (whole), then b1's nr2 (1 .. 16), both b_rs apart, so that
+ * the tile has 4 or 8 independent sums, not 2 or 4 waiting on the FMA's
+ * latency (8 rows as 6 + 2 over a 1024 x 1024 product: the 2-row tile
+ * took two thirds of the 6-row one's time; paired, 0.86x the product's
+ * time on a Zen 3 core). The same sums in the same order as two tiles of
+ * 16 columns (the same bits). */
+MLVM_INLINE void kern_avx2_pair(const mm_ctx_t *x, int mr, int full2, int wide2, const float *a,
+                                const float *b0, const float *b1, float *c, const float *bias,
+                                __m256i m0, __m256i m1)
+{
+    __m256 s0[2], s1[2], s2[2], s3[2];
+    const mlvm_index_t a_rs = x->a_rs, a_cs = x->a_cs, b_rs = x->b_rs;
+    mlvm_index_t kk;
+    int r;
+    for (r = 0; r < mr; ++r)
+        s0[r] = s1[r] = s2[r] = s3[r] = _mm256_setzero_ps();
+    for (kk = 0; kk < x->kc; ++kk) {
+        const float *k0 = b0 + kk * b_rs, *k1 = b1 + kk * b_rs, *ak = a + kk * a_cs;
+        const __m256 v0 = _mm256_loadu_ps(k0), v1 = _mm256_loadu_ps(k0 + 8);
+        const __m256 v2 = full2 ? _mm256_loadu_ps(k1) : _mm256_maskload_ps(k1, m0);
+        const __m256 v3 = !wide2 ? v2 : full2 ? _mm256_loadu_ps(k1 + 8)
+                                              : _mm256_maskload_ps(k1 + 8, m1);
+        for (r = 0; r < mr; ++r) {
+            const __m256 av = _mm256_broadcast_ss(ak + r * a_rs);
+            s0[r] = _mm256_fmadd_ps(av, v0, s0[r]);
+            s1[r] = _mm256_fmadd_ps(av, v1, s1[r]);
+            s2[r] = _mm256_fmadd_ps(av, v2, s2[r]);
+            if (wide2)
+                s3[r] = _mm256_fmadd_ps(av, v3, s3[r]);
+        }
+    }
+    pair_row_out(x, s0[0], s1[0], s2[0], s3[0], c, bias, full2, wide2, m0, m1);
+    if (mr == 2)
+        pair_row_out(x, s0[1], s1[1], s2[1], s3[1], c + x->c_rs, bias != NULL ? bias + 1 : NULL,
+                     full2, wide2, m0, m1);
+}
+
+/* kern_avx2_pair for 1 or 2 rows; nr2: the second sliver's columns */
+MLVM_INLINE void micro_pair(const mm_ctx_t *x, int mr, int nr2, const float *a, const float *b0,
+                            const float *b1, float *c, const float *bias)
+{
+    const __m256i m0 = lane_mask(nr2), m1 = lane_mask(nr2 - 8);
+    if (nr2 == MLVM_MM_NR) {
+        if (mr == 2)
+            kern_avx2_pair(x, 2, 1, 1, a, b0, b1, c, bias, m0, m1);
+        else
+            kern_avx2_pair(x, 1, 1, 1, a, b0, b1, c, bias, m0, m1);
+    } else if (nr2 > 8) {
+        if (mr == 2)
+            kern_avx2_pair(x, 2, 0, 1, a, b0, b1, c, bias, m0, m1);
+        else
+            kern_avx2_pair(x, 1, 0, 1, a, b0, b1, c, bias, m0, m1);
+    } else if (mr == 2) {
+        kern_avx2_pair(x, 2, 0, 0, a, b0, b1, c, bias, m0, m1);
+    } else {
+        kern_avx2_pair(x, 1, 0, 0, a, b0, b1, c, bias, m0, m1);
+    }
 }
 
 /* One instance per row count 1 .. 6: whole slivers (full) with plain
@@ -1222,6 +1320,10 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
         for (ic = 0; ic < m; ic += MLVM_MM_MC) {
             const mlvm_index_t mc = m - ic < MLVM_MM_MC ? m - ic : MLVM_MM_MC;
             const mlvm_index_t jn = n - jc < nc ? n : jc + nc;
+#if defined(MLVM_MM_AVX2)
+            const mlvm_index_t tail = mc % MLVM_MM_MR; /* rows under a whole tile */
+            const float *held_b = NULL;
+#endif
             for (jr = jc; jr < jn; jr += MLVM_MM_NR) {
                 const int nr = (int)(jn - jr < MLVM_MM_NR ? jn - jr : MLVM_MM_NR);
                 const float *bs = g->b + pc * g->b_rs + jr * g->b_cs;
@@ -1258,10 +1360,22 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
                     x.b_rs = g->b_rs;
                 }
 #if defined(MLVM_MM_AVX2)
+                /* The 1 or 2 rows under a whole tile wait, in an even sliver,
+                 * for the next one's: one tile over both (kern_avx2_pair),
+                 * with b read where it lies (in place, panels, the slab),
+                 * not from the one packing buffer. */
+                const int odd = (int)((jr - jc) / MLVM_MM_NR % 2);
+                const mlvm_index_t held =
+                    (tail == 1 || tail == 2) && !by_off && bs != buf
+                            && (odd || (nr == MLVM_MM_NR && jr + MLVM_MM_NR < jn))
+                        ? tail
+                        : 0;
                 x.pf = 0;
+#else
+                const mlvm_index_t held = 0;
 #endif
-                for (ir = ic; ir < ic + mc; ir += mr) {
-                    mr = tile_rows(ic + mc - ir);
+                for (ir = ic; ir < ic + mc - held; ir += mr) {
+                    mr = tile_rows(ic + mc - held - ir);
 #if defined(MLVM_MM_AVX2)
                     /* Constant weights in panels past L2 stream from memory
                      * (a Linear layer's 4 MB): the block's last tile, reading
@@ -1269,12 +1383,22 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
                      * (Linear 1024 x 1024 at M = 8: 0.9x the time; weights in
                      * L2, as the MLP's 784 x 256, lose 3 % by it). */
                     if (!by_off && g->b_panel != 0 && k * n >= MLVM_MM_SLAB_KN
-                        && ir + mr >= ic + mc && jr + MLVM_MM_NR < jn)
+                        && ir + mr >= ic + mc - held && jr + MLVM_MM_NR < jn)
                         x.pf = (column_at(g, jr + MLVM_MM_NR) + pc * g->b_panel) - bs;
 #endif
                     micro(&x, by_off ? x.b_off : NULL, mr, nr, a_at(g, by_off, ir, pc), bs,
                           g->out + ir * g->c_rs + jr, g->bias != NULL ? g->bias + ir : NULL);
                 }
+#if defined(MLVM_MM_AVX2)
+                if (held != 0 && odd) {
+                    const mlvm_index_t i0 = ic + mc - tail, j0 = jr - MLVM_MM_NR;
+                    x.col_bias = MLVM_GEMM_TILE_ACT && last && g->col_bias != NULL ? g->col_bias + j0 : NULL;
+                    x.pf = 0;
+                    micro_pair(&x, (int)tail, nr, a_at(g, by_off, i0, pc), held_b, bs,
+                               g->out + i0 * g->c_rs + j0, g->bias != NULL ? g->bias + i0 : NULL);
+                }
+                held_b = bs;
+#endif
             }
             /* The epilogue once the block is final, on its whole rows of
              * the column block: what it reads beside the sums (a residual)

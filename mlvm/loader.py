@@ -325,23 +325,32 @@ def _convert(x: Any, spec: TensorSpec, what: str) -> np.ndarray:
     return np.asarray(a, order="C")
 
 
-# Outputs come from a per-thread pool of recycled buffers, each with its C
-# pointer made once: a fresh large allocation is fresh pages from the kernel
-# (glibc maps blocks over 128 KiB), and faulting them in costs more than a
-# fast kernel spends computing them; for a small one, np.empty and
-# ffi.from_buffer took half of a call's time from Python (a no-op's 3.2 ->
-# 2.1 us). A small output whose buffers are all held comes from np.empty.
+# A one-shot call's outputs come from a per-thread pool of recycled
+# buffers, each with its C pointer made once: a fresh large allocation is
+# fresh pages from the kernel (glibc maps blocks over 128 KiB), and faulting
+# them in costs more than a fast kernel spends computing them; for a small
+# one, np.empty and ffi.from_buffer were about a third of a no-op call's
+# time from Python. The caller gets a view of the pooled array (a new object
+# each call, so that what it sets on it, its shape or flags, or a weakref to
+# it, stays its own), which holds the array as its base until dropped.
 POOL_MIN_BYTES = 64 * 1024
 POOL_SIZE = 2
+# A slot not filled yet: held elsewhere too, so never taken for free.
+_EMPTY_SLOT = np.empty(0, np.uint8)
 
 
 class _OutputPool:
-    """Buffers for one output, handed out again once nothing else holds them.
+    """POOL_SIZE buffers for one output, handed out again (as new views) once
+    nothing else holds them.
 
     A buffer is free when the pool's own list is its only holder: the caller
-    dropped the array (and every view of it, since views keep their base).
-    Per thread, so no two threads ever take the same free buffer. `ptrs[i]`
-    points at `bufs[i]` (a cast, which holds no reference to it).
+    dropped the view it got (and every view of that, since views keep their
+    base). Per thread, so no two threads ever take the same free buffer.
+    `ptrs[i]` points at `bufs[i]` (a cast, which holds no reference to it).
+    Small outputs' buffers are made at once; large ones' when first needed
+    (`take`). The generated fast path tests the slots itself; when both are
+    held, a small output is a new array (np.empty) and a large one comes
+    from `take`.
     """
 
     __slots__ = ("bufs", "dtype", "large", "ptrs", "shape")
@@ -349,24 +358,30 @@ class _OutputPool:
     def __init__(self, shape: tuple[int, ...], dtype: np.dtype[Any]) -> None:
         self.shape, self.dtype = shape, dtype
         self.large = dtype.itemsize * math.prod(shape) >= POOL_MIN_BYTES
-        self.bufs: list[np.ndarray] = []
-        self.ptrs: list[Any] = []
+        self.bufs: list[np.ndarray] = [_EMPTY_SLOT] * POOL_SIZE
+        self.ptrs: list[Any] = [_ffi.NULL] * POOL_SIZE
+        if not self.large:
+            for i in range(POOL_SIZE):
+                self._fill(i)
+
+    def _fill(self, i: int) -> None:
+        b = _aligned_array(self.shape, self.dtype)
+        self.bufs[i], self.ptrs[i] = b, _ffi.cast("void *", b.ctypes.data)
 
     def take(self) -> tuple[np.ndarray, Any]:
-        """A free buffer and its pointer (a new one when none is free)."""
+        """A view of a free buffer and its pointer (of a new array when none
+        is free)."""
         bufs = self.bufs
-        for i in range(len(bufs)):
+        for i in range(POOL_SIZE):
+            if bufs[i] is _EMPTY_SLOT:
+                self._fill(i)
             # held by the list and getrefcount's argument (not enumerate:
             # its reused tuple holds the last buffer too)
             if sys.getrefcount(bufs[i]) == 2:
-                return bufs[i], self.ptrs[i]
-        if len(self.bufs) < POOL_SIZE or self.large:
+                return bufs[i].view(), self.ptrs[i]
+        if self.large:
             b = _aligned_array(self.shape, self.dtype)
-            ptr = _ffi.cast("void *", b.ctypes.data)
-            if len(self.bufs) < POOL_SIZE:
-                self.bufs.append(b)
-                self.ptrs.append(ptr)
-            return b, ptr
+            return b, _ffi.cast("void *", b.ctypes.data)
         b = np.empty(self.shape, self.dtype)
         return b, _from_buffer(b)
 
@@ -899,10 +914,11 @@ class Function:
         lines.append(f"        {', '.join(ins) + ', = ' if ins else ''}inputs({got} + more, kw)")
         for i, x in enumerate(ins):
             # One mask test covers contiguity and alignment (ALIGNED flag);
-            # numpy's dtypes of its own types are one object each (`is`),
-            # and `check` lets an equal other one through.
+            # numpy's dtypes of its own types are one object each (`is`
+            # first; an unpickled array's is another, equal one).
             lines.append(
-                f"    if type({x}) is not ndarray or {x}.dtype is not d{i} or {x}.shape != s{i} "
+                f"    if type({x}) is not ndarray or ({x}.dtype is not d{i} and {x}.dtype != d{i}) "
+                f"or {x}.shape != s{i} "
                 f"or {x}.flags.num & CA != CA: check({i}, {x})"
             )
         if self.info.arena_bytes > 0:  # else the entry never touches its arena
@@ -913,12 +929,20 @@ class Function:
         if outs:
             lines.append("        pools = getattr(local, 'pools', None) or new_pools()")
         for j, o in enumerate(outs):
-            # the first buffer tested here (the list and getrefcount's
-            # argument hold a free one), the others by take()
+            # the pool's slots tested here (the list and getrefcount's
+            # argument hold a free one); none free: a new array for a small
+            # output, take() for a large one (its slots may be unfilled)
+            dtype, shape = self._out_specs[j]
+            small = np.dtype(dtype).itemsize * math.prod(shape) < POOL_MIN_BYTES
             lines.append(f"        p = pools[{j}]; b = p.bufs")
+            lines.extend(
+                f"        {'if' if i == 0 else 'elif'} refs(b[{i}]) == 2: "
+                f"{o}, q{j} = b[{i}].view(), p.ptrs[{i}]"
+                for i in range(POOL_SIZE)
+            )
             lines.append(
-                f"        if b and refs(b[0]) == 2: {o}, q{j} = b[0], p.ptrs[0]\n"
-                f"        else: {o}, q{j} = p.take()"
+                f"        else: {o} = empty(os{j}, od{j}); q{j} = fb({o})" if small
+                else f"        else: {o}, q{j} = p.take()"
             )
         if not outs:
             lines.append("        pass")

@@ -199,7 +199,7 @@ def test_large_outputs_are_recycled_only_when_released(tmp_path: Path) -> None:
     ref = weakref.ref(view.base)
     del view                             # its buffer is free again: the pool's
     c, small = m.main(xs[3])
-    assert ref() is c
+    assert c.base is ref()               # a new view of the same buffer
     np.testing.assert_allclose(c, want[3], rtol=2e-7)
     np.testing.assert_array_equal(small, xs[3][0, :4])
     np.testing.assert_allclose(a, want[0], rtol=2e-7)
@@ -217,16 +217,36 @@ def test_small_outputs_are_recycled_only_when_released(m: mlvm.Module) -> None:
         np.testing.assert_allclose(k, w, rtol=2e-7)
     first = kept[0]
     view = first[1]                                # a view keeps its buffer
-    ref = weakref.ref(first)
+    ref = weakref.ref(first.base)
     del kept, first
     _, again = m.main(xs[2], B)
     assert again.ctypes.data != view.base.ctypes.data
     np.testing.assert_allclose(view, want[0][1], rtol=2e-7)
     del view                                       # free now: handed out again
     _, z = m.main(xs[3], B)
-    assert ref() is z
+    assert z.base is ref()
     np.testing.assert_allclose(z, want[3], rtol=2e-7)
     np.testing.assert_allclose(again, want[2], rtol=2e-7)
+
+
+def test_a_recycled_result_is_a_new_array(m: mlvm.Module) -> None:
+    """What a caller sets on a result it then drops (read-only, a shape, a
+    dtype, a weakref with its finalizer) is not the next result's: each
+    call hands out a new view of the recycled buffer."""
+    r = m.main(X, B)[1]
+    r.flags.writeable = False
+    r.shape = (3, 2)
+    gone: list[int] = []
+    weakref.finalize(r, gone.append, 1)
+    cache = weakref.WeakValueDictionary({"first": r})
+    del r
+    assert gone == [1] and "first" not in cache
+    y = m.main(X + 1, B)[1]
+    assert y.flags.writeable and y.shape == (2, 3) and y.dtype == np.float32
+    np.testing.assert_allclose(y, np.exp(X + 1 + B), rtol=2e-7)
+    y.dtype = np.int32                             # a view of its own: harmless
+    del y
+    np.testing.assert_allclose(m.main(X, B)[1], np.exp(X + B), rtol=2e-7)
 
 
 def test_recycled_outputs_across_threads(tmp_path: Path) -> None:

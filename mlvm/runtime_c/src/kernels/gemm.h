@@ -65,7 +65,7 @@ typedef struct mlvm_gemm {
                                   then the epilogue */
     float *out;
     mlvm_index_t c_rs;
-    mlvm_epilogue_fn epilogue; /* or NULL: called on each finished tile */
+    mlvm_epilogue_fn epilogue; /* or NULL: called on each finished block */
     const void *epilogue_ctx;
     float *b_slab;             /* or NULL: where b (in memory, neither packed by `pack` nor
                                   in panels nor at row offsets) is packed once per column

@@ -152,6 +152,22 @@ def _in_rows(shape: tuple[int, ...], lead: tuple[int, ...]) -> tuple[int, ...] |
     return None
 
 
+def _moves_in_rows(user: Operation, v: SSAValue, lead: tuple[int, ...]) -> bool:
+    """Whether `user` of v (a reshape's [*lead, n]) is an elementwise op of
+    v's shape whose other operands `_in_rows` can view: one ElementwiseInRows
+    would move too."""
+    return (
+        isinstance(user, ElementwiseOp)
+        and len(user.results) == 1
+        and user.results[0].type == v.type
+        and all(
+            w is v or (isinstance(w.type, TensorType)
+                       and _in_rows(tuple(w.type.get_shape()), lead) is not None)
+            for w in user.operands
+        )
+    )
+
+
 class ElementwiseInRows(RewritePattern):
     """op(reshape(v), ...) -> reshape(op(v, ...)), v a rank-2 [m, n] made by a
     matmul (or by an op already moved here) and the reshape only splitting
@@ -159,7 +175,10 @@ class ElementwiseInRows(RewritePattern):
     has all of those rows or is one row for all (a bias): it is then viewed
     as [m, n'] or [n'] (a reshape, no copy). The same elements in the same
     order, so the same values; the fuse pass can then take the matmul as
-    the elementwise tree's head."""
+    the elementwise tree's head. Not while another reader of the reshaped
+    value could not move alike (an operand with a row per batch): the tree
+    would then split by shape, one more pass over the output and its value
+    kept whole."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, ElementwiseOp) or len(op.results) != 1:
@@ -181,10 +200,10 @@ class ElementwiseInRows(RewritePattern):
             lead = shape[:-1]
             if len(shape) < 2 or shape == (m, n) or shape[-1] != n or prod(lead) != m:
                 continue
+            if not all(_moves_in_rows(u.operation, v, lead) for u in v.uses):
+                continue  # (op among them: its own operands checked too)
             others = [_in_rows(tuple(w.type.get_shape()), lead)
                       if isinstance(w.type, TensorType) else None for w in op.operands]
-            if any(o is None for j, o in enumerate(others) if j != k):
-                continue
             new_ops: list[Operation] = []
             operands: list[SSAValue] = []
             for j, w in enumerate(op.operands):

@@ -154,3 +154,23 @@ func.func @not_rows(%a: tensor<6x5xf32>, %w: tensor<5x4xf32>, %w2: tensor<10x4xf
   %g = "mlvm.add"(%n3, %x) : (tensor<1x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
   func.return %y, %e, %f, %g : tensor<2x3x4xf32>, tensor<2x12xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>
 }
+
+// -----
+// A value moved onto the rows whose other readers cannot all move (one
+// scales it per batch, [2, 1, 4]): the bias add moves, the rest stays on
+// [2, 3, 4] as one tree (moving the add too would split it by shape).
+// CHECK-LABEL: func.func @branch
+// CHECK: %[[B:.*]] = "mlvm.add"(%p, %b) : (tensor<6x4xf32>, tensor<4xf32>) -> tensor<6x4xf32>
+// CHECK: %[[T:.*]] = "mlvm.reshape"(%[[B]]) : (tensor<6x4xf32>) -> tensor<2x3x4xf32>
+// CHECK: %[[G:.*]] = "mlvm.mul"(%[[T]], %g) : (tensor<2x3x4xf32>, tensor<2x1x4xf32>) -> tensor<2x3x4xf32>
+// CHECK: %[[O:.*]] = "mlvm.add"(%[[T]], %[[G]]) : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+// CHECK-NEXT: func.return %[[O]]
+func.func @branch(%a: tensor<6x5xf32>, %w: tensor<5x4xf32>, %b: tensor<4xf32>,
+                  %g: tensor<2x1x4xf32>) -> tensor<2x3x4xf32> {
+  %p = "mlvm.matmul"(%a, %w) : (tensor<6x5xf32>, tensor<5x4xf32>) -> tensor<6x4xf32>
+  %p3 = "mlvm.reshape"(%p) : (tensor<6x4xf32>) -> tensor<2x3x4xf32>
+  %t = "mlvm.add"(%p3, %b) : (tensor<2x3x4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
+  %tg = "mlvm.mul"(%t, %g) : (tensor<2x3x4xf32>, tensor<2x1x4xf32>) -> tensor<2x3x4xf32>
+  %o = "mlvm.add"(%t, %tg) : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  func.return %o : tensor<2x3x4xf32>
+}

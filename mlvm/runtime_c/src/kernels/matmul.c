@@ -1405,7 +1405,8 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
              * then streams row by row; tile by tile its lines were a miss
              * each (a product with a residual add 1.44x the time of the
              * product and a separate pass, at 1024 x 256 x 256 on a Zen 3
-             * core). The block (at most MLVM_MM_NC_BYTES) is still in L2. */
+             * core). With AVX the block (at most MLVM_MM_NC_BYTES) is still in L2;
+ * without (no column blocks) it spans whole rows. */
 #if MLVM_GEMM_TILE_ACT
             if (last && g->epilogue != NULL)
                 g->epilogue(g->epilogue_ctx, ic, mc, jc, jn - jc, g->out + ic * g->c_rs + jc, g->c_rs);

@@ -1182,6 +1182,7 @@ int main(void)
      * (256 columns) and contraction slices, b transposed */
     check_slab(193, 2, 3, 0, 1);
     check_slab(197, 5, 7, 1, 1);
+    check_slab(193, 256, 5, 0, 0);
     if (BIG) {
         check_slab(200, 256, 3, 0, 0);
         check_slab(200, 33, 257, 0, 1);

@@ -194,19 +194,21 @@ static void check_epilogue(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, mlvm_
  * (mlvm_matmul_ws_f32, mlvm_matmul_epilogue_ws_f32): the sums of the
  * entries without a workspace, bit for bit, given exactly
  * mlvm_matmul_workspace bytes (a sanitized build sees a write past them);
- * a product in panels or of fewer rows asks for none. */
-static void check_slab(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, int ta, int tb)
+ * a product in panels or of fewer rows asks for none. b's rows b_rs
+ * floats apart (unless tb: then its columns are k apart). */
+static void check_slab_rs(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, int ta, int tb,
+                          mlvm_index_t b_rs)
 {
     static const mlvm_clamp_t relu = {0.0f, 0.0f, 1};
     mlvm_matmul_t p;
     mlvm_iter_t one = {1, {1}, {{0}, {0}}};
-    float *a = random_array((size_t)(m * k)), *b = random_array((size_t)(k * n));
+    float *a = random_array((size_t)(m * k)), *b = random_array((size_t)(tb ? k * n : k * b_rs));
     float *want = random_array((size_t)(m * n)), *got = random_array((size_t)(m * n));
     void *ws;
     ++cases;
     p.m = m, p.n = n, p.k = k, p.b_panel = 0;
     p.a_rs = ta ? 1 : k, p.a_cs = ta ? m : 1;
-    p.b_rs = tb ? 1 : n, p.b_cs = tb ? k : 1;
+    p.b_rs = tb ? 1 : b_rs, p.b_cs = tb ? k : 1;
     if (mlvm_matmul_workspace(&p) == 0) {
         ++failures;
         fprintf(stderr, "matmul m=%ld n=%ld k=%ld tb=%d: no workspace\n", (long)m, (long)n, (long)k, tb);
@@ -226,6 +228,11 @@ static void check_slab(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, int ta, i
                 (long)k, MLVM_MM_SLAB_ROWS);
     }
     free(a), free(b), free(want), free(got), free(ws);
+}
+
+static void check_slab(mlvm_index_t m, mlvm_index_t n, mlvm_index_t k, int ta, int tb)
+{
+    check_slab_rs(m, n, k, ta, tb, n); /* b's rows (tb: columns) contiguous */
 }
 
 /* mlvm_epilogue_clamp_f32 itself against the rules written out here (the
@@ -1183,6 +1190,10 @@ int main(void)
     check_slab(193, 2, 3, 0, 1);
     check_slab(197, 5, 7, 1, 1);
     check_slab(193, 256, 5, 0, 0);
+    /* b's rows 256 floats apart (a workspace whatever its size): ragged
+     * slivers of a small b, two column blocks, the last one partial */
+    check_slab_rs(197, 37, 11, 0, 0, 256);
+    check_slab_rs(193, 301, 7, 1, 0, 512);
     if (BIG) {
         check_slab(200, 256, 3, 0, 0);
         check_slab(200, 33, 257, 0, 1);

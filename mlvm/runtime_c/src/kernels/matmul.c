@@ -433,7 +433,8 @@ MLVM_INLINE void kern_avx2(const mm_ctx_t *x, int mr, int full, int wide, int pf
      * that ran 5-15 % slower or faster by where it fell against 32- and
      * 64-byte lines: on a Zen 3 core, OpenBLAS's sgemm taking turns in the
      * same process, 512^3 1.12x -> 1.08x its time, mean of three loop
-     * alignments; 1024 x 256 x 1024 1.08x -> 1.05x). */
+     * alignments; 1024 x 256 x 1024 1.08x -> 1.05x; the slab packed sliver
+     * by sliver in both). */
     MLVM_UNROLL4
     for (kk = 0; kk < x->kc; ++kk) {
         const float *bk = off != NULL ? b + off[kk] : b + kk * b_rs;
@@ -893,7 +894,8 @@ static void pack_sliver(mlvm_index_t kc, int nr, const float *b, mlvm_index_t b_
  * pack_sliver would (slivers side by side, kc x MLVM_MM_NR each, the last
  * zero-padded), but a row of b at a time: b's rows stream in order, where
  * sliver by sliver each step was a line of its own, a row apart (on a
- * Zen 3 core 512^3 1.09x -> 1.04x OpenBLAS's time, 1024^3 1.15x -> 1.11x). */
+ * Zen 3 core 512^3 1.09x -> 1.04x OpenBLAS's time, 1024^3 1.15x -> 1.11x,
+ * the tile's loop unrolled in both). Every path. */
 MLVM_NOINLINE static void pack_slab(mlvm_index_t kc, mlvm_index_t cols, const float *b,
                                     mlvm_index_t b_rs, float *slab)
 {

@@ -15,7 +15,7 @@ APT_PACKAGES := clang:clang valgrind:valgrind \
                 qemu-system-arm:qemu-system-arm \
                 mpicc:libopenmpi-dev mpirun:openmpi-bin
 
-.PHONY: all demo test bench bench-avx2 bench-compile bench-zoo bench-embedded bench-embedded-peers conformance fuzz venv sysdeps clean
+.PHONY: all demo test bench bench-avx2 bench-gemm bench-compile bench-zoo bench-embedded bench-embedded-peers conformance fuzz venv sysdeps clean
 
 all: test
 
@@ -56,13 +56,19 @@ bench: $(BENCHSTAMP) $(SYSSTAMP)
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/parallel.py
 
-# The compiler's time against graph size (chains of 500 .. 4,000 ops).
 # mlvm's AVX2 kernels on any AVX2 host (an AVX-512 one included), next to
 # OpenBLAS's AVX2 kernels (numpy-HSW); its table goes to its own section.
 bench-avx2: $(BENCHSTAMP) $(SYSSTAMP)
 	MLVM_CFLAGS="-std=c99 -O3 -march=haswell -fno-math-errno -fPIC" \
 		$(BIN)/python bench/run.py --section avx2
 
+# The GEMM of the last commit's runtime and the working tree's side by side
+# with OpenBLAS, in one process, each built at three loop alignments
+# (bench/gemm_ab.py; REVS="--rev A --rev B" for others).
+bench-gemm: $(BENCHSTAMP)
+	$(BIN)/python bench/gemm_ab.py $(REVS)
+
+# The compiler's time against graph size (chains of 500 .. 4,000 ops).
 bench-compile: $(STAMP)
 	$(BIN)/python bench/compile_time.py
 

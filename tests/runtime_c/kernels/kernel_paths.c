@@ -1181,6 +1181,11 @@ int main(void)
     check_matmul(1, 300, 513, 0, 0);
     check_matmul(1, 129, 40, 1, 1);
     check_matmul(1, 4200, 6, 1, 0); /* gemv: output chunks, a tail past them */
+    /* b's rows 2 or 4 KiB apart: its slivers packed (and 1 KiB: in place),
+     * with rows under whole tiles */
+    check_matmul(64, 512, 37, 0, 0);
+    check_matmul(26, 1024, 300, 1, 0);
+    check_matmul(31, 256, 19, 0, 0);
     if (BIG) {
         check_matmul(520, 530, 64, 0, 0);
         check_matmul(9, 520, 520, 0, 1);

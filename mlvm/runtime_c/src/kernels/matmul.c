@@ -7,8 +7,9 @@
  * micro-kernel computes an MR x NR tile of out from MR rows of a and an
  * NR-wide sliver of b, which stays in L1 while the kernel walks down the
  * rows. b is read in place when its rows are contiguous (b_cs == 1) and it
- * is small; a transposed b, or one of MLVM_MM_PACK_ABOVE elements or more,
- * is packed sliver by sliver into a buffer on the stack (MLVM_MM_KC * NR
+ * is small; a transposed b, one of MLVM_MM_PACK_ABOVE elements or more, or
+ * (with AVX) one whose rows are 2, 3, 4 ... KiB apart, is packed
+ * sliver by sliver into a buffer on the stack (MLVM_MM_KC * NR
  * floats: 32 KiB with AVX-512, 1 KiB on a Cortex-M; no allocation, no static
  * state), which spares the TLB and the L1 sets. A constant b the compiler
  * stored in panels (b_panel: the slivers side by side, each contiguous and
@@ -1289,7 +1290,7 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
     mm_ctx_t x;
 #if defined(MLVM_MM_AVX512) || defined(MLVM_MM_AVX2)
     /* Large b: contiguous slivers spare the TLB and the L1 sets. So do they
-     * for a b whose rows are a multiple of 2 KiB (or 3 KiB ...) apart, whose
+     * for a b whose rows are 2, 3, 4 ... KiB apart (a multiple of 1 KiB), whose
      * sliver in place falls into a few L1 sets: on a Zen 3 core, against
      * OpenBLAS's sgemm in the same process, 64 x 1024 x 64 1.30x -> 0.98x
      * its time, 128 x 1024 x 128 1.45x -> 0.99x, 96 x 768 x 256 1.06x ->

@@ -98,11 +98,12 @@ const char *mlvm_kernel_path(void);
 void mlvm_matmul_f32(const mlvm_matmul_t *p, const mlvm_iter_t *batch,
                      const float *a, const float *b, float *out);
 /* Bytes of the workspace the _ws entries below take for p (0: none): a
- * b in memory (not panels) read by more rows than one row block of the
- * GEMM (m > 192) is packed once per column block and contraction slice
- * into it, where without it each row block packs b again; where that
- * pays: b transposed, of 512 x 512 elements or more, or its rows a
- * multiple of 256 floats apart. At most 256 x 256 floats (256 KiB). */
+ * b in memory (not panels) read by more than 192 rows (more than one of
+ * the GEMM's row blocks without a workspace) is packed once per column
+ * block and contraction slice into it, where without it each row block
+ * packs b again; where that pays: b transposed, of 512 x 512 elements or
+ * more, or its rows a multiple of 256 floats apart. At most 256 x 256
+ * floats (256 KiB). */
 size_t mlvm_matmul_workspace(const mlvm_matmul_t *p);
 /* mlvm_matmul_f32 given its workspace (mlvm_matmul_workspace(p) bytes,
  * not 0); the same sums, bit for bit. */

@@ -93,11 +93,12 @@
 #define MLVM_MM_MC 192
 #endif
 /* Rows of a block with b in the workspace's slab: with AVX2 half as many,
- * so that the block of a (96 x 256 floats) and the slab (256 KiB) share an
- * AVX2 core's L2 (on a Zen 3 core, OpenBLAS's sgemm taking turns in the
- * same process, mean of three loop alignments: 512^3 1.07x -> 1.00x its
- * time, 1024^3 1.12x -> 1.09x, 1024 x 256 x 1024 1.05x -> 1.00x; b in
- * panels, 96 rows measured the same as 192). */
+ * so that the block of a (96 x 256 floats) and the slab (256 KiB) share a
+ * 512 KiB L2 (Zen 2 / 3; with 256 KiB, Haswell to Skylake client, neither
+ * size fits both: not measured). On a Zen 3 core, OpenBLAS's sgemm taking
+ * turns in the same process, mean of three loop alignments: 512^3 1.07x
+ * -> 1.00x its time, 1024^3 1.12x -> 1.09x, 1024 x 256 x 1024 1.05x ->
+ * 1.00x; b in panels, 96 rows measured the same as 192. */
 #ifndef MLVM_MM_MC_SLAB
 #if defined(MLVM_MM_AVX2)
 #define MLVM_MM_MC_SLAB 96

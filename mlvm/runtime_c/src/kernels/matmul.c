@@ -1291,8 +1291,9 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
     mm_ctx_t x;
 #if defined(MLVM_MM_AVX512) || defined(MLVM_MM_AVX2)
     /* Large b: contiguous slivers spare the TLB and the L1 sets. So do they
-     * for a b whose rows are 2, 3, 4 ... KiB apart (a multiple of 1 KiB), whose
-     * sliver in place falls into a few L1 sets: on a Zen 3 core, against
+     * for a b whose rows are 2, 3, 4 ... KiB apart (a multiple of 1 KiB),
+     * whose sliver in place falls into a few L1 sets (b in panels is read
+     * in place before this applies): on a Zen 3 core, against
      * OpenBLAS's sgemm in the same process, 64 x 1024 x 64 1.30x -> 0.98x
      * its time, 128 x 1024 x 128 1.45x -> 0.99x, 96 x 768 x 256 1.06x ->
      * 1.02x, 128 x 512 x 128 0.99x -> 0.97x (rows 1 KiB apart, 64 x 256 x
@@ -1301,7 +1302,7 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
     const int pack = g->pack != NULL || g->b_cs != 1
                      || (!by_off && m >= 4 * MLVM_MM_MR
                          && (k * n >= MLVM_MM_PACK_ABOVE
-                             || (g->b_rs % 256 == 0 && g->b_rs >= 512 && g->b_panel == 0)));
+                             || (g->b_rs % 256 == 0 && g->b_rs >= 512)));
     const int in_place_off = by_off;
 #elif defined(MLVM_MM_SCALAR)
     const int pack = 1;
@@ -1477,8 +1478,8 @@ MLVM_ALWAYS_INLINE void gemm_blocked(const mlvm_gemm_t *g, const int by_off)
              * then streams row by row; tile by tile its lines were a miss
              * each (a product with a residual add 1.44x the time of the
              * product and a separate pass, at 1024 x 256 x 256 on a Zen 3
-             * core). With AVX the block (at most MLVM_MM_NC_BYTES) is still in L2;
- * without (no column blocks) it spans whole rows. */
+             * core). With AVX the block (at most MLVM_MM_NC_BYTES) is
+             * still in L2; without (no column blocks) it spans whole rows. */
 #if MLVM_GEMM_TILE_ACT
             if (last && g->epilogue != NULL)
                 g->epilogue(g->epilogue_ctx, ic, mc, jc, jn - jc, g->out + ic * g->c_rs + jc, g->c_rs);

@@ -118,22 +118,23 @@ static inline float mlvm_select_bits_f32(int cond, float a, float b)
  * without its + 1), and k: mlvm_expf's steps, shared with mlvm_tanhf. k is
  * taken from the low mantissa bits of the rounded sum (in [2^23, 2^24)),
  * with no float-to-int conversion, which a NaN would make undefined (NaN:
- * any k). */
+ * any k). The polynomial is evaluated in pairs of terms (Estrin's scheme:
+ * three fused steps after r^2 where Horner's takes six in a row), which
+ * shortens the chain of dependent operations a vector of them waits on:
+ * AVX2's exp, sigmoid and tanh over [64, 1000] 0.92-0.93x the time on a
+ * Zen 3, within the same ulp bounds. */
 static inline float mlvm_expm1_reduced(float x, int32_t *k)
 {
     const float kr = MLVM_FMA(x, MLVM_EXP_LOG2E, MLVM_EXP_ROUND); /* round to nearest integer ... */
     const float kf = kr - MLVM_EXP_ROUND;                         /* ... (C99 keeps the two steps) */
-    float r, p;
+    float r, r2, p;
     r = MLVM_FMA(kf, MLVM_EXP_MLN2_HI, x);
     r = MLVM_FMA(kf, MLVM_EXP_MLN2_LO, r);
-    p = MLVM_EXP_P5;
-    p = MLVM_FMA(p, r, MLVM_EXP_P4);
-    p = MLVM_FMA(p, r, MLVM_EXP_P3);
-    p = MLVM_FMA(p, r, MLVM_EXP_P2);
-    p = MLVM_FMA(p, r, MLVM_EXP_P1);
-    p = MLVM_FMA(p, r, MLVM_EXP_P0);
+    r2 = r * r;
+    p = MLVM_FMA(MLVM_FMA(MLVM_EXP_P5, r, MLVM_EXP_P4), r2, MLVM_FMA(MLVM_EXP_P3, r, MLVM_EXP_P2));
+    p = MLVM_FMA(p, r2, MLVM_FMA(MLVM_EXP_P1, r, MLVM_EXP_P0));
     *k = (int32_t)(mlvm_f32_to_bits(kr) - mlvm_f32_to_bits(MLVM_EXP_ROUND));
-    return MLVM_FMA(p * r, r, r);
+    return MLVM_FMA(p, r2, r);
 }
 
 static inline float mlvm_expf(float x)

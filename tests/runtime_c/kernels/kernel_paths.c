@@ -1181,6 +1181,7 @@ int main(void)
     check_matmul(1, 300, 513, 0, 0);
     check_matmul(1, 129, 40, 1, 1);
     check_matmul(1, 4200, 6, 1, 0); /* gemv: output chunks, a tail past them */
+    check_matmul(1, 2100, 131, 0, 0); /* gemv prefetching (AVX2): two chunks, k % 4 = 3 */
     /* b's rows 2 or 4 KiB apart: its slivers packed (and 1 KiB: in place),
      * with rows under whole tiles */
     check_matmul(64, 512, 37, 0, 0);

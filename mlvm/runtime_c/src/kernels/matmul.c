@@ -39,7 +39,8 @@
  *
  * A single row (a vector-matrix product) is bound by reading b. With
  * vectors, b's contiguous rows stream whole, four at a time, into the
- * output kept in L1 (gemv; with AVX-512, rows under 512 columns in sixteen
+ * output kept in L1 (gemv, with AVX2 prefetching the next four rows of a
+ * b past L2; with AVX-512, rows under 512 columns in sixteen
  * registers of sums, gemv_regs); with AVX2 panels stream one by one into
  * eight vectors of sums (gemv_panels); the columns past them take the
  * tiles. With AVX-512 the last row of a tile edge uses a one-row kernel

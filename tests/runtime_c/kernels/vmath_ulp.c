@@ -189,9 +189,11 @@ static int check_arrays(uint64_t step)
     }
     /* every f32 where exp's power of two leaves or enters the normal
      * results' short form (AVX2: k = -125 / -126 near -86.99, k = 127 / 128
-     * near 88.38; sigmoid's exponential at the first) or its zeros from
-     * the lower clamp (x <= -104), vectors across the edges included */
-    d += sweep_differ(-87.5f, -86.5f);
+     * near 88.38; sigmoid's exponential at the first, and its one
+     * comparison at -86.5 from either sign of x) or its zeros from the
+     * lower clamp (x <= -104), vectors across the edges included */
+    d += sweep_differ(-87.5f, -86.0f);
+    d += sweep_differ(86.0f, 87.5f); /* sigmoid's -|x| at -86.5, from x > 0 */
     d += sweep_differ(88.0f, 88.8f);
     d += sweep_differ(-104.5f, -103.5f);
     d += mixed_differ();

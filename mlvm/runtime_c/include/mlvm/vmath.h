@@ -119,10 +119,10 @@ static inline float mlvm_select_bits_f32(int cond, float a, float b)
  * taken from the low mantissa bits of the rounded sum (in [2^23, 2^24)),
  * with no float-to-int conversion, which a NaN would make undefined (NaN:
  * any k). The polynomial is evaluated in pairs of terms (Estrin's scheme:
- * three fused steps after r^2 where Horner's takes six in a row), which
- * shortens the chain of dependent operations a vector of them waits on:
- * AVX2's exp, sigmoid and tanh over [64, 1000] 0.92-0.93x the time on a
- * Zen 3, within the same ulp bounds. */
+ * a chain of four dependent operations after r, r^2 then three fused
+ * steps, where Horner's had seven), which shortens what a vector of them
+ * waits on: AVX2's exp, sigmoid and tanh over [64, 1000] 0.91-0.93x the
+ * time on a Zen 3, within the same ulp bounds. */
 static inline float mlvm_expm1_reduced(float x, int32_t *k)
 {
     const float kr = MLVM_FMA(x, MLVM_EXP_LOG2E, MLVM_EXP_ROUND); /* round to nearest integer ... */
@@ -167,7 +167,7 @@ static inline float mlvm_sigmoidf(float x)
  * stays normal (k <= 27) and the division finite. About 20 vector
  * instructions with AVX-512, where an odd polynomial below 0.625
  * selected against the exponential above took 32 (and was within 1.33 ulp,
- * against 2.42; 2.46 without FMA). */
+ * against 2.43; 2.46 without FMA). */
 #define MLVM_TANH_HI 9.1f
 
 static inline float mlvm_tanhf(float x)

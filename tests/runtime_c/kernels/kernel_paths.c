@@ -905,6 +905,25 @@ static void check_depthwise_stride2(void)
     check_conv_sw(1, 2, 1, 1, 2, 1, 1, 2, 1, 2, none, 1, 2, 1);
 }
 
+/* Convolutions at column stride 2 whose taps read both column phases (a
+ * row's two phases copied in one pass with AVX2 / AVX-512): widths from 1
+ * to past two vectors, even and odd, pads that make either phase the
+ * first and the phases as long or one shorter, 2- and 3-wide kernels, a
+ * GEMM's rows (MobileNet's stem: 3 -> 8 channels) and two images. */
+static void check_conv_stride2(void)
+{
+    static const mlvm_index_t same3[4] = {1, 1, 1, 1}, odd[4] = {2, 0, 1, 3},
+                              none[4] = {0, 0, 0, 0}, left[4] = {0, 1, 0, 0};
+    static const mlvm_index_t widths[] = {1, 2, 3, 15, 16, 17, 32, 34, 35, 50};
+    size_t i;
+    for (i = 0; i < sizeof widths / sizeof *widths; ++i) {
+        check_conv_sw(2, 3, 5, widths[i], 8, 3, 3, 2, 1, 1, same3, 1, 2, 1);
+        check_conv_sw(1, 2, 4, widths[i], 6, 2, 2, 2, 1, 1, none, 1, 2, 1);
+        check_conv_sw(1, 3, 6, widths[i], 5, 3, 3, 2, 1, 1, odd, 0, 2, 1);
+        check_conv_sw(1, 1, 3, widths[i], 4, 1, 2, 2, 1, 1, left, 1, 2, 1);
+    }
+}
+
 /* Depthwise with the channels in the lanes (AVX2 / AVX-512, strided maps):
  * channel counts of one vector, more, and a ragged last vector; strides 2
  * and 3, unequal strides, dilation, 5x5 and 1x7 kernels, pads on every side
@@ -1293,6 +1312,7 @@ int main(void)
     }
     check_depthwise_same();
     check_depthwise_stride2();
+    check_conv_stride2();
     check_depthwise_lanes();
     check_ihwo();
     check_wino();

@@ -451,9 +451,9 @@ static void copy_even_odd(float *d0, float *d1, const float *s, mlvm_index_t n0,
 }
 #elif defined(__AVX2__) && !defined(MLVM_PORTABLE_KERNELS)
 #define MLVM_PHASE_PAIRS 1
-/* (each phase's row on its own read the row twice, the second time from
- * one float on, with a masked load: MobileNet's stem, 3 -> 8 channels of
- * 96 x 96 at stride 2, spent about 30 % of its time in the copy) */
+/* (each phase's row on its own read the input row twice, a pass per
+ * phase with a masked load each step: MobileNet's stem, 3 -> 8 channels
+ * of 96 x 96 at stride 2, spent about 30 % of its time in the copy) */
 static void copy_even_odd(float *d0, float *d1, const float *s, mlvm_index_t n0, mlvm_index_t n1)
 {
     const mlvm_index_t len = n0 + n1; /* the row's elements: s[0 .. len) */

@@ -962,11 +962,12 @@ static void finish(const mlvm_gemm_t *g, mlvm_index_t i0, mlvm_index_t rows, mlv
  * registers read 256 bytes of each row, rows 4 KiB apart, and ran at 0.6x
  * the speed with AVX2 on 1024 x 1024. Each output sums its terms in order,
  * one fused multiply-add each, from zero. pf: each group of four rows
- * prefetches the next group's lines as it reads its own (AVX2, b of
- * MLVM_GEMV_PF_KN floats or more: past L2 between calls, its rows come
- * from L3 or memory; the MLP's 784 x 256 and 256 x 256 at batch 1 from C
- * 0.93-0.95x the time on a Zen 3, mean of three loop alignments, old and
- * new in one process; a 64 x 256 b, in L2, took longer with it). */
+ * prefetches the next group's lines as it reads its own (AVX2, where k nv
+ * is MLVM_GEMV_PF_KN or more: the MLP's 784 x 256 and 256 x 256 at batch
+ * 1, whose weights come from past L2 between calls, from C 0.93-0.95x
+ * the time on a Zen 3, mean of three loop alignments, old and new in one
+ * process; a 64 x 256 b, in L2, took longer with it; rows of 2,048
+ * columns or more, the next group a whole L1 ahead, not measured). */
 #define MLVM_GEMV_CHUNK 2048
 #define MLVM_GEMV_PF_KN (256 * 256)
 #define MLVM_VF_ROW4(j)                                                                           \
@@ -991,7 +992,7 @@ static void gemv(mlvm_index_t nv, mlvm_index_t k, const float *a, mlvm_index_t a
             const float *nx = pf && kk + 8 <= k ? b3 + b_rs : NULL;
             for (j = 0; j < nc; j += 2 * MLVM_VF_LEN) {
                 const mlvm_vf s = MLVM_VF_ROW4(j), t = MLVM_VF_ROW4(j + MLVM_VF_LEN);
-                if (nx != NULL) { /* (AVX2: j's step is one line of each row) */
+                if (nx != NULL) { /* (AVX2: j's step is 64 bytes of each row) */
                     _mm_prefetch((const char *)(nx + j), _MM_HINT_T0);
                     _mm_prefetch((const char *)(nx + b_rs + j), _MM_HINT_T0);
                     _mm_prefetch((const char *)(nx + 2 * b_rs + j), _MM_HINT_T0);

@@ -309,7 +309,10 @@ static inline mlvm_vf mlvm_tanhv(mlvm_vf x)
 {
     const mlvm_vf one = vf_set1(1.0f);
     const mlvm_vf h = vf_min(vf_set1(MLVM_TANH_HI), vf_abs(x)); /* NaN kept */
-    const mlvm_vf y = vf_add(h, h), r = vf_exp_round(y);
+    /* 2 h log2e + 1.5 2^23 from h itself: 2 h is exact, so the same
+     * rounding, beside (not after) the add */
+    const mlvm_vf y = vf_add(h, h);
+    const mlvm_vf r = vf_fma(h, vf_set1(2.0f * MLVM_EXP_LOG2E), vf_set1(MLVM_EXP_ROUND));
     mlvm_vf k, p, t, e;
     p = vf_expm1_rounded(y, r, &k);
     t = vf_pow2_rounded(r, k);

@@ -26,6 +26,7 @@
 #include "conv_scalar.h"
 #include "depthwise.h"
 #include "gemm.h"
+#include "split2.h"
 #include "window.h"
 #include "mlvm/kernels.h"
 
@@ -401,9 +402,7 @@ static void copy_even(float *d, const float *s, mlvm_index_t n)
     for (; q + 8 <= n; q += 8) {
         const __m256 a = _mm256_loadu_ps(s + 2 * q);
         const __m256 b = _mm256_maskload_ps(s + 2 * q + 8, seven);
-        /* a0 a2 b0 b2 a4 a6 b4 b6, then its 64-bit quarters in order 0 2 1 3 */
-        _mm256_storeu_ps(d + q, _mm256_castpd_ps(_mm256_permute4x64_pd(
-                                    _mm256_castps_pd(_mm256_shuffle_ps(a, b, 0x88)), 0xD8)));
+        _mm256_storeu_ps(d + q, mlvm_even8(a, b));
     }
     for (; q < n; ++q)
         d[q] = s[2 * q];
@@ -460,11 +459,8 @@ static void copy_even_odd(float *d0, float *d1, const float *s, mlvm_index_t n0,
     mlvm_index_t q = 0;
     for (; 2 * q + 16 <= len; q += 8) {
         const __m256 a = _mm256_loadu_ps(s + 2 * q), b = _mm256_loadu_ps(s + 2 * q + 8);
-        /* a0 a2 b0 b2 a4 a6 b4 b6 (odd: a1 a3 ...), its 64-bit quarters in order 0 2 1 3 */
-        _mm256_storeu_ps(d0 + q, _mm256_castpd_ps(_mm256_permute4x64_pd(
-                                     _mm256_castps_pd(_mm256_shuffle_ps(a, b, 0x88)), 0xD8)));
-        _mm256_storeu_ps(d1 + q, _mm256_castpd_ps(_mm256_permute4x64_pd(
-                                     _mm256_castps_pd(_mm256_shuffle_ps(a, b, 0xDD)), 0xD8)));
+        _mm256_storeu_ps(d0 + q, mlvm_even8(a, b));
+        _mm256_storeu_ps(d1 + q, mlvm_odd8(a, b));
     }
     for (; q < n1; ++q)
         d0[q] = s[2 * q], d1[q] = s[2 * q + 1];

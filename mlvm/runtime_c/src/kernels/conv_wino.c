@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "gemm.h"
+#include "split2.h"
 #include "mlvm/kernels.h"
 
 #if defined(__AVX512F__) && !defined(MLVM_PORTABLE_KERNELS)
@@ -148,14 +149,6 @@ static __m256i inside8(mlvm_index_t s, mlvm_index_t w)
                             _mm256_cmpgt_epi32(_mm256_set1_epi32((int)w), i));
 }
 
-/* Even and odd floats of a (0 .. 7) then b (8 .. 15). */
-static void split8(__m256 a, __m256 b, __m256 *ev, __m256 *od)
-{
-    const __m256 e = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
-    const __m256 o = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
-    *ev = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xd8));
-    *od = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), 0xd8));
-}
 #endif
 
 /* The row pass of one padded input row xr (column j is input column j -
@@ -186,11 +179,12 @@ static void row_pass(const float *xr, mlvm_index_t w, mlvm_index_t pl, mlvm_inde
 #elif defined(MLVM_WV_AVX2)
     for (; t < tx; t += 8) {
         const mlvm_index_t s = 2 * t - pl;
-        __m256 x0, x1, x2, x3;
-        split8(_mm256_maskload_ps(xr + s, inside8(s, w)),
-               _mm256_maskload_ps(xr + s + 8, inside8(s + 8, w)), &x0, &x1);
-        split8(_mm256_maskload_ps(xr + s + 2, inside8(s + 2, w)),
-               _mm256_maskload_ps(xr + s + 10, inside8(s + 10, w)), &x2, &x3);
+        const __m256 a0 = _mm256_maskload_ps(xr + s, inside8(s, w));
+        const __m256 b0 = _mm256_maskload_ps(xr + s + 8, inside8(s + 8, w));
+        const __m256 a2 = _mm256_maskload_ps(xr + s + 2, inside8(s + 2, w));
+        const __m256 b2 = _mm256_maskload_ps(xr + s + 10, inside8(s + 10, w));
+        const __m256 x0 = mlvm_even8(a0, b0), x1 = mlvm_odd8(a0, b0);
+        const __m256 x2 = mlvm_even8(a2, b2), x3 = mlvm_odd8(a2, b2);
         _mm256_storeu_ps(z + t, _mm256_sub_ps(x0, x2));
         _mm256_storeu_ps(z + zs + t, _mm256_add_ps(x1, x2));
         _mm256_storeu_ps(z + 2 * zs + t, _mm256_sub_ps(x2, x1));

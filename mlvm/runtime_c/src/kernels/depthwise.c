@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "clamp.h"
+#include "split2.h"
 #include "window.h"
 
 #define MLVM_DW_VECS 8
@@ -91,9 +92,7 @@ static inline __attribute__((always_inline)) dw_vec_t dw_madd_even(dw_vec_t acc,
                                                                    unsigned hi, unsigned add)
 {
     const __m256 a = _mm256_maskload_ps(p, dw_lanes(lo)), b = _mm256_maskload_ps(p + 8, dw_lanes(hi));
-    /* a0 a2 b0 b2 a4 a6 b4 b6, then its 64-bit quarters in order 0 2 1 3 */
-    const __m256 x = _mm256_castpd_ps(
-        _mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0x88)), 0xD8));
+    const __m256 x = mlvm_even8(a, b);
     const __m256i m = dw_lanes(add);
     const __m256 t = _mm256_fmadd_ps(w, x, acc);
     return _mm256_blendv_ps(acc, t, _mm256_castsi256_ps(m));

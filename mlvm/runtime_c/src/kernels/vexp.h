@@ -68,17 +68,12 @@ static inline mlvm_vf vf_scale(mlvm_vf p, mlvm_vf k)
     return _mm512_scalef_ps(p, k);
 }
 
-/* 2^k, k an integer in [-126, 127]: exact. */
-static inline mlvm_vf vf_pow2(mlvm_vf k)
-{
-    return _mm512_scalef_ps(_mm512_set1_ps(1.0f), k);
-}
-
-/* 2^k for t = vf_exp_round(x), k = t - MLVM_EXP_ROUND in [-126, 127] */
+/* 2^k for t = vf_exp_round(x), k = t - MLVM_EXP_ROUND in [-126, 127]:
+ * exact, from k */
 static inline mlvm_vf vf_pow2_rounded(mlvm_vf t, mlvm_vf k)
 {
     (void)t;
-    return vf_pow2(k);
+    return _mm512_scalef_ps(_mm512_set1_ps(1.0f), k);
 }
 #elif defined(__AVX2__) && defined(__FMA__) && !defined(MLVM_PORTABLE_KERNELS)
 #include <immintrin.h>
@@ -128,12 +123,6 @@ static inline mlvm_vf vf_scale(mlvm_vf p, mlvm_vf k)
     p = _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(p), _mm256_slli_epi32(k1, 23)));
     return _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(
                                 _mm256_add_epi32(_mm256_sub_epi32(ki, k1), _mm256_set1_epi32(127)), 23)));
-}
-
-static inline mlvm_vf vf_pow2(mlvm_vf k)
-{
-    return _mm256_castsi256_ps(
-        _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvttps_epi32(k), _mm256_set1_epi32(127)), 23));
 }
 
 /* 2^k from t's bits (t = vf_exp_round(x): 0x4B400000 + k, and 0x400000 << 23

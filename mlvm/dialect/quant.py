@@ -305,6 +305,27 @@ def qconv2d_reads_lanes(d: Mapping[str, int]) -> bool:
     return d["o"] // d["groups"] >= 4
 
 
+#: vpmaddubsw's reach: two products of bytes of [0, 255] by weights whose
+#: positive parts (or negative parts) add up to at most this fit int16.
+PAIR_WEIGHT_SUM = 128
+
+
+def byte_pairs_fit(rows: np.ndarray) -> bool:
+    """kernels.h's w_pairs for weights as i8 ([O, taps], any order of each
+    row's taps): whether in every row the two greatest positive parts add
+    up to at most 128 and the two least negative parts to at least -128, so
+    that any two weights of a row times two bytes of [0, 255] sum within
+    int16 (255 x 128 = 32,640; 255 x 129 = 32,895 would not). Weights
+    within [-64, 64] (onnxruntime's `reduce_range`) always fit."""
+    if rows.size == 0:
+        return True
+    pad = np.zeros((rows.shape[0], max(0, 2 - rows.shape[1])), rows.dtype)
+    r = np.concatenate([rows.astype(np.int64), pad], axis=1)
+    hi = -np.partition(-np.maximum(r, 0), 1, axis=1)[:, :2].sum(axis=1)
+    lo = np.partition(np.minimum(r, 0), 1, axis=1)[:, :2].sum(axis=1)
+    return bool(np.all(hi <= PAIR_WEIGHT_SUM) and np.all(lo >= -PAIR_WEIGHT_SUM))
+
+
 def qconv2d_one_position(d: Mapping[str, int]) -> bool:
     """mlvm_qgemv_applies (qconv_gemv.c): one group, a 1x1 kernel over a 1x1
     map without padding before it (a Linear layer's rows as mlvm-fuse-qdq
@@ -448,31 +469,33 @@ class QConvWindowOp(ConvWindowOp):
         flags = [int(self.elem_of(x, "x") == "i8"), int(self.elem_of(w, "w") == "i8"),
                  int(prod(self.shape_of(zw_v, "w_zero_point")) > 1), int(self.w_lanes is not None)]
         init = ", ".join(str(v) for v in fields + flags)
-        sums = self._w_sums(cg)
-        if sums is None:
-            return cg.const_struct("mlvm_qconv2d_t", f"{init}, NULL")
-        # cores with vectors: the layer's own descriptor with its sums;
-        # cores without: the one without, shared by layers of the same sizes
-        vec = cg.const_struct("mlvm_qconv2d_t", f"{init}, {sums}", VECTOR_CORE)
-        scalar = cg.const_struct("mlvm_qconv2d_t", f"{init}, NULL", SCALAR_CORE)
+        rows = self._w_rows(cg)
+        if rows is None:
+            return cg.const_struct("mlvm_qconv2d_t", f"{init}, NULL, 0")
+        # cores with vectors: the layer's own descriptor with its sums (and
+        # whether its weights take 16-bit pair sums); cores without: the one
+        # without, shared by layers of the same sizes. On a Cortex-M4 the
+        # sums would cost DS-CNN int8 2.9 KB of flash to save 0.5 % of its
+        # instructions.
+        sums = (rows.sum(axis=1) & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
+        table = cg.static_array("int32_t", [str(int(v)) for v in sums], VECTOR_CORE)
+        pairs = int(byte_pairs_fit(rows))
+        vec = cg.const_struct("mlvm_qconv2d_t", f"{init}, {table}, {pairs}", VECTOR_CORE)
+        scalar = cg.const_struct("mlvm_qconv2d_t", f"{init}, NULL, 0", SCALAR_CORE)
         return f"MLVM_VECTOR_PICK({vec}, {scalar})"
 
-    def _w_sums(self, cg: Lowering) -> str | None:
-        """A static array of each output channel's weight sum (as i8: u8
-        weights less 128, wrapping to int32), the descriptor's w_sums, where
-        the weights are known at compile time, else None (the kernels sum
-        them per call). For cores with vectors only: on a Cortex-M4 the
-        tables would cost DS-CNN int8 2.9 KB of flash to save 0.5 % of its
-        instructions."""
+    def _w_rows(self, cg: Lowering) -> np.ndarray | None:
+        """Each output channel's weights as i8 (u8 weights less 128), [O,
+        taps] int64, where they are known at compile time (the descriptor's
+        w_sums and w_pairs), else None (the kernels sum them per call and
+        take the tiles of widened bytes)."""
         w = cg.data_of(self._q[1])
         if w is None:
             return None
-        o = self.dims()["o"]
-        rows = w.reshape(o, -1).astype(np.int64)  # lanes (already i8) or OIHW
+        rows = w.reshape(self.dims()["o"], -1).astype(np.int64)  # lanes (already i8) or OIHW
         if w.dtype == np.uint8:
             rows -= 128
-        sums = (rows.sum(axis=1) & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
-        return cg.static_array("int32_t", [str(int(v)) for v in sums], VECTOR_CORE)
+        return rows
 
     def q_args(self, cg: Lowering) -> str:
         return ", ".join(cg.ptr(v) for v in self._q)

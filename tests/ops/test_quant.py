@@ -409,3 +409,81 @@ def test_rounding_rule_by_hand() -> None:
     # x / 0.5 = 0.5, 1.5, -0.5, -1.5, 2.5 round to 0, 2, -0, -2, 2; zero point -2.
     assert got[:5].tolist() == [-2, 0, -2, -4, 0]
     assert got[7:12].tolist() == [127, -128, -2, 127, -128]
+
+
+def test_byte_pairs_fit_is_the_int16_reach_of_two_products() -> None:
+    """kernels.h's w_pairs rule against every pair of a row: two weights
+    times bytes of [0, 255] sum within int16 exactly when the rule holds
+    (its edges: 127 + 1, 64 + 64, -128 + 0, -64 - 64 fit; 65 + 64, -65 - 64,
+    -128 - 1 do not; one weight always fits)."""
+    from mlvm.dialect.quant import byte_pairs_fit
+
+    def brute(rows: np.ndarray) -> bool:
+        for row in rows.tolist():
+            for i in range(len(row)):
+                for j in range(i + 1, len(row)):
+                    hi = 255 * (max(row[i], 0) + max(row[j], 0))
+                    lo = 255 * (min(row[i], 0) + min(row[j], 0))
+                    if hi > 32767 or lo < -32768:
+                        return False
+        return True
+
+    for row, fits in [([127, 1], True), ([64, 64], True), ([-128, 0], True), ([-64, -64], True),
+                      ([127, -128, 1, 0], True), ([65, 64], False), ([-65, -64], False),
+                      ([-128, -1], False), ([127], True), ([-128], True), ([3, 127, -5, 2], False)]:
+        rows = np.array([row], np.int64)
+        assert byte_pairs_fit(rows) is fits is brute(rows), row
+    g = rng(11)
+    for _ in range(300):
+        o, k = int(g.integers(1, 4)), int(g.integers(1, 9))
+        lim = int(g.integers(1, 129))
+        rows = g.integers(-lim, lim + 1, (o, k)).clip(-128, 127)
+        assert byte_pairs_fit(rows) == brute(rows), rows
+
+
+QCONV_CONST = """func.func @main(%x: tensor<1x{c}x7x9xui8>) -> tensor<1x{o}x7x9xi32> {{
+  %w = "mlvm.param"() <{{name = "w"}}> : () -> tensor<{o}x{c}x3x3xi8>
+  %zx = "mlvm.param"() <{{name = "zx"}}> : () -> tensor<ui8>
+  %zw = "mlvm.param"() <{{name = "zw"}}> : () -> tensor<i8>
+  %0 = "mlvm.qconv2d"(%x, %w, %zx, %zw) <{{padding = array<i64: 1, 1, 1, 1>}}> : (tensor<1x{c}x7x9xui8>, tensor<{o}x{c}x3x3xi8>, tensor<ui8>, tensor<i8>) -> tensor<1x{o}x7x9xi32>
+  func.return %0 : tensor<1x{o}x7x9xi32>
+}}
+"""
+
+
+@pytest.mark.parametrize("weights", ["reduced", "edges", "full"])
+def test_qconv_constant_weights_pair_sums(tmp_path: Path, weights: str) -> None:
+    """Constant weights that fit 16-bit pair sums (w_pairs 1: onnxruntime's
+    reduce_range, and rows whose two largest add up to 128 or -128) and
+    weights that do not (w_pairs 0), under bytes of 255 (the pair sums at
+    their extremes) and random ones: every sum exact, whichever tile the
+    host's build takes."""
+    import re
+
+    import mlvm
+    from mlvm.pipeline import compile_to_c, parse_file
+
+    g = rng(5)
+    c, o = 12, 13
+    if weights == "reduced":
+        w = g.integers(-64, 65, (o, c, 3, 3))
+    elif weights == "edges":  # per row one b and one -c, the rest at 128 - b or c - 128
+        w = np.empty((o, c * 9), np.int64)
+        for r in range(o):
+            b, n = int(g.integers(65, 128)), int(g.integers(65, 129))
+            w[r] = g.choice([128 - b, n - 128], c * 9)
+            w[r, :2] = b, -n
+        w = w.reshape(o, c, 3, 3)
+    else:
+        w = g.integers(-128, 128, (o, c, 3, 3))
+    params = {"w": w.astype(np.int8), "zx": np.array(3, np.uint8), "zw": np.array(0, np.int8)}
+    path = tmp_path / "q.mlir"
+    path.write_text(QCONV_CONST.format(c=c, o=o))
+    source, _ = compile_to_c(parse_file(path)[0], tmp_path / "q.c", params, str(path))
+    pairs = re.findall(r"mlvm_qconv2d_t \w+ = \{[^}]*, \w+__s\d+, ([01])\};", source)
+    assert pairs == ["0" if weights == "full" else "1"], pairs
+    f = mlvm.compile(path, params=params).main
+    rule = qconv_rule({"strides": [1, 1], "padding": [1, 1, 1, 1], "dilations": [1, 1], "groups": 1})
+    for x in (np.full((1, c, 7, 9), 255, np.uint8), g.integers(0, 256, (1, c, 7, 9)).astype(np.uint8)):
+        want = rule(x, params["w"], params["zx"], params["zw"])
+        assert np.array_equal(f(x), want)

@@ -368,9 +368,10 @@ def test_int8_conv_weights_in_lanes_same_results(tmp_path: Path, n: int, c: int,
     packed_c, _ = compile_to_c(*parse_file(path)[:1], tmp_path / "a.c", params, str(path))
     # the descriptor's last flag (w_lanes) is set on both convolutions: one
     # descriptor without weight sums for cores without vectors (both share
-    # it), one each with its own sums for the others
-    assert len(re.findall(r"mlvm_qconv2d_t \w+ = \{[^}]*, 1, NULL\};", packed_c)) == 1, packed_c
-    assert len(re.findall(r"mlvm_qconv2d_t \w+ = \{[^}]*, 1, \w+__s\d+\};", packed_c)) >= 1, packed_c
+    # it), one each with its own sums for the others (and w_pairs 0: full
+    # range weights)
+    assert len(re.findall(r"mlvm_qconv2d_t \w+ = \{[^}]*, 1, NULL, 0\};", packed_c)) == 1, packed_c
+    assert len(re.findall(r"mlvm_qconv2d_t \w+ = \{[^}]*, 1, \w+__s\d+, 0\};", packed_c)) >= 1, packed_c
     packed = mlvm.compile(path, params=params).main(x)
     plain = mlvm.compile(path, params=params, options=CompileOptions(pack_weights=False)).main(x)
     want = reference.run(parse_file(path)[0], "main", [x], params)
@@ -394,7 +395,7 @@ def test_int8_conv_without_workspace_keeps_oihw(tmp_path: Path) -> None:
               "b": np.zeros(8, np.int32)}
     opts = CompileOptions(workspaces=False)
     source, _ = compile_to_c(*parse_file(path)[:1], tmp_path / "a.c", params, str(path), opts)
-    assert "mlvm_qconv2d_8(" in source and not re.search(r"mlvm_qconv2d_t \w+ = \{[^}]*, 1\};", source)
+    assert "mlvm_qconv2d_8(" in source and not re.search(r"mlvm_qconv2d_t \w+ = \{[^}]*, 1, \w+, [01]\};", source)
     x = rng.integers(0, 256, (1, 8, 6, 6)).astype(np.uint8)
     got = mlvm.compile(path, params=params, options=opts).main(x)
     for a, b in zip(got, reference.run(parse_file(path)[0], "main", [x], params)):

@@ -9,6 +9,10 @@
  * Prints "qconv_paths[<path>]: N cases, F failures"; exit 1 on a failure.
  * Cases of the GEMM path with i8 weights run again with the weights in
  * lanes (w_lanes, packed here from kernels.h's description of the layout).
+ * Cases with weights that fit 16-bit pair sums (kernels.h's w_pairs; as
+ * onnxruntime's reduce_range makes them, and at the rule's edges: two
+ * weights of a row adding up to 128 or -128 times bytes of 255) run with
+ * w_pairs set most of the time.
  * mlvm_qadd_8 is checked against its formula (check_qadd).
  * With the argument "ws", prints mlvm_qconv2d_workspace and
  * mlvm_qconv2d_requant_workspace for each line of 20 numbers on stdin (the
@@ -65,6 +69,31 @@ static void fill(uint8_t *p, size_t n, int extreme, int is_signed)
     for (i = 0; i < n; ++i)
         p[i] = (uint8_t)(extreme ? (is_signed ? (extreme > 0 ? 0x7F : 0x80) : (extreme > 0 ? 0xFF : 0))
                                  : rnd(0, 255));
+}
+
+/* Weights that fit w_pairs' rule (as i8; u8 weights 128 more), row by
+ * row: within [-64, 64] (+-64 when extreme); or one weight b of 65 to 127,
+ * one -c of -65 to -128 and the rest within [c - 128, 128 - b] (at its
+ * ends when extreme: with bytes of 255, pair sums of +-32,640). */
+static void fill_pairs(uint8_t *w, const mlvm_qconv2d_t *p, int extreme)
+{
+    const mlvm_index_t per = (p->c / p->groups) * p->kh * p->kw;
+    mlvm_index_t o, i;
+    for (o = 0; o < p->o; ++o) {
+        uint8_t *row = w + o * per;
+        const int mode = rnd(0, 1);
+        const int b = rnd(65, 127), c = rnd(65, 128);
+        for (i = 0; i < per; ++i) {
+            const int v = mode == 0 ? (extreme ? (rnd(0, 1) ? 64 : -64) : rnd(-64, 64))
+                                    : (extreme ? (rnd(0, 1) ? 128 - b : c - 128) : rnd(c - 128, 128 - b));
+            row[i] = (uint8_t)(p->w_signed ? v : v + 128);
+        }
+        if (mode == 1 && per >= 2) {
+            const mlvm_index_t at = rnd(0, (int)per - 1), other = (at + rnd(1, (int)per - 1)) % per;
+            row[at] = (uint8_t)(p->w_signed ? b : b + 128);
+            row[other] = (uint8_t)(p->w_signed ? -c : 128 - c);
+        }
+    }
 }
 
 /* w (OIHW, i8) as kernels.h's w_lanes layout, or NULL where it does not
@@ -136,10 +165,10 @@ static int32_t *weight_sums(const mlvm_qconv2d_t *p, const uint8_t *w)
     return s;
 }
 
-static void check(const mlvm_qconv2d_t *p0, int extreme, int zw_zero)
+static void check(const mlvm_qconv2d_t *p0, int extreme, int zw_zero, int pairs)
 {
     /* half the cases with the weight sums given (the compiler's), half
-     * summed by the kernels */
+     * summed by the kernels; with `pairs`, weights that fit w_pairs */
     mlvm_qconv2d_t pc = *p0;
     const mlvm_qconv2d_t *const p = &pc;
     const size_t nx = (size_t)(p->n * p->c * p->h * p->w);
@@ -155,7 +184,11 @@ static void check(const mlvm_qconv2d_t *p0, int extreme, int zw_zero)
     size_t i, bad = 0;
     int32_t *sums;
     fill(x, nx, extreme, p->x_signed);
-    fill(w, nw, -extreme, p->w_signed);
+    if (pairs)
+        fill_pairs(w, p, extreme);
+    else
+        fill(w, nw, -extreme, p->w_signed);
+    pc.w_pairs = pairs && rnd(0, 3) != 0;
     sums = weight_sums(p, w);
     if (rnd(0, 1))
         pc.w_sums = sums;
@@ -178,11 +211,11 @@ static void check(const mlvm_qconv2d_t *p0, int extreme, int zw_zero)
                     if ((out[at] != want || out8[at] != want) && bad++ == 0)
                         fprintf(stderr,
                                 "qconv n%ld c%ld %ldx%ld o%ld k%ldx%ld s%ld,%ld p%ld,%ld d%ld,%ld "
-                                "g%ld xs%d ws%d: [%ld,%ld,%ld,%ld] = %d (ws) %d, want %d\n",
+                                "g%ld xs%d ws%d pairs%d: [%ld,%ld,%ld,%ld] = %d (ws) %d, want %d\n",
                                 (long)p->n, (long)p->c, (long)p->h, (long)p->w, (long)p->o,
                                 (long)p->kh, (long)p->kw, (long)p->sh, (long)p->sw, (long)p->pt,
                                 (long)p->pl, (long)p->dh, (long)p->dw, (long)p->groups,
-                                (int)p->x_signed, (int)p->w_signed, (long)b, (long)o, (long)y,
+                                (int)p->x_signed, (int)p->w_signed, (int)p->w_pairs, (long)b, (long)o, (long)y,
                                 (long)xx, (int)out[at], (int)out8[at], (int)want);
                 }
     if (ws != NULL && !same_with_lanes(p, NULL, x, w, &zx, zw, NULL, NULL, NULL, out, no))
@@ -248,7 +281,7 @@ static void check_random_types(mlvm_qconv2d_t *p, int extreme)
     p->w_signed = rnd(0, 4) != 0;
     p->zw_per_o = rnd(0, 1);
     p->w_lanes = 0;
-    check(p, extreme, rnd(0, 3) != 0);
+    check(p, extreme, rnd(0, 3) != 0, rnd(0, 2) == 0);
 }
 
 static void random_case(int extreme)
@@ -488,38 +521,40 @@ int main(int argc, char **argv)
      * stage, a pointwise conv, a stem with stride 2, depthwise convs (its
      * 25x5 maps, MobileNet's stride 2 with 24 channels, 5x5 dilated) */
     static const mlvm_qconv2d_t fixed[] = {
-        {1, 1, 49, 10, 64, 10, 4, 25, 5, 2, 2, 4, 1, 1, 1, 1, 0, 1, 1, 0, NULL},
-        {1, 16, 32, 32, 16, 3, 3, 32, 32, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 0, NULL},
-        {2, 64, 5, 25, 64, 1, 1, 5, 25, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0, 0, NULL},
-        {1, 3, 33, 31, 8, 3, 3, 17, 16, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 0, NULL},
-        {1, 64, 25, 5, 64, 3, 3, 25, 5, 1, 1, 1, 1, 1, 1, 64, 0, 1, 1, 0, NULL},
-        {2, 24, 13, 12, 24, 3, 3, 7, 6, 2, 2, 1, 1, 1, 1, 24, 1, 1, 0, 0, NULL},
-        {1, 17, 13, 30, 17, 5, 5, 5, 24, 1, 1, 0, 2, 2, 2, 17, 1, 0, 1, 0, NULL},
+        {1, 1, 49, 10, 64, 10, 4, 25, 5, 2, 2, 4, 1, 1, 1, 1, 0, 1, 1, 0, NULL, 0},
+        {1, 16, 32, 32, 16, 3, 3, 32, 32, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 0, NULL, 0},
+        {2, 64, 5, 25, 64, 1, 1, 5, 25, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0, 0, NULL, 0},
+        {1, 3, 33, 31, 8, 3, 3, 17, 16, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 0, NULL, 0},
+        {1, 64, 25, 5, 64, 3, 3, 25, 5, 1, 1, 1, 1, 1, 1, 64, 0, 1, 1, 0, NULL, 0},
+        {2, 24, 13, 12, 24, 3, 3, 7, 6, 2, 2, 1, 1, 1, 1, 24, 1, 1, 0, 0, NULL, 0},
+        {1, 17, 13, 30, 17, 5, 5, 5, 24, 1, 1, 0, 2, 2, 2, 17, 1, 0, 1, 0, NULL, 0},
         /* depthwise over planes under 128 bytes (qdepthwise_perm.c with
          * AVX-512 VBMI): 64 and 63 bytes, a dilated 5x5 with stride 2, a
          * plane of 127, 49 taps */
-        {1, 16, 8, 8, 16, 3, 3, 8, 8, 1, 1, 1, 1, 1, 1, 16, 0, 1, 1, 0, NULL},
-        {2, 20, 9, 7, 20, 3, 3, 9, 7, 1, 1, 1, 1, 1, 1, 20, 1, 1, 0, 0, NULL},
-        {1, 17, 11, 11, 17, 5, 5, 3, 6, 2, 2, 1, 2, 2, 1, 17, 0, 1, 1, 0, NULL},
-        {1, 16, 127, 1, 16, 3, 1, 127, 1, 1, 1, 1, 0, 1, 1, 16, 1, 1, 0, 0, NULL},
-        {1, 16, 9, 9, 16, 7, 7, 3, 3, 1, 1, 0, 0, 1, 1, 16, 0, 1, 1, 0, NULL},
+        {1, 16, 8, 8, 16, 3, 3, 8, 8, 1, 1, 1, 1, 1, 1, 16, 0, 1, 1, 0, NULL, 0},
+        {2, 20, 9, 7, 20, 3, 3, 9, 7, 1, 1, 1, 1, 1, 1, 20, 1, 1, 0, 0, NULL, 0},
+        {1, 17, 11, 11, 17, 5, 5, 3, 6, 2, 2, 1, 2, 2, 1, 17, 0, 1, 1, 0, NULL, 0},
+        {1, 16, 127, 1, 16, 3, 1, 127, 1, 1, 1, 1, 0, 1, 1, 16, 1, 1, 0, 0, NULL, 0},
+        {1, 16, 9, 9, 16, 7, 7, 3, 3, 1, 1, 0, 0, 1, 1, 16, 0, 1, 1, 0, NULL, 0},
         /* qdepthwise_rows3.c's largest plane with its widest rows (its
          * stack copy at its largest), and one of rows too wide for it */
-        {2, 2, 16, 512, 2, 3, 3, 16, 512, 1, 1, 1, 1, 1, 1, 2, 1, 0, 1, 0, NULL},
-        {1, 1, 8, 1024, 1, 3, 3, 8, 1024, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 0, NULL},
+        {2, 2, 16, 512, 2, 3, 3, 16, 512, 1, 1, 1, 1, 1, 1, 2, 1, 0, 1, 0, NULL, 0},
+        {1, 1, 8, 1024, 1, 3, 3, 8, 1024, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 0, NULL, 0},
         /* its stride-2 kernel: MobileNet's 48x48 to 24x24, an odd map
          * padded after it alone (TensorFlow's SAME), one of rows of 512 */
-        {1, 16, 48, 48, 16, 3, 3, 24, 24, 2, 2, 1, 1, 1, 1, 16, 0, 1, 1, 0, NULL},
-        {2, 3, 13, 13, 3, 3, 3, 7, 7, 2, 2, 0, 0, 1, 1, 3, 1, 1, 0, 0, NULL},
-        {1, 2, 5, 512, 2, 3, 3, 3, 256, 2, 2, 1, 1, 1, 1, 2, 0, 0, 1, 0, NULL},
+        {1, 16, 48, 48, 16, 3, 3, 24, 24, 2, 2, 1, 1, 1, 1, 16, 0, 1, 1, 0, NULL, 0},
+        {2, 3, 13, 13, 3, 3, 3, 7, 7, 2, 2, 0, 0, 1, 1, 3, 1, 1, 0, 0, NULL, 0},
+        {1, 2, 5, 512, 2, 3, 3, 3, 256, 2, 2, 1, 1, 1, 1, 2, 0, 0, 1, 0, NULL, 0},
     };
     size_t i;
     int t;
     if (argc > 1 && strcmp(argv[1], "ws") == 0)
         return workspace_sizes();
     for (i = 0; i < sizeof fixed / sizeof fixed[0]; ++i) {
-        check(&fixed[i], 0, 1);
-        check(&fixed[i], 1, 1);
+        check(&fixed[i], 0, 1, 0);
+        check(&fixed[i], 1, 1, 0);
+        check(&fixed[i], 0, 1, 1);
+        check(&fixed[i], 1, 1, 1);
     }
     for (t = 0; t < 600; ++t)
         random_case(t % 10 == 0);

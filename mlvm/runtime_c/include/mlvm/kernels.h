@@ -222,8 +222,15 @@ typedef struct mlvm_qconv2d {
      * no call sums them for the zero point's share (read on cores with
      * vectors: on a Cortex-M the tables would cost more flash than the
      * sums cost time; see MLVM_VECTOR_PICK). Set every field: a
-     * descriptor built field by field needs w_sums = NULL too. */
+     * descriptor built field by field needs w_sums = NULL and w_pairs = 0
+     * too. */
     const int32_t *w_sums;
+    /* 1 when no two weights of an output channel (as i8, as w_sums takes
+     * them) add up past 128, nor past -128: two products with bytes of
+     * [0, 255] then fit a 16-bit pair sum (AVX2's vpmaddubsw, exact; the
+     * tile of widened bytes otherwise). The compiler's, from constant
+     * weights; 0 (not known) is always correct. */
+    int32_t w_pairs;
 } mlvm_qconv2d_t;
 void mlvm_qconv2d_8(const mlvm_qconv2d_t *p, const void *x, const void *w, const void *zx,
                     const void *zw, int32_t *out);

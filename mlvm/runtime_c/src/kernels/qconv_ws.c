@@ -12,7 +12,8 @@
  * tap's offset (one or two channels: lanes of four consecutive taps, an
  * im2col of a planar copy, instead). The weights are reordered to match
  * once per call (as i8: u8 weights less 128), so the lane product is one
- * vpdpbusd (AVX-512 VNNI, AVX-VNNI), two vpmaddwd of widened bytes (AVX2),
+ * vpdpbusd (AVX-512 VNNI, AVX-VNNI), two vpmaddwd of widened bytes (AVX2;
+ * vpmaddubsw and a vpmaddwd by ones where the weights allow, w_pairs),
  * two SMLAD of halfword pairs (the Arm DSP extension), or four products
  * in plain C. Padding holds the zero point, whose share (zx * sum_t w[o,
  * t], per output channel) leaves the inner loop, as does a weight zero
@@ -707,6 +708,7 @@ typedef struct qtile {
     const uint8_t *xs; /* the group's copy, lanes of 4 bytes */
 #if defined(MLVM_Q_AVX2)
     int64_t *w16; /* workspace for a tile's rows widened to int16 (q_rows) */
+    int pairs;    /* the layer's w_pairs: the tiles of byte pairs (q_tile_pairs) */
 #endif
 } qtile_t;
 
@@ -717,15 +719,15 @@ typedef struct qtile {
  * sums in the loop and spilled them. */
 #define MLVM_Q_SUMS(r)                                                                            \
     MLVM_QV a##r = MLVM_QV_ZERO(), b##r = MLVM_QV_ZERO();                                         \
-    const MLVM_Q_WT *w##r = MLVM_Q_WROWS(t) + (r < mr ? r : 0) * t->k
+    const int32_t *w##r = MLVM_Q_WROWS(t) + (r < mr ? r : 0) * t->k * MLVM_Q_WORDS
 #define MLVM_Q_ROW_STEP(r)                                                                        \
     do {                                                                                          \
-        const MLVM_QV wv = MLVM_Q_WEIGHT(w##r[kk]);                                               \
+        const MLVM_QV wv = MLVM_Q_WEIGHT(w##r, kk);                                               \
         a##r = MLVM_Q_DOT(a##r, x0, wv);                                                          \
         b##r = MLVM_Q_DOT(b##r, x1, wv);                                                          \
     } while (0)
 /* (the first half only: b stays 0) */
-#define MLVM_Q_HALF_STEP(r) (a##r = MLVM_Q_DOT(a##r, x0, MLVM_Q_WEIGHT(w##r[kk])))
+#define MLVM_Q_HALF_STEP(r) (a##r = MLVM_Q_DOT(a##r, x0, MLVM_Q_WEIGHT(w##r, kk)))
 /* A tile's k-loop: each k-quad's positions (X: MLVM_Q_X2 declares x0 and
  * x1 from bk, MLVM_Q_X1 x0 alone, each ISA's below), then ROWS, the steps
  * of the rows it sums (MLVM_Q_ROWS4 / 6 / 8 of a step). */
@@ -786,9 +788,9 @@ static void q_finish_run(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, const
 
 #define MLVM_QV __m512i
 #define MLVM_QV_ZERO _mm512_setzero_si512
-#define MLVM_Q_WT int32_t
+#define MLVM_Q_WORDS 1 /* int32 words per k-quad of a weight row */
 #define MLVM_Q_WROWS(t) ((t)->w4)
-#define MLVM_Q_WEIGHT(w) _mm512_set1_epi32(w)
+#define MLVM_Q_WEIGHT(w, kk) _mm512_set1_epi32((w)[kk])
 #define MLVM_Q_DOT(acc, x, wv) _mm512_dpbusd_epi32(acc, x, wv)
 #define MLVM_Q_X0_POS 16 /* positions of x0 (a tile of no more sums x0 alone) */
 #define MLVM_Q_X1 const __m512i x0 = _mm512_loadu_si512((const void *)bk)
@@ -904,24 +906,38 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
 #define MLVM_Q_X1 const __m256i x0 = _mm256_loadu_si256((const __m256i *)(const void *)bk)
 #define MLVM_Q_X2 MLVM_Q_X1, x1 = _mm256_loadu_si256((const __m256i *)(const void *)(bk + 8))
 #define MLVM_Q_X0_POS 8 /* positions of x0 (a tile of no more sums x0 alone) */
-#define MLVM_Q_WT int32_t
+#define MLVM_Q_WORDS 1
 #define MLVM_Q_WROWS(t) ((t)->w4)
-#define MLVM_Q_WEIGHT(w) _mm256_set1_epi32(w)
+#define MLVM_Q_WEIGHT(w, kk) _mm256_set1_epi32((w)[kk])
 #define MLVM_Q_DOT(acc, x, wv) _mm256_dpbusd_avx_epi32(acc, x, wv)
 #else
-/* bytes widened to int16: a sum lane holds half a position's sum (two
+/* Two tiles, `pairs` (a constant in each, q_tile_at) choosing. Bytes
+ * widened to int16: a sum lane holds half a position's sum (two
  * channels), two lanes per position; vpmaddwd's pair sums are exact. The
  * weight quads are widened once per block of rows (q_rows), so that a
  * step broadcasts each from memory (a load, no shuffle: widened per step,
- * the shuffles had been the tile's bottleneck). */
-#define MLVM_Q_X1 const __m256i x0 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)bk))
+ * the shuffles had been the tile's bottleneck). Or, where the layer's
+ * weights allow it (w_pairs: no two of a row past [-128, 128] on one side,
+ * so that two products of bytes fit 16 bits), the bytes themselves in
+ * AVX-VNNI's lanes: vpmaddubsw's pair sums, exact there, then vpmaddwd by
+ * ones, as vpdpbusd would sum them (3 instructions per 32 multiply-adds
+ * where widened bytes take 4 per 16, and a shuffle per 16 bytes). */
+#define MLVM_Q_X1                                                                                 \
+    const __m256i x0 = pairs ? _mm256_loadu_si256((const __m256i *)(const void *)bk)              \
+                             : _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)bk))
 #define MLVM_Q_X2                                                                                 \
-    MLVM_Q_X1, x1 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(bk + 4)))
-#define MLVM_Q_X0_POS 4 /* positions of x0 */
-#define MLVM_Q_WT int64_t
-#define MLVM_Q_WROWS(t) ((const int64_t *)(t)->w16)
-#define MLVM_Q_WEIGHT(w) _mm256_broadcastq_epi64(_mm_loadl_epi64((const __m128i *)(const void *)&(w)))
-#define MLVM_Q_DOT(acc, x, wv) _mm256_add_epi32(acc, _mm256_madd_epi16(x, wv))
+    MLVM_Q_X1,                                                                                    \
+        x1 = pairs ? _mm256_loadu_si256((const __m256i *)(const void *)(bk + 8))                  \
+                   : _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(bk + 4)))
+#define MLVM_Q_X0_POS (pairs ? 8 : 4) /* positions of x0 */
+#define MLVM_Q_WORDS (pairs ? 1 : 2)  /* the widened quads are two words */
+#define MLVM_Q_WROWS(t) (pairs ? (t)->w4 : (const int32_t *)(const void *)(t)->w16)
+#define MLVM_Q_WEIGHT(w, kk)                                                                      \
+    (pairs ? _mm256_set1_epi32((w)[kk])                                                           \
+           : _mm256_broadcastq_epi64(_mm_loadl_epi64((const __m128i *)(const void *)((w) + 2 * (kk)))))
+#define MLVM_Q_DOT(acc, x, wv)                                                                    \
+    _mm256_add_epi32(acc, pairs ? _mm256_madd_epi16(_mm256_maddubs_epi16(x, wv), _mm256_set1_epi16(1)) \
+                                : _mm256_madd_epi16(x, wv))
 #endif
 #define MLVM_QV __m256i
 #define MLVM_QV_ZERO _mm256_setzero_si256
@@ -998,8 +1014,9 @@ static void q_finish_run(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, const
         q_finish_scalar(s, o, q + j, v + j, n - j);
 }
 
-static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_index_t q0, int mr,
-                   int np)
+static inline __attribute__((always_inline)) void q_tile_at(const qtile_t *t, const qsink_t *s,
+                                                            mlvm_index_t o, mlvm_index_t q0,
+                                                            int mr, int np, const int pairs)
 {
     mlvm_index_t kk;
     int r;
@@ -1009,6 +1026,7 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
     MLVM_Q_SUMS(3);
     MLVM_Q_SUMS(4);
     MLVM_Q_SUMS(5);
+    (void)pairs; /* (AVX-VNNI: its one form) */
     if (np <= MLVM_Q_X0_POS) /* x0's positions only: no second half to sum */
         MLVM_Q_K_LOOP(MLVM_Q_X1, MLVM_Q_ROWS6(MLVM_Q_HALF_STEP))
     else if (mr <= 4) /* a group's last rows (8, 16 outputs: 6 + 2, 6 + 6 + 4) */
@@ -1020,8 +1038,9 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
         v[0] = a0, v[1] = b0, v[2] = a1, v[3] = b1, v[4] = a2, v[5] = b2;
         v[6] = a3, v[7] = b3, v[8] = a4, v[9] = b4, v[10] = a5, v[11] = b5;
 #if !defined(MLVM_Q_VNNI)
-        for (r = 0; r < mr; ++r) /* pair sums (p0 p1 p4 p5 | p2 p3 p6 p7), in position order */
-            v[2 * r] = _mm256_permute4x64_epi64(_mm256_hadd_epi32(v[2 * r], v[2 * r + 1]), 0xD8);
+        if (!pairs) /* pair sums (p0 p1 p4 p5 | p2 p3 p6 p7), in position order */
+            for (r = 0; r < mr; ++r)
+                v[2 * r] = _mm256_permute4x64_epi64(_mm256_hadd_epi32(v[2 * r], v[2 * r + 1]), 0xD8);
 #endif
         if (s->requant && s->finite && s->zwp == NULL) {
             q_finish_rows_ymm(s, o, q0, v, mr, np);
@@ -1029,13 +1048,26 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
         }
         for (r = 0; r < mr; ++r) {
             q_finish_ymm(s, o + r, q0, v[2 * r], np < 8 ? np : 8);
-#if defined(MLVM_Q_VNNI)
-            if (np > 8)
+            if (np > 8) /* (16 positions: AVX-VNNI's lanes, AVX2's byte pairs) */
                 q_finish_ymm(s, o + r, q0 + 8, v[2 * r + 1], np - 8);
-#endif
         }
     }
 }
+
+static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_index_t q0, int mr,
+                   int np)
+{
+    q_tile_at(t, s, o, q0, mr, np, 0);
+}
+
+#if defined(MLVM_Q_AVX2)
+#define MLVM_Q_NR_PAIRS 16 /* positions of a tile of byte pairs */
+static void q_tile_pairs(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_index_t q0,
+                         int mr, int np)
+{
+    q_tile_at(t, s, o, q0, mr, np, 1);
+}
+#endif
 
 #elif defined(MLVM_Q_DSP)
 
@@ -1493,6 +1525,11 @@ static void q_rows(const qtile_t *t, const qsink_t *s, mlvm_index_t o, int mr, m
 {
     mlvm_index_t q0;
 #if defined(MLVM_Q_AVX2)
+    if (t->pairs) {
+        for (q0 = 0; q0 < n; q0 += MLVM_Q_NR_PAIRS)
+            q_tile_pairs(t, s, o, q0, mr, (int)mlvm_imin(MLVM_Q_NR_PAIRS, n - q0));
+        return;
+    }
     q_widen_rows(t->w4, mr * t->k, t->w16);
 #endif
     for (q0 = 0; q0 < n; q0 += MLVM_Q_NR)
@@ -1595,6 +1632,7 @@ MLVM_Q_NOINLINE static void q_gemm_path(const qcall_t *c, const qgeom_t *g)
     t.k = g->k;
 #if defined(MLVM_Q_AVX2) /* the DSP path's halfwords' place: 48 k bytes, 8 k a row */
     t.w16 = (int64_t *)(void *)((uint8_t *)colx + qw_align((size_t)(g->ph.n + MLVM_QW_CHUNK) * 4));
+    t.pairs = p->w_pairs != 0;
 #endif
     /* the windows' sums: the row of ones through the same tiles */
     memset(&sx, 0, sizeof sx);

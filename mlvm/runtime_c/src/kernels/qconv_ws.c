@@ -996,6 +996,13 @@ static void q_finish_rows_ymm(const qsink_t *s, mlvm_index_t o, mlvm_index_t q0,
         const __m256i add = _mm256_set1_epi32(
             (int32_t)((bias != NULL ? (uint32_t)bias[o + r] : 0u) - share[o + r]));
         const __m256 mu = _mm256_set1_ps(mult[per_o ? o + r : 0]);
+        if (np == 16) { /* (a whole tile of byte pairs) */
+            _mm_storeu_si128((__m128i *)(void *)dst,
+                             mlvm_low_bytes256x2(
+                                 mlvm_requant256_finite(_mm256_add_epi32(v[2 * r], add), mu, zy, lo, hi),
+                                 mlvm_requant256_finite(_mm256_add_epi32(v[2 * r + 1], add), mu, zy, lo, hi)));
+            continue;
+        }
         for (i = 0; i < nv; ++i) {
             const int n = np - 8 * i < 8 ? np - 8 * i : 8;
             q_store8(dst + 8 * i, mlvm_low_bytes256(mlvm_requant256_finite(

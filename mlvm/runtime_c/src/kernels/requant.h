@@ -132,6 +132,18 @@ static inline __attribute__((always_inline)) __m128i mlvm_low_bytes256(__m256i v
     return _mm_shuffle_epi8(b16, _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1,
                                                -1, -1));
 }
+/* The same of sixteen, a's eight then b's (one store of a row's 16
+ * results where two took a shuffle and an extract each). */
+static inline __attribute__((always_inline)) __m128i mlvm_low_bytes256x2(__m256i a, __m256i b)
+{
+    /* [a0-3 b0-3 | a4-7 b4-7] as int16, their low bytes at each lane's
+     * first two words, then the words a0-3 a4-7 b0-3 b4-7 */
+    const __m256i b16 = _mm256_packs_epi32(a, b);
+    const __m256i lo = _mm256_shuffle_epi8(
+        b16, _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1, 0, 2, 4, 6, 8,
+                              10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1));
+    return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(lo, _mm256_setr_epi32(0, 4, 1, 5, 0, 0, 0, 0)));
+}
 #endif
 
 #if defined(__ARM_FEATURE_DSP) && defined(__GNUC__) && defined(__ARM_FP) && (__ARM_FP & 4)         \

@@ -315,8 +315,9 @@ def byte_pairs_fit(rows: np.ndarray) -> bool:
     row's taps): whether in every row the two greatest positive parts add
     up to at most 128 and the two least negative parts to at least -128, so
     that any two weights of a row times two bytes of [0, 255] sum within
-    int16 (255 x 128 = 32,640; 255 x 129 = 32,895 would not). Weights
-    within [-64, 64] (onnxruntime's `reduce_range`) always fit."""
+    int16 (255 x 128 = 32,640; 255 x 129 = 32,895 would not). i8 weights
+    within [-64, 64] (onnxruntime's `reduce_range` for QInt8 weights)
+    always fit."""
     if rows.size == 0:
         return True
     pad = np.zeros((rows.shape[0], max(0, 2 - rows.shape[1])), rows.dtype)

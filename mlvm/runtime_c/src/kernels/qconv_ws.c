@@ -60,9 +60,9 @@
 #endif
 #elif !defined(MLVM_PORTABLE_KERNELS) && defined(__AVX2__)
 #include <immintrin.h>
-#define MLVM_Q_AVX2 1 /* vpmaddwd of widened bytes */
+#define MLVM_Q_AVX2 1 /* vpmaddwd of widened bytes, or vpmaddubsw of byte pairs (w_pairs) */
 #define MLVM_Q_MR 6
-#define MLVM_Q_NR 8
+#define MLVM_Q_NR 8 /* (widened bytes; byte pairs: MLVM_Q_NR_PAIRS) */
 #elif !defined(MLVM_PORTABLE_KERNELS) && defined(__ARM_FEATURE_DSP)
 #include <arm_acle.h>
 #define MLVM_Q_DSP 1 /* SMLAD on halfword pairs (Cortex-M4 and up): q_group_rows */
@@ -921,7 +921,7 @@ static void q_tile(const qtile_t *t, const qsink_t *s, mlvm_index_t o, mlvm_inde
  * so that two products of bytes fit 16 bits), the bytes themselves in
  * AVX-VNNI's lanes: vpmaddubsw's pair sums, exact there, then vpmaddwd by
  * ones, as vpdpbusd would sum them (3 instructions per 32 multiply-adds
- * where widened bytes take 4 per 16, and a shuffle per 16 bytes). */
+ * where widened bytes take 4, and a shuffle per 16 bytes). */
 #define MLVM_Q_X1                                                                                 \
     const __m256i x0 = pairs ? _mm256_loadu_si256((const __m256i *)(const void *)bk)              \
                              : _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *)bk))
@@ -979,7 +979,8 @@ static void q_finish_ymm(const qsink_t *s, mlvm_index_t o, mlvm_index_t q, __m25
 
 /* The tile's rows in the common case (requantized, finite multipliers,
  * weight zero points 0) with the constants in registers, no test per
- * vector: v[2 r] (and v[2 r + 1] with VNNI's 16 positions) is row r's. */
+ * vector: v[2 r] (and v[2 r + 1] with VNNI's and AVX2's byte pairs' 16
+ * positions) is row r's. */
 static void q_finish_rows_ymm(const qsink_t *s, mlvm_index_t o, mlvm_index_t q0, const __m256i *v,
                               int mr, int np)
 {

@@ -87,6 +87,9 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
                        help="compute QDQ-form int8 convolutions / matmuls in float (skip mlvm-fuse-qdq)")
         p.add_argument("--no-fuse-gelu", action="store_true",
                        help="keep GELU's erf form as the ops it is written in (skip mlvm-fuse-gelu)")
+        p.add_argument("--no-qmatmul-conv", action="store_true",
+                       help="int8 matmuls by their own portable kernel, not the int8 convolution "
+                       "kernels (skip mlvm-qmatmul-conv)")
         p.add_argument("--no-workspaces", action="store_true",
                        help="no kernel scratch in the arena: conv2d gathers its windows per "
                        "block instead of copying its input once (less RAM, slower on hosts)")
@@ -143,6 +146,7 @@ def aot_main(argv: Sequence[str] | None = None) -> int:
         pack_weights=not args.no_pack_weights,
         fuse_qdq=not args.no_fuse_qdq,
         fuse_gelu=not args.no_fuse_gelu,
+        qmatmul_conv=not args.no_qmatmul_conv,
         bucket_collectives=not args.no_bucket_collectives,
         static_arena=args.arena == "static",
         workspaces=not args.no_workspaces,

@@ -37,6 +37,7 @@ from mlvm.passes.canonicalize import CanonicalizePass
 from mlvm.passes.fuse import FusePass
 from mlvm.passes.fuse_gelu import FuseGeluPass
 from mlvm.passes.fuse_qdq import FuseQdqPass
+from mlvm.passes.qmatmul_conv import QMatmulConvPass
 from mlvm.passes.bucket_collectives import BucketCollectivesPass
 from mlvm.passes.inplace import InplacePass
 from mlvm.passes.pack_weights import PackWeightsPass
@@ -64,6 +65,7 @@ class CompileOptions:
     bucket_collectives: bool = True  # consecutive all-reduces as one (mlvm-bucket-collectives)
     fuse_qdq: bool = True  # QDQ-form int8 convs / matmuls computed in integers (mlvm-fuse-qdq)
     fuse_gelu: bool = True  # GELU's erf form spelt out as five ops -> one mlvm.gelu (mlvm-fuse-gelu)
+    qmatmul_conv: bool = True  # int8 matmuls on the int8 convolution kernels (mlvm-qmatmul-conv)
     static_arena: bool = False  # emit the arena as a static buffer
     # Kernel scratch in the arena (conv2d copies its input padded, and reads
     # every tap in place): faster on hosts, more RAM.
@@ -82,6 +84,8 @@ class CompileOptions:
             out.append(BucketCollectivesPass())
         if self.fuse_qdq:
             out.append(FuseQdqPass())
+        if self.qmatmul_conv:
+            out.append(QMatmulConvPass())
         if self.canonicalize:
             out.append(CanonicalizePass())
         if self.fuse_gelu:

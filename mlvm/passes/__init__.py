@@ -55,6 +55,12 @@ def _fuse_gelu() -> type[ModulePass]:
     return FuseGeluPass
 
 
+def _qmatmul_conv() -> type[ModulePass]:
+    from mlvm.passes.qmatmul_conv import QMatmulConvPass
+
+    return QMatmulConvPass
+
+
 def _sink_constants() -> type[ModulePass]:
     from mlvm.passes.sink_constants import SinkConstantsPass
 
@@ -76,5 +82,6 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "mlvm-inplace": _inplace,
     "mlvm-pack-weights": _pack_weights,
     "mlvm-plan-memory": _plan_memory,
+    "mlvm-qmatmul-conv": _qmatmul_conv,
     "mlvm-sink-constants": _sink_constants,
 }

@@ -89,7 +89,7 @@ def _dq(v: SSAValue | None, elems: tuple[str, ...]) -> DequantizeOp | None:
     return None
 
 
-class _Builder:
+class QBuilder:
     """Ops inserted before `at`, in order."""
 
     def __init__(self, rewriter: PatternRewriter, at: Operation) -> None:
@@ -119,7 +119,7 @@ def _per_channel(s: tuple[int, ...], channels: int) -> bool | None:
     return None
 
 
-def _zero_point(b: _Builder, v: SSAValue, per: bool, n: int) -> SSAValue:
+def weight_zero_point(b: QBuilder, v: SSAValue, per: bool, n: int) -> SSAValue:
     """A weight zero point shaped (n,), or () when it is one value: also
     when all n are equal (the kernels then take the one-value path and
     nothing fills an array at run time)."""
@@ -135,14 +135,14 @@ def _zero_point(b: _Builder, v: SSAValue, per: bool, n: int) -> SSAValue:
     return b.reshape(v, (n,) if per else ())
 
 
-def _multiplier(b: _Builder, sx: SSAValue, sw: SSAValue, per_o: bool, o: int, q: QuantizeOp) -> SSAValue:
+def _multiplier(b: QBuilder, sx: SSAValue, sw: SSAValue, per_o: bool, o: int, q: QuantizeOp) -> SSAValue:
     """(sx * sw) / sy, shaped (o,) or ()."""
     sw_v = b.reshape(sw, (o,) if per_o else ())
     prod_s = b.op(MulOp, [b.reshape(sx, ()), sw_v], value_shape(sw_v), "f32")
     return b.op(DivOp, [prod_s, b.reshape(q.scale, ())], value_shape(sw_v), "f32")
 
 
-def _requantized(b: _Builder, acc: SSAValue, sx: SSAValue, sw: SSAValue, per_o: bool, o: int,
+def _requantized(b: QBuilder, acc: SSAValue, sx: SSAValue, sw: SSAValue, per_o: bool, o: int,
                  q: QuantizeOp, bshape: tuple[int, ...]) -> SSAValue:
     """requantize(acc, (sx * sw) / sy, zy); the multiplier shaped `bshape`."""
     mult = b.reshape(_multiplier(b, sx, sw, per_o, o, q), bshape if per_o else ())
@@ -175,10 +175,10 @@ class FuseQdqConv(RewritePattern):
             if db is None:
                 return
             bias_q = db.q
-        b = _Builder(rewriter, q)
+        b = QBuilder(rewriter, q)
         props: dict[str, Attribute] = {k: src.properties[k] for k in ("strides", "padding", "dilations", "groups")
                                        if k in src.properties}
-        zw = _zero_point(b, dw.zero_point, per_z, o)
+        zw = weight_zero_point(b, dw.zero_point, per_z, o)
         x_zw = [dx.q, dw.q, b.reshape(dx.zero_point, ()), zw]
         if _elem(q.result) not in ("i8", "ui8"):  # 16-bit outputs: the sums, then requantize
             acc = b.op(QConv2dOp, x_zw, value_shape(src.result), "i32", **props)
@@ -220,14 +220,14 @@ class FuseQdqMatmul(RewritePattern):
         per_s, per_z = _per_column(value_shape(db.scale), n), _per_column(value_shape(db.zero_point), n)
         if per_s is None or per_z is None:
             return
-        b = _Builder(rewriter, q)
-        zb = _zero_point(b, db.zero_point, per_z, n)
+        b = QBuilder(rewriter, q)
+        zb = weight_zero_point(b, db.zero_point, per_z, n)
         acc = b.op(QMatmulOp, [da.q, db.q, b.reshape(da.zero_point, ()), zb], value_shape(src.result), "i32")
         y = _requantized(b, acc, da.scale, db.scale, per_s, n, q, (n,))
         rewriter.replace(q, [], [y])
 
 
-def _linear_weight(b: _Builder, wq: SSAValue, transposed: bool) -> SSAValue | None:
+def linear_weight(b: QBuilder, wq: SSAValue, transposed: bool) -> SSAValue | None:
     """A compile-time [N, K] (`transposed`) or [K, N] weight as the [N, K,
     1, 1] weight of a 1x1 convolution: a parameter read through a view of
     its archive array (and a perm for [K, N]), or a constant made so; None
@@ -313,8 +313,8 @@ class FuseQdqLinear(RewritePattern):
             return
         if bias is not None and value_shape(bias) not in ((n,), (1, n)):
             return
-        b = _Builder(rewriter, q)
-        w = _linear_weight(b, dw.q, transposed)
+        b = QBuilder(rewriter, q)
+        w = linear_weight(b, dw.q, transposed)
         if w is None:
             return
         rows = value_shape(dx.q)[:-1]
@@ -323,7 +323,7 @@ class FuseQdqLinear(RewritePattern):
         if m > 1:
             x = b.op(TransposeOp, [x], (k, m), _elem(x), perm=DenseArrayBase.from_list(i64, [1, 0]))
         x = b.reshape(x, (1, k, m, 1))
-        operands = [x, w, b.reshape(dx.zero_point, ()), _zero_point(b, dw.zero_point, per_z, n),
+        operands = [x, w, b.reshape(dx.zero_point, ()), weight_zero_point(b, dw.zero_point, per_z, n),
                     _multiplier(b, dx.scale, dw.scale, per_s, n, q), b.reshape(q.zero_point, ())]
         if bias is not None:
             operands.append(b.reshape(bias, (n,)))
@@ -359,10 +359,10 @@ class S8PairToU8(RewritePattern):
         # result's: the ops broadcast it)
         z = make_constant(TensorType(xdsl_type("ui8"), []), np.asarray(int(zq.reshape(())) + 128, np.uint8))
         rewriter.insert(z, InsertPoint.before(q))
-        b = _Builder(rewriter, q)
+        b = QBuilder(rewriter, q)
         q2 = b.op(QuantizeOp, [q.x, q.scale, b.reshape(z.result, value_shape(q.zero_point))],
                   value_shape(q.result), "ui8")
-        b2 = _Builder(rewriter, d)
+        b2 = QBuilder(rewriter, d)
         d2 = b2.op(DequantizeOp, [q2, d.scale, b2.reshape(z.result, value_shape(d.zero_point))],
                    value_shape(d.result), _elem(d.result))
         rewriter.replace(d, [], [d2])
@@ -401,7 +401,7 @@ class FuseQdqAdd(RewritePattern):
         shape = value_shape(q.result)
         if value_shape(q.x) != shape or qadd_layout(value_shape(da.q), value_shape(db.q), shape) is None:
             return  # (both operands broadcast, or the small one's dims not one run: left in f32)
-        b = _Builder(rewriter, q)
+        b = QBuilder(rewriter, q)
         operands = [da.q, b.reshape(da.scale, ()), b.reshape(da.zero_point, ()),
                     db.q, b.reshape(db.scale, ()), b.reshape(db.zero_point, ()),
                     b.reshape(q.scale, ()), b.reshape(q.zero_point, ())]
@@ -424,7 +424,7 @@ class FuseQdqMul(RewritePattern):
         if found is None:
             return
         da, db = found
-        b = _Builder(rewriter, q)
+        b = QBuilder(rewriter, q)
 
         def centered(d: DequantizeOp) -> SSAValue:
             x = b.op(CastOp, [d.q], value_shape(d.q), "i32")
@@ -471,7 +471,7 @@ class FuseQdqAvgPool(RewritePattern):
         dx = _unary_u8(q, src)
         if dx is None:
             return
-        b = _Builder(rewriter, q)
+        b = QBuilder(rewriter, q)
         props = {k: src.properties[k] for k in ("window", "strides", "padding") if k in src.properties}
         operands = [dx.q, b.reshape(dx.scale, ()), b.reshape(dx.zero_point, ()), b.reshape(q.scale, ()),
                     b.reshape(q.zero_point, ())]
@@ -502,7 +502,7 @@ class FuseQdqSoftmax(RewritePattern):
         table = make_constant(TensorType(xdsl_type("f32"), [256]),
                               qsoftmax_table(float(sx.reshape(())), n, _elem(q.result) == "i8"))
         rewriter.insert(table, InsertPoint.before(q))
-        b = _Builder(rewriter, q)
+        b = QBuilder(rewriter, q)
         shape, rank, ax = value_shape(q.result), len(value_shape(q.result)), src.norm_axis()
         x = dx.q
         perm = list(range(rank))
@@ -553,7 +553,7 @@ class FuseQdqConcat(RewritePattern):
         dqs = [_dq(v, ("i8", "ui8")) for v in src.inputs]
         if any(d is None or prod(value_shape(d.scale)) != 1 or prod(value_shape(d.zero_point)) != 1 for d in dqs):
             return
-        b = _Builder(rewriter, q)
+        b = QBuilder(rewriter, q)
         parts: list[SSAValue] = []
         for d in dqs:
             assert d is not None

@@ -87,6 +87,17 @@ for shape, perm in [
 ]:
     add_transpose(f32_data(g, shape), perm, "-big")
 add_transpose(i32_data(g, (31, 29)), (1, 0), "-big-i32")
+# Bytes past whole tiles (SSE2's 16 x 16 byte tiles) and 32-bit ints on
+# exact tiles (AVX2's 8 x 8 blocks), as the int8 matmul's transposes
+for shape, perm, dt in [
+    ((37, 53), (1, 0), np.uint8),
+    ((48, 32), (1, 0), np.int8),
+    ((3, 33, 40), (0, 2, 1), np.uint8),
+    ((17, 3, 40), (2, 1, 0), np.int8),
+    ((32, 16), (1, 0), np.int32),
+]:
+    add_transpose(g.integers(np.iinfo(dt).min, np.iinfo(dt).max + 1, shape).astype(dt), perm,
+                  f"-big-{np.dtype(dt).name}")
 add_transpose(np.zeros((0, 5), np.float32), (1, 0), "-empty")
 
 

@@ -1,6 +1,8 @@
 /* Data movement of one element width, included by move.c once per width
  * with MLVM_MOVE_T (an unsigned type of that width) and MLVM_MOVE_NAME(x)
- * (x suffixed by the width) defined. No include guard on purpose. */
+ * (x suffixed by the width) defined, and MLVM_MOVE_TILE(s, ss, d, ds)
+ * where a whole tile of the transposing gather goes in vectors. No
+ * include guard on purpose. */
 
 static void MLVM_MOVE_NAME(gather_rows_)(const mlvm_iter_t *it, const MLVM_MOVE_T *src,
                                          MLVM_MOVE_T *dst)
@@ -59,6 +61,12 @@ void MLVM_MOVE_NAME(mlvm_gather_b)(const mlvm_iter_t *it, const void *in, void *
             const mlvm_index_t ie = move_imin(i0 + MLVM_GATHER_TILE, m);
             for (j0 = 0; j0 < n; j0 += MLVM_GATHER_TILE) {
                 const mlvm_index_t je = move_imin(j0 + MLVM_GATHER_TILE, n);
+#ifdef MLVM_MOVE_TILE
+                if (ie - i0 == MLVM_GATHER_TILE && je - j0 == MLVM_GATHER_TILE) {
+                    MLVM_MOVE_TILE(sp + i0 + j0 * s, s, dp + i0 * os + j0, os);
+                    continue;
+                }
+#endif
                 for (i = i0; i < ie; ++i)
                     for (j = j0; j < je; ++j)
                         dp[i * os + j] = sp[i + j * s];

@@ -1241,6 +1241,34 @@ def _quantize(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attr
     return [Tensor(imp.emit(QuantizeOp, [imp.t(x), *_qparams(imp, s, z)], imp.shape(x), imp.elem(zp)))]
 
 
+@converter("DynamicQuantizeLinear")
+def _dynamic_quantize(imp: Importer, node: onnx.NodeProto, ins: list[Value | None],
+                      attrs: dict[str, Any]) -> list[Value]:
+    """y (u8), y_scale, y_zero_point of x, as onnxruntime computes them (its
+    dynamic quantization's MatMulInteger inputs): the range [min(x, 0),
+    max(x, 0)] in 255 steps (a scale of 1 where it is empty), the zero point
+    -min / scale clamped to [0, 255] and rounded half to even, then
+    QuantizeLinear. f32 ops in onnxruntime's order: the same bits."""
+    x = _one(ins)
+    if imp.elem(x) != "f32":
+        raise Unsupported(f"DynamicQuantizeLinear of {imp.elem(x)}")
+    shape = imp.shape(x)
+    if math.prod(shape) == 0:
+        raise Unsupported("an empty input (its range has no minimum)")
+    axes = list(range(len(shape)))
+    zero = scalar(imp, 0.0, x)
+    lo = binary(imp, MinOp, reduce(imp, x, "min", axes, (), False), zero)
+    hi = binary(imp, MaxOp, reduce(imp, x, "max", axes, (), False), zero)
+    steps = binary(imp, DivOp, binary(imp, SubOp, hi, lo), scalar(imp, 255.0, x))
+    scale = select(imp, compare(imp, EqOp, hi, lo), scalar(imp, 1.0, x), steps)
+    # nearbyint(clamp(v, 0, 255)) is saturate(nearbyint(v)): QuantizeLinear by 1
+    zp_f = binary(imp, SubOp, zero, binary(imp, DivOp, lo, scale))
+    one, z8 = imp.t(scalar(imp, 1.0, x)), imp.t(Const(np.zeros((), np.uint8)))
+    zp = Tensor(imp.emit(QuantizeOp, [imp.t(zp_f), one, z8], (), "ui8"))
+    y = Tensor(imp.emit(QuantizeOp, [imp.t(x), imp.t(scale), imp.t(zp)], shape, "ui8"))
+    return [y, scale, zp]
+
+
 @converter("DequantizeLinear")
 def _dequantize(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
     x, scale, rank, ax = _q_inputs(imp, ins, attrs)

@@ -82,3 +82,18 @@ func.func @empty(%a: tensor<0x5xui8>, %b: tensor<5x4xi8>, %za: tensor<ui8>, %zb:
   %0 = "mlvm.qmatmul"(%a, %b, %za, %zb) : (tensor<0x5xui8>, tensor<5x4xi8>, tensor<ui8>, tensor<i8>) -> tensor<0x4xi32>
   func.return %0 : tensor<0x4xi32>
 }
+
+// -----
+
+// Three products of the same rows (a layer's query, key and value): one
+// transpose of them, shared.
+// CHECK-LABEL: func.func @shared_rows
+// CHECK-COUNT-1: "mlvm.transpose"(%{{.*}}) <{perm = array<i64: 1, 0>}> : (tensor<6x5xui8>) -> tensor<5x6xui8>
+// CHECK-NOT: (tensor<6x5xui8>) -> tensor<5x6xui8>
+// CHECK: func.return
+func.func @shared_rows(%a: tensor<6x5xui8>, %b: tensor<5x4xi8>, %za: tensor<ui8>, %zb: tensor<i8>) -> (tensor<6x4xi32>, tensor<6x4xi32>, tensor<6x4xi32>) {
+  %0 = "mlvm.qmatmul"(%a, %b, %za, %zb) : (tensor<6x5xui8>, tensor<5x4xi8>, tensor<ui8>, tensor<i8>) -> tensor<6x4xi32>
+  %1 = "mlvm.qmatmul"(%a, %b, %za, %zb) : (tensor<6x5xui8>, tensor<5x4xi8>, tensor<ui8>, tensor<i8>) -> tensor<6x4xi32>
+  %2 = "mlvm.qmatmul"(%a, %b, %za, %zb) : (tensor<6x5xui8>, tensor<5x4xi8>, tensor<ui8>, tensor<i8>) -> tensor<6x4xi32>
+  func.return %0, %1, %2 : tensor<6x4xi32>, tensor<6x4xi32>, tensor<6x4xi32>
+}

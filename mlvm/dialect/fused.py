@@ -343,7 +343,8 @@ class FusedOp(MlvmOp):
         kind = tail.kind.data
         row = {"sum": "0.0f + mlvm_row_sum_f32({n}, buf + r * {n})",
                "mean": "(0.0f + mlvm_row_sum_f32({n}, buf + r * {n})) / (float){n}",
-               "max": "mlvm_row_max_f32({n}, buf + r * {n}, -HUGE_VALF)"}[kind].format(n=n)
+               "max": "mlvm_row_max_f32({n}, buf + r * {n}, -HUGE_VALF)",
+               "min": "mlvm_row_min_f32({n}, buf + r * {n}, HUGE_VALF)"}[kind].format(n=n)
         lines = ["{", *self._pointers(cg, used)]
         for k in scalars:
             e = elem(args[k])

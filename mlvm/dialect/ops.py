@@ -1187,8 +1187,9 @@ def row_entry(narrow: bool, bias: bool) -> str:
 # --------------------------------------------------------------------------
 
 REDUCE_KINDS = ("sum", "max", "mean", "min", "prod")
-REDUCE_KERNELS = ("sum", "max", "mean")  # f32 kernels in the runtime
-REDUCE_NP_FNS: dict[str, Callable[..., Any]] = {"sum": np.sum, "max": np.max, "mean": np.mean}
+REDUCE_KERNELS = ("sum", "max", "mean", "min")  # f32 kernels in the runtime
+REDUCE_NP_FNS: dict[str, Callable[..., Any]] = {"sum": np.sum, "max": np.max, "mean": np.mean,
+                                                "min": np.min}
 
 
 def reduce_loop(

@@ -1,4 +1,4 @@
-"""`mlvm.reduce` (sum, max, mean) against float64 numpy.
+"""`mlvm.reduce` (sum, max, mean, min) against float64 numpy.
 
 Every kind with keepdims true, false and left out; axes empty, single,
 negative, non-contiguous, unsorted, all; unit dims and odd primes; scalars;
@@ -7,8 +7,9 @@ axis, and several axes at once, so that accumulation error shows.
 
 Tolerances:
 
-* max: bit-exact, NaN propagates (numpy's `max`); the expectation is taken
-  from a sort (NaN sorts last), not from `np.max`.
+* max, min: bit-exact, NaN propagates (numpy's `max`); the expectation is taken
+  from a sort (NaN sorts last; a NaN anywhere gives NaN for min), not from
+  `np.max`.
 * sum: `|err| <= 1e-5 * sum |x|` over the reduced elements, against the
   float64 sum.
 * mean: `|err| <= 1e-5 * sum |x| / count`, against the float64 mean.
@@ -62,6 +63,14 @@ def _sorted_max(x: np.ndarray, ax: tuple[int, ...]) -> np.ndarray:
     return np.sort(flat, axis=-1)[..., -1]
 
 
+def _sorted_min(x: np.ndarray, ax: tuple[int, ...]) -> np.ndarray:
+    """Min over `ax` by sorting the reduced elements, NaN where one is NaN."""
+    rest = [i for i in range(x.ndim) if i not in ax]
+    moved = np.transpose(x, rest + list(ax))
+    flat = moved.reshape(*[x.shape[i] for i in rest], -1)
+    return np.where(np.isnan(flat).any(axis=-1), np.float32(np.nan), np.sort(flat, axis=-1)[..., 0])
+
+
 def expectation(kind: str, shape, axes, keepdims):  # noqa: ANN001, ANN201
     out = result_shape(shape, axes, keepdims)
     ax = norm(axes, len(shape))
@@ -71,6 +80,8 @@ def expectation(kind: str, shape, axes, keepdims):  # noqa: ANN001, ANN201
         count = prod(shape[i] for i in ax)
         if kind == "max":
             return [_sorted_max(x, ax).astype(np.float32).reshape(out)]
+        if kind == "min":
+            return [_sorted_min(x, ax).astype(np.float32).reshape(out)]
         total = x64.sum(axis=ax).reshape(out) if ax else x64.reshape(out)
         scale = np.abs(x64).sum(axis=ax).reshape(out) if ax else np.abs(x64).reshape(out)
         if kind == "sum":
@@ -119,7 +130,7 @@ AXES = {
 }
 
 g = rng(11)
-for kind in ("sum", "max", "mean"):
+for kind in ("sum", "max", "mean", "min"):
     for shape, axes_sets in AXES.items():
         for axes in axes_sets:
             for keepdims in (True, False, None):
@@ -140,7 +151,7 @@ LONG = [
     ((7, 357, 2), (0, 2)),
     ((2, 2503), (-1,)),
 ]
-for kind in ("sum", "mean", "max"):
+for kind in ("sum", "mean", "max", "min"):
     for shape, axes in LONG:
         add_reduce(kind, f32_data(g, shape), axes, False, "-long")
     for shape, axes in LONG[:4]:
@@ -164,7 +175,7 @@ def special_rows() -> np.ndarray:
     return x
 
 
-for kind in ("max", "sum", "mean"):
+for kind in ("max", "sum", "mean", "min"):
     x = special_rows()
     add_reduce(kind, x, (1,), False, "-specials")
     add_reduce(kind, np.ascontiguousarray(x.T), (0,), True, "-specials")

@@ -21,7 +21,7 @@ from mlvm.pipeline import CompileOptions, lower, make_context, parse_file, parse
 # axis or two, the last chunk whole or not.
 SHAPES = [((600,), (1,)), ((80,), (7,)), ((70,), (8,)), ((60,), (9,)), ((4, 10), (16,)),
           ((2, 5), (5, 25)), ((5,), (131,)), ((3,), (600,))]
-KINDS = ("sum", "mean", "max")
+KINDS = ("sum", "mean", "max", "min")
 
 
 def ttype(shape: tuple[int, ...], e: str = "f32") -> str:

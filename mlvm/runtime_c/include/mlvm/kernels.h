@@ -179,14 +179,17 @@ void mlvm_reduce_sum_f32(const mlvm_iter_t *it, const float *in, float *out,
                          size_t out_n, size_t count);
 void mlvm_reduce_max_f32(const mlvm_iter_t *it, const float *in, float *out,
                          size_t out_n, size_t count);
+void mlvm_reduce_min_f32(const mlvm_iter_t *it, const float *in, float *out,
+                         size_t out_n, size_t count);
 void mlvm_reduce_mean_f32(const mlvm_iter_t *it, const float *in, float *out,
                           size_t out_n, size_t count);
 /* What those kernels do to one contiguous row of n: its sum (eight partial
  * sums over the whole eights, added in order, then the rest), and its
- * maximum with acc (NaN wins). A fused tree ending in a reduction sums its
- * rows by these, so its bits are the kernels'. */
+ * maximum or minimum with acc (NaN wins). A fused tree ending in a
+ * reduction sums its rows by these, so its bits are the kernels'. */
 float mlvm_row_sum_f32(mlvm_index_t n, const float *x);
 float mlvm_row_max_f32(mlvm_index_t n, const float *x, float acc);
+float mlvm_row_min_f32(mlvm_index_t n, const float *x, float acc);
 
 /* Index of the first maximum along the middle dim of [outer, n, inner]. */
 void mlvm_argmax_f32(size_t outer, size_t n, size_t inner, const float *in,

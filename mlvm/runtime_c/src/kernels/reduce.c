@@ -32,28 +32,37 @@ static float max2(float acc, float v)
     return ((v > acc) | (v != v)) ? v : acc;
 }
 
+static float min2(float acc, float v)
+{
+    return ((v < acc) | (v != v)) ? v : acc;
+}
+
 /* In lanes (one running maximum made the loop a chain of compares, one
  * element at a time): the maximum does not depend on the order, and NaN
  * wins in any order. */
-float mlvm_row_max_f32(mlvm_index_t n, const float *x, float acc)
-{
-    float lane[MLVM_SUM_LANES];
-    mlvm_index_t i = 0;
-    int l;
-    for (l = 0; l < MLVM_SUM_LANES; ++l)
-        lane[l] = acc;
-    for (; i + MLVM_SUM_LANES <= n; i += MLVM_SUM_LANES)
-        for (l = 0; l < MLVM_SUM_LANES; ++l)
-            lane[l] = max2(lane[l], x[i + l]);
-    for (; i < n; ++i)
-        acc = max2(acc, x[i]);
-    for (l = 0; l < MLVM_SUM_LANES; ++l)
-        acc = max2(acc, lane[l]);
-    return acc;
-}
+#define MLVM_ROW_EXTREME(name, pick)                                                              \
+    float name(mlvm_index_t n, const float *x, float acc)                                         \
+    {                                                                                             \
+        float lane[MLVM_SUM_LANES];                                                               \
+        mlvm_index_t i = 0;                                                                       \
+        int l;                                                                                    \
+        for (l = 0; l < MLVM_SUM_LANES; ++l)                                                      \
+            lane[l] = acc;                                                                        \
+        for (; i + MLVM_SUM_LANES <= n; i += MLVM_SUM_LANES)                                      \
+            for (l = 0; l < MLVM_SUM_LANES; ++l)                                                  \
+                lane[l] = pick(lane[l], x[i + l]);                                                \
+        for (; i < n; ++i)                                                                        \
+            acc = pick(acc, x[i]);                                                                \
+        for (l = 0; l < MLVM_SUM_LANES; ++l)                                                      \
+            acc = pick(acc, lane[l]);                                                             \
+        return acc;                                                                               \
+    }
+MLVM_ROW_EXTREME(mlvm_row_max_f32, max2)
+MLVM_ROW_EXTREME(mlvm_row_min_f32, min2)
 
-static void reduce_walk(const mlvm_iter_t *it, const float *in, float *out,
-                        int is_max)
+enum { REDUCE_SUM, REDUCE_MAX, REDUCE_MIN };
+
+static void reduce_walk(const mlvm_iter_t *it, const float *in, float *out, int kind)
 {
     mlvm_index_t idx[MLVM_MAX_RANK] = {0};
     mlvm_index_t oi = 0, oo = 0, i;
@@ -66,10 +75,15 @@ static void reduce_walk(const mlvm_iter_t *it, const float *in, float *out,
         const float *pi = in + oi;
         float *po = out + oo;
         if (so == 0 && si == 1) {
-            po[0] = is_max ? mlvm_row_max_f32(n, pi, po[0]) : po[0] + mlvm_row_sum_f32(n, pi);
-        } else if (is_max) {
+            po[0] = kind == REDUCE_MAX   ? mlvm_row_max_f32(n, pi, po[0])
+                    : kind == REDUCE_MIN ? mlvm_row_min_f32(n, pi, po[0])
+                                         : po[0] + mlvm_row_sum_f32(n, pi);
+        } else if (kind == REDUCE_MAX) {
             for (i = 0; i < n; ++i)
                 po[i * so] = max2(po[i * so], pi[i * si]);
+        } else if (kind == REDUCE_MIN) {
+            for (i = 0; i < n; ++i)
+                po[i * so] = min2(po[i * so], pi[i * si]);
         } else if (so == 1 && si == 1) { /* a row into a row: vectorised */
             for (i = 0; i < n; ++i)
                 po[i] += pi[i];
@@ -88,7 +102,7 @@ void mlvm_reduce_sum_f32(const mlvm_iter_t *it, const float *in, float *out,
     (void)count;
     for (o = 0; o < out_n; ++o)
         out[o] = 0.0f;
-    reduce_walk(it, in, out, 0);
+    reduce_walk(it, in, out, REDUCE_SUM);
 }
 
 void mlvm_reduce_max_f32(const mlvm_iter_t *it, const float *in, float *out,
@@ -98,7 +112,17 @@ void mlvm_reduce_max_f32(const mlvm_iter_t *it, const float *in, float *out,
     (void)count;
     for (o = 0; o < out_n; ++o)
         out[o] = -HUGE_VALF;
-    reduce_walk(it, in, out, 1);
+    reduce_walk(it, in, out, REDUCE_MAX);
+}
+
+void mlvm_reduce_min_f32(const mlvm_iter_t *it, const float *in, float *out,
+                         size_t out_n, size_t count)
+{
+    size_t o;
+    (void)count;
+    for (o = 0; o < out_n; ++o)
+        out[o] = HUGE_VALF;
+    reduce_walk(it, in, out, REDUCE_MIN);
 }
 
 void mlvm_reduce_mean_f32(const mlvm_iter_t *it, const float *in, float *out,

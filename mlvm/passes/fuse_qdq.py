@@ -231,12 +231,15 @@ def linear_weight(b: QBuilder, wq: SSAValue, transposed: bool) -> SSAValue | Non
     """A compile-time [N, K] (`transposed`) or [K, N] weight as the [N, K,
     1, 1] weight of a 1x1 convolution: a parameter read through a view of
     its archive array (and a perm for [K, N]), or a constant made so; None
-    for weights computed at run time."""
+    for weights computed at run time and for parameters already stored in
+    another layout (lanes, panels, Winograd planes, a view or perm)."""
     k_n = value_shape(wq)
     n, k = k_n if transposed else k_n[::-1]
     t = TensorType(xdsl_type(_elem(wq)), [n, k, 1, 1])
     owner = wq.owner
-    if isinstance(owner, ParamOp) and owner.perm is None and owner.view is None:
+    if isinstance(owner, ParamOp):
+        if any(p is not None for p in (owner.perm, owner.view, owner.lanes, owner.panel, owner.wino)):
+            return None
         props: dict[str, Attribute] = {"name": owner.param_name, "view": DenseArrayBase.from_list(i64, list(k_n))}
         if not transposed:
             props["perm"] = DenseArrayBase.from_list(i64, [1, 0, 2, 3])

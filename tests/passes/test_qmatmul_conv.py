@@ -105,3 +105,40 @@ def test_pass_rewrites_every_qmatmul(modules: tuple) -> None:
                            CompileOptions(qmatmul_conv=False))[0]
     assert "mlvm_qmatmul_8(" not in with_pass and "mlvm_qconv2d" in with_pass
     assert without.count("mlvm_qmatmul_8(") == len(CASES)
+
+
+LANES = """func.func @lanes(%a: tensor<6x8xi8>, %za: tensor<i8>, %zb: tensor<i8>) -> tensor<6x4xi32> {
+  %b = "mlvm.param"() <{name = "wl", lanes = array<i64: 4, 1, 1>}> : () -> tensor<8x4xi8>
+  %0 = "mlvm.qmatmul"(%a, %b, %za, %zb) : (tensor<6x8xi8>, tensor<8x4xi8>, tensor<i8>, tensor<i8>) -> tensor<6x4xi32>
+  func.return %0 : tensor<6x4xi32>
+}
+"""
+
+
+def test_rhs_param_in_another_layout_is_transposed_at_run_time(tmp_path: Path) -> None:
+    """A param already stored for another kernel (here in lanes) is not
+    re-viewed as the convolution's weight: it is read as declared and
+    transposed by an op, the same sums."""
+    path = tmp_path / "lanes.mlir"
+    path.write_text(LANES)
+    g = np.random.default_rng(3)
+    params = {"wl": g.integers(-128, 128, (8, 4, 1, 1)).astype(np.int8)}
+    ins = [g.integers(-128, 128, (6, 8)).astype(np.int8), np.array(3, np.int8), np.array(-2, np.int8)]
+    want = reference.run(parse_file(path)[0], "lanes", ins, params)[0]
+    for opts in (CompileOptions(), CompileOptions(qmatmul_conv=False)):
+        np.testing.assert_array_equal(mlvm.compile(path, params=params, options=opts).lanes(*ins), want)
+
+
+def test_cli_flag_keeps_the_portable_kernel(tmp_path: Path) -> None:
+    from mlvm.cli import aot_main
+
+    path = tmp_path / "q.mlir"
+    path.write_text(_func(*CASES[1]))
+    g = np.random.default_rng(4)
+    npz = tmp_path / "p.npz"
+    np.savez(npz, rows_b=g.integers(-128, 128, (17, 31)).astype(np.int8))
+    on, off = tmp_path / "on.c", tmp_path / "off.c"
+    assert aot_main(["compile", str(path), "--params", str(npz), "-o", str(on)]) == 0
+    assert aot_main(["compile", str(path), "--params", str(npz), "-o", str(off), "--no-qmatmul-conv"]) == 0
+    assert "mlvm_qmatmul_8(" not in on.read_text() and "mlvm_qconv2d_ws_8(" in on.read_text()
+    assert "mlvm_qmatmul_8(" in off.read_text()

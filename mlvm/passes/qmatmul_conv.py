@@ -69,7 +69,8 @@ class QMatmulAsConv(RewritePattern):
     """qmatmul (and a requantize reading it alone) as a 1x1 int8
     convolution over the rows of its lhs (the module docstring). Products
     of the same lhs in one block (a layer's query, key and value) share its
-    transposed rows: the first one's transpose, made before it."""
+    transposed rows: the first one's transpose, made before that qmatmul
+    (not before its requantize, which may follow a later qmatmul)."""
 
     def __init__(self) -> None:
         self.rows: dict[SSAValue, SSAValue] = {}
@@ -87,11 +88,12 @@ class QMatmulAsConv(RewritePattern):
         if w is None:  # computed at run time: transposed here
             w = b.reshape(b.op(TransposeOp, [op.rhs], (n, k), elem(op.rhs).name, perm=SWAP), (n, k, 1, 1))
         x = self.rows.get(op.lhs)
-        if x is None or x.owner.parent is not at.parent:
+        if x is None or x.owner.parent is not op.parent:
+            bx = QBuilder(rewriter, op)
             x = op.lhs
             if m > 1:
-                x = b.op(TransposeOp, [b.reshape(x, (m, k))], (k, m), elem(x).name, perm=SWAP)
-            x = self.rows[op.lhs] = b.reshape(x, (1, k, m, 1))
+                x = bx.op(TransposeOp, [bx.reshape(x, (m, k))], (k, m), elem(x).name, perm=SWAP)
+            x = self.rows[op.lhs] = bx.reshape(x, (1, k, m, 1))
         zx = b.reshape(op.lhs_zero_point, ())
         zw = weight_zero_point(b, op.rhs_zero_point, prod(value_shape(op.rhs_zero_point)) != 1, n)
         if rq is None:

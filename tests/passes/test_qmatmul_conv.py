@@ -142,3 +142,27 @@ def test_cli_flag_keeps_the_portable_kernel(tmp_path: Path) -> None:
     assert aot_main(["compile", str(path), "--params", str(npz), "-o", str(off), "--no-qmatmul-conv"]) == 0
     assert "mlvm_qmatmul_8(" not in on.read_text() and "mlvm_qconv2d_ws_8(" in on.read_text()
     assert "mlvm_qmatmul_8(" in off.read_text()
+
+
+ORDER = """func.func @order(%a: tensor<6x5xui8>, %b: tensor<5x4xi8>, %za: tensor<ui8>, %zb: tensor<i8>, %m: tensor<f32>, %zy: tensor<ui8>) -> (tensor<6x4xui8>, tensor<6x4xi32>) {
+  %0 = "mlvm.qmatmul"(%a, %b, %za, %zb) : (tensor<6x5xui8>, tensor<5x4xi8>, tensor<ui8>, tensor<i8>) -> tensor<6x4xi32>
+  %1 = "mlvm.qmatmul"(%a, %b, %za, %zb) : (tensor<6x5xui8>, tensor<5x4xi8>, tensor<ui8>, tensor<i8>) -> tensor<6x4xi32>
+  %2 = "mlvm.requantize"(%0, %m, %zy) : (tensor<6x4xi32>, tensor<f32>, tensor<ui8>) -> tensor<6x4xui8>
+  func.return %2, %1 : tensor<6x4xui8>, tensor<6x4xi32>
+}
+"""
+
+
+def test_shared_rows_come_before_every_product(tmp_path: Path) -> None:
+    """Two products of the same rows, the first requantized after the
+    second: the shared transpose is made before the first qmatmul, so the
+    second (rewritten in place) reads it after it is written."""
+    path = tmp_path / "order.mlir"
+    path.write_text(ORDER)
+    g = np.random.default_rng(5)
+    ins = [g.integers(0, 256, (6, 5)).astype(np.uint8), g.integers(-128, 128, (5, 4)).astype(np.int8),
+           np.array(7, np.uint8), np.array(-3, np.int8), np.array(0.01, np.float32), np.array(100, np.uint8)]
+    want = reference.run(parse_file(path)[0], "order", ins, {})
+    got = mlvm.compile(path).order(*ins)
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_array_equal(a, b)

@@ -444,9 +444,9 @@ func.func @f(%x: tensor<600x8xf32>) -> tensor<600x1xf32> {
   %y = "mlvm.fused"(%x) ({
   ^bb0(%a: tensor<600x8xf32>):
     %1 = "mlvm.exp"(%a) : (tensor<600x8xf32>) -> tensor<600x8xf32>
-    %2 = "mlvm.reduce"(%1) <{kind = "min", axes = array<i64: 1>, keepdims = true}> : (tensor<600x8xf32>) -> tensor<600x1xf32>
+    %2 = "mlvm.reduce"(%1) <{kind = "prod", axes = array<i64: 1>, keepdims = true}> : (tensor<600x8xf32>) -> tensor<600x1xf32>
     "mlvm.fused_yield"(%2) : (tensor<600x1xf32>) -> ()
   }) : (tensor<600x8xf32>) -> tensor<600x1xf32>
   func.return %y : tensor<600x1xf32>
 }
-// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.fused: the reduction cannot end the body: its kind 'min' is not one of sum, max, mean
+// CHECK: invalid.mlir:{{[0-9]+}}:3: error: mlvm.fused: the reduction cannot end the body: its kind 'prod' is not one of sum, max, mean, min

@@ -2204,6 +2204,10 @@ void mlvm_qconv2d_ws_8(const mlvm_qconv2d_t *p, const void *x, const void *w, co
     qcall_t c;
     if (q_depthwise(p, NULL, x, w, zx, zw, NULL, NULL, NULL, out))
         return;
+    if (mlvm_qgemv_applies(p)) { /* (one position per image: a product of one row) */
+        mlvm_qgemv_8(p, NULL, x, w, zx, zw, NULL, NULL, NULL, out);
+        return;
+    }
     if (ws == NULL || mlvm_qconv2d_workspace(p) == 0) {
         mlvm_qconv2d_8(p, x, w, zx, zw, out);
         return;

@@ -1,11 +1,12 @@
 /* mlvm.qconv2d_requant (and mlvm.qconv2d's int32 sums) of a 1x1
  * convolution over one position per image: a Linear layer's row as
  * mlvm-fuse-qdq writes it, a product of one row (mlvm-qmatmul-conv), or a
- * classifier over a 1x1 map. Each output is one dot product of the image's c bytes with its
- * weight row, then requantized as the tiles do. The tiles of qconv_ws.c
- * put positions in the vector lanes, of which one position fills a
- * sixteenth (AVX-512) or an eighth (the Cortex-M's 8-position tile); here
- * the contraction fills them, and the weights stream once.
+ * classifier over a 1x1 map. Each output is one dot product of the
+ * image's c bytes with its weight row, then requantized as the tiles do.
+ * The tiles of qconv_ws.c put positions in the vector lanes, of which one
+ * position fills a sixteenth (AVX-512) or an eighth (the Cortex-M's
+ * 8-position tile); here the contraction fills them, and the weights
+ * stream once.
  *
  * The sums wrap as the reference's int32 does. With vectors, in the bytes'
  * own types: sum_j (x - zx)(w - zw) = sum x w - zx sum w - zw sum (x - zx),

@@ -98,30 +98,24 @@ static void reduce_walk(const mlvm_iter_t *it, const float *in, float *out, int 
 void mlvm_reduce_sum_f32(const mlvm_iter_t *it, const float *in, float *out,
                          size_t out_n, size_t count)
 {
-    size_t o;
     (void)count;
-    for (o = 0; o < out_n; ++o)
-        out[o] = 0.0f;
+    mlvm_fill_f32(out_n, 0.0f, out);
     reduce_walk(it, in, out, REDUCE_SUM);
 }
 
 void mlvm_reduce_max_f32(const mlvm_iter_t *it, const float *in, float *out,
                          size_t out_n, size_t count)
 {
-    size_t o;
     (void)count;
-    for (o = 0; o < out_n; ++o)
-        out[o] = -HUGE_VALF;
+    mlvm_fill_f32(out_n, -HUGE_VALF, out);
     reduce_walk(it, in, out, REDUCE_MAX);
 }
 
 void mlvm_reduce_min_f32(const mlvm_iter_t *it, const float *in, float *out,
                          size_t out_n, size_t count)
 {
-    size_t o;
     (void)count;
-    for (o = 0; o < out_n; ++o)
-        out[o] = HUGE_VALF;
+    mlvm_fill_f32(out_n, HUGE_VALF, out);
     reduce_walk(it, in, out, REDUCE_MIN);
 }
 

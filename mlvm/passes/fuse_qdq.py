@@ -253,6 +253,26 @@ def linear_weight(b: QBuilder, wq: SSAValue, transposed: bool) -> SSAValue | Non
     return op.results[0]
 
 
+SWAP = DenseArrayBase.from_list(i64, [1, 0])
+
+
+def rows_as_image(b: QBuilder, x: SSAValue, m: int, k: int) -> SSAValue:
+    """x [..., K] of m rows as one image of K channels and m positions, [1,
+    K, m, 1], for a 1x1 convolution over its rows: the rows transposed (one
+    row needs no transpose)."""
+    if m > 1:
+        x = b.op(TransposeOp, [b.reshape(x, (m, k))], (k, m), _elem(x), perm=SWAP)
+    return b.reshape(x, (1, k, m, 1))
+
+
+def image_as_rows(b: QBuilder, y: SSAValue, n: int, m: int, shape: tuple[int, ...]) -> SSAValue:
+    """That convolution's [1, n, m, 1] result as its rows, shaped `shape`
+    ([..., n])."""
+    if m > 1:
+        y = b.op(TransposeOp, [b.reshape(y, (n, m))], (m, n), _elem(y), perm=SWAP)
+    return b.reshape(y, shape)
+
+
 def _per_output(s: tuple[int, ...], n: int, transposed: bool) -> bool | None:
     """True for one value per output column of a rank-2 weight ([N, 1]
     against an [N, K] one read transposed; [N] or [1, N] against [K, N]),
@@ -322,19 +342,14 @@ class FuseQdqLinear(RewritePattern):
             return
         rows = value_shape(dx.q)[:-1]
         m = prod(rows)
-        x = b.reshape(dx.q, (m, k))
-        if m > 1:
-            x = b.op(TransposeOp, [x], (k, m), _elem(x), perm=DenseArrayBase.from_list(i64, [1, 0]))
-        x = b.reshape(x, (1, k, m, 1))
+        x = rows_as_image(b, dx.q, m, k)
         operands = [x, w, b.reshape(dx.zero_point, ()), weight_zero_point(b, dw.zero_point, per_z, n),
                     _multiplier(b, dx.scale, dw.scale, per_s, n, q), b.reshape(q.zero_point, ())]
         if bias is not None:
             operands.append(b.reshape(bias, (n,)))
         y = b.op(QConv2dRequantOp, operands, (1, n, m, 1), _elem(q.result),
                  relu=IntegerAttr(int(relu is not None), i64))
-        if m > 1:
-            y = b.op(TransposeOp, [b.reshape(y, (n, m))], (m, n), _elem(y), perm=DenseArrayBase.from_list(i64, [1, 0]))
-        rewriter.replace(q, [], [b.reshape(y, value_shape(q.result))])
+        rewriter.replace(q, [], [image_as_rows(b, y, n, m, value_shape(q.result))])
 
 
 @dataclass

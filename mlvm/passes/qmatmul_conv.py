@@ -27,7 +27,7 @@ from __future__ import annotations
 from math import prod
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, i64
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -41,9 +41,7 @@ from mlvm.codegen.lowering import elem, value_shape
 from mlvm.dialect.nn import TransposeOp
 from mlvm.dialect.quant import QConv2dOp, QConv2dRequantOp, QMatmulOp, RequantizeOp
 from mlvm.passes.canonicalize import only_use
-from mlvm.passes.fuse_qdq import QBuilder, linear_weight, weight_zero_point
-
-SWAP = DenseArrayBase.from_list(i64, [1, 0])
+from mlvm.passes.fuse_qdq import SWAP, QBuilder, image_as_rows, linear_weight, rows_as_image, weight_zero_point
 
 
 def _fused_requantize(op: QMatmulOp, n: int) -> RequantizeOp | None:
@@ -89,11 +87,7 @@ class QMatmulAsConv(RewritePattern):
             w = b.reshape(b.op(TransposeOp, [op.rhs], (n, k), elem(op.rhs).name, perm=SWAP), (n, k, 1, 1))
         x = self.rows.get(op.lhs)
         if x is None or x.owner.parent is not op.parent:
-            bx = QBuilder(rewriter, op)
-            x = op.lhs
-            if m > 1:
-                x = bx.op(TransposeOp, [bx.reshape(x, (m, k))], (k, m), elem(x).name, perm=SWAP)
-            x = self.rows[op.lhs] = bx.reshape(x, (1, k, m, 1))
+            x = self.rows[op.lhs] = rows_as_image(QBuilder(rewriter, op), op.lhs, m, k)
         zx = b.reshape(op.lhs_zero_point, ())
         zw = weight_zero_point(b, op.rhs_zero_point, prod(value_shape(op.rhs_zero_point)) != 1, n)
         if rq is None:
@@ -102,9 +96,7 @@ class QMatmulAsConv(RewritePattern):
             mult = b.reshape(rq.multiplier, () if prod(value_shape(rq.multiplier)) == 1 else (n,))
             y = b.op(QConv2dRequantOp, [x, w, zx, zw, mult, b.reshape(rq.zero_point, ())], (1, n, m, 1),
                      elem(rq.result).name)
-        if m > 1:
-            y = b.op(TransposeOp, [b.reshape(y, (n, m))], (m, n), elem(y).name, perm=SWAP)
-        rewriter.replace(at, [], [b.reshape(y, value_shape(at.results[0]))])
+        rewriter.replace(at, [], [image_as_rows(b, y, n, m, value_shape(at.results[0]))])
         if rq is not None:
             rewriter.erase(op)
 

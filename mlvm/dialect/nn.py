@@ -1234,7 +1234,8 @@ def pool2d_dims(op: MlvmOp, x: SSAValue) -> dict[str, int]:
 class Pool2dOp(MlvmOp):
     """Max or average over windows of x (NCHW). Padded positions are left out:
     of the max, and of the average's count. Each pad must be smaller than the
-    window, so every window holds at least one element."""
+    window, so every window holds at least one element. x is f32, or for the
+    max also i8 or ui8 (the result is x's type)."""
 
     name = "mlvm.pool2d"
     x = operand_def(TensorType)
@@ -1251,12 +1252,12 @@ class Pool2dOp(MlvmOp):
             raise VerifyException(
                 f"{self.name}: kind '{self.kind.data}' is not one of " + ", ".join(POOL_KINDS)
             )
-        self.expect_elem(self.x, "x", ("f32",))
+        self.expect_elem(self.x, "x", ("f32", "i8", "ui8") if self.kind.data == "max" else ("f32",))
         return pool2d_dims(self, self.x)
 
     def verify_(self) -> None:
         d = self.dims()
-        self.expect_result(0, (d["n"], d["c"], d["oh"], d["ow"]), "f32")
+        self.expect_result(0, (d["n"], d["c"], d["oh"], d["ow"]), self.elem_of(self.x, "x"))
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]
@@ -1265,6 +1266,11 @@ class Pool2dOp(MlvmOp):
         x = inputs[0]
         pads = ((0, 0), (0, 0), (d["pt"], d["pb"]), (d["pl"], d["pr"]))
         is_max = self.kind.data == "max"
+        if x.dtype != np.float32:  # 8-bit: the max, padded with the type's least
+            xp = np.pad(x, pads, constant_values=np.iinfo(x.dtype).min)
+            return [np.max(np.stack([xp[:, :, i : i + d["sh"] * (d["oh"] - 1) + 1 : d["sh"],
+                                        j : j + d["sw"] * (d["ow"] - 1) + 1 : d["sw"]]
+                                     for i in range(d["kh"]) for j in range(d["kw"])]), axis=0)]
         fill = -np.inf if is_max else 0.0
         xp = np.pad(x, pads, constant_values=np.float32(fill))
         ones = np.pad(np.ones((d["h"], d["w"]), np.float32), pads[2:])
@@ -1292,6 +1298,11 @@ class Pool2dOp(MlvmOp):
         init = ", ".join(str(d[k]) for k in (
             "planes", "h", "w", "kh", "kw", "oh", "ow", "sh", "sw", "pt", "pl"))
         p = cg.const_struct("mlvm_pool2d_t", init)
+        e = self.elem_of(self.x, "x")
+        if e != "f32":
+            signed = 1 if e == "i8" else 0
+            cg.stmt(f"mlvm_maxpool2d_8({p}, {signed}, {cg.ptr(self.x)}, {cg.ptr(self.result)});")
+            return
         cg.stmt(f"mlvm_{self.kind.data}pool2d_f32({p}, {cg.ptr(self.x)}, {cg.ptr(self.result)});")
 
 

@@ -20,7 +20,8 @@ optional), becomes a 1x1 qconv2d_requant over its rows (FuseQdqLinear);
 other rank-2 matmuls without a bias become qmatmul + requantize. The sum of two
 dequantized 8-bit tensors, quantized to 8 bits (a residual add, a
 quantized bias), becomes one mlvm.qadd, which computes it as
-onnxruntime's QLinearAdd does, in one pass over bytes. The multiplier is
+onnxruntime's QLinearAdd does, in one pass over bytes; a max pool between
+a dequantize and a quantize pools the bytes. The multiplier is
 computed by f32 ops on the scale tensors, which constant folding turns into
 a constant when the scales are known.
 """
@@ -496,6 +497,45 @@ class FuseQdqAvgPool(RewritePattern):
         rewriter.replace(q, [], [b.op(QAvgPool2dOp, operands, value_shape(q.result), _elem(q.result), **props)])
 
 
+def _positive_scale(v: SSAValue) -> bool:
+    """Whether v is one constant scale, finite and above 0 (dequantizing and
+    quantizing by it then keep the order of values)."""
+    c = constant_of(v)
+    return c is not None and c.size == 1 and 0.0 < float(c.reshape(())) < float("inf")
+
+
+@dataclass
+class FuseQdqMaxPool(RewritePattern):
+    """quantize(max pool(dequantize(x))), x and the result 8-bit, one
+    positive constant scale each: the max pool of x's bytes, then (where
+    the output's scale, zero point or type are not x's) those bytes
+    requantized by the same f32 steps. Dequantizing and quantizing by a
+    positive scale never reorder values, so the maximum commutes with both
+    and the bytes are the float form's (onnxruntime drops such a pair around
+    a MaxPool and pools the bytes too)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, q: QuantizeOp, rewriter: PatternRewriter) -> None:
+        src = q.x.owner
+        if not isinstance(src, Pool2dOp) or src.kind.data != "max" or not only_use(src.result, q):
+            return
+        dx = _dq(src.x, ("i8", "ui8"))
+        if dx is None or _elem(q.result) not in ("i8", "ui8"):
+            return
+        if any(prod(value_shape(v)) != 1 for v in (dx.zero_point, q.zero_point)):
+            return
+        if not (_positive_scale(dx.scale) and _positive_scale(q.scale)):
+            return
+        b = QBuilder(rewriter, q)
+        shape = value_shape(q.result)
+        props = {k: src.properties[k] for k in ("kind", "window", "strides", "padding") if k in src.properties}
+        y = b.op(Pool2dOp, [dx.q], shape, _elem(dx.q), **props)
+        if not _same_qparams(dx, q):
+            f = b.op(DequantizeOp, [y, dx.scale, dx.zero_point], shape, "f32")
+            y = b.op(QuantizeOp, [f, q.scale, q.zero_point], shape, _elem(q.result))
+        rewriter.replace(q, [], [y])
+
+
 @dataclass
 class FuseQdqSoftmax(RewritePattern):
     """quantize(softmax(dequantize(x))), u8 with one scale and zero point
@@ -603,7 +643,8 @@ class FuseQdqPass(ModulePass):
         PatternRewriteWalker(S8PairToU8(), apply_recursively=False).rewrite_module(op)
         PatternRewriteWalker(
             GreedyRewritePatternApplier([FuseQdqConv(), FuseQdqLinear(), FuseQdqMatmul(), FuseQdqAdd(),
-                                         FuseQdqMul(), FuseQdqAvgPool(), FuseQdqSoftmax(), FuseQdqConcat()]),
+                                         FuseQdqMul(), FuseQdqAvgPool(), FuseQdqMaxPool(), FuseQdqSoftmax(),
+                                         FuseQdqConcat()]),
             apply_recursively=False,
         ).rewrite_module(op)
         # The float ops the rewrite left without users.

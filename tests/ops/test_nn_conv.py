@@ -3,7 +3,7 @@
 Shapes from unit dims and small odd sizes; every option: strides,
 asymmetric padding, dilations, groups (1, some, depthwise), with and
 without bias, options left out (their defaults); pooling max and avg with
-padding smaller than the window.
+padding smaller than the window; 8-bit max pools of both signs.
 
 Tolerances: conv2d and avg pooling are accumulations, checked against
 float64 with `|err| <= 1e-5 * S` where S is the float64 sum of the
@@ -207,7 +207,7 @@ def pool_expect(kind: str, window, strides, padding):  # noqa: ANN001, ANN201
                     val[:, :, i, j] = win.mean(axis=-1)
                     scale[:, :, i, j] = np.abs(win).mean(axis=-1)
         if kind == "max":
-            return [val.astype(np.float32)]
+            return [val.astype(x.dtype)]
         return [sum_bound(val, scale)]
 
     return expect
@@ -225,9 +225,22 @@ def add_pool(g: np.random.Generator, kind: str, shape: tuple[int, ...], window, 
         props["strides"] = array_attr(strides)
     if padding is not None:
         props["padding"] = array_attr(padding)
-    body = op_func("mlvm.pool2d", [x], [(out, F32)], props)
+    body = op_func("mlvm.pool2d", [x], [(out, x.dtype)], props)
     SUITE.add(f"pool2d-{kind}-{sid(x.shape)}-w{sid(window)}-s{sid(st)}-p{sid(pd)}{tag}", body, [x],
               pool_expect(kind, window, st, pd), EXACT)
+
+
+def random_pool(g: np.random.Generator, win_below: int, more_h: int, more_w: int):  # noqa: ANN201
+    """A random pool: shape, window (sides below win_below), strides, pads
+    (each smaller than the window), the input up to more_h / more_w past
+    the window."""
+    win = (int(g.integers(1, win_below)), int(g.integers(1, win_below)))
+    st = (int(g.integers(1, 4)), int(g.integers(1, 4)))
+    pd = (int(g.integers(0, win[0])), int(g.integers(0, win[1])),
+          int(g.integers(0, win[0])), int(g.integers(0, win[1])))
+    shape = (int(g.integers(1, 3)), int(g.integers(1, 4)), win[0] + int(g.integers(0, more_h)),
+             win[1] + int(g.integers(0, more_w)))
+    return shape, win, st, pd
 
 
 g = rng(52)
@@ -239,12 +252,7 @@ for kind in ("max", "avg"):
     add_pool(g, kind, (1, 4, 13, 13), (3, 3), (2, 2), (1, 1, 1, 1))
     add_pool(g, kind, (3, 1, 5, 31), (5, 1), (1, 4), (0, 0, 4, 0))
     for _ in range(4):
-        win = (int(g.integers(1, 4)), int(g.integers(1, 4)))
-        st = (int(g.integers(1, 4)), int(g.integers(1, 4)))
-        pd = (int(g.integers(0, win[0])), int(g.integers(0, win[1])),
-              int(g.integers(0, win[0])), int(g.integers(0, win[1])))
-        shape = (int(g.integers(1, 3)), int(g.integers(1, 4)), win[0] + int(g.integers(0, 8)),
-                 win[1] + int(g.integers(0, 8)))
+        shape, win, st, pd = random_pool(g, 4, 8, 8)
         add_pool(g, kind, shape, win, st, pd)
 nan_x = f32_data(g, (1, 2, 4, 4))
 nan_x[0, 0, 1, 2] = np.nan
@@ -272,6 +280,40 @@ vec_x[0, 1, 2, 3] = np.inf
 vec_x[0, 2, 7, 39] = -np.inf
 add_pool(g, "max", vec_x.shape, (3, 3), (2, 2), (1, 1, 1, 1), x=vec_x, tag="-vec-nan")
 add_pool(g, "avg", vec_x.shape, (3, 3), (1, 1), (1, 1, 1, 1), x=vec_x, tag="-vec-nan")
+
+
+def int8_data(g: np.random.Generator, shape: tuple[int, ...], dtype: type) -> np.ndarray:
+    """Random bytes with each extreme somewhere (the padding's least value)."""
+    info = np.iinfo(dtype)
+    x = g.integers(info.min, info.max + 1, shape, dtype=dtype)
+    x.flat[0], x.flat[-1] = info.min, info.max
+    return x
+
+
+# 8-bit max pools (maxpool8.c): both signs; rows shorter than a vector (a
+# join through a copy), of 16 and 17 bytes and longer (overlapping last
+# steps), strides 1, 2 (the vector joins) and 3, padding on every side,
+# windows wider than a vector join takes and than the column chunk, all
+# bytes the least value (padding must never win), a plane of 1x1
+for t in (np.uint8, np.int8):
+    tag = f"-{np.dtype(t).name}"
+    for shape, win, st, pd in [((1, 1, 1, 1), (1, 1), None, None),
+                               ((1, 3, 9, 9), (3, 3), (2, 2), None),
+                               ((2, 2, 16, 16), (2, 2), (1, 1), None),
+                               ((1, 2, 17, 33), (3, 3), (2, 2), (1, 1, 1, 1)),
+                               ((1, 4, 23, 111), (3, 3), (2, 2), (0, 0, 0, 0)),
+                               ((1, 2, 13, 51), (3, 3), (1, 1), (1, 1, 1, 1)),
+                               ((1, 2, 9, 40), (3, 2), (2, 3), (2, 1, 1, 1)),
+                               ((1, 1, 5, 70), (2, 40), (1, 1), (1, 20, 0, 39)),
+                               ((1, 1, 5, 90), (2, 20), (1, 2), (0, 0, 1, 0)),
+                               ((1, 2, 3, 2101), (3, 3), (1, 2), (1, 1, 1, 1)),
+                               ((1, 1, 2, 2000), (2, 1100), (1, 1), None)]:
+        add_pool(g, "max", shape, win, st, pd, x=int8_data(g, shape, t), tag=tag)
+    for _ in range(6):
+        shape, win, st, pd = random_pool(g, 5, 9, 40)
+        add_pool(g, "max", shape, win, st, pd, x=int8_data(g, shape, t), tag=tag)
+    low = np.full((1, 2, 7, 19), np.iinfo(t).min, t)
+    add_pool(g, "max", low.shape, (3, 3), (2, 2), (1, 1, 1, 1), x=low, tag=f"{tag}-least")
 
 
 @pytest.mark.parametrize("case,variant", SUITE.params_list())

@@ -122,6 +122,12 @@ CASES = [
         ("window 6x1", "padded input 5x5")),
     Bad("pool2d-result", "pool2d", [X], [X], 'kind = "max", window = array<i64: 2, 2>, strides = array<i64: 2, 2>',
         (X, "tensor<1x4x2x2xf32>")),
+    Bad("pool2d-avg-of-bytes", "pool2d", ["tensor<1x4x5x5xui8>"], ["tensor<1x4x4x4xui8>"],
+        'kind = "avg", window = array<i64: 2, 2>', ("x tensor<1x4x5x5xui8>", "element type f32")),
+    Bad("pool2d-max-of-i32", "pool2d", ["tensor<1x4x5x5xi32>"], ["tensor<1x4x4x4xi32>"],
+        'kind = "max", window = array<i64: 2, 2>', ("x tensor<1x4x5x5xi32>", "f32, i8 or ui8")),
+    Bad("pool2d-max-result-type", "pool2d", ["tensor<1x4x5x5xi8>"], ["tensor<1x4x4x4xf32>"],
+        'kind = "max", window = array<i64: 2, 2>', ("tensor<1x4x4x4xf32>", "tensor<1x4x4x4xi8>")),
 ]
 
 

@@ -75,3 +75,42 @@ def test_qdq_mul_ties_go_by_the_sum_with_the_zero_point(tmp_path) -> None:  # no
     assert mlvm.compile(src).main(a, b)[0, 0, 0, :4].tolist() == [2, 2, 4, 4]
     plain = mlvm.compile(src, options=CompileOptions(fuse_qdq=False))
     assert plain.main(a, b)[0, 0, 0, :4].tolist() == [1, 3, 3, 5]
+
+
+POOL_SRC = """func.func @main(%xq: tensor<2x3x9x11x{t}>) -> tensor<2x3x{oh}x{ow}x{u}> {{
+  %sx = "mlvm.constant"() <{{value = dense<{sx}> : tensor<f32>}}> : () -> tensor<f32>
+  %zx = "mlvm.constant"() <{{value = dense<{zx}> : tensor<{t}>}}> : () -> tensor<{t}>
+  %sy = "mlvm.constant"() <{{value = dense<{sy}> : tensor<f32>}}> : () -> tensor<f32>
+  %zy = "mlvm.constant"() <{{value = dense<{zy}> : tensor<{u}>}}> : () -> tensor<{u}>
+  %x = "mlvm.dequantize"(%xq, %sx, %zx) : (tensor<2x3x9x11x{t}>, tensor<f32>, tensor<{t}>) -> tensor<2x3x9x11xf32>
+  %p = "mlvm.pool2d"(%x) <{{kind = "max", window = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 0, 1, 1>}}> : (tensor<2x3x9x11xf32>) -> tensor<2x3x{oh}x{ow}xf32>
+  %y = "mlvm.quantize"(%p, %sy, %zy) : (tensor<2x3x{oh}x{ow}xf32>, tensor<f32>, tensor<{u}>) -> tensor<2x3x{oh}x{ow}x{u}>
+  func.return %y : tensor<2x3x{oh}x{ow}x{u}>
+}}
+"""
+
+
+@pytest.mark.parametrize("t,u,sx,zx,sy,zy", [
+    ("ui8", "ui8", 0.05, 3, 0.05, 3),  # the bytes alone
+    ("i8", "i8", 0.02, -7, 0.02, -7),
+    ("ui8", "ui8", 0.05, 3, 0.031, 0),  # requantized after the pool
+    ("ui8", "i8", 0.05, 128, 0.05, 0),
+    ("i8", "ui8", 1e-3, 0, 4e-3, 100),
+    ("ui8", "ui8", 3e38, 0, 3e38, 0),  # products past FLT_MAX: inf, saturated
+])
+def test_qdq_max_pool_is_the_float_form(tmp_path, t: str, u: str, sx: float, zx: int, sy: float,  # noqa: ANN001
+                                        zy: int) -> None:
+    """A QDQ max pool on bytes (and requantized after it) gives the float
+    form's bytes: every byte value, both signs, padding on three sides."""
+    src = tmp_path / "pool.mlir"
+    src.write_text(POOL_SRC.format(t=t, u=u, sx=f"{sx:.8e}", zx=zx, sy=f"{sy:.8e}", zy=zy, oh=5, ow=5))
+    m = mlvm.compile(src)
+    plain = mlvm.compile(src, options=CompileOptions(fuse_qdq=False))
+    dtype = np.uint8 if t == "ui8" else np.int8
+    info = np.iinfo(dtype)
+    g = np.random.default_rng(11)
+    xs = [g.integers(info.min, info.max + 1, (2, 3, 9, 11)).astype(dtype),
+          np.full((2, 3, 9, 11), info.min, dtype), np.full((2, 3, 9, 11), info.max, dtype),
+          np.arange(2 * 3 * 9 * 11).reshape(2, 3, 9, 11).astype(dtype)]
+    for x in xs:
+        np.testing.assert_array_equal(m.main(x), plain.main(x))

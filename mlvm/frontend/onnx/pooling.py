@@ -1,7 +1,8 @@
 """ONNX MaxPool and AveragePool.
 
-2-D and 1-D f32 windows without dilation run on `mlvm.pool2d`. The rest
-(3-D inputs, dilations, integer or half-precision max pools, an average
+2-D and 1-D windows without dilation of f32 (and 8-bit integers, for a
+max) run on `mlvm.pool2d`. The rest (3-D inputs, dilations, wider integer
+or half-precision max pools, an average
 that counts the pads in ceil mode) follow the operator's definition as a
 sum or max over the kernel's taps: the input padded once (with the type's
 lowest value for a max, zeros for an average), then one strided slice per
@@ -125,14 +126,16 @@ def _pool(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: d
     strides, dilations, pads = _spatial_attrs(attrs, s[2:], kernel)
     kind = "max" if node.op_type == "MaxPool" else "avg"
     ceil, count_pad = bool(int(attrs.get("ceil_mode", 0))), bool(int(attrs.get("count_include_pad", 0)))
-    if (len(s) > 4 or any(d != 1 for d in dilations) or imp.elem(x) != "f32"
+    on_pool2d = ("f32", "i8", "ui8") if kind == "max" else ("f32",)
+    if (len(s) > 4 or any(d != 1 for d in dilations) or imp.elem(x) not in on_pool2d
             or (kind == "avg" and count_pad and ceil and any(pads))):
         return [pool_by_taps(imp, x, kind, kernel, strides, dilations, pads, ceil, count_pad)]
     return [_pool_2d(imp, x, kind, attrs, count_pad)]
 
 
 def _pool_2d(imp: Importer, x: Value, kind: str, attrs: dict[str, Any], count_pad: bool) -> Value:
-    """An f32 pool of a 1-D or 2-D input without dilations on mlvm.pool2d."""
+    """A pool of a 1-D or 2-D input without dilations on mlvm.pool2d (f32,
+    or an 8-bit max)."""
     x4, squeeze = _to_2d(imp, x)
     kernel = [int(k) for k in attrs.get("kernel_shape", [])]
     a = dict(attrs)
@@ -157,7 +160,7 @@ def _pool_2d(imp: Importer, x: Value, kind: str, attrs: dict[str, Any], count_pa
     for k, (size, kk, s, o) in enumerate(zip((h, w), kernel, strides, out, strict=True)):
         # ceil mode: windows past the end see padding, which is left out
         pads[k + 2] = max(pads[k + 2], (o - 1) * s + kk - size - pads[k])
-    y: Value = Tensor(imp.emit(Pool2dOp, [imp.t(x4)], (n, c, out[0], out[1]), "f32", kind=kind,
+    y: Value = Tensor(imp.emit(Pool2dOp, [imp.t(x4)], (n, c, out[0], out[1]), imp.elem(x4), kind=kind,
                                window=kernel, strides=strides, padding=pads))
     if squeeze:
         y = reshape(imp, y, (n, c, out[1]))

@@ -16,3 +16,17 @@ func.func @avg(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x7x7xf32> {
   %0 = "mlvm.pool2d"(%x) <{kind = "avg", window = array<i64: 2, 2>}> : (tensor<1x4x8x8xf32>) -> tensor<1x4x7x7xf32>
   func.return %0 : tensor<1x4x7x7xf32>
 }
+
+// An 8-bit max pool: the byte kernel, signed or not.
+// CHECK-LABEL: mlvm_status_t module_max_u8({{[^;]*$}}
+// CHECK: mlvm_maxpool2d_8(&{{module__s[0-9]+}}, 0, in_x, out0);
+// CHECK-LABEL: mlvm_status_t module_max_i8({{[^;]*$}}
+// CHECK: mlvm_maxpool2d_8(&{{module__s[0-9]+}}, 1, in_x, out0);
+func.func @max_u8(%x: tensor<1x4x8x8xui8>) -> tensor<1x4x4x4xui8> {
+  %0 = "mlvm.pool2d"(%x) <{kind = "max", window = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x4x8x8xui8>) -> tensor<1x4x4x4xui8>
+  func.return %0 : tensor<1x4x4x4xui8>
+}
+func.func @max_i8(%x: tensor<1x4x8x8xi8>) -> tensor<1x4x4x4xi8> {
+  %0 = "mlvm.pool2d"(%x) <{kind = "max", window = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x4x8x8xi8>) -> tensor<1x4x4x4xi8>
+  func.return %0 : tensor<1x4x4x4xi8>
+}

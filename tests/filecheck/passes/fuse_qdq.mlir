@@ -389,8 +389,64 @@ func.func @mul_pool(%aq: tensor<1x3x4x4xui8>, %bq: tensor<3x1x1xui8>, %s: tensor
 }
 
 // -----
-// Must not: a max pool (exact in floats already), per-channel scales, an
-// output of another type than the pool's input.
+// A QDQ max pool pools the bytes: alone where the output's scale, zero
+// point and type are the input's (u8 and i8), requantized after the pool
+// where they are not (a scale of its own; u8 in, i8 out).
+// CHECK-LABEL: func.func @max_pool
+// CHECK: %[[P0:.*]] = "mlvm.pool2d"(%xq) <{kind = "max", window = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x3x5x5xui8>) -> tensor<1x3x3x3xui8>
+// CHECK: %[[P1:.*]] = "mlvm.pool2d"(%iq) <{kind = "max", window = array<i64: 2, 2>}> : (tensor<1x3x5x5xi8>) -> tensor<1x3x4x4xi8>
+// CHECK: %[[P2:.*]] = "mlvm.pool2d"(%xq) <{kind = "max", window = array<i64: 2, 2>}> : (tensor<1x3x5x5xui8>) -> tensor<1x3x4x4xui8>
+// CHECK: %[[D2:.*]] = "mlvm.dequantize"(%[[P2]], %{{.*}}, %{{.*}}) : (tensor<1x3x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x3x4x4xf32>
+// CHECK: %[[Q2:.*]] = "mlvm.quantize"(%[[D2]], %{{.*}}, %{{.*}}) : (tensor<1x3x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x3x4x4xui8>
+// CHECK: %[[P3:.*]] = "mlvm.pool2d"(%xq) <{kind = "max", window = array<i64: 2, 2>}> : (tensor<1x3x5x5xui8>) -> tensor<1x3x4x4xui8>
+// CHECK: %[[D3:.*]] = "mlvm.dequantize"(%[[P3]], %{{.*}}, %{{.*}}) : (tensor<1x3x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x3x4x4xf32>
+// CHECK: %[[Q3:.*]] = "mlvm.quantize"(%[[D3]], %{{.*}}, %{{.*}}) : (tensor<1x3x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x3x4x4xi8>
+// CHECK: func.return %[[P0]], %[[P1]], %[[Q2]], %[[Q3]]
+// CHECK-NOT: tensor<1x3x5x5xf32>
+func.func @max_pool(%xq: tensor<1x3x5x5xui8>, %iq: tensor<1x3x5x5xi8>) -> (tensor<1x3x3x3xui8>, tensor<1x3x4x4xi8>, tensor<1x3x4x4xui8>, tensor<1x3x4x4xi8>) {
+  %s = "mlvm.constant"() <{value = dense<0.05> : tensor<f32>}> : () -> tensor<f32>
+  %s2 = "mlvm.constant"() <{value = dense<0.07> : tensor<f32>}> : () -> tensor<f32>
+  %z = "mlvm.constant"() <{value = dense<3> : tensor<ui8>}> : () -> tensor<ui8>
+  %zi = "mlvm.constant"() <{value = dense<-5> : tensor<i8>}> : () -> tensor<i8>
+  %x = "mlvm.dequantize"(%xq, %s, %z) : (tensor<1x3x5x5xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x3x5x5xf32>
+  %i = "mlvm.dequantize"(%iq, %s, %zi) : (tensor<1x3x5x5xi8>, tensor<f32>, tensor<i8>) -> tensor<1x3x5x5xf32>
+  %p0 = "mlvm.pool2d"(%x) <{kind = "max", window = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x3x5x5xf32>) -> tensor<1x3x3x3xf32>
+  %y0 = "mlvm.quantize"(%p0, %s, %z) : (tensor<1x3x3x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x3x3x3xui8>
+  %p1 = "mlvm.pool2d"(%i) <{kind = "max", window = array<i64: 2, 2>}> : (tensor<1x3x5x5xf32>) -> tensor<1x3x4x4xf32>
+  %y1 = "mlvm.quantize"(%p1, %s, %zi) : (tensor<1x3x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x3x4x4xi8>
+  %p2 = "mlvm.pool2d"(%x) <{kind = "max", window = array<i64: 2, 2>}> : (tensor<1x3x5x5xf32>) -> tensor<1x3x4x4xf32>
+  %y2 = "mlvm.quantize"(%p2, %s2, %z) : (tensor<1x3x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x3x4x4xui8>
+  %p3 = "mlvm.pool2d"(%x) <{kind = "max", window = array<i64: 2, 2>}> : (tensor<1x3x5x5xf32>) -> tensor<1x3x4x4xf32>
+  %y3 = "mlvm.quantize"(%p3, %s, %zi) : (tensor<1x3x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x3x4x4xi8>
+  func.return %y0, %y1, %y2, %y3 : tensor<1x3x3x3xui8>, tensor<1x3x4x4xi8>, tensor<1x3x4x4xui8>, tensor<1x3x4x4xi8>
+}
+
+// -----
+// Must not pool the bytes: a negative scale (it reverses the order: the
+// max of the floats is the min of the bytes), a zero scale, the pool read
+// by another op too.
+// CHECK-LABEL: func.func @max_pool_must_not
+// CHECK-COUNT-3: "mlvm.pool2d"(%{{.*}}) {{.*}} : (tensor<1x3x4x4xf32>) -> tensor<1x3x2x2xf32>
+// CHECK-NOT: "mlvm.pool2d"(%xq)
+func.func @max_pool_must_not(%xq: tensor<1x3x4x4xui8>, %z: tensor<ui8>) -> (tensor<1x3x2x2xui8>, tensor<1x3x2x2xui8>, tensor<1x3x2x2xui8>, tensor<1x3x2x2xf32>) {
+  %s = "mlvm.constant"() <{value = dense<0.05> : tensor<f32>}> : () -> tensor<f32>
+  %n = "mlvm.constant"() <{value = dense<-0.05> : tensor<f32>}> : () -> tensor<f32>
+  %o = "mlvm.constant"() <{value = dense<0.0> : tensor<f32>}> : () -> tensor<f32>
+  %xn = "mlvm.dequantize"(%xq, %n, %z) : (tensor<1x3x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x3x4x4xf32>
+  %p0 = "mlvm.pool2d"(%xn) <{kind = "max", window = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x3x4x4xf32>) -> tensor<1x3x2x2xf32>
+  %y0 = "mlvm.quantize"(%p0, %n, %z) : (tensor<1x3x2x2xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x3x2x2xui8>
+  %x = "mlvm.dequantize"(%xq, %s, %z) : (tensor<1x3x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x3x4x4xf32>
+  %p1 = "mlvm.pool2d"(%x) <{kind = "max", window = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x3x4x4xf32>) -> tensor<1x3x2x2xf32>
+  %y1 = "mlvm.quantize"(%p1, %o, %z) : (tensor<1x3x2x2xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x3x2x2xui8>
+  %p2 = "mlvm.pool2d"(%x) <{kind = "max", window = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x3x4x4xf32>) -> tensor<1x3x2x2xf32>
+  %y2 = "mlvm.quantize"(%p2, %s, %z) : (tensor<1x3x2x2xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x3x2x2xui8>
+  func.return %y0, %y1, %y2, %p2 : tensor<1x3x2x2xui8>, tensor<1x3x2x2xui8>, tensor<1x3x2x2xui8>, tensor<1x3x2x2xf32>
+}
+
+// -----
+// Must not: a max pool whose scale is known only at run time (its sign
+// with it), per-channel scales, an output of another type than the pool's
+// input.
 // CHECK-LABEL: func.func @pool_must_not
 // CHECK-NOT: mlvm.qavgpool2d
 func.func @pool_must_not(%xq: tensor<1x3x4x4xui8>, %s: tensor<f32>, %z: tensor<ui8>, %sc: tensor<3x1x1xf32>, %zi: tensor<i8>) -> (tensor<1x3x2x2xui8>, tensor<1x3x2x2xui8>, tensor<1x3x2x2xi8>) {

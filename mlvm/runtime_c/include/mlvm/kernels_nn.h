@@ -222,6 +222,8 @@ typedef struct mlvm_pool2d {
 } mlvm_pool2d_t;
 void mlvm_maxpool2d_f32(const mlvm_pool2d_t *p, const float *x, float *out);
 void mlvm_avgpool2d_f32(const mlvm_pool2d_t *p, const float *x, float *out);
+/* The max over 8-bit planes, signed or not (src/kernels/maxpool8.c). */
+void mlvm_maxpool2d_8(const mlvm_pool2d_t *p, int32_t is_signed, const void *x, void *out);
 /* mlvm.qsoftmax over rows of n 8-bit values (signed or not; x and y of one
  * type): onnxruntime's QLinearSoftmax with the compiler's table of 256
  * exponentials (qsoftmax_table in mlvm/dialect/quant.py). */

@@ -51,22 +51,41 @@ static void qp_row(const qp_ctx_t *c, const uint8_t *row, mlvm_index_t a, mlvm_i
         buf[t - a] = 0.0f;
 }
 
+/* acc[u] of a window that reaches past x's columns. */
+static float qp_edge(const mlvm_pool2d_t *p, float acc, mlvm_index_t col, mlvm_index_t rows, float sy, float zy)
+{
+    const mlvm_index_t w0 = mlvm_imax(col, 0), w1 = mlvm_imin(col + p->kw, p->w);
+    return acc / (float)(rows * (w1 - w0)) / sy + zy;
+}
+
 /* o[u] from the sums acc[u] of n outputs of a row, u < n: output u's
  * window spans input rows [h0, h1) and padded columns from a + u * sw;
  * its sum over the count of its elements inside x, over ys, plus zy,
- * quantized (the two loops apart, so that the first vectorises). */
-static void qp_finish(const qp_ctx_t *c, float *acc, mlvm_index_t n, mlvm_index_t h0, mlvm_index_t h1,
-                      mlvm_index_t a, uint8_t *o)
+ * quantized. The windows whose columns all lie inside x, [u0, u1), share
+ * one count, so that their loop vectorises (its divisions too); the two
+ * loops apart, and one per sign, for the same reason. */
+static void qp_finish(const qp_ctx_t *c, float *restrict acc, mlvm_index_t n, mlvm_index_t h0, mlvm_index_t h1,
+                      mlvm_index_t a, uint8_t *restrict o)
 {
     const mlvm_pool2d_t *p = c->p;
     const float sy = c->sy, zy = c->zy;
+    const mlvm_index_t sw = p->sw, rows = h1 - h0, right = p->w - p->kw - a;
+    const mlvm_index_t u0 = mlvm_imin(a >= 0 ? 0 : (-a + sw - 1) / sw, n);
+    const mlvm_index_t u1 = right < 0 ? u0 : mlvm_imax(u0, mlvm_imin(right / sw + 1, n));
+    const float inside = (float)(rows * p->kw);
     mlvm_index_t u;
-    for (u = 0; u < n; ++u) {
-        const mlvm_index_t w0 = mlvm_imax(a + u * p->sw, 0), w1 = mlvm_imin(a + u * p->sw + p->kw, p->w);
-        acc[u] = acc[u] / (float)((h1 - h0) * (w1 - w0)) / sy + zy;
-    }
-    for (u = 0; u < n; ++u)
-        o[u] = c->is_signed ? (uint8_t)mlvm_quantize_i8(acc[u], 0) : mlvm_quantize_ui8(acc[u], 0);
+    for (u = 0; u < u0; ++u)
+        acc[u] = qp_edge(p, acc[u], a + u * sw, rows, sy, zy);
+    for (; u < u1; ++u)
+        acc[u] = acc[u] / inside / sy + zy;
+    for (; u < n; ++u)
+        acc[u] = qp_edge(p, acc[u], a + u * sw, rows, sy, zy);
+    if (c->is_signed)
+        for (u = 0; u < n; ++u)
+            o[u] = (uint8_t)mlvm_quantize_i8(acc[u], 0);
+    else
+        for (u = 0; u < n; ++u)
+            o[u] = mlvm_quantize_ui8(acc[u], 0);
 }
 
 /* acc[u] += buf[u * S + j], u < n (S 1 or 2 a constant, so that it vectorises). */

@@ -25,8 +25,7 @@ float mlvm_row_sum_f32(mlvm_index_t n, const float *x)
     return s;
 }
 
-/* NaN wins, as in numpy.max (one condition, no short circuit: a form
- * that vectorises). */
+/* NaN wins, as in numpy.max (one condition, no short circuit). */
 static float max2(float acc, float v)
 {
     return ((v > acc) | (v != v)) ? v : acc;
@@ -39,9 +38,11 @@ static float min2(float acc, float v)
 
 /* In lanes (one running maximum made the loop a chain of compares, one
  * element at a time): the maximum does not depend on the order, and NaN
- * wins in any order. */
+ * wins in any order. gcc vectorises these lanes with AVX-512's masks only;
+ * with AVX2 it left a compare and a branch per element (a dynamically
+ * quantized transformer's range reductions: 11 % of its time). */
 #define MLVM_ROW_EXTREME(name, pick)                                                              \
-    float name(mlvm_index_t n, const float *x, float acc)                                         \
+    static float name(mlvm_index_t n, const float *x, float acc)                                  \
     {                                                                                             \
         float lane[MLVM_SUM_LANES];                                                               \
         mlvm_index_t i = 0;                                                                       \
@@ -57,8 +58,60 @@ static float min2(float acc, float v)
             acc = pick(acc, lane[l]);                                                             \
         return acc;                                                                               \
     }
-MLVM_ROW_EXTREME(mlvm_row_max_f32, max2)
-MLVM_ROW_EXTREME(mlvm_row_min_f32, min2)
+MLVM_ROW_EXTREME(row_max_lanes, max2)
+MLVM_ROW_EXTREME(row_min_lanes, min2)
+
+#if defined(__AVX__) && !defined(__AVX512F__) && !defined(MLVM_PORTABLE_KERNELS)
+/* With AVX (not AVX-512, whose masks vectorise the lanes above): vmaxps /
+ * vminps over two vectors of lanes, which keep a lane's value where x is
+ * NaN, and an unordered compare noting any NaN; a row with a NaN (or a NaN
+ * acc) is then picked again by the lanes above, so that the NaN returned is
+ * theirs. */
+#include <immintrin.h>
+static float row_extreme_avx(mlvm_index_t n, const float *x, float acc, int is_max)
+{
+    __m256 m0 = _mm256_set1_ps(acc), m1 = m0, nan = _mm256_setzero_ps();
+    float lane[8];
+    mlvm_index_t i = 0;
+    int l;
+    if (acc != acc)
+        return acc;
+    for (; i + 16 <= n; i += 16) {
+        const __m256 v0 = _mm256_loadu_ps(x + i), v1 = _mm256_loadu_ps(x + i + 8);
+        m0 = is_max ? _mm256_max_ps(v0, m0) : _mm256_min_ps(v0, m0);
+        m1 = is_max ? _mm256_max_ps(v1, m1) : _mm256_min_ps(v1, m1);
+        nan = _mm256_or_ps(nan, _mm256_cmp_ps(v0, v1, _CMP_UNORD_Q));
+    }
+    if (_mm256_movemask_ps(nan))
+        return is_max ? row_max_lanes(n, x, acc) : row_min_lanes(n, x, acc);
+    _mm256_storeu_ps(lane, is_max ? _mm256_max_ps(m0, m1) : _mm256_min_ps(m0, m1));
+    for (; i < n; ++i)
+        acc = is_max ? max2(acc, x[i]) : min2(acc, x[i]);
+    for (l = 0; l < 8; ++l)
+        acc = is_max ? max2(acc, lane[l]) : min2(acc, lane[l]);
+    return acc;
+}
+
+float mlvm_row_max_f32(mlvm_index_t n, const float *x, float acc)
+{
+    return row_extreme_avx(n, x, acc, 1);
+}
+
+float mlvm_row_min_f32(mlvm_index_t n, const float *x, float acc)
+{
+    return row_extreme_avx(n, x, acc, 0);
+}
+#else
+float mlvm_row_max_f32(mlvm_index_t n, const float *x, float acc)
+{
+    return row_max_lanes(n, x, acc);
+}
+
+float mlvm_row_min_f32(mlvm_index_t n, const float *x, float acc)
+{
+    return row_min_lanes(n, x, acc);
+}
+#endif
 
 enum { REDUCE_SUM, REDUCE_MAX, REDUCE_MIN };
 

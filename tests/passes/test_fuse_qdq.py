@@ -8,8 +8,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from pathlib import Path
+
+from xdsl.rewriter import Rewriter
+
 import mlvm
-from mlvm.pipeline import CompileOptions
+from mlvm.codegen.lowering import elem
+from mlvm.dialect.nn import Pool2dOp
+from mlvm.dialect.ops import ConstantOp
+from mlvm.passes.canonicalize import make_constant
+from mlvm.passes.fuse_qdq import FuseQdqPass
+from mlvm.pipeline import CompileOptions, make_context, parse_file
 
 SRC = """func.func @main(%aq: tensor<2x4x3x5x{t}>, %bq: tensor<4x1x1x{t}>) -> tensor<2x4x3x5x{t}> {{
   %sa = "mlvm.constant"() <{{value = dense<{sa}> : tensor<f32>}}> : () -> tensor<f32>
@@ -104,6 +113,7 @@ def test_qdq_max_pool_is_the_float_form(tmp_path, t: str, u: str, sx: float, zx:
     form's bytes: every byte value, both signs, padding on three sides."""
     src = tmp_path / "pool.mlir"
     src.write_text(POOL_SRC.format(t=t, u=u, sx=f"{sx:.8e}", zx=zx, sy=f"{sy:.8e}", zy=zy, oh=5, ow=5))
+    assert _pools(src) == [t]  # the rewrite fired: the pool is of the bytes
     m = mlvm.compile(src)
     plain = mlvm.compile(src, options=CompileOptions(fuse_qdq=False))
     dtype = np.uint8 if t == "ui8" else np.int8
@@ -114,3 +124,27 @@ def test_qdq_max_pool_is_the_float_form(tmp_path, t: str, u: str, sx: float, zx:
           np.arange(2 * 3 * 9 * 11).reshape(2, 3, 9, 11).astype(dtype)]
     for x in xs:
         np.testing.assert_array_equal(m.main(x), plain.main(x))
+
+
+def _pools(src: Path, scale: float | None = None) -> list[str]:
+    """The element types of the max pools mlvm-fuse-qdq leaves in src (with
+    every f32 scale constant made `scale`, where given)."""
+    module, _ = parse_file(src)
+    if scale is not None:
+        for c in [o for o in module.walk() if isinstance(o, ConstantOp)]:
+            if elem(c.result).name == "f32":
+                new = make_constant(c.result.type, np.asarray(scale, np.float32))
+                Rewriter.replace_op(c, new)
+    FuseQdqPass().apply(make_context(), module)
+    return [elem(o.x).name for o in module.walk() if isinstance(o, Pool2dOp)]
+
+
+@pytest.mark.parametrize("scale", [float("inf"), float("nan"), -0.0, 1e-45])
+def test_qdq_max_pool_needs_a_finite_positive_scale(tmp_path, scale: float) -> None:  # noqa: ANN001
+    """An infinite scale dequantizes the zero point to NaN and the rest to
+    +-inf, a NaN one everything to NaN, a zero or negative one does not keep
+    the order: the pool stays in f32. A subnormal scale keeps the order (the
+    bytes pooled, then requantized as the float form would)."""
+    src = tmp_path / "pool.mlir"
+    src.write_text(POOL_SRC.format(t="ui8", u="ui8", sx="1.0", zx=3, sy="1.0", zy=3, oh=5, ow=5))
+    assert _pools(src, scale) == (["ui8"] if scale == 1e-45 else ["f32"])

@@ -20,8 +20,9 @@ optional), becomes a 1x1 qconv2d_requant over its rows (FuseQdqLinear);
 other rank-2 matmuls without a bias become qmatmul + requantize. The sum of two
 dequantized 8-bit tensors, quantized to 8 bits (a residual add, a
 quantized bias), becomes one mlvm.qadd, which computes it as
-onnxruntime's QLinearAdd does, in one pass over bytes; a max pool between
-a dequantize and a quantize pools the bytes. The multiplier is
+onnxruntime's QLinearAdd does, in one pass over bytes; a max pool, a
+reshape, transpose or slice between a dequantize and a quantize pools or
+moves the bytes. The multiplier is
 computed by f32 ops on the scale tensors, which constant folding turns into
 a constant when the scales are known.
 """
@@ -48,7 +49,7 @@ from xdsl.pattern_rewriter import (
 from mlvm.codegen.lowering import elem, value_shape
 from mlvm.dialect.base import MlvmOp
 from mlvm.dialect.elements import xdsl_type
-from mlvm.dialect.nn import ConcatOp, Conv2dOp, Pool2dOp, SoftmaxOp, TransposeOp
+from mlvm.dialect.nn import ConcatOp, Conv2dOp, Pool2dOp, SliceOp, SoftmaxOp, TransposeOp
 from mlvm.dialect.ops import (
     AddOp,
     CastOp,
@@ -497,6 +498,16 @@ class FuseQdqAvgPool(RewritePattern):
         rewriter.replace(q, [], [b.op(QAvgPool2dOp, operands, value_shape(q.result), _elem(q.result), **props)])
 
 
+def _as_quantized(b: QBuilder, y: SSAValue, dx: DequantizeOp, q: QuantizeOp) -> SSAValue:
+    """y, x's bytes pooled or moved, as q's result: y itself where q's scale,
+    zero point and type are x's, else requantized by the float form's steps
+    (dequantized as dx, quantized as q)."""
+    if _same_qparams(dx, q):
+        return y
+    f = b.op(DequantizeOp, [y, dx.scale, dx.zero_point], value_shape(y), "f32")
+    return b.op(QuantizeOp, [f, q.scale, q.zero_point], value_shape(y), _elem(q.result))
+
+
 def _positive_scale(v: SSAValue) -> bool:
     """Whether v is one constant scale, finite and above 0 (dequantizing and
     quantizing by it then keep the order of values)."""
@@ -530,10 +541,34 @@ class FuseQdqMaxPool(RewritePattern):
         shape = value_shape(q.result)
         props = {k: src.properties[k] for k in ("kind", "window", "strides", "padding") if k in src.properties}
         y = b.op(Pool2dOp, [dx.q], shape, _elem(dx.q), **props)
-        if not _same_qparams(dx, q):
-            f = b.op(DequantizeOp, [y, dx.scale, dx.zero_point], shape, "f32")
-            y = b.op(QuantizeOp, [f, q.scale, q.zero_point], shape, _elem(q.result))
-        rewriter.replace(q, [], [y])
+        rewriter.replace(q, [], [_as_quantized(b, y, dx, q)])
+
+
+@dataclass
+class FuseQdqMove(RewritePattern):
+    """quantize(move(dequantize(x))), a reshape, transpose or slice between a
+    dequantize and a quantize, 8-bit with one scale and zero point each: the
+    move of x's bytes, then (where the output's scale, zero point or type are
+    not x's) those bytes requantized by the same f32 steps. A move only
+    rearranges values, so the per-value steps commute with it: the float
+    form's bytes with a quarter of its traffic (a quantized ShuffleNet's
+    channel shuffles, a reshape and a transpose, had gone through floats;
+    onnxruntime drops such pairs and moves the bytes too)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, q: QuantizeOp, rewriter: PatternRewriter) -> None:
+        src = q.x.owner
+        if not isinstance(src, ReshapeOp | TransposeOp | SliceOp) or not only_use(src.results[0], q):
+            return
+        dx = _dq(src.operands[0], ("i8", "ui8"))
+        if dx is None or _elem(q.result) not in ("i8", "ui8"):
+            return
+        if any(prod(value_shape(v)) != 1 for v in (dx.scale, dx.zero_point, q.scale, q.zero_point)):
+            return
+        b = QBuilder(rewriter, q)
+        shape = value_shape(q.result)
+        y = b.op(type(src), [dx.q], shape, _elem(dx.q), **dict(src.properties))
+        rewriter.replace(q, [], [_as_quantized(b, y, dx, q)])
 
 
 @dataclass
@@ -643,8 +678,8 @@ class FuseQdqPass(ModulePass):
         PatternRewriteWalker(S8PairToU8(), apply_recursively=False).rewrite_module(op)
         PatternRewriteWalker(
             GreedyRewritePatternApplier([FuseQdqConv(), FuseQdqLinear(), FuseQdqMatmul(), FuseQdqAdd(),
-                                         FuseQdqMul(), FuseQdqAvgPool(), FuseQdqMaxPool(), FuseQdqSoftmax(),
-                                         FuseQdqConcat()]),
+                                         FuseQdqMul(), FuseQdqAvgPool(), FuseQdqMaxPool(), FuseQdqMove(),
+                                         FuseQdqSoftmax(), FuseQdqConcat()]),
             apply_recursively=False,
         ).rewrite_module(op)
         # The float ops the rewrite left without users.
@@ -653,7 +688,7 @@ class FuseQdqPass(ModulePass):
             changed = False
             for o in reversed(list(op.walk())):
                 if isinstance(o, DequantizeOp | Conv2dOp | MatmulOp | AddOp | MulOp | ReluOp | ReshapeOp | ParamOp
-                              | Pool2dOp | SoftmaxOp | ConcatOp) and all(
+                              | Pool2dOp | SoftmaxOp | ConcatOp | TransposeOp | SliceOp) and all(
                     not r.uses for r in o.results
                 ):
                     o.detach()

@@ -14,8 +14,8 @@ from xdsl.rewriter import Rewriter
 
 import mlvm
 from mlvm.codegen.lowering import elem
-from mlvm.dialect.nn import Pool2dOp
-from mlvm.dialect.ops import ConstantOp
+from mlvm.dialect.nn import Pool2dOp, SliceOp, TransposeOp
+from mlvm.dialect.ops import ConstantOp, ReshapeOp
 from mlvm.passes.canonicalize import make_constant
 from mlvm.passes.fuse_qdq import FuseQdqPass
 from mlvm.pipeline import CompileOptions, make_context, parse_file
@@ -148,3 +148,49 @@ def test_qdq_max_pool_needs_a_finite_positive_scale(tmp_path, scale: float) -> N
     src = tmp_path / "pool.mlir"
     src.write_text(POOL_SRC.format(t="ui8", u="ui8", sx="1.0", zx=3, sy="1.0", zy=3, oh=5, ow=5))
     assert _pools(src, scale) == (["ui8"] if scale == 1e-45 else ["f32"])
+
+
+MOVE_SRC = """func.func @main(%xq: tensor<2x6x5x{t}>) -> (tensor<2x5x3x2x{u}>, tensor<2x2x5x{u}>) {{
+  %sx = "mlvm.constant"() <{{value = dense<{sx}> : tensor<f32>}}> : () -> tensor<f32>
+  %zx = "mlvm.constant"() <{{value = dense<{zx}> : tensor<{t}>}}> : () -> tensor<{t}>
+  %sy = "mlvm.constant"() <{{value = dense<{sy}> : tensor<f32>}}> : () -> tensor<f32>
+  %zy = "mlvm.constant"() <{{value = dense<{zy}> : tensor<{u}>}}> : () -> tensor<{u}>
+  %x = "mlvm.dequantize"(%xq, %sx, %zx) : (tensor<2x6x5x{t}>, tensor<f32>, tensor<{t}>) -> tensor<2x6x5xf32>
+  %r = "mlvm.reshape"(%x) : (tensor<2x6x5xf32>) -> tensor<2x3x2x5xf32>
+  %rq = "mlvm.quantize"(%r, %sx, %zx) : (tensor<2x3x2x5xf32>, tensor<f32>, tensor<{t}>) -> tensor<2x3x2x5x{t}>
+  %rd = "mlvm.dequantize"(%rq, %sx, %zx) : (tensor<2x3x2x5x{t}>, tensor<f32>, tensor<{t}>) -> tensor<2x3x2x5xf32>
+  %tr = "mlvm.transpose"(%rd) <{{perm = array<i64: 0, 3, 1, 2>}}> : (tensor<2x3x2x5xf32>) -> tensor<2x5x3x2xf32>
+  %y0 = "mlvm.quantize"(%tr, %sy, %zy) : (tensor<2x5x3x2xf32>, tensor<f32>, tensor<{u}>) -> tensor<2x5x3x2x{u}>
+  %sl = "mlvm.slice"(%x) <{{start = array<i64: 0, 5, 4>, stride = array<i64: 1, -2, -1>}}> : (tensor<2x6x5xf32>) -> tensor<2x2x5xf32>
+  %y1 = "mlvm.quantize"(%sl, %sy, %zy) : (tensor<2x2x5xf32>, tensor<f32>, tensor<{u}>) -> tensor<2x2x5x{u}>
+  func.return %y0, %y1 : tensor<2x5x3x2x{u}>, tensor<2x2x5x{u}>
+}}
+"""
+
+
+@pytest.mark.parametrize("t,u,sx,zx,sy,zy", [
+    ("ui8", "ui8", 0.05, 3, 0.05, 3),  # the bytes alone
+    ("i8", "i8", 0.02, -7, 0.02, -7),
+    ("ui8", "ui8", 0.05, 3, 0.031, 0),  # requantized after the move
+    ("ui8", "i8", 0.05, 128, 0.05, 0),
+    ("i8", "ui8", -0.01, 0, 0.004, 100),  # a negative scale: a move keeps any order
+])
+def test_qdq_moves_are_the_float_form(tmp_path, t: str, u: str, sx: float, zx: int, sy: float,  # noqa: ANN001
+                                      zy: int) -> None:
+    """QDQ reshape, transpose and slice on bytes (requantized after them
+    where the parameters differ) give the float form's bytes."""
+    src = tmp_path / "moves.mlir"
+    src.write_text(MOVE_SRC.format(t=t, u=u, sx=f"{sx:.8e}", zx=zx, sy=f"{sy:.8e}", zy=zy))
+    module, _ = parse_file(src)
+    FuseQdqPass().apply(make_context(), module)
+    moved = [elem(o.results[0]).name for o in module.walk() if isinstance(o, ReshapeOp | TransposeOp | SliceOp)]
+    # every move on bytes (an i8 pair read once may have become u8: S8PairToU8)
+    assert len(moved) == 3 and set(moved) <= {"i8", "ui8"}
+    m = mlvm.compile(src)
+    plain = mlvm.compile(src, options=CompileOptions(fuse_qdq=False))
+    dtype = np.uint8 if t == "ui8" else np.int8
+    info = np.iinfo(dtype)
+    g = np.random.default_rng(5)
+    for x in (g.integers(info.min, info.max + 1, (2, 6, 5)).astype(dtype), np.full((2, 6, 5), info.max, dtype)):
+        for a, b in zip(m.main(x), plain.main(x), strict=True):
+            np.testing.assert_array_equal(a, b)

@@ -422,6 +422,51 @@ func.func @max_pool(%xq: tensor<1x3x5x5xui8>, %iq: tensor<1x3x5x5xi8>) -> (tenso
 }
 
 // -----
+// QDQ moves (a channel shuffle's reshape and transpose, a slice) move the
+// bytes: alone with the input's scale and zero point, requantized after
+// the move with others (an i8 output).
+// CHECK-LABEL: func.func @moves
+// CHECK: %[[R:.*]] = "mlvm.reshape"(%xq) : (tensor<1x6x2x3xui8>) -> tensor<1x2x3x2x3xui8>
+// CHECK: %[[T:.*]] = "mlvm.transpose"(%[[R]]) <{perm = array<i64: 0, 2, 1, 3, 4>}> : (tensor<1x2x3x2x3xui8>) -> tensor<1x3x2x2x3xui8>
+// CHECK: %[[S:.*]] = "mlvm.slice"(%xq) <{start = array<i64: 0, 1, 0, 1>, stride = array<i64: 1, 2, 1, 1>}> : (tensor<1x6x2x3xui8>) -> tensor<1x3x2x2xui8>
+// CHECK: %[[D:.*]] = "mlvm.dequantize"(%[[S]], %{{.*}}, %{{.*}}) : (tensor<1x3x2x2xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x3x2x2xf32>
+// CHECK: %[[Q:.*]] = "mlvm.quantize"(%[[D]], %{{.*}}, %{{.*}}) : (tensor<1x3x2x2xf32>, tensor<f32>, tensor<i8>) -> tensor<1x3x2x2xi8>
+// CHECK: func.return %[[T]], %[[Q]]
+// CHECK-NOT: xf32>) -> tensor<1x2x3x2x3xf32>
+func.func @moves(%xq: tensor<1x6x2x3xui8>) -> (tensor<1x3x2x2x3xui8>, tensor<1x3x2x2xi8>) {
+  %s = "mlvm.constant"() <{value = dense<0.05> : tensor<f32>}> : () -> tensor<f32>
+  %z = "mlvm.constant"() <{value = dense<3> : tensor<ui8>}> : () -> tensor<ui8>
+  %s2 = "mlvm.constant"() <{value = dense<0.11> : tensor<f32>}> : () -> tensor<f32>
+  %zi = "mlvm.constant"() <{value = dense<-2> : tensor<i8>}> : () -> tensor<i8>
+  %x = "mlvm.dequantize"(%xq, %s, %z) : (tensor<1x6x2x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x6x2x3xf32>
+  %r = "mlvm.reshape"(%x) : (tensor<1x6x2x3xf32>) -> tensor<1x2x3x2x3xf32>
+  %rq = "mlvm.quantize"(%r, %s, %z) : (tensor<1x2x3x2x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x3x2x3xui8>
+  %rd = "mlvm.dequantize"(%rq, %s, %z) : (tensor<1x2x3x2x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x3x2x3xf32>
+  %t = "mlvm.transpose"(%rd) <{perm = array<i64: 0, 2, 1, 3, 4>}> : (tensor<1x2x3x2x3xf32>) -> tensor<1x3x2x2x3xf32>
+  %tq = "mlvm.quantize"(%t, %s, %z) : (tensor<1x3x2x2x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x3x2x2x3xui8>
+  %sl = "mlvm.slice"(%x) <{start = array<i64: 0, 1, 0, 1>, stride = array<i64: 1, 2, 1, 1>}> : (tensor<1x6x2x3xf32>) -> tensor<1x3x2x2xf32>
+  %sq = "mlvm.quantize"(%sl, %s2, %zi) : (tensor<1x3x2x2xf32>, tensor<f32>, tensor<i8>) -> tensor<1x3x2x2xi8>
+  func.return %tq, %sq : tensor<1x3x2x2x3xui8>, tensor<1x3x2x2xi8>
+}
+
+// -----
+// Must not move the bytes: per-channel scales (a move carries a channel
+// elsewhere), a move read by another op too.
+// CHECK-LABEL: func.func @moves_must_not
+// CHECK: "mlvm.transpose"(%{{.*}}) {{.*}} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+// CHECK: "mlvm.reshape"(%{{.*}}) : (tensor<2x3xf32>) -> tensor<6xf32>
+func.func @moves_must_not(%xq: tensor<2x3xui8>, %sc: tensor<2x1xf32>, %z: tensor<ui8>) -> (tensor<3x2xui8>, tensor<6xui8>, tensor<6xf32>) {
+  %s = "mlvm.constant"() <{value = dense<0.05> : tensor<f32>}> : () -> tensor<f32>
+  %xc = "mlvm.dequantize"(%xq, %sc, %z) : (tensor<2x3xui8>, tensor<2x1xf32>, tensor<ui8>) -> tensor<2x3xf32>
+  %t = "mlvm.transpose"(%xc) <{perm = array<i64: 1, 0>}> : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %tq = "mlvm.quantize"(%t, %s, %z) : (tensor<3x2xf32>, tensor<f32>, tensor<ui8>) -> tensor<3x2xui8>
+  %x = "mlvm.dequantize"(%xq, %s, %z) : (tensor<2x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<2x3xf32>
+  %r = "mlvm.reshape"(%x) : (tensor<2x3xf32>) -> tensor<6xf32>
+  %rq = "mlvm.quantize"(%r, %s, %z) : (tensor<6xf32>, tensor<f32>, tensor<ui8>) -> tensor<6xui8>
+  func.return %tq, %rq, %r : tensor<3x2xui8>, tensor<6xui8>, tensor<6xf32>
+}
+
+// -----
 // Must not pool the bytes: a negative scale (it reverses the order: the
 // max of the floats is the min of the bytes), a zero scale, the pool read
 // by another op too.

@@ -64,9 +64,10 @@ MLVM_ROW_EXTREME(row_min_lanes, min2)
 #if defined(__AVX__) && !defined(__AVX512F__) && !defined(MLVM_PORTABLE_KERNELS)
 /* With AVX (not AVX-512, whose masks vectorise the lanes above): vmaxps /
  * vminps over two vectors of lanes, which keep a lane's value where x is
- * NaN, and an unordered compare noting any NaN; a row with a NaN (or a NaN
- * acc) is then picked again by the lanes above, so that the NaN returned is
- * theirs. */
+ * NaN, and an unordered compare noting any NaN; a row with a NaN anywhere
+ * (or a NaN acc) is picked again by the lanes above, so that the NaN
+ * returned, sign and payload, is theirs. A row holding both zeros may
+ * return the other one (they compare equal; docs/ops.md). */
 #include <immintrin.h>
 static float row_extreme_avx(mlvm_index_t n, const float *x, float acc, int is_max)
 {
@@ -75,13 +76,15 @@ static float row_extreme_avx(mlvm_index_t n, const float *x, float acc, int is_m
     mlvm_index_t i = 0;
     int l;
     if (acc != acc)
-        return acc;
+        return is_max ? row_max_lanes(n, x, acc) : row_min_lanes(n, x, acc);
     for (; i + 16 <= n; i += 16) {
         const __m256 v0 = _mm256_loadu_ps(x + i), v1 = _mm256_loadu_ps(x + i + 8);
         m0 = is_max ? _mm256_max_ps(v0, m0) : _mm256_min_ps(v0, m0);
         m1 = is_max ? _mm256_max_ps(v1, m1) : _mm256_min_ps(v1, m1);
         nan = _mm256_or_ps(nan, _mm256_cmp_ps(v0, v1, _CMP_UNORD_Q));
     }
+    for (l = 0; i + l < n; ++l) /* the tail's NaN too */
+        nan = _mm256_or_ps(nan, _mm256_set1_ps(x[i + l] != x[i + l] ? -1.0f : 0.0f));
     if (_mm256_movemask_ps(nan))
         return is_max ? row_max_lanes(n, x, acc) : row_min_lanes(n, x, acc);
     _mm256_storeu_ps(lane, is_max ? _mm256_max_ps(m0, m1) : _mm256_min_ps(m0, m1));

@@ -14,8 +14,9 @@ quantized by onnxruntime's static quantizer after its own pre-processing
 (quant_pre_process, which folds BatchNormalization into the convolutions):
 QDQ, per-channel s8 weights, u8 activations, 8 seeded calibration inputs.
 Checks first that mlvm's int8 output equals onnxruntime's bit for bit.
-And the transformer encoder block of `make bench` (S=128, B=1) quantized
-by onnxruntime's dynamic quantizer (`quantize_dynamic`: its MatMuls as
+The transformer encoder block of `make bench` (S=128, B=1) twice: quantized
+statically as those (its matmuls, reshapes, transposes, softmax and adds
+in QDQ; bit for bit too), and by onnxruntime's dynamic quantizer (`quantize_dynamic`: its MatMuls as
 DynamicQuantizeLinear and MatMulInteger, s8 weights): its f32 parts
 (layer norms, softmax, GELU) round apart from onnxruntime's by an ulp, so
 the quantized activations may differ; its largest difference from
@@ -86,6 +87,7 @@ def models(d: Path) -> dict[str, tuple[Path, bool]]:
         out[name] = (path, True)
     path = d / "transformer.onnx"
     onnx.save(onnx_models.transformer(onnx_models.transformer_params(), 1), path)
+    out["Transformer S=128 B=1 (static)"] = (path, True)
     out["Transformer S=128 B=1 (dynamic)"] = (path, False)
     return out
 

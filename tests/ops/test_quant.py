@@ -385,15 +385,19 @@ for k, (t, (hw, win, st, pads)) in enumerate([(t, case) for t in (np.uint8, np.i
 
 # qsoftmax: C against the op's reference (both onnxruntime's QLinearSoftmax,
 # which tests/frontend/onnx/test_qdq.py checks against onnxruntime itself):
-# rows of 1, 7 and 1000 values, both signs, the table of a few scales.
-for k, (t, n) in enumerate([(t, n) for t in (np.uint8, np.int8) for n in (1, 7, 1000)]):
+# rows of 1, 7 and 1000 values and of 13 and 128 (AVX2's eight at a time
+# and a tail), both signs, the table of a few scales; an output scale so
+# small that quotients pass 2^30 (the largest value), zero points inside
+# the range.
+for k, (t, n) in enumerate([(t, n) for t in (np.uint8, np.int8) for n in (1, 7, 1000, 13, 128)]):
     from mlvm.dialect.quant import qsoftmax_table  # noqa: E402
 
     info = np.iinfo(t)
     x = g.integers(info.min, info.max + 1, size=(3, n)).astype(t)
     table = qsoftmax_table((0.05, 0.2, 0.013)[k % 3], n, t == np.int8)
-    ys = np.float32((1 / 256, 1 / 255)[k % 2])
-    ins = [x, table, np.array(ys), np.array(info.min if t == np.int8 else 0, dtype=t)]
+    ys = np.float32((1 / 256, 1 / 255, 1e-12, 0.003)[k % 4])
+    zy = (info.min if t == np.int8 else 0) if k % 4 < 2 else int(g.integers(info.min, info.max + 1))
+    ins = [x, table, np.array(ys), np.array(zy, dtype=t)]
     SUITE.add(f"qsoftmax-{np.dtype(t).name}-{n}", op_func("mlvm.qsoftmax", ins, [((3, n), t)]), ins)
 
 

@@ -500,12 +500,14 @@ class FuseQdqAvgPool(RewritePattern):
 
 def _as_quantized(b: QBuilder, y: SSAValue, dx: DequantizeOp, q: QuantizeOp) -> SSAValue:
     """y, x's bytes pooled or moved, as q's result: y itself where q's scale,
-    zero point and type are x's, else requantized by the float form's steps
-    (dequantized as dx, quantized as q)."""
+    zero point and type are provably x's (_same_qparams), else requantized
+    by the float form's steps (dequantized as dx, quantized as q; their
+    single-value parameters as scalars)."""
     if _same_qparams(dx, q):
         return y
-    f = b.op(DequantizeOp, [y, dx.scale, dx.zero_point], value_shape(y), "f32")
-    return b.op(QuantizeOp, [f, q.scale, q.zero_point], value_shape(y), _elem(q.result))
+    scalar = [b.reshape(v, ()) for v in (dx.scale, dx.zero_point, q.scale, q.zero_point)]
+    f = b.op(DequantizeOp, [y, scalar[0], scalar[1]], value_shape(y), "f32")
+    return b.op(QuantizeOp, [f, scalar[2], scalar[3]], value_shape(y), _elem(q.result))
 
 
 def _positive_scale(v: SSAValue) -> bool:
@@ -553,7 +555,8 @@ class FuseQdqMove(RewritePattern):
     rearranges values, so the per-value steps commute with it: the float
     form's bytes with a quarter of its traffic (a quantized ShuffleNet's
     channel shuffles, a reshape and a transpose, had gone through floats;
-    onnxruntime drops such pairs and moves the bytes too)."""
+    onnxruntime drops such pairs where the parameters are equal and moves
+    the bytes too)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, q: QuantizeOp, rewriter: PatternRewriter) -> None:
@@ -565,8 +568,11 @@ class FuseQdqMove(RewritePattern):
             return
         if any(prod(value_shape(v)) != 1 for v in (dx.scale, dx.zero_point, q.scale, q.zero_point)):
             return
+        shape = value_shape(src.results[0])
+        # parameters of a higher rank than the values broadcast them to it
+        if value_shape(dx.result) != value_shape(dx.q) or value_shape(q.result) != shape:
+            return
         b = QBuilder(rewriter, q)
-        shape = value_shape(q.result)
         y = b.op(type(src), [dx.q], shape, _elem(dx.q), **dict(src.properties))
         rewriter.replace(q, [], [_as_quantized(b, y, dx, q)])
 

@@ -194,3 +194,52 @@ def test_qdq_moves_are_the_float_form(tmp_path, t: str, u: str, sx: float, zx: i
     for x in (g.integers(info.min, info.max + 1, (2, 6, 5)).astype(dtype), np.full((2, 6, 5), info.max, dtype)):
         for a, b in zip(m.main(x), plain.main(x), strict=True):
             np.testing.assert_array_equal(a, b)
+
+
+RANKED = {
+    # a one-value scale of rank 3 broadcasts a 2x3 tensor to 1x2x3 (the float form stays)
+    "transpose-scale-rank-3": """func.func @main(%xq: tensor<2x3xui8>) -> tensor<1x3x2xui8> {
+  %s = "mlvm.constant"() <{value = dense<0.05> : tensor<1x1x1xf32>}> : () -> tensor<1x1x1xf32>
+  %z = "mlvm.constant"() <{value = dense<3> : tensor<ui8>}> : () -> tensor<ui8>
+  %x = "mlvm.dequantize"(%xq, %s, %z) : (tensor<2x3xui8>, tensor<1x1x1xf32>, tensor<ui8>) -> tensor<1x2x3xf32>
+  %t = "mlvm.transpose"(%x) <{perm = array<i64: 0, 2, 1>}> : (tensor<1x2x3xf32>) -> tensor<1x3x2xf32>
+  %tq = "mlvm.quantize"(%t, %s, %z) : (tensor<1x3x2xf32>, tensor<1x1x1xf32>, tensor<ui8>) -> tensor<1x3x2xui8>
+  func.return %tq : tensor<1x3x2xui8>
+}
+""",
+    # the quantize's scale of rank 3 only (its result 1x3x2)
+    "transpose-out-scale-rank-3": """func.func @main(%xq: tensor<2x3xui8>) -> tensor<1x3x2xui8> {
+  %s = "mlvm.constant"() <{value = dense<0.05> : tensor<f32>}> : () -> tensor<f32>
+  %s3 = "mlvm.constant"() <{value = dense<0.05> : tensor<1x1x1xf32>}> : () -> tensor<1x1x1xf32>
+  %z = "mlvm.constant"() <{value = dense<3> : tensor<ui8>}> : () -> tensor<ui8>
+  %x = "mlvm.dequantize"(%xq, %s, %z) : (tensor<2x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<2x3xf32>
+  %t = "mlvm.transpose"(%x) <{perm = array<i64: 1, 0>}> : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %tq = "mlvm.quantize"(%t, %s3, %z) : (tensor<3x2xf32>, tensor<1x1x1xf32>, tensor<ui8>) -> tensor<1x3x2xui8>
+  func.return %tq : tensor<1x3x2xui8>
+}
+""",
+    # a rank-1 zero point on a reshape to rank 0, requantized (zero points 3 and 5)
+    "reshape-to-rank-0": """func.func @main(%xq: tensor<1xui8>) -> tensor<ui8> {
+  %s = "mlvm.constant"() <{value = dense<0.05> : tensor<f32>}> : () -> tensor<f32>
+  %z = "mlvm.constant"() <{value = dense<3> : tensor<1xui8>}> : () -> tensor<1xui8>
+  %z2 = "mlvm.constant"() <{value = dense<5> : tensor<ui8>}> : () -> tensor<ui8>
+  %x = "mlvm.dequantize"(%xq, %s, %z) : (tensor<1xui8>, tensor<f32>, tensor<1xui8>) -> tensor<1xf32>
+  %r = "mlvm.reshape"(%x) : (tensor<1xf32>) -> tensor<f32>
+  %rq = "mlvm.quantize"(%r, %s, %z2) : (tensor<f32>, tensor<f32>, tensor<ui8>) -> tensor<ui8>
+  func.return %rq : tensor<ui8>
+}
+""",
+}
+
+
+@pytest.mark.parametrize("name", list(RANKED))
+def test_qdq_moves_with_ranked_parameters(tmp_path, name: str) -> None:  # noqa: ANN001
+    """One-value parameters of any rank compile and give the float form's
+    bytes (those of a higher rank than the values keep the float form)."""
+    src = tmp_path / f"{name}.mlir"
+    src.write_text(RANKED[name])
+    m = mlvm.compile(src)
+    plain = mlvm.compile(src, options=CompileOptions(fuse_qdq=False))
+    shape = m.main.info.inputs[0].shape
+    for x in (np.arange(int(np.prod(shape)), dtype=np.uint8).reshape(shape) * 37, np.full(shape, 255, np.uint8)):
+        np.testing.assert_array_equal(m.main(x), plain.main(x))

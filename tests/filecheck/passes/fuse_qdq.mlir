@@ -454,7 +454,8 @@ func.func @moves(%xq: tensor<1x6x2x3xui8>) -> (tensor<1x3x2x2x3xui8>, tensor<1x3
 // elsewhere), a move read by another op too.
 // CHECK-LABEL: func.func @moves_must_not
 // CHECK: "mlvm.transpose"(%{{.*}}) {{.*}} : (tensor<2x3xf32>) -> tensor<3x2xf32>
-// CHECK: "mlvm.reshape"(%{{.*}}) : (tensor<2x3xf32>) -> tensor<6xf32>
+// CHECK: %[[R:.*]] = "mlvm.reshape"(%{{.*}}) : (tensor<2x3xf32>) -> tensor<6xf32>
+// CHECK: "mlvm.quantize"(%[[R]], %{{.*}}, %{{.*}}) : (tensor<6xf32>, tensor<f32>, tensor<ui8>) -> tensor<6xui8>
 func.func @moves_must_not(%xq: tensor<2x3xui8>, %sc: tensor<2x1xf32>, %z: tensor<ui8>) -> (tensor<3x2xui8>, tensor<6xui8>, tensor<6xf32>) {
   %s = "mlvm.constant"() <{value = dense<0.05> : tensor<f32>}> : () -> tensor<f32>
   %xc = "mlvm.dequantize"(%xq, %sc, %z) : (tensor<2x3xui8>, tensor<2x1xf32>, tensor<ui8>) -> tensor<2x3xf32>
@@ -464,6 +465,28 @@ func.func @moves_must_not(%xq: tensor<2x3xui8>, %sc: tensor<2x1xf32>, %z: tensor
   %r = "mlvm.reshape"(%x) : (tensor<2x3xf32>) -> tensor<6xf32>
   %rq = "mlvm.quantize"(%r, %s, %z) : (tensor<6xf32>, tensor<f32>, tensor<ui8>) -> tensor<6xui8>
   func.return %tq, %rq, %r : tensor<3x2xui8>, tensor<6xui8>, tensor<6xf32>
+}
+
+// -----
+// Parameters of a higher rank than the values (they broadcast the
+// dequantize's result to it): the float form stays; one-value parameters
+// of rank 1 on a requantized move are taken as scalars.
+// CHECK-LABEL: func.func @moves_ranked_params
+// CHECK: "mlvm.transpose"(%{{.*}}) {{.*}} : (tensor<1x2x3xf32>) -> tensor<1x3x2xf32>
+// CHECK: %[[R:.*]] = "mlvm.reshape"(%xq) : (tensor<2x3xui8>) -> tensor<6xui8>
+// CHECK: "mlvm.dequantize"(%[[R]], %{{.*}}, %{{.*}}) : (tensor<6xui8>, tensor<f32>, tensor<ui8>) -> tensor<6xf32>
+func.func @moves_ranked_params(%xq: tensor<2x3xui8>, %z: tensor<ui8>) -> (tensor<1x3x2xui8>, tensor<6xui8>) {
+  %s3 = "mlvm.constant"() <{value = dense<0.05> : tensor<1x1x1xf32>}> : () -> tensor<1x1x1xf32>
+  %s1 = "mlvm.constant"() <{value = dense<0.05> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %s2 = "mlvm.constant"() <{value = dense<0.07> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %z1 = "mlvm.constant"() <{value = dense<3> : tensor<1xui8>}> : () -> tensor<1xui8>
+  %x = "mlvm.dequantize"(%xq, %s3, %z) : (tensor<2x3xui8>, tensor<1x1x1xf32>, tensor<ui8>) -> tensor<1x2x3xf32>
+  %t = "mlvm.transpose"(%x) <{perm = array<i64: 0, 2, 1>}> : (tensor<1x2x3xf32>) -> tensor<1x3x2xf32>
+  %tq = "mlvm.quantize"(%t, %s3, %z) : (tensor<1x3x2xf32>, tensor<1x1x1xf32>, tensor<ui8>) -> tensor<1x3x2xui8>
+  %x1 = "mlvm.dequantize"(%xq, %s1, %z1) : (tensor<2x3xui8>, tensor<1xf32>, tensor<1xui8>) -> tensor<2x3xf32>
+  %r = "mlvm.reshape"(%x1) : (tensor<2x3xf32>) -> tensor<6xf32>
+  %rq = "mlvm.quantize"(%r, %s2, %z1) : (tensor<6xf32>, tensor<1xf32>, tensor<1xui8>) -> tensor<6xui8>
+  func.return %tq, %rq : tensor<1x3x2xui8>, tensor<6xui8>
 }
 
 // -----

@@ -49,6 +49,7 @@ from xdsl.pattern_rewriter import (
 from mlvm.codegen.lowering import elem, value_shape
 from mlvm.dialect.base import MlvmOp
 from mlvm.dialect.elements import xdsl_type
+from mlvm.dialect.logic import XorOp
 from mlvm.dialect.nn import ConcatOp, Conv2dOp, Pool2dOp, SliceOp, SoftmaxOp, TransposeOp
 from mlvm.dialect.ops import (
     AddOp,
@@ -500,11 +501,17 @@ class FuseQdqAvgPool(RewritePattern):
 
 def _as_quantized(b: QBuilder, y: SSAValue, dx: DequantizeOp, q: QuantizeOp) -> SSAValue:
     """y, x's bytes pooled or moved, as q's result: y itself where q's scale,
-    zero point and type are provably x's (_same_qparams), else requantized
-    by the float form's steps (dequantized as dx, quantized as q; their
-    single-value parameters as scalars)."""
+    zero point and type are provably x's (_same_qparams), its sign bits
+    flipped where they are but for an i8 / u8 swap (_flipped_qparams), else
+    requantized by the float form's steps (dequantized as dx, quantized as
+    q; their single-value parameters as scalars)."""
     if _same_qparams(dx, q):
         return y
+    if _flipped_qparams(dx, q):  # the bytes as the other type (wrapping), sign bit flipped
+        e = elem(q.result)
+        flip = make_constant(TensorType(xdsl_type(e.name), []), np.asarray(0x80, np.uint8).astype(e.dtype))
+        b.rewriter.insert(flip, InsertPoint.before(b.at))
+        return b.op(XorOp, [b.op(CastOp, [y], value_shape(y), e.name), flip.result], value_shape(y), e.name)
     scalar = [b.reshape(v, ()) for v in (dx.scale, dx.zero_point, q.scale, q.zero_point)]
     f = b.op(DequantizeOp, [y, scalar[0], scalar[1]], value_shape(y), "f32")
     return b.op(QuantizeOp, [f, scalar[2], scalar[3]], value_shape(y), _elem(q.result))
@@ -616,21 +623,36 @@ class FuseQdqSoftmax(RewritePattern):
         rewriter.replace(q, [], [y])
 
 
-def _same_qparams(d: DequantizeOp, q: QuantizeOp) -> bool:
-    """Whether quantize(dequantize(x), ...) gives x back for every byte: one
-    type, equal constant zero points and one normal scale below FLT_MAX /
-    512 (x - z times s, then over s, is within an ulp or two of x - z,
-    which rounds back to it; a zero, subnormal or infinite scale, or one
-    whose products overflow, would not)."""
-    if _elem(d.q) != _elem(q.result):
-        return False
+def _zero_point_shift(d: DequantizeOp, q: QuantizeOp) -> int | None:
+    """zq - zd where quantize(dequantize(x), ...) gives x - zd + zq back for
+    every byte: equal constant scales, normal and below FLT_MAX / 512 (x - zd
+    times s, then over s, is within an ulp or two of x - zd, which rounds
+    back to it; a zero, subnormal or infinite scale, or one whose products
+    overflow, would not), constant zero points; None otherwise."""
     sd, sq, zd, zq = (constant_of(v) for v in (d.scale, q.scale, d.zero_point, q.zero_point))
     if sd is None or sq is None or zd is None or zq is None:
-        return False
+        return None
     s = float(sd.reshape(()))
     f32 = np.finfo(np.float32)
-    return (float(sq.reshape(())) == s and float(f32.tiny) <= abs(s) < float(f32.max) / 512
-            and int(zd.reshape(())) == int(zq.reshape(())))
+    if float(sq.reshape(())) != s or not float(f32.tiny) <= abs(s) < float(f32.max) / 512:
+        return None
+    return int(zq.reshape(())) - int(zd.reshape(()))
+
+
+def _same_qparams(d: DequantizeOp, q: QuantizeOp) -> bool:
+    """Whether quantize(dequantize(x), ...) gives x back for every byte: one
+    type, equal constant zero points, one normal scale (_zero_point_shift)."""
+    return _elem(d.q) == _elem(q.result) and _zero_point_shift(d, q) == 0
+
+
+def _flipped_qparams(d: DequantizeOp, q: QuantizeOp) -> bool:
+    """Whether quantize(dequantize(x), ...) is x's bytes with the sign bit
+    flipped: i8 to u8 with the zero point 128 up, or u8 to i8 with it 128
+    down, one normal scale (x - zd + zq = x ^ 0x80 as the other type; what
+    mlvm-fuse-qdq's S8PairToU8 leaves between i8 and u8 pairs)."""
+    pair = (_elem(d.q), _elem(q.result))
+    want = {("i8", "ui8"): 128, ("ui8", "i8"): -128}.get(pair)
+    return want is not None and _zero_point_shift(d, q) == want
 
 
 @dataclass

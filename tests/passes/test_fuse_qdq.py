@@ -16,6 +16,7 @@ import mlvm
 from mlvm.codegen.lowering import elem
 from mlvm.dialect.nn import Pool2dOp, SliceOp, TransposeOp
 from mlvm.dialect.ops import ConstantOp, ReshapeOp
+from mlvm.dialect.quant import DequantizeOp
 from mlvm.passes.canonicalize import make_constant
 from mlvm.passes.fuse_qdq import FuseQdqPass
 from mlvm.pipeline import CompileOptions, make_context, parse_file
@@ -174,6 +175,8 @@ MOVE_SRC = """func.func @main(%xq: tensor<2x6x5x{t}>) -> (tensor<2x5x3x2x{u}>, t
     ("ui8", "ui8", 0.05, 3, 0.031, 0),  # requantized after the move
     ("ui8", "i8", 0.05, 128, 0.05, 0),
     ("i8", "ui8", -0.01, 0, 0.004, 100),  # a negative scale: a move keeps any order
+    ("ui8", "i8", 0.05, 130, 0.05, 2),  # the sign bits flipped (zero points 128 apart)
+    ("i8", "ui8", 0.05, -3, 0.05, 125),
 ])
 def test_qdq_moves_are_the_float_form(tmp_path, t: str, u: str, sx: float, zx: int, sy: float,  # noqa: ANN001
                                       zy: int) -> None:
@@ -186,6 +189,8 @@ def test_qdq_moves_are_the_float_form(tmp_path, t: str, u: str, sx: float, zx: i
     moved = [elem(o.results[0]).name for o in module.walk() if isinstance(o, ReshapeOp | TransposeOp | SliceOp)]
     # every move on bytes (an i8 pair read once may have become u8: S8PairToU8)
     assert len(moved) == 3 and set(moved) <= {"i8", "ui8"}
+    if t != u and sx == sy and abs(zx - zy) == 128:  # flipped bytes: no float step left
+        assert not any(isinstance(o, DequantizeOp) for o in module.walk())
     m = mlvm.compile(src)
     plain = mlvm.compile(src, options=CompileOptions(fuse_qdq=False))
     dtype = np.uint8 if t == "ui8" else np.int8

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #if !defined(MLVM_PORTABLE_KERNELS) && defined(__SSE2__)
-#include <emmintrin.h>
+#include <immintrin.h>
 #define MLVM_MP8_SSE2 1
 #endif
 

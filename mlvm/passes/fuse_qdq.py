@@ -499,6 +499,13 @@ class FuseQdqAvgPool(RewritePattern):
         rewriter.replace(q, [], [b.op(QAvgPool2dOp, operands, value_shape(q.result), _elem(q.result), **props)])
 
 
+def _unbroadcast(src: Operation, q: QuantizeOp, *dqs: DequantizeOp) -> bool:
+    """Whether no one-value parameter broadcasts to a higher rank: the
+    dequantizes' results have their bytes' shapes and q's result src's."""
+    return value_shape(q.result) == value_shape(src.results[0]) and all(
+        value_shape(d.result) == value_shape(d.q) for d in dqs)
+
+
 def _as_quantized(b: QBuilder, y: SSAValue, dx: DequantizeOp, q: QuantizeOp) -> SSAValue:
     """y, x's bytes pooled or moved, as q's result: y itself where q's scale,
     zero point and type are provably x's (_same_qparams), its sign bits
@@ -546,6 +553,8 @@ class FuseQdqMaxPool(RewritePattern):
             return
         if not (_positive_scale(dx.scale) and _positive_scale(q.scale)):
             return
+        if not _unbroadcast(src, q, dx):
+            return
         b = QBuilder(rewriter, q)
         shape = value_shape(q.result)
         props = {k: src.properties[k] for k in ("kind", "window", "strides", "padding") if k in src.properties}
@@ -575,11 +584,10 @@ class FuseQdqMove(RewritePattern):
             return
         if any(prod(value_shape(v)) != 1 for v in (dx.scale, dx.zero_point, q.scale, q.zero_point)):
             return
-        shape = value_shape(src.results[0])
-        # parameters of a higher rank than the values broadcast them to it
-        if value_shape(dx.result) != value_shape(dx.q) or value_shape(q.result) != shape:
+        if not _unbroadcast(src, q, dx):
             return
         b = QBuilder(rewriter, q)
+        shape = value_shape(src.results[0])
         y = b.op(type(src), [dx.q], shape, _elem(dx.q), **dict(src.properties))
         rewriter.replace(q, [], [_as_quantized(b, y, dx, q)])
 
@@ -673,6 +681,8 @@ class FuseQdqConcat(RewritePattern):
             return
         dqs = [_dq(v, ("i8", "ui8")) for v in src.inputs]
         if any(d is None or prod(value_shape(d.scale)) != 1 or prod(value_shape(d.zero_point)) != 1 for d in dqs):
+            return
+        if not _unbroadcast(src, q, *(d for d in dqs if d is not None)):
             return
         b = QBuilder(rewriter, q)
         parts: list[SSAValue] = []

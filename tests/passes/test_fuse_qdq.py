@@ -176,6 +176,7 @@ MOVE_SRC = """func.func @main(%xq: tensor<2x6x5x{t}>) -> (tensor<2x5x3x2x{u}>, t
     ("ui8", "i8", 0.05, 128, 0.05, 0),
     ("i8", "ui8", -0.01, 0, 0.004, 100),  # a negative scale: a move keeps any order
     ("ui8", "i8", 0.05, 130, 0.05, 2),  # the sign bits flipped (zero points 128 apart)
+    ("ui8", "i8", 0.05, 0, 0.05, 0),  # the same zero point but another type: requantized
     ("i8", "ui8", 0.05, -3, 0.05, 125),
 ])
 def test_qdq_moves_are_the_float_form(tmp_path, t: str, u: str, sx: float, zx: int, sy: float,  # noqa: ANN001
@@ -234,6 +235,28 @@ RANKED = {
   func.return %rq : tensor<ui8>
 }
 """,
+    # a max pool's and a concat's output scale of a higher rank (the float form stays)
+    "max-pool-out-scale-rank-5": """func.func @main(%xq: tensor<1x2x4x4xui8>) -> tensor<1x1x2x2x2xui8> {
+  %s = "mlvm.constant"() <{value = dense<0.05> : tensor<f32>}> : () -> tensor<f32>
+  %s5 = "mlvm.constant"() <{value = dense<0.05> : tensor<1x1x1x1x1xf32>}> : () -> tensor<1x1x1x1x1xf32>
+  %z = "mlvm.constant"() <{value = dense<3> : tensor<ui8>}> : () -> tensor<ui8>
+  %x = "mlvm.dequantize"(%xq, %s, %z) : (tensor<1x2x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xf32>
+  %p = "mlvm.pool2d"(%x) <{kind = "max", window = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>}> : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>
+  %y = "mlvm.quantize"(%p, %s5, %z) : (tensor<1x2x2x2xf32>, tensor<1x1x1x1x1xf32>, tensor<ui8>) -> tensor<1x1x2x2x2xui8>
+  func.return %y : tensor<1x1x2x2x2xui8>
+}
+""",
+    "concat-out-scale-rank-3": """func.func @main(%aq: tensor<2x3xui8>, %bq: tensor<2x3xui8>) -> tensor<1x2x6xui8> {
+  %s = "mlvm.constant"() <{value = dense<0.05> : tensor<f32>}> : () -> tensor<f32>
+  %s3 = "mlvm.constant"() <{value = dense<0.07> : tensor<1x1x1xf32>}> : () -> tensor<1x1x1xf32>
+  %z = "mlvm.constant"() <{value = dense<3> : tensor<ui8>}> : () -> tensor<ui8>
+  %a = "mlvm.dequantize"(%aq, %s, %z) : (tensor<2x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<2x3xf32>
+  %b = "mlvm.dequantize"(%bq, %s, %z) : (tensor<2x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<2x3xf32>
+  %c = "mlvm.concat"(%a, %b) <{axis = 1 : i64}> : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x6xf32>
+  %y = "mlvm.quantize"(%c, %s3, %z) : (tensor<2x6xf32>, tensor<1x1x1xf32>, tensor<ui8>) -> tensor<1x2x6xui8>
+  func.return %y : tensor<1x2x6xui8>
+}
+""",
 }
 
 
@@ -245,6 +268,7 @@ def test_qdq_moves_with_ranked_parameters(tmp_path, name: str) -> None:  # noqa:
     src.write_text(RANKED[name])
     m = mlvm.compile(src)
     plain = mlvm.compile(src, options=CompileOptions(fuse_qdq=False))
-    shape = m.main.info.inputs[0].shape
-    for x in (np.arange(int(np.prod(shape)), dtype=np.uint8).reshape(shape) * 37, np.full(shape, 255, np.uint8)):
-        np.testing.assert_array_equal(m.main(x), plain.main(x))
+    for k in (37, 0):
+        xs = [np.arange(int(np.prod(i.shape)), dtype=np.uint8).reshape(i.shape) * k + 255 * (k == 0)
+              for i in m.main.info.inputs]
+        np.testing.assert_array_equal(m.main(*xs), plain.main(*xs))

@@ -1230,6 +1230,12 @@ def pool2d_dims(op: MlvmOp, x: SSAValue) -> dict[str, int]:
                 pb=padding[2], pr=padding[3])
 
 
+def pool2d_elems(kind: str) -> tuple[str, ...]:
+    """The element types mlvm.pool2d of `kind` takes: f32, and 8-bit
+    integers for a max."""
+    return ("f32", "i8", "ui8") if kind == "max" else ("f32",)
+
+
 @irdl_op_definition
 class Pool2dOp(MlvmOp):
     """Max or average over windows of x (NCHW). Padded positions are left out:
@@ -1252,7 +1258,7 @@ class Pool2dOp(MlvmOp):
             raise VerifyException(
                 f"{self.name}: kind '{self.kind.data}' is not one of " + ", ".join(POOL_KINDS)
             )
-        self.expect_elem(self.x, "x", ("f32", "i8", "ui8") if self.kind.data == "max" else ("f32",))
+        self.expect_elem(self.x, "x", pool2d_elems(self.kind.data))
         return pool2d_dims(self, self.x)
 
     def verify_(self) -> None:
@@ -1266,13 +1272,9 @@ class Pool2dOp(MlvmOp):
         x = inputs[0]
         pads = ((0, 0), (0, 0), (d["pt"], d["pb"]), (d["pl"], d["pr"]))
         is_max = self.kind.data == "max"
-        if x.dtype != np.float32:  # 8-bit: the max, padded with the type's least
-            xp = np.pad(x, pads, constant_values=np.iinfo(x.dtype).min)
-            return [np.max(np.stack([xp[:, :, i : i + d["sh"] * (d["oh"] - 1) + 1 : d["sh"],
-                                        j : j + d["sw"] * (d["ow"] - 1) + 1 : d["sw"]]
-                                     for i in range(d["kh"]) for j in range(d["kw"])]), axis=0)]
-        fill = -np.inf if is_max else 0.0
-        xp = np.pad(x, pads, constant_values=np.float32(fill))
+        # padded with the type's least for a max (8-bit: its integer least)
+        least = -np.inf if x.dtype == np.float32 else np.iinfo(x.dtype).min
+        xp = np.pad(x, pads, constant_values=np.asarray(least if is_max else 0, x.dtype))
         ones = np.pad(np.ones((d["h"], d["w"]), np.float32), pads[2:])
         shape = (d["n"], d["c"], d["oh"], d["ow"])
         acc = np.full(shape, -np.inf if is_max else 0.0, np.float32)
@@ -1288,7 +1290,7 @@ class Pool2dOp(MlvmOp):
                     acc = acc + xp[:, :, rs, cs]
                     cnt = cnt + ones[rs, cs]
         if is_max:
-            return [np.max(np.stack(patches), axis=0).astype(np.float32)]
+            return [np.max(np.stack(patches), axis=0).astype(x.dtype)]
         return [(acc / cnt).astype(np.float32)]
 
     def lower(self, cg: Lowering) -> None:

@@ -20,7 +20,7 @@ import onnx
 
 from mlvm.dialect.elements import ELEMS
 from mlvm.dialect.index import PadOp
-from mlvm.dialect.nn import Pool2dOp
+from mlvm.dialect.nn import Pool2dOp, pool2d_elems
 from mlvm.dialect.ops import AddOp, DivOp, MaxOp
 from mlvm.frontend.onnx.importer import MAX_FOLD_ELEMENTS, Const, Importer, NodeError, Tensor, Unsupported, Value
 from mlvm.frontend.onnx.ops import (
@@ -126,8 +126,7 @@ def _pool(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: d
     strides, dilations, pads = _spatial_attrs(attrs, s[2:], kernel)
     kind = "max" if node.op_type == "MaxPool" else "avg"
     ceil, count_pad = bool(int(attrs.get("ceil_mode", 0))), bool(int(attrs.get("count_include_pad", 0)))
-    on_pool2d = ("f32", "i8", "ui8") if kind == "max" else ("f32",)
-    if (len(s) > 4 or any(d != 1 for d in dilations) or imp.elem(x) not in on_pool2d
+    if (len(s) > 4 or any(d != 1 for d in dilations) or imp.elem(x) not in pool2d_elems(kind)
             or (kind == "avg" and count_pad and ceil and any(pads))):
         return [pool_by_taps(imp, x, kind, kernel, strides, dilations, pads, ceil, count_pad)]
     return [_pool_2d(imp, x, kind, attrs, count_pad)]

@@ -23,9 +23,9 @@ static unsigned qs_index(const uint8_t *x, size_t j, int32_t is_signed, int32_t 
     return is_signed ? (unsigned)(uint8_t)(127 - top + (int8_t)x[j]) : (unsigned)(255 - top + x[j]);
 }
 
-/* Outputs j0 .. n of a row: (the row's table entries, its sum, the output's
- * constants) each as the loop below computes it. */
-static size_t qs_outputs_scalar(const uint8_t *xr, size_t j0, size_t n, int32_t is_signed, int32_t top,
+/* Outputs j0 .. n of a row from its table entries, their sum and the
+ * output's constants: nearbyint(t / sum * inv) + z, saturated. */
+static void qs_outputs_scalar(const uint8_t *xr, size_t j0, size_t n, int32_t is_signed, int32_t top,
                                 const float *table, float sum, float inv, int32_t z, int32_t lo,
                                 int32_t hi, uint8_t *yr)
 {
@@ -36,7 +36,6 @@ static size_t qs_outputs_scalar(const uint8_t *xr, size_t j0, size_t n, int32_t 
         k = k < lo ? lo : k > hi ? hi : k;
         yr[j] = (uint8_t)k; /* i8: its two's-complement byte */
     }
-    return n;
 }
 
 #ifdef MLVM_QS_AVX2

@@ -16,6 +16,10 @@ Rewrites (each keeps the result type, so users see no change):
     other operands viewed alike (`ElementwiseInRows`): a Linear layer's
     bias, activation and residual add then join the GEMM's epilogue
     (mlvm-fuse) instead of passing over its output again;
+  * an average pool of f32 with one window over the whole map and no
+    padding (ONNX GlobalAveragePool) -> a mean over the two spatial axes
+    (`GlobalPoolAsMean`; mlvm-fuse-qdq, before this pass, has made a QDQ
+    one an integer pool);
   * an op whose operands are all constants, with a result of at most
     `fold_limit` elements -> a constant, computed by the op's reference;
   * pure ops whose results are unused are erased (ops with effects stay).
@@ -28,7 +32,16 @@ from math import prod
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import (
+    BytesAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    i64,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.traits import Pure
@@ -43,6 +56,7 @@ from xdsl.pattern_rewriter import (
 
 from mlvm.dialect.base import MlvmOp
 from mlvm.dialect.elements import elem_of_type, to_bytes
+from mlvm.dialect.nn import Pool2dOp
 from mlvm.dialect.ops import (
     AddOp,
     BroadcastToOp,
@@ -51,6 +65,7 @@ from mlvm.dialect.ops import (
     ElementwiseOp,
     MatmulOp,
     MulOp,
+    ReduceOp,
     ReshapeOp,
     SubOp,
 )
@@ -247,6 +262,24 @@ class BroadcastSimplify(RewritePattern):
             rewriter.replace(op, make_constant(t, np.broadcast_to(arr, t.get_shape())))
 
 
+class GlobalPoolAsMean(RewritePattern):
+    """An f32 average pool whose one window is the map, unpadded: the mean
+    over axes 2 and 3 (the row sums' kernel, which mlvm-fuse also fuses
+    with the op before)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: Pool2dOp, rewriter: PatternRewriter) -> None:
+        if op.kind.data != "avg" or op.elem_of(op.x, "x") != "f32":
+            return
+        d = op.dims()
+        if (d["kh"], d["kw"]) != (d["h"], d["w"]) or any(d[k] for k in ("pt", "pl", "pb", "pr")):
+            return
+        rewriter.replace(op, ReduceOp.build(
+            operands=[op.x], result_types=[op.result.type],
+            properties={"kind": StringAttr("mean"), "axes": DenseArrayBase.from_list(i64, [2, 3]),
+                        "keepdims": IntegerAttr.from_bool(True)}))
+
+
 @dataclass
 class FoldConstants(RewritePattern):
     limit: int
@@ -302,6 +335,7 @@ class CanonicalizePass(ModulePass):
                     ReshapeChain(),
                     ElementwiseInRows(),
                     BroadcastSimplify(self.fold_limit),
+                    GlobalPoolAsMean(),
                     FoldConstants(self.fold_limit),
                     EraseDead(),
                 ]

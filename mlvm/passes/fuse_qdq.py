@@ -466,37 +466,51 @@ class FuseQdqMul(RewritePattern):
         rewriter.replace(q, [], [b.op(QuantizeOp, [f, one.result, zero.result], shape, e.name)])
 
 
-def _unary_u8(q: QuantizeOp, src: Operation) -> DequantizeOp | None:
-    """The dequantize of quantize(src(dequantize(x))), x and the result u8
-    with one scale and zero point each, src read by q alone (onnxruntime
-    fuses no i8 pool or softmax on x86: it computes those in f32)."""
-    dx = _dq(src.operands[0], ("ui8",))
-    if dx is None or _elem(q.result) != "ui8" or not only_use(src.results[0], q):
+def _unary_8(q: QuantizeOp, src: Operation, elems: tuple[str, ...]) -> DequantizeOp | None:
+    """The dequantize of quantize(src(dequantize(x))), x and the result of
+    one type of `elems` with one scale and zero point each, src read by q
+    alone."""
+    dx = _dq(src.operands[0], elems)
+    if dx is None or _elem(q.result) != _elem(dx.q) or not only_use(src.results[0], q):
         return None
     return None if any(prod(value_shape(v)) != 1 for v in (dx.scale, dx.zero_point, q.scale, q.zero_point)) else dx
 
 
 @dataclass
 class FuseQdqAvgPool(RewritePattern):
-    """quantize(average pool(dequantize(x))), u8 with one scale and zero
-    point each: one mlvm.qavgpool2d, which computes it as
-    onnxruntime's QLinearAveragePool does (the windows summed row by row,
-    the zero point added before the rounding: QuantizeLinear's nearbyint(v)
-    + zy breaks ties by another parity)."""
+    """quantize(average pool(dequantize(x))), 8-bit of one type with one
+    scale and zero point each (a 1-D pool's reshapes to 2-D and back between
+    them too): one mlvm.qavgpool2d, which computes it as onnxruntime's
+    QLinearAveragePool does (the windows summed row by row, the zero point
+    added before the rounding: QuantizeLinear's nearbyint(v) + zy breaks
+    ties by another parity), a window over the whole map as its
+    QLinearGlobalAveragePool (what it makes of a QDQ GlobalAveragePool)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, q: QuantizeOp, rewriter: PatternRewriter) -> None:
         src = q.x.owner
-        if not isinstance(src, Pool2dOp) or src.kind.data != "avg":
+        outer = src if isinstance(src, ReshapeOp) and only_use(src.result, q) else None
+        pool = outer.operand.owner if outer is not None else src
+        if not isinstance(pool, Pool2dOp) or pool.kind.data != "avg":
             return
-        dx = _unary_u8(q, src)
-        if dx is None:
+        if not only_use(pool.result, outer if outer is not None else q):
             return
+        x, inner = pool.x, pool.x.owner
+        if isinstance(inner, ReshapeOp) and only_use(inner.result, pool):
+            x = inner.operand
+        dx = _dq(x, ("ui8", "i8"))
+        if dx is None or _elem(q.result) != _elem(dx.q):
+            return
+        if any(prod(value_shape(v)) != 1 for v in (dx.scale, dx.zero_point, q.scale, q.zero_point)):
+            return
+        if value_shape(q.result) != value_shape(q.x) or value_shape(dx.result) != value_shape(dx.q):
+            return  # (a parameter of a higher rank broadcasts the values)
         b = QBuilder(rewriter, q)
-        props = {k: src.properties[k] for k in ("window", "strides", "padding") if k in src.properties}
-        operands = [dx.q, b.reshape(dx.scale, ()), b.reshape(dx.zero_point, ()), b.reshape(q.scale, ()),
-                    b.reshape(q.zero_point, ())]
-        rewriter.replace(q, [], [b.op(QAvgPool2dOp, operands, value_shape(q.result), _elem(q.result), **props)])
+        props = {k: pool.properties[k] for k in ("window", "strides", "padding") if k in pool.properties}
+        operands = [b.reshape(dx.q, value_shape(pool.x)), b.reshape(dx.scale, ()), b.reshape(dx.zero_point, ()),
+                    b.reshape(q.scale, ()), b.reshape(q.zero_point, ())]
+        y = b.op(QAvgPool2dOp, operands, value_shape(pool.result), _elem(q.result), **props)
+        rewriter.replace(q, [], [b.reshape(y, value_shape(q.result))])
 
 
 def _unbroadcast(src: Operation, q: QuantizeOp, *dqs: DequantizeOp) -> bool:
@@ -606,7 +620,7 @@ class FuseQdqSoftmax(RewritePattern):
         src = q.x.owner
         if not isinstance(src, SoftmaxOp):
             return
-        dx = _unary_u8(q, src)
+        dx = _unary_8(q, src, ("ui8",))  # (onnxruntime computes an i8 softmax in f32)
         if dx is None:
             return
         sx = constant_of(dx.scale)

@@ -74,8 +74,8 @@ QPATHS = {
 _K = {f.stem: f for f in c_build.KERNELS}
 F32_KERNELS = [_K[n] for n in ("conv", "conv_cvec", "conv_scalar", "conv_wino", "depthwise", "depthwise_lanes",
                                "elementwise", "matmul", "nn")]
-INT8_KERNELS = [_K[n] for n in ("qadd", "qconv_gemv", "qconv_ws", "qdepthwise_lanes", "qdepthwise_perm", "qdepthwise_rows3",
-                                 "qmatmul")]
+INT8_KERNELS = [_K[n] for n in ("qadd", "qavgpool", "qconv_gemv", "qconv_ws", "qdepthwise_lanes", "qdepthwise_perm",
+                                 "qdepthwise_rows3", "qmatmul")]
 LINKS = {PROGRAM: F32_KERNELS, VMATH: F32_KERNELS, WORKSPACE: F32_KERNELS, MM_WORKSPACE: F32_KERNELS,
          QCONV: INT8_KERNELS}
 QLINE = re.compile(r"^qconv_paths\[([\w-]+)\]: (\d+) cases, (\d+) failures$", re.M)

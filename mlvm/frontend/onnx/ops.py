@@ -695,15 +695,6 @@ def _arg_extremum(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], 
     return [binary(imp, SubOp, Const(np.asarray(s[ax] - 1, np.int64)), first)]
 
 
-@converter("GlobalAveragePool", "GlobalMaxPool")
-def _global_pool(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
-    x = _one(ins)
-    s = imp.shape(x)
-    axes = list(range(2, len(s)))
-    kind = "mean" if node.op_type == "GlobalAveragePool" else "max"
-    return [reduce(imp, x, kind, axes, list(s[:2]) + [1] * len(axes), True)]
-
-
 @converter("Softmax", "LogSoftmax")
 @in_f32
 def _softmax(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:

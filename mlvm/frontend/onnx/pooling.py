@@ -1,4 +1,4 @@
-"""ONNX MaxPool and AveragePool.
+"""ONNX MaxPool, AveragePool and their global forms.
 
 2-D and 1-D windows without dilation of f32 (and 8-bit integers, for a
 max) run on `mlvm.pool2d`. The rest (3-D inputs, dilations, wider integer
@@ -31,6 +31,7 @@ from mlvm.frontend.onnx.ops import (
     binary,
     cast,
     converter,
+    reduce,
     reshape,
     slice_value,
 )
@@ -164,3 +165,22 @@ def _pool_2d(imp: Importer, x: Value, kind: str, attrs: dict[str, Any], count_pa
     if squeeze:
         y = reshape(imp, y, (n, c, out[1]))
     return y
+
+
+@converter("GlobalAveragePool", "GlobalMaxPool")
+def _global_pool(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], attrs: dict[str, Any]) -> list[Value]:
+    """A max or mean over the spatial axes; a 1-D or 2-D average of f32 as
+    mlvm.pool2d with one window over the map, which mlvm-fuse-qdq computes
+    in integers between a dequantize and a quantize as onnxruntime's
+    QLinearGlobalAveragePool does (mlvm-canonicalize makes the others a
+    mean again)."""
+    x = _one(ins)
+    s = imp.shape(x)
+    if len(s) < 3:
+        raise NodeError(f"needs a rank of 3 or more (N, C, spatial dims), not {len(s)}")
+    axes = list(range(2, len(s)))
+    if node.op_type == "GlobalMaxPool":
+        return [reduce(imp, x, "max", axes, list(s[:2]) + [1] * len(axes), True)]
+    if len(s) > 4 or imp.elem(x) not in pool2d_elems("avg") or 0 in s[2:]:
+        return [reduce(imp, x, "mean", axes, list(s[:2]) + [1] * len(axes), True)]
+    return [_pool_2d(imp, x, "avg", {"kernel_shape": list(s[2:])}, False)]

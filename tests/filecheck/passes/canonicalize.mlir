@@ -174,3 +174,21 @@ func.func @branch(%a: tensor<6x5xf32>, %w: tensor<5x4xf32>, %b: tensor<4xf32>,
   %o = "mlvm.add"(%t, %tg) : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
   func.return %o : tensor<2x3x4xf32>
 }
+
+// -----
+// An average pool whose one window is the whole unpadded map (ONNX
+// GlobalAveragePool) becomes the mean over the spatial axes; a window
+// short of the map, a padded one and a max pool stay pools.
+// CHECK-LABEL: func.func @global_pool
+// CHECK: %[[M:.*]] = "mlvm.reduce"(%x) <{kind = "mean", axes = array<i64: 2, 3>, keepdims = true}> : (tensor<2x3x5x7xf32>) -> tensor<2x3x1x1xf32>
+// CHECK: %[[A:.*]] = "mlvm.pool2d"(%x) <{kind = "avg", window = array<i64: 5, 6>}>
+// CHECK: %[[P:.*]] = "mlvm.pool2d"(%x) <{kind = "avg", window = array<i64: 5, 7>, padding = array<i64: 1, 0, 0, 0>}>
+// CHECK: %[[X:.*]] = "mlvm.pool2d"(%x) <{kind = "max", window = array<i64: 5, 7>}>
+// CHECK: func.return %[[M]], %[[A]], %[[P]], %[[X]]
+func.func @global_pool(%x: tensor<2x3x5x7xf32>) -> (tensor<2x3x1x1xf32>, tensor<2x3x1x2xf32>, tensor<2x3x2x1xf32>, tensor<2x3x1x1xf32>) {
+  %m = "mlvm.pool2d"(%x) <{kind = "avg", window = array<i64: 5, 7>}> : (tensor<2x3x5x7xf32>) -> tensor<2x3x1x1xf32>
+  %a = "mlvm.pool2d"(%x) <{kind = "avg", window = array<i64: 5, 6>}> : (tensor<2x3x5x7xf32>) -> tensor<2x3x1x2xf32>
+  %p = "mlvm.pool2d"(%x) <{kind = "avg", window = array<i64: 5, 7>, padding = array<i64: 1, 0, 0, 0>}> : (tensor<2x3x5x7xf32>) -> tensor<2x3x2x1xf32>
+  %g = "mlvm.pool2d"(%x) <{kind = "max", window = array<i64: 5, 7>}> : (tensor<2x3x5x7xf32>) -> tensor<2x3x1x1xf32>
+  func.return %m, %a, %p, %g : tensor<2x3x1x1xf32>, tensor<2x3x1x2xf32>, tensor<2x3x2x1xf32>, tensor<2x3x1x1xf32>
+}

@@ -512,6 +512,54 @@ func.func @max_pool_must_not(%xq: tensor<1x3x4x4xui8>, %z: tensor<ui8>) -> (tens
 }
 
 // -----
+// Average pools of i8 (onnxruntime's QLinearAveragePool takes both types),
+// a window over the whole map (its QLinearGlobalAveragePool: what the
+// importer makes of a GlobalAveragePool), and a 1-D pool between the
+// reshapes to 2-D and back: each one qavgpool2d, the reshapes on its bytes.
+// CHECK-LABEL: func.func @avg_pools
+// CHECK: %[[P0:.*]] = "mlvm.qavgpool2d"(%iq, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{window = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<1x2x2x2xi8>
+// CHECK: %[[P1:.*]] = "mlvm.qavgpool2d"(%uq, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{window = array<i64: 4, 4>}> : (tensor<1x2x4x4xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x1x1xui8>
+// CHECK: %[[R:.*]] = "mlvm.reshape"(%lq) : (tensor<1x2x6xui8>) -> tensor<1x2x1x6xui8>
+// CHECK: %[[P2:.*]] = "mlvm.qavgpool2d"(%[[R]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{window = array<i64: 1, 2>}> : (tensor<1x2x1x6xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x1x5xui8>
+// CHECK: %[[B:.*]] = "mlvm.reshape"(%[[P2]]) : (tensor<1x2x1x5xui8>) -> tensor<1x2x5xui8>
+// CHECK: func.return %[[P0]], %[[P1]], %[[B]]
+// CHECK-NOT: mlvm.pool2d
+func.func @avg_pools(%iq: tensor<1x2x4x4xi8>, %uq: tensor<1x2x4x4xui8>, %lq: tensor<1x2x6xui8>, %s: tensor<f32>, %zi: tensor<i8>, %z: tensor<ui8>) -> (tensor<1x2x2x2xi8>, tensor<1x2x1x1xui8>, tensor<1x2x5xui8>) {
+  %i = "mlvm.dequantize"(%iq, %s, %zi) : (tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xf32>
+  %p0 = "mlvm.pool2d"(%i) <{kind = "avg", window = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>
+  %y0 = "mlvm.quantize"(%p0, %s, %zi) : (tensor<1x2x2x2xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x2x2xi8>
+  %u = "mlvm.dequantize"(%uq, %s, %z) : (tensor<1x2x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xf32>
+  %p1 = "mlvm.pool2d"(%u) <{kind = "avg", window = array<i64: 4, 4>}> : (tensor<1x2x4x4xf32>) -> tensor<1x2x1x1xf32>
+  %y1 = "mlvm.quantize"(%p1, %s, %z) : (tensor<1x2x1x1xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x1x1xui8>
+  %l = "mlvm.dequantize"(%lq, %s, %z) : (tensor<1x2x6xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x6xf32>
+  %l4 = "mlvm.reshape"(%l) : (tensor<1x2x6xf32>) -> tensor<1x2x1x6xf32>
+  %p2 = "mlvm.pool2d"(%l4) <{kind = "avg", window = array<i64: 1, 2>}> : (tensor<1x2x1x6xf32>) -> tensor<1x2x1x5xf32>
+  %p3 = "mlvm.reshape"(%p2) : (tensor<1x2x1x5xf32>) -> tensor<1x2x5xf32>
+  %y2 = "mlvm.quantize"(%p3, %s, %z) : (tensor<1x2x5xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x5xui8>
+  func.return %y0, %y1, %y2 : tensor<1x2x2x2xi8>, tensor<1x2x1x1xui8>, tensor<1x2x5xui8>
+}
+
+// -----
+// Must not: average pools whose output's one-value scale has a higher rank
+// than the values (the quantize broadcasts them), whose input's type is
+// not the output's, or whose reshaped result is read by another op too.
+// CHECK-LABEL: func.func @avg_pool_must_not
+// CHECK-NOT: mlvm.qavgpool2d
+func.func @avg_pool_must_not(%uq: tensor<1x2x4x4xui8>, %lq: tensor<1x2x6xui8>, %s: tensor<f32>, %s5: tensor<1x1x1x1x1xf32>, %z: tensor<ui8>, %zi: tensor<i8>) -> (tensor<1x1x2x2x2xui8>, tensor<1x2x2x2xi8>, tensor<1x2x5xui8>, tensor<1x2x5xf32>) {
+  %u = "mlvm.dequantize"(%uq, %s, %z) : (tensor<1x2x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xf32>
+  %p0 = "mlvm.pool2d"(%u) <{kind = "avg", window = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>
+  %y0 = "mlvm.quantize"(%p0, %s5, %z) : (tensor<1x2x2x2xf32>, tensor<1x1x1x1x1xf32>, tensor<ui8>) -> tensor<1x1x2x2x2xui8>
+  %p1 = "mlvm.pool2d"(%u) <{kind = "avg", window = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>
+  %y1 = "mlvm.quantize"(%p1, %s, %zi) : (tensor<1x2x2x2xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x2x2xi8>
+  %l = "mlvm.dequantize"(%lq, %s, %z) : (tensor<1x2x6xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x6xf32>
+  %l4 = "mlvm.reshape"(%l) : (tensor<1x2x6xf32>) -> tensor<1x2x1x6xf32>
+  %p2 = "mlvm.pool2d"(%l4) <{kind = "avg", window = array<i64: 1, 2>}> : (tensor<1x2x1x6xf32>) -> tensor<1x2x1x5xf32>
+  %p3 = "mlvm.reshape"(%p2) : (tensor<1x2x1x5xf32>) -> tensor<1x2x5xf32>
+  %y2 = "mlvm.quantize"(%p3, %s, %z) : (tensor<1x2x5xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x5xui8>
+  func.return %y0, %y1, %y2, %p3 : tensor<1x1x2x2x2xui8>, tensor<1x2x2x2xi8>, tensor<1x2x5xui8>, tensor<1x2x5xf32>
+}
+
+// -----
 // Must not: a max pool whose scale is known only at run time (its sign
 // with it), per-channel scales, an output of another type than the pool's
 // input.
@@ -546,21 +594,18 @@ func.func @softmax(%xq: tensor<2x10xui8>, %z: tensor<ui8>) -> tensor<2x10xui8> {
 
 // -----
 // Must not (onnxruntime computes these in f32 on x86): i8 or mixed-type
-// muls, i8 pools and softmaxes; nor a softmax with a scale known only at
-// run time (its table is made at compile time).
+// muls, i8 softmaxes; nor a softmax with a scale known only at run time
+// (its table is made at compile time).
 // CHECK-LABEL: func.func @i8_must_not
 // CHECK-NOT: mlvm.qsoftmax
-// CHECK-NOT: mlvm.qavgpool2d
 // CHECK-NOT: mlvm.cast
-func.func @i8_must_not(%aq: tensor<1x2x4x4xi8>, %bq: tensor<2x1x1xui8>, %s: tensor<f32>, %z: tensor<i8>, %zu: tensor<ui8>, %uq: tensor<2x10xui8>) -> (tensor<1x2x4x4xi8>, tensor<1x2x4x4xi8>, tensor<1x2x2x2xi8>, tensor<1x2x4x4xi8>, tensor<2x10xui8>, tensor<2x10xui8>) {
+func.func @i8_must_not(%aq: tensor<1x2x4x4xi8>, %bq: tensor<2x1x1xui8>, %s: tensor<f32>, %z: tensor<i8>, %zu: tensor<ui8>, %uq: tensor<2x10xui8>) -> (tensor<1x2x4x4xi8>, tensor<1x2x4x4xi8>, tensor<1x2x4x4xi8>, tensor<2x10xui8>, tensor<2x10xui8>) {
   %a = "mlvm.dequantize"(%aq, %s, %z) : (tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xf32>
   %b = "mlvm.dequantize"(%bq, %s, %zu) : (tensor<2x1x1xui8>, tensor<f32>, tensor<ui8>) -> tensor<2x1x1xf32>
   %m0 = "mlvm.mul"(%a, %a) : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
   %y0 = "mlvm.quantize"(%m0, %s, %z) : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xi8>
   %m1 = "mlvm.mul"(%a, %b) : (tensor<1x2x4x4xf32>, tensor<2x1x1xf32>) -> tensor<1x2x4x4xf32>
   %y1 = "mlvm.quantize"(%m1, %s, %z) : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xi8>
-  %p = "mlvm.pool2d"(%a) <{kind = "avg", window = array<i64: 2, 2>, strides = array<i64: 2, 2>}> : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>
-  %y2 = "mlvm.quantize"(%p, %s, %z) : (tensor<1x2x2x2xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x2x2xi8>
   %sm = "mlvm.softmax"(%a) : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
   %y3 = "mlvm.quantize"(%sm, %s, %z) : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xi8>
   %u = "mlvm.dequantize"(%uq, %s, %zu) : (tensor<2x10xui8>, tensor<f32>, tensor<ui8>) -> tensor<2x10xf32>
@@ -569,7 +614,7 @@ func.func @i8_must_not(%aq: tensor<1x2x4x4xi8>, %bq: tensor<2x1x1xui8>, %s: tens
   %u2 = "mlvm.dequantize"(%uq, %s, %zu) : (tensor<2x10xui8>, tensor<f32>, tensor<ui8>) -> tensor<2x10xf32>
   %s0 = "mlvm.softmax"(%u2) <{axis = 0 : i64}> : (tensor<2x10xf32>) -> tensor<2x10xf32>
   %y5 = "mlvm.quantize"(%s0, %s, %zu) : (tensor<2x10xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x10xui8>
-  func.return %y0, %y1, %y2, %y3, %y4, %y5 : tensor<1x2x4x4xi8>, tensor<1x2x4x4xi8>, tensor<1x2x2x2xi8>, tensor<1x2x4x4xi8>, tensor<2x10xui8>, tensor<2x10xui8>
+  func.return %y0, %y1, %y3, %y4, %y5 : tensor<1x2x4x4xi8>, tensor<1x2x4x4xi8>, tensor<1x2x4x4xi8>, tensor<2x10xui8>, tensor<2x10xui8>
 }
 
 // -----

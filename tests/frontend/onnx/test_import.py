@@ -305,6 +305,8 @@ CASES: list[Case] = [
     Case("avgpool", [node("AveragePool", ["x"], kernel_shape=[2, 3], pads=[1, 1, 0, 1])],
          {"x": rand(2, 1, 5, 6)}),
     Case("global_avg", [node("GlobalAveragePool", ["x"])], {"x": rand(2, 3, 4, 5)}),
+    Case("global_avg_1d", [node("GlobalAveragePool", ["x"])], {"x": rand(2, 3, 7)}),
+    Case("global_avg_3d", [node("GlobalAveragePool", ["x"])], {"x": rand(1, 2, 3, 4, 2)}),
     Case("global_max", [node("GlobalMaxPool", ["x"])], {"x": rand(1, 3, 3, 2)}, exact=True),
     Case("prelu_channels", [node("PRelu", ["x", "a"])], {"x": rand(2, 3, 5, 1)},
          {"a": rand(3, 1, 1)}, exact=True),
@@ -676,6 +678,13 @@ def test_hostile_pool_and_conv_sizes_are_refused_at_once(
     inits = {"w": np.ones(w_shape, np.float32)} if w_shape is not None else {}
     case = Case("h", [node(op, ins, **attrs)], {"x": rand(*x_shape)}, inits, opset=18)
     assert why in import_error(save(case, tmp_path / "h.onnx"))
+
+
+@pytest.mark.parametrize("op", ["GlobalAveragePool", "GlobalMaxPool"])
+def test_global_pools_need_spatial_dims(tmp_path: Path, op: str) -> None:
+    """A global pool of a rank-2 tensor (no spatial dims) is refused."""
+    msg = import_error(save(Case("g", [node(op, ["x"])], {"x": rand(2, 3)}), tmp_path / "g.onnx"))
+    assert f"{op}" in msg and "needs a rank of 3 or more (N, C, spatial dims), not 2" in msg, msg
 
 
 def test_pools_of_bf16_and_f64(tmp_path: Path) -> None:

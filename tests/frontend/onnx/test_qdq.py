@@ -190,6 +190,40 @@ def test_qdq_mul_and_average_pools_as_onnxruntime(tmp_path: Path) -> None:
     _assert_as_onnxruntime(out, (1, 3, 10, 14), np.random.default_rng(6))
 
 
+@pytest.mark.parametrize("signed", [False, True], ids=["u8", "s8"])
+@pytest.mark.parametrize("pool", ["global-2d", "global-1d", "avg-2d", "avg-1d"])
+def test_qdq_average_pools_of_both_types_as_onnxruntime(tmp_path: Path, pool: str, signed: bool) -> None:
+    """DequantizeLinear, GlobalAveragePool or AveragePool, QuantizeLinear of
+    one 8-bit type, 2-D and 1-D: onnxruntime makes each one QLinear node
+    (QLinearGlobalAveragePool, QLinearAveragePool) of u8 and s8 alike, and
+    mlvm computes what it does, bit for bit; at equal scales over windows of
+    4, whose averages of integers tie (the float form's rounded products
+    break about one tie in twenty the other way)."""
+    t, dt = (TensorProto.INT8, np.int8) if signed else (TensorProto.UINT8, np.uint8)
+    shape = [2, 64, 2, 2] if pool.endswith("2d") else [2, 64, 4]
+    window = {"global-2d": [], "global-1d": [], "avg-2d": [2, 2], "avg-1d": [2]}[pool]
+    n = helper.make_node
+    op = n("GlobalAveragePool", ["d"], ["p"]) if not window else n("AveragePool", ["d"], ["p"], kernel_shape=window)
+    nodes = [n("DequantizeLinear", ["x", "s", "z"], ["d"]), op, n("QuantizeLinear", ["p", "s", "zy"], ["y"])]
+    inits = [numpy_helper.from_array(np.array(v, d), name) for v, d, name in
+             ((0.1, np.float32, "s"), (3, dt, "z"), (7, dt, "zy"))]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", t, shape)],
+                              [helper.make_tensor_value_info("y", t, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    path = tmp_path / "pool.onnx"
+    onnx.save(model, path)
+    module, _ = import_onnx(path)
+    FuseQdqPass().apply(Context(), module)
+    assert Counter(op.name for op in module.walk())["mlvm.qavgpool2d"] == 1
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    m, g = mlvm.compile(path), np.random.default_rng(12)
+    info = np.iinfo(dt)
+    for _ in range(20):
+        x = g.integers(info.min, info.max + 1, shape).astype(dt)
+        np.testing.assert_array_equal(m.main(x), sess.run(None, {"x": x})[0])
+
+
 def classifier(path: Path, n: int) -> Path:
     """Gemm transB=1 to n classes, then Softmax (the end of a classifier)."""
     g = np.random.default_rng(8)

@@ -13,7 +13,8 @@
  * onnxruntime's reduce_range makes them, and at the rule's edges: two
  * weights of a row adding up to 128 or -128 times bytes of 255) run with
  * w_pairs set most of the time.
- * mlvm_qadd_8 is checked against its formula (check_qadd).
+ * mlvm_qadd_8 is checked against its formula (check_qadd), and
+ * mlvm_qavgpool2d_global_8 against an int64 sum (check_qgap).
  * With the argument "ws", prints mlvm_qconv2d_workspace and
  * mlvm_qconv2d_requant_workspace for each line of 20 numbers on stdin (the
  * fields of mlvm_qconv2d_t) instead. */
@@ -23,6 +24,7 @@
 #include <string.h>
 
 #include "mlvm/kernels.h"
+#include "mlvm/kernels_nn.h"
 #include "mlvm/scalar.h"
 
 static unsigned long long rng_state = 0x2545f4914f6cdd1dull;
@@ -495,6 +497,43 @@ static void check_qadd(int t)
     free(a), free(b), free(y), free(want);
 }
 
+/* mlvm_qavgpool2d_global_8 against an int64 sum of each plane: planes of
+ * 1 to 40 bytes (every tail of the DSP path's eight a step), and of 125,
+ * 1000 and 4099; signed and not, extreme bytes every fifth time, scales
+ * making ties (xs / (ys * n) a power of two) half the time. */
+static void check_qgap(int t)
+{
+    static const size_t big[] = {125, 1000, 4099};
+    const int is_signed = t & 1, extreme = t % 5 == 0 ? (t / 5 % 2 ? 1 : -1) : 0;
+    const size_t planes = (size_t)rnd(1, 3), n = t % 4 == 3 ? big[rnd(0, 2)] : (size_t)rnd(1, 40);
+    uint8_t *x = malloc(planes * n), y[3], want[3];
+    const uint8_t zx = (uint8_t)rnd(0, 255), zy = (uint8_t)rnd(0, 255);
+    const float xs = (float)rnd(1, 3000) * 1e-4f;
+    const float ys = rnd(0, 1) ? xs / (float)n * (float)(1 << rnd(0, 3)) : (float)rnd(1, 3000) * 1e-4f;
+    const float scale = xs / (ys * (float)n), lo = is_signed ? -128.0f : 0.0f;
+    size_t pl, i;
+    fill(x, planes * n, extreme, is_signed);
+    for (pl = 0; pl < planes; ++pl) {
+        long long acc = -(long long)at8(&zx, 0, is_signed) * (long long)n;
+        float f;
+        for (i = 0; i < n; ++i)
+            acc += at8(x, pl * n + i, is_signed);
+        f = (float)(int32_t)acc * scale;
+        f = fminf(fmaxf(f, lo - (float)at8(&zy, 0, is_signed)), (is_signed ? 127.0f : 255.0f) - (float)at8(&zy, 0, is_signed));
+        want[pl] = (uint8_t)((int32_t)nearbyintf(f) + at8(&zy, 0, is_signed));
+    }
+    mlvm_qavgpool2d_global_8(planes, n, is_signed, x, &xs, &zx, &ys, &zy, y);
+    ++cases;
+    for (pl = 0; pl < planes; ++pl)
+        if (y[pl] != want[pl]) {
+            fprintf(stderr, "qgap n %lu signed %d extreme %d: plane %lu = %d, want %d\n", (unsigned long)n,
+                    is_signed, extreme, (unsigned long)pl, y[pl], want[pl]);
+            ++failures;
+            break;
+        }
+    free(x);
+}
+
 static int workspace_sizes(void)
 {
     long long v[20];
@@ -568,6 +607,8 @@ int main(int argc, char **argv)
         s2_case(t, t % 10 == 0);
     for (t = 0; t < 2400; ++t)
         check_qadd(t);
+    for (t = 0; t < 400; ++t)
+        check_qgap(t);
     printf("qconv_paths[%s]: %ld cases, %ld failures\n", mlvm_qkernel_path(), cases, failures);
     return failures != 0;
 }

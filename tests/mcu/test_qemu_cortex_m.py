@@ -146,23 +146,26 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, ml
 # Quantization's rounding (half to even, VCVTR on a hardware-float core,
 # nearbyintf elsewhere) and saturation, dequantized exactly (scale 1).
 QUANT_MLIR = """
-func.func @main(%x: tensor<32xf32>) -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+func.func @main(%x: tensor<32xf32>) -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
   %s = "mlvm.constant"() <{value = dense<1.0> : tensor<f32>}> : () -> tensor<f32>
   %zu = "mlvm.constant"() <{value = dense<3> : tensor<ui8>}> : () -> tensor<ui8>
   %zi = "mlvm.constant"() <{value = dense<-2> : tensor<i8>}> : () -> tensor<i8>
-  %zh = "mlvm.constant"() <{value = dense<0> : tensor<i16>}> : () -> tensor<i16>
+  %zh = "mlvm.constant"() <{value = dense<-7> : tensor<i16>}> : () -> tensor<i16>
+  %zw = "mlvm.constant"() <{value = dense<5> : tensor<ui16>}> : () -> tensor<ui16>
   %qu = "mlvm.quantize"(%x, %s, %zu) : (tensor<32xf32>, tensor<f32>, tensor<ui8>) -> tensor<32xui8>
   %qi = "mlvm.quantize"(%x, %s, %zi) : (tensor<32xf32>, tensor<f32>, tensor<i8>) -> tensor<32xi8>
   %qh = "mlvm.quantize"(%x, %s, %zh) : (tensor<32xf32>, tensor<f32>, tensor<i16>) -> tensor<32xi16>
+  %qw = "mlvm.quantize"(%x, %s, %zw) : (tensor<32xf32>, tensor<f32>, tensor<ui16>) -> tensor<32xui16>
   %du = "mlvm.dequantize"(%qu, %s, %zu) : (tensor<32xui8>, tensor<f32>, tensor<ui8>) -> tensor<32xf32>
   %di = "mlvm.dequantize"(%qi, %s, %zi) : (tensor<32xi8>, tensor<f32>, tensor<i8>) -> tensor<32xf32>
   %dh = "mlvm.dequantize"(%qh, %s, %zh) : (tensor<32xi16>, tensor<f32>, tensor<i16>) -> tensor<32xf32>
-  func.return %du, %di, %dh : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>
+  %dw = "mlvm.dequantize"(%qw, %s, %zw) : (tensor<32xui16>, tensor<f32>, tensor<ui16>) -> tensor<32xf32>
+  func.return %du, %di, %dh, %dw : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>
 }
 """
 ROUNDING = np.array(
     [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.4999998, 0.49999997, 124.5, 125.5, -126.5, 251.5,
-     252.5, 1000.5, 1001.5, -1000.5, 32766.5, 32767.5, -32768.5, 8388607.5, 8388608.0,
+     252.5, 1000.5, 65529.5, -32761.5, 32766.5, 32767.5, -32768.5, 8388607.5, 8388608.0,
      16777215.0, 1e10, -1e10, np.inf, -np.inf, np.nan, -0.0, 1e-40, -1e-40, 0.0, 7.0],
     np.float32)
 
@@ -329,8 +332,9 @@ def test_pointwise_convolutions_link_their_gemm_alone(
 @pytest.mark.parametrize("board", ["m4", "m3"])
 def test_quantize_rounds_as_the_host(models: dict[str, tuple[Path, mlvm.Module]], board: str) -> None:
     """Ties to even, the saturation bounds, NaN to the zero point, values
-    past 2^23 and infinities: the same integers on the M4 (VCVTR) and the
-    M3 (soft float, nearbyintf) as on the host."""
+    past 2^23 and infinities, for u8, i8, i16 and u16 with zero points
+    other than 0: the same integers on the M4 (VCVTR, QADD, USAT / SSAT)
+    and the M3 (soft float, nearbyintf) as on the host."""
     c_file, host = models["quant"]
     got = harness.run(c_file, host.functions["main"], [ROUNDING], board).outputs
     for g, w in zip(got, host.main(ROUNDING), strict=True):

@@ -35,7 +35,7 @@ from math import prod
 import numpy as np
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, TensorType, i64
+from xdsl.dialects.builtin import DenseArrayBase, Float32Type, FloatAttr, IntegerAttr, ModuleOp, TensorType, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
@@ -49,6 +49,7 @@ from xdsl.pattern_rewriter import (
 from mlvm.codegen.lowering import elem, value_shape
 from mlvm.dialect.base import MlvmOp
 from mlvm.dialect.elements import xdsl_type
+from mlvm.dialect.index import PadOp
 from mlvm.dialect.logic import XorOp
 from mlvm.dialect.nn import ConcatOp, Conv2dOp, Pool2dOp, SliceOp, SoftmaxOp, TransposeOp
 from mlvm.dialect.ops import (
@@ -476,40 +477,98 @@ def _unary_8(q: QuantizeOp, src: Operation, elems: tuple[str, ...]) -> Dequantiz
     return None if any(prod(value_shape(v)) != 1 for v in (dx.scale, dx.zero_point, q.scale, q.zero_point)) else dx
 
 
+@dataclass(frozen=True)
+class _QdqPool:
+    """An average pool between a dequantize and a quantize as the importer
+    writes it: `pad`, the zeros a count_include_pad pool pads with first
+    (else None); `to_2d`, the shape a 1-D pool's input is reshaped to (else
+    None); `x`, the value before both (the dequantize's result)."""
+
+    pool: Pool2dOp
+    pad: PadOp | None
+    to_2d: tuple[int, ...] | None
+    x: SSAValue
+
+
+def _zero_pad(v: SSAValue, user: Operation) -> PadOp | None:
+    """The op making v if it pads the spatial dims (not N and C) with zeros,
+    constant mode, and `user` alone reads v."""
+    pad = v.owner
+    if not isinstance(pad, PadOp) or not only_use(v, user) or float(pad.value.value.data) != 0.0:
+        return None
+    mode, begin, end = pad.params()
+    return pad if mode == "constant" and min(begin + end) >= 0 and not any(begin[:2] + end[:2]) else None
+
+
+def _pool_of(q: QuantizeOp) -> _QdqPool | None:
+    """The average pool q quantizes, as the importer writes it: the pool
+    alone, after its zero padding (count_include_pad), and for a 1-D pool
+    between the reshapes [N, C, L] -> [N, C, 1, L] and [N, C, 1, L'] -> [N,
+    C, L'], each read once. No other reshape: onnxruntime fuses across a
+    Reshape or Squeeze for some types and graphs and not for others (an
+    s8 pool after a Reshape, any pool before a Flatten, it computes in
+    f32)."""
+    src = q.x.owner
+    outer = src if isinstance(src, ReshapeOp) else None
+    if outer is not None:
+        if not only_use(outer.result, q):
+            return None
+        src = outer.operand.owner
+    if not isinstance(src, Pool2dOp) or src.kind.data != "avg":
+        return None
+    if not only_use(src.result, outer if outer is not None else q):
+        return None
+    pad = _zero_pad(src.x, src)
+    x = pad.operand if pad is not None else src.x
+    if outer is None:
+        return _QdqPool(src, pad, None, x)
+    inner = x.owner
+    if not isinstance(inner, ReshapeOp) or not only_use(inner.result, pad if pad is not None else src):
+        return None
+    n, c, h, w = value_shape(inner.result)
+    _, _, oh, ow = value_shape(src.result)
+    if (h, oh) != (1, 1) or value_shape(inner.operand) != (n, c, w) or value_shape(outer.result) != (n, c, ow):
+        return None
+    return _QdqPool(src, pad, (n, c, h, w), inner.operand)
+
+
 @dataclass
 class FuseQdqAvgPool(RewritePattern):
     """quantize(average pool(dequantize(x))), 8-bit of one type with one
-    scale and zero point each (a 1-D pool's reshapes to 2-D and back between
-    them too): one mlvm.qavgpool2d, which computes it as onnxruntime's
-    QLinearAveragePool does (the windows summed row by row, the zero point
-    added before the rounding: QuantizeLinear's nearbyint(v) + zy breaks
-    ties by another parity), a window over the whole map as its
-    QLinearGlobalAveragePool (what it makes of a QDQ GlobalAveragePool)."""
+    scale and zero point each (_pool_of: also a 1-D pool between its
+    reshapes, and a pool counting its pads after their zeros, the bytes
+    then padded with x's zero point, a constant): one mlvm.qavgpool2d,
+    which computes it as onnxruntime's QLinearAveragePool does (the windows
+    summed row by row, the zero point added before the rounding:
+    QuantizeLinear's nearbyint(v) + zy breaks ties by another parity), a
+    window over the whole map as its QLinearGlobalAveragePool (what it
+    makes of a QDQ GlobalAveragePool)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, q: QuantizeOp, rewriter: PatternRewriter) -> None:
-        src = q.x.owner
-        outer = src if isinstance(src, ReshapeOp) and only_use(src.result, q) else None
-        pool = outer.operand.owner if outer is not None else src
-        if not isinstance(pool, Pool2dOp) or pool.kind.data != "avg":
+        found = _pool_of(q)
+        if found is None:
             return
-        if not only_use(pool.result, outer if outer is not None else q):
-            return
-        x, inner = pool.x, pool.x.owner
-        if isinstance(inner, ReshapeOp) and only_use(inner.result, pool):
-            x = inner.operand
-        dx = _dq(x, ("ui8", "i8"))
+        dx = _dq(found.x, ("ui8", "i8"))
         if dx is None or _elem(q.result) != _elem(dx.q):
             return
         if any(prod(value_shape(v)) != 1 for v in (dx.scale, dx.zero_point, q.scale, q.zero_point)):
             return
         if value_shape(q.result) != value_shape(q.x) or value_shape(dx.result) != value_shape(dx.q):
             return  # (a parameter of a higher rank broadcasts the values)
+        zx = constant_of(dx.zero_point)
+        if found.pad is not None and zx is None:
+            return
         b = QBuilder(rewriter, q)
+        e, pool = _elem(q.result), found.pool
+        x = b.reshape(dx.q, found.to_2d) if found.to_2d is not None else dx.q
+        if found.pad is not None and zx is not None:  # the zeros dequantized: x's zero point
+            x = b.op(PadOp, [x], value_shape(pool.x), e, pads=found.pad.properties["pads"],
+                     value=FloatAttr(float(zx.reshape(())), Float32Type()))
         props = {k: pool.properties[k] for k in ("window", "strides", "padding") if k in pool.properties}
-        operands = [b.reshape(dx.q, value_shape(pool.x)), b.reshape(dx.scale, ()), b.reshape(dx.zero_point, ()),
-                    b.reshape(q.scale, ()), b.reshape(q.zero_point, ())]
-        y = b.op(QAvgPool2dOp, operands, value_shape(pool.result), _elem(q.result), **props)
+        operands = [x, b.reshape(dx.scale, ()), b.reshape(dx.zero_point, ()), b.reshape(q.scale, ()),
+                    b.reshape(q.zero_point, ())]
+        y = b.op(QAvgPool2dOp, operands, value_shape(pool.result), e, **props)
         rewriter.replace(q, [], [b.reshape(y, value_shape(q.result))])
 
 

@@ -540,6 +540,53 @@ func.func @avg_pools(%iq: tensor<1x2x4x4xi8>, %uq: tensor<1x2x4x4xui8>, %lq: ten
 }
 
 // -----
+// A pool that counts its pads (the importer pads with zeros first, then
+// pools without padding): the bytes padded with x's zero point (3, which
+// dequantizes to the zeros), then one qavgpool2d.
+// CHECK-LABEL: func.func @avg_pool_pads
+// CHECK: %[[P:.*]] = "mlvm.pad"(%uq) <{pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, value = 3.000000e+00 : f32}> : (tensor<1x2x4x4xui8>) -> tensor<1x2x6x6xui8>
+// CHECK: "mlvm.qavgpool2d"(%[[P]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{window = array<i64: 3, 3>}> : (tensor<1x2x6x6xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xui8>
+// CHECK-NOT: mlvm.pool2d
+func.func @avg_pool_pads(%uq: tensor<1x2x4x4xui8>, %s: tensor<f32>) -> tensor<1x2x4x4xui8> {
+  %z = "mlvm.constant"() <{value = dense<3> : tensor<ui8>}> : () -> tensor<ui8>
+  %u = "mlvm.dequantize"(%uq, %s, %z) : (tensor<1x2x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xf32>
+  %p = "mlvm.pad"(%u) <{pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, value = 0.0 : f32}> : (tensor<1x2x4x4xf32>) -> tensor<1x2x6x6xf32>
+  %a = "mlvm.pool2d"(%p) <{kind = "avg", window = array<i64: 3, 3>}> : (tensor<1x2x6x6xf32>) -> tensor<1x2x4x4xf32>
+  %y = "mlvm.quantize"(%a, %s, %z) : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xui8>
+  func.return %y : tensor<1x2x4x4xui8>
+}
+
+// -----
+// Must not: pads whose zero point is known only at run time (the bytes'
+// pad value is a constant), pads of another value or of the channels, a
+// reshape before the pool that is not a 1-D input's (onnxruntime computes
+// an i8 pool after a Reshape in f32) or a reshape after it alone (nor one
+// after a Flatten).
+// CHECK-LABEL: func.func @avg_pool_pads_must_not
+// CHECK-NOT: mlvm.qavgpool2d
+func.func @avg_pool_pads_must_not(%uq: tensor<1x2x4x4xui8>, %s: tensor<f32>, %zr: tensor<ui8>) -> (tensor<1x2x4x4xui8>, tensor<1x2x4x4xui8>, tensor<1x3x4x4xui8>, tensor<1x8x1x1xui8>, tensor<1x2xui8>) {
+  %z = "mlvm.constant"() <{value = dense<3> : tensor<ui8>}> : () -> tensor<ui8>
+  %ur = "mlvm.dequantize"(%uq, %s, %zr) : (tensor<1x2x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xf32>
+  %p0 = "mlvm.pad"(%ur) <{pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, value = 0.0 : f32}> : (tensor<1x2x4x4xf32>) -> tensor<1x2x6x6xf32>
+  %a0 = "mlvm.pool2d"(%p0) <{kind = "avg", window = array<i64: 3, 3>}> : (tensor<1x2x6x6xf32>) -> tensor<1x2x4x4xf32>
+  %y0 = "mlvm.quantize"(%a0, %s, %zr) : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xui8>
+  %u = "mlvm.dequantize"(%uq, %s, %z) : (tensor<1x2x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xf32>
+  %p1 = "mlvm.pad"(%u) <{pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, value = 1.0 : f32}> : (tensor<1x2x4x4xf32>) -> tensor<1x2x6x6xf32>
+  %a1 = "mlvm.pool2d"(%p1) <{kind = "avg", window = array<i64: 3, 3>}> : (tensor<1x2x6x6xf32>) -> tensor<1x2x4x4xf32>
+  %y1 = "mlvm.quantize"(%a1, %s, %z) : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xui8>
+  %p2 = "mlvm.pad"(%u) <{pads = array<i64: 0, 1, 1, 1, 0, 0, 1, 1>, value = 0.0 : f32}> : (tensor<1x2x4x4xf32>) -> tensor<1x3x6x6xf32>
+  %a2 = "mlvm.pool2d"(%p2) <{kind = "avg", window = array<i64: 3, 3>}> : (tensor<1x3x6x6xf32>) -> tensor<1x3x4x4xf32>
+  %y2 = "mlvm.quantize"(%a2, %s, %z) : (tensor<1x3x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x3x4x4xui8>
+  %r3 = "mlvm.reshape"(%u) : (tensor<1x2x4x4xf32>) -> tensor<1x8x1x4xf32>
+  %a3 = "mlvm.pool2d"(%r3) <{kind = "avg", window = array<i64: 1, 4>}> : (tensor<1x8x1x4xf32>) -> tensor<1x8x1x1xf32>
+  %y3 = "mlvm.quantize"(%a3, %s, %z) : (tensor<1x8x1x1xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x8x1x1xui8>
+  %a4 = "mlvm.pool2d"(%u) <{kind = "avg", window = array<i64: 4, 4>}> : (tensor<1x2x4x4xf32>) -> tensor<1x2x1x1xf32>
+  %r4 = "mlvm.reshape"(%a4) : (tensor<1x2x1x1xf32>) -> tensor<1x2xf32>
+  %y4 = "mlvm.quantize"(%r4, %s, %z) : (tensor<1x2xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2xui8>
+  func.return %y0, %y1, %y2, %y3, %y4 : tensor<1x2x4x4xui8>, tensor<1x2x4x4xui8>, tensor<1x3x4x4xui8>, tensor<1x8x1x1xui8>, tensor<1x2xui8>
+}
+
+// -----
 // Must not: average pools whose output's one-value scale has a higher rank
 // than the values (the quantize broadcasts them), whose input's type is
 // not the output's, or whose reshaped result is read by another op too.

@@ -191,19 +191,24 @@ def test_qdq_mul_and_average_pools_as_onnxruntime(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("signed", [False, True], ids=["u8", "s8"])
-@pytest.mark.parametrize("pool", ["global-2d", "global-1d", "avg-2d", "avg-1d"])
+@pytest.mark.parametrize("pool", ["global-2d", "global-1d", "avg-2d", "avg-1d", "avg-pads-2d", "avg-pads-1d"])
 def test_qdq_average_pools_of_both_types_as_onnxruntime(tmp_path: Path, pool: str, signed: bool) -> None:
     """DequantizeLinear, GlobalAveragePool or AveragePool, QuantizeLinear of
     one 8-bit type, 2-D and 1-D: onnxruntime makes each one QLinear node
     (QLinearGlobalAveragePool, QLinearAveragePool) of u8 and s8 alike, and
     mlvm computes what it does, bit for bit; at equal scales over windows of
     4, whose averages of integers tie (the float form's rounded products
-    break about one tie in twenty the other way)."""
+    break about one tie in twenty the other way); also a pool that counts
+    its pads (count_include_pad: the importer pads with zeros first, the
+    bytes are padded with the zero point)."""
     t, dt = (TensorProto.INT8, np.int8) if signed else (TensorProto.UINT8, np.uint8)
     shape = [2, 64, 2, 2] if pool.endswith("2d") else [2, 64, 4]
-    window = {"global-2d": [], "global-1d": [], "avg-2d": [2, 2], "avg-1d": [2]}[pool]
+    window = {"global-2d": [], "global-1d": [], "avg-2d": [2, 2], "avg-1d": [2], "avg-pads-2d": [2, 2],
+              "avg-pads-1d": [2]}[pool]
     n = helper.make_node
-    op = n("GlobalAveragePool", ["d"], ["p"]) if not window else n("AveragePool", ["d"], ["p"], kernel_shape=window)
+    pads = {"count_include_pad": 1, "pads": [1] * 2 * len(window)} if "pads" in pool else {}
+    op = n("GlobalAveragePool", ["d"], ["p"]) if not window else n("AveragePool", ["d"], ["p"], kernel_shape=window,
+                                                                     **pads)
     nodes = [n("DequantizeLinear", ["x", "s", "z"], ["d"]), op, n("QuantizeLinear", ["p", "s", "zy"], ["y"])]
     inits = [numpy_helper.from_array(np.array(v, d), name) for v, d, name in
              ((0.1, np.float32, "s"), (3, dt, "z"), (7, dt, "zy"))]

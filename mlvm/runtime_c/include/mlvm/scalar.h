@@ -118,7 +118,7 @@ MLVM_TO_INT_(ui64, uint64_t, 0, UINT64_MAX)
  * same integer; NaN passes through the clamp) and an integer add. (newlib's
  * nearbyintf is a call and some thirty integer instructions more.) */
 #if defined(__GNUC__) && defined(__arm__) && defined(__ARM_FP) && (__ARM_FP & 4) \
-    && defined(__ARM_PCS_VFP) && defined(__ARM_FEATURE_DSP)
+    && defined(__ARM_PCS_VFP) && defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SAT)
 #include <arm_acle.h>
 #define MLVM_QUANTIZE_(N, T, LO, HI)                                          \
     static inline T mlvm_quantize_##N(float r, T zp)                          \

@@ -15,7 +15,7 @@
 #include "mlvm/scalar.h"
 #include "window.h"
 
-#if defined(__ARM_FEATURE_DSP) && !defined(MLVM_PORTABLE_KERNELS)
+#if defined(__ARM_FEATURE_SIMD32) && !defined(MLVM_PORTABLE_KERNELS)
 #include <arm_acle.h>
 #define MLVM_QP_USADA8 1
 #endif
@@ -211,7 +211,8 @@ void mlvm_qavgpool2d_8(const mlvm_pool2d_t *p, int32_t is_signed, const void *x,
 /* The sum of a plane's n bytes, signed or not, wrapping as int32. With the
  * DSP extension eight at a time by two USADA8 (the sum of their differences
  * from 0; signed bytes flipped to unsigned order first, 128 each taken off
- * after): a keyword spotter's 8,000 bytes took 3 instructions a byte. */
+ * after; ARM's SIMD32 instructions, with the DSP extension on a
+ * Cortex-M): a keyword spotter's 8,000 bytes took 3 instructions a byte. */
 static uint32_t qp_plane_sum(const uint8_t *in, size_t n, int32_t is_signed)
 {
     const uint8_t *const end = in + n;

@@ -481,13 +481,14 @@ def _unary_8(q: QuantizeOp, src: Operation, elems: tuple[str, ...]) -> Dequantiz
 class _QdqPool:
     """An average pool between a dequantize and a quantize as the importer
     writes it: `pad`, the zeros a count_include_pad pool pads with first
-    (else None); `to_2d`, the shape a 1-D pool's input is reshaped to (else
+    (else None); `to_2d`, the shape the pool's input is reshaped to (else
     None); `x`, the value before both (the dequantize's result)."""
 
     pool: Pool2dOp
     pad: PadOp | None
     to_2d: tuple[int, ...] | None
     x: SSAValue
+    u8_only: bool = False  # (through a reshape of the model's own)
 
 
 def _zero_pad(v: SSAValue, user: Operation) -> PadOp | None:
@@ -504,10 +505,10 @@ def _pool_of(q: QuantizeOp) -> _QdqPool | None:
     """The average pool q quantizes, as the importer writes it: the pool
     alone, after its zero padding (count_include_pad), and for a 1-D pool
     between the reshapes [N, C, L] -> [N, C, 1, L] and [N, C, 1, L'] -> [N,
-    C, L'], each read once. No other reshape: onnxruntime fuses across a
-    Reshape or Squeeze for some types and graphs and not for others (an
-    s8 pool after a Reshape, any pool before a Flatten, it computes in
-    f32)."""
+    C, L'], each read once; for u8 also after a reshape of the model's
+    own (u8_only). No other reshape: onnxruntime 1.32 moves a u8 dequantize
+    across a Reshape and fuses the pool, not an i8 one, and moves no
+    quantize back across a Flatten (those pools it computes in f32)."""
     src = q.x.owner
     outer = src if isinstance(src, ReshapeOp) else None
     if outer is not None:
@@ -520,9 +521,11 @@ def _pool_of(q: QuantizeOp) -> _QdqPool | None:
         return None
     pad = _zero_pad(src.x, src)
     x = pad.operand if pad is not None else src.x
-    if outer is None:
-        return _QdqPool(src, pad, None, x)
     inner = x.owner
+    if outer is None:
+        if isinstance(inner, ReshapeOp) and only_use(inner.result, pad if pad is not None else src):
+            return _QdqPool(src, pad, value_shape(inner.result), inner.operand, u8_only=True)
+        return _QdqPool(src, pad, None, x)
     if not isinstance(inner, ReshapeOp) or not only_use(inner.result, pad if pad is not None else src):
         return None
     n, c, h, w = value_shape(inner.result)
@@ -536,8 +539,9 @@ def _pool_of(q: QuantizeOp) -> _QdqPool | None:
 class FuseQdqAvgPool(RewritePattern):
     """quantize(average pool(dequantize(x))), 8-bit of one type with one
     scale and zero point each (_pool_of: also a 1-D pool between its
-    reshapes, and a pool counting its pads after their zeros, the bytes
-    then padded with x's zero point, a constant): one mlvm.qavgpool2d,
+    reshapes, a u8 pool after a reshape, and a pool counting its pads
+    after their zeros, the bytes then padded with x's zero point, a
+    constant): one mlvm.qavgpool2d,
     which computes it as onnxruntime's QLinearAveragePool does (the windows
     summed row by row, the zero point added before the rounding:
     QuantizeLinear's nearbyint(v) + zy breaks ties by another parity), a
@@ -549,7 +553,7 @@ class FuseQdqAvgPool(RewritePattern):
         found = _pool_of(q)
         if found is None:
             return
-        dx = _dq(found.x, ("ui8", "i8"))
+        dx = _dq(found.x, ("ui8",) if found.u8_only else ("ui8", "i8"))
         if dx is None or _elem(q.result) != _elem(dx.q):
             return
         if any(prod(value_shape(v)) != 1 for v in (dx.scale, dx.zero_point, q.scale, q.zero_point)):

@@ -229,6 +229,38 @@ def test_qdq_average_pools_of_both_types_as_onnxruntime(tmp_path: Path, pool: st
         np.testing.assert_array_equal(m.main(x), sess.run(None, {"x": x})[0])
 
 
+@pytest.mark.parametrize("pool", ["GlobalAveragePool", "AveragePool"])
+def test_qdq_u8_pool_after_a_reshape_as_onnxruntime(tmp_path: Path, pool: str) -> None:
+    """A u8 pool after a Reshape of the model's own (channels merged):
+    onnxruntime moves the dequantize across the Reshape and fuses the pool
+    (QLinearGlobalAveragePool / QLinearAveragePool), and mlvm pools the
+    reshaped bytes as it does, bit for bit at tie scales."""
+    n = helper.make_node
+    attrs = {"kernel_shape": [1, 2]} if pool == "AveragePool" else {}
+    nodes = [n("DequantizeLinear", ["x", "s", "z"], ["d"]), n("Reshape", ["d", "shape"], ["r"]),
+             n(pool, ["r"], ["p"], **attrs), n("QuantizeLinear", ["p", "s2", "zy"], ["y"])]
+    inits = [numpy_helper.from_array(np.array(v, d), name) for v, d, name in
+             ((0.1, np.float32, "s"), (3, np.uint8, "z"), (0.2, np.float32, "s2"), (7, np.uint8, "zy"),
+              ([4, 256, 1, 4], np.int64, "shape"))]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.UINT8, [4, 64, 4, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.UINT8, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    path = tmp_path / "pool.onnx"
+    onnx.save(model, path)
+    so = ort.SessionOptions()
+    so.optimized_model_filepath = str(tmp_path / "opt.onnx")
+    sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+    assert f"QLinear{pool}" in [node.op_type for node in onnx.load(tmp_path / "opt.onnx").graph.node]
+    module, _ = import_onnx(path)
+    FuseQdqPass().apply(Context(), module)
+    assert Counter(op.name for op in module.walk())["mlvm.qavgpool2d"] == 1
+    m, g = mlvm.compile(path), np.random.default_rng(13)
+    for _ in range(10):
+        x = g.integers(0, 256, (4, 64, 4, 4)).astype(np.uint8)
+        np.testing.assert_array_equal(m.main(x), sess.run(None, {"x": x})[0])
+
+
 def classifier(path: Path, n: int) -> Path:
     """Gemm transB=1 to n classes, then Softmax (the end of a classifier)."""
     g = np.random.default_rng(8)

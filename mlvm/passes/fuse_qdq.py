@@ -36,6 +36,7 @@ import numpy as np
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import DenseArrayBase, Float32Type, FloatAttr, IntegerAttr, ModuleOp, TensorType, i64
+from xdsl.dialects.func import ReturnOp
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
@@ -501,14 +502,26 @@ def _zero_pad(v: SSAValue, user: Operation) -> PadOp | None:
     return pad if mode == "constant" and min(begin + end) >= 0 and not any(begin[:2] + end[:2]) else None
 
 
+def _model_reshape(v: SSAValue) -> tuple[SSAValue, bool] | None:
+    """For v made by a reshape of the model's own: the value it reshapes,
+    and whether a pool of v is fused for u8 alone (onnxruntime moves the
+    dequantize across a Reshape; on x86, where i8 QDQ pairs are made u8
+    where they can be, one read once only becomes u8 and the i8 pool stays
+    f32). None without such a reshape, or where the function returns it
+    (onnxruntime moves nothing across a graph output)."""
+    r = v.owner
+    if not isinstance(r, ReshapeOp) or any(isinstance(u.operation, ReturnOp) for u in r.result.uses):
+        return None
+    return r.operand, sum(1 for _ in r.result.uses) == 1
+
+
 def _pool_of(q: QuantizeOp) -> _QdqPool | None:
     """The average pool q quantizes, as the importer writes it: the pool
-    alone, after its zero padding (count_include_pad), and for a 1-D pool
+    alone, after its zero padding (count_include_pad), for a 1-D pool
     between the reshapes [N, C, L] -> [N, C, 1, L] and [N, C, 1, L'] -> [N,
-    C, L'], each read once; for u8 also after a reshape of the model's
-    own (u8_only). No other reshape: onnxruntime 1.32 moves a u8 dequantize
-    across a Reshape and fuses the pool, not an i8 one, and moves no
-    quantize back across a Flatten (those pools it computes in f32)."""
+    C, L'] (each read once), and after a reshape of the model's own
+    (_model_reshape). No other reshape after it: onnxruntime moves no
+    quantize back across a Flatten (and those pools it computes in f32)."""
     src = q.x.owner
     outer = src if isinstance(src, ReshapeOp) else None
     if outer is not None:
@@ -521,18 +534,20 @@ def _pool_of(q: QuantizeOp) -> _QdqPool | None:
         return None
     pad = _zero_pad(src.x, src)
     x = pad.operand if pad is not None else src.x
-    inner = x.owner
-    if outer is None:
-        if isinstance(inner, ReshapeOp) and only_use(inner.result, pad if pad is not None else src):
-            return _QdqPool(src, pad, value_shape(inner.result), inner.operand, u8_only=True)
-        return _QdqPool(src, pad, None, x)
-    if not isinstance(inner, ReshapeOp) or not only_use(inner.result, pad if pad is not None else src):
-        return None
-    n, c, h, w = value_shape(inner.result)
-    _, _, oh, ow = value_shape(src.result)
-    if (h, oh) != (1, 1) or value_shape(inner.operand) != (n, c, w) or value_shape(outer.result) != (n, c, ow):
-        return None
-    return _QdqPool(src, pad, (n, c, h, w), inner.operand)
+    to_2d: tuple[int, ...] | None = None
+    if outer is not None:  # the importer's 1-D form
+        inner = x.owner
+        if not isinstance(inner, ReshapeOp) or not only_use(inner.result, pad if pad is not None else src):
+            return None
+        n, c, h, w = value_shape(inner.result)
+        _, _, oh, ow = value_shape(src.result)
+        if (h, oh) != (1, 1) or value_shape(inner.operand) != (n, c, w) or value_shape(outer.result) != (n, c, ow):
+            return None
+        to_2d, x = (n, c, h, w), inner.operand
+    model = _model_reshape(x)
+    if model is not None:
+        return _QdqPool(src, pad, value_shape(src.x if pad is None else pad.operand), model[0], u8_only=model[1])
+    return _QdqPool(src, pad, to_2d, x)
 
 
 @dataclass

@@ -593,13 +593,34 @@ func.func @avg_pool_reshape(%uq: tensor<1x2x4x4xui8>, %s: tensor<f32>, %z: tenso
 }
 
 // -----
-// Must not: an i8 pool after a reshape of the model's own (onnxruntime
-// computes it in f32), nor any pool before a reshape that is not the
-// importer's 1-D form (onnxruntime moves no quantize back across a
-// Flatten).
+// An i8 reshape read by two pools: each pool fused (onnxruntime moves the
+// dequantize across the Reshape and, the pair it makes read twice, leaves
+// it i8 and fuses both pools).
+// CHECK-LABEL: func.func @avg_pool_reshape_two_readers
+// CHECK: %[[R0:.*]] = "mlvm.reshape"(%iq) : (tensor<1x2x4x4xi8>) -> tensor<1x8x1x4xi8>
+// CHECK: "mlvm.qavgpool2d"(%[[R0]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{window = array<i64: 1, 4>}>
+// CHECK: %[[R1:.*]] = "mlvm.reshape"(%iq) : (tensor<1x2x4x4xi8>) -> tensor<1x8x1x4xi8>
+// CHECK: "mlvm.qavgpool2d"(%[[R1]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{window = array<i64: 1, 2>}>
+func.func @avg_pool_reshape_two_readers(%iq: tensor<1x2x4x4xi8>, %s: tensor<f32>, %zi: tensor<i8>) -> (tensor<1x8x1x1xi8>, tensor<1x8x1x3xi8>) {
+  %i = "mlvm.dequantize"(%iq, %s, %zi) : (tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xf32>
+  %r = "mlvm.reshape"(%i) : (tensor<1x2x4x4xf32>) -> tensor<1x8x1x4xf32>
+  %a0 = "mlvm.pool2d"(%r) <{kind = "avg", window = array<i64: 1, 4>}> : (tensor<1x8x1x4xf32>) -> tensor<1x8x1x1xf32>
+  %y0 = "mlvm.quantize"(%a0, %s, %zi) : (tensor<1x8x1x1xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x1x1xi8>
+  %a1 = "mlvm.pool2d"(%r) <{kind = "avg", window = array<i64: 1, 2>}> : (tensor<1x8x1x4xf32>) -> tensor<1x8x1x3xf32>
+  %y1 = "mlvm.quantize"(%a1, %s, %zi) : (tensor<1x8x1x3xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x1x3xi8>
+  func.return %y0, %y1 : tensor<1x8x1x1xi8>, tensor<1x8x1x3xi8>
+}
+
+// -----
+// Must not: an i8 pool after a reshape of the model's own that it alone
+// reads (onnxruntime on x86 makes that pair u8 and computes the pool in
+// f32), a pool after a reshape the function also returns (onnxruntime
+// moves nothing across a graph output), nor any pool before a reshape that
+// is not the importer's 1-D form (onnxruntime moves no quantize back
+// across a Flatten).
 // CHECK-LABEL: func.func @avg_pool_reshape_must_not
 // CHECK-NOT: mlvm.qavgpool2d
-func.func @avg_pool_reshape_must_not(%iq: tensor<1x2x4x4xi8>, %uq: tensor<1x2x4x4xui8>, %s: tensor<f32>, %zi: tensor<i8>, %z: tensor<ui8>) -> (tensor<1x8x1x1xi8>, tensor<1x2xui8>) {
+func.func @avg_pool_reshape_must_not(%iq: tensor<1x2x4x4xi8>, %uq: tensor<1x2x4x4xui8>, %s: tensor<f32>, %zi: tensor<i8>, %z: tensor<ui8>) -> (tensor<1x8x1x1xi8>, tensor<1x2xui8>, tensor<1x8x1x1xui8>, tensor<1x8x1x4xf32>) {
   %i = "mlvm.dequantize"(%iq, %s, %zi) : (tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xf32>
   %r3 = "mlvm.reshape"(%i) : (tensor<1x2x4x4xf32>) -> tensor<1x8x1x4xf32>
   %a3 = "mlvm.pool2d"(%r3) <{kind = "avg", window = array<i64: 1, 4>}> : (tensor<1x8x1x4xf32>) -> tensor<1x8x1x1xf32>
@@ -608,7 +629,10 @@ func.func @avg_pool_reshape_must_not(%iq: tensor<1x2x4x4xi8>, %uq: tensor<1x2x4x
   %a4 = "mlvm.pool2d"(%u) <{kind = "avg", window = array<i64: 4, 4>}> : (tensor<1x2x4x4xf32>) -> tensor<1x2x1x1xf32>
   %r4 = "mlvm.reshape"(%a4) : (tensor<1x2x1x1xf32>) -> tensor<1x2xf32>
   %y4 = "mlvm.quantize"(%r4, %s, %z) : (tensor<1x2xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2xui8>
-  func.return %y3, %y4 : tensor<1x8x1x1xi8>, tensor<1x2xui8>
+  %r5 = "mlvm.reshape"(%u) : (tensor<1x2x4x4xf32>) -> tensor<1x8x1x4xf32>
+  %a5 = "mlvm.pool2d"(%r5) <{kind = "avg", window = array<i64: 1, 4>}> : (tensor<1x8x1x4xf32>) -> tensor<1x8x1x1xf32>
+  %y5 = "mlvm.quantize"(%a5, %s, %z) : (tensor<1x8x1x1xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x8x1x1xui8>
+  func.return %y3, %y4, %y5, %r5 : tensor<1x8x1x1xi8>, tensor<1x2xui8>, tensor<1x8x1x1xui8>, tensor<1x8x1x4xf32>
 }
 
 // -----

@@ -229,21 +229,31 @@ def test_qdq_average_pools_of_both_types_as_onnxruntime(tmp_path: Path, pool: st
         np.testing.assert_array_equal(m.main(x), sess.run(None, {"x": x})[0])
 
 
-@pytest.mark.parametrize("pool", ["GlobalAveragePool", "AveragePool"])
-def test_qdq_u8_pool_after_a_reshape_as_onnxruntime(tmp_path: Path, pool: str) -> None:
-    """A u8 pool after a Reshape of the model's own (channels merged):
-    onnxruntime moves the dequantize across the Reshape and fuses the pool
-    (QLinearGlobalAveragePool / QLinearAveragePool), and mlvm pools the
-    reshaped bytes as it does, bit for bit at tie scales."""
+@pytest.mark.parametrize("case", ["global-u8", "avg-u8", "avg-1d-u8", "two-readers-u8", "two-readers-s8"])
+def test_qdq_pool_after_a_reshape_as_onnxruntime(tmp_path: Path, case: str) -> None:
+    """Pools after a Reshape of the model's own (channels merged; a 1-D
+    pool's then between the importer's own reshapes): onnxruntime moves the dequantize across it and
+    fuses the pool (QLinearGlobalAveragePool / QLinearAveragePool), of u8,
+    and of s8 where the Reshape has two readers (on x86 it makes an s8 pair
+    read once u8 and computes that pool in f32); mlvm pools the reshaped
+    bytes as it does, bit for bit at tie scales."""
     n = helper.make_node
-    attrs = {"kernel_shape": [1, 2]} if pool == "AveragePool" else {}
-    nodes = [n("DequantizeLinear", ["x", "s", "z"], ["d"]), n("Reshape", ["d", "shape"], ["r"]),
-             n(pool, ["r"], ["p"], **attrs), n("QuantizeLinear", ["p", "s2", "zy"], ["y"])]
-    inits = [numpy_helper.from_array(np.array(v, d), name) for v, d, name in
-             ((0.1, np.float32, "s"), (3, np.uint8, "z"), (0.2, np.float32, "s2"), (7, np.uint8, "zy"),
-              ([4, 256, 1, 4], np.int64, "shape"))]
-    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.UINT8, [4, 64, 4, 4])],
-                              [helper.make_tensor_value_info("y", TensorProto.UINT8, None)], inits)
+    signed = case.endswith("s8")
+    t, dt = (TensorProto.INT8, np.int8) if signed else (TensorProto.UINT8, np.uint8)
+    shape, inits = [4, 64, 4, 4], [numpy_helper.from_array(np.array([4, 256, 1, 4], np.int64), "shape")]
+    reshape = n("Reshape", ["d", "shape"], ["r"])
+    if case == "avg-1d-u8":
+        shape, inits = [4, 64, 16], [numpy_helper.from_array(np.array([4, 128, 8], np.int64), "shape")]
+    pool = (n("GlobalAveragePool", ["r"], ["p"]) if case == "global-u8"
+            else n("AveragePool", ["r"], ["p"], kernel_shape=[1, 2] if case != "avg-1d-u8" else [2]))
+    nodes = [n("DequantizeLinear", ["x", "s", "z"], ["d"]), reshape, pool, n("QuantizeLinear", ["p", "s2", "zy"], ["y"])]
+    outs = [helper.make_tensor_value_info("y", t, None)]
+    if case.startswith("two-readers"):
+        nodes += [n("AveragePool", ["r"], ["p2"], kernel_shape=[1, 4]), n("QuantizeLinear", ["p2", "s2", "zy"], ["y2"])]
+        outs.append(helper.make_tensor_value_info("y2", t, None))
+    inits += [numpy_helper.from_array(np.array(v, d), name) for v, d, name in
+              ((0.1, np.float32, "s"), (3, dt, "z"), (0.2, np.float32, "s2"), (7, dt, "zy"))]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", t, shape)], outs, inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     path = tmp_path / "pool.onnx"
@@ -251,14 +261,18 @@ def test_qdq_u8_pool_after_a_reshape_as_onnxruntime(tmp_path: Path, pool: str) -
     so = ort.SessionOptions()
     so.optimized_model_filepath = str(tmp_path / "opt.onnx")
     sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
-    assert f"QLinear{pool}" in [node.op_type for node in onnx.load(tmp_path / "opt.onnx").graph.node]
+    fused = [node.op_type for node in onnx.load(tmp_path / "opt.onnx").graph.node if node.op_type.startswith("QLinear")]
+    assert len(fused) == len(outs), fused
     module, _ = import_onnx(path)
     FuseQdqPass().apply(Context(), module)
-    assert Counter(op.name for op in module.walk())["mlvm.qavgpool2d"] == 1
+    assert Counter(op.name for op in module.walk())["mlvm.qavgpool2d"] == len(outs)
     m, g = mlvm.compile(path), np.random.default_rng(13)
+    info = np.iinfo(dt)
     for _ in range(10):
-        x = g.integers(0, 256, (4, 64, 4, 4)).astype(np.uint8)
-        np.testing.assert_array_equal(m.main(x), sess.run(None, {"x": x})[0])
+        x = g.integers(info.min, info.max + 1, shape).astype(dt)
+        got, want = m.main(x), sess.run(None, {"x": x})
+        for a, b in zip(got if isinstance(got, tuple) else (got,), want, strict=True):
+            np.testing.assert_array_equal(a, b)
 
 
 def classifier(path: Path, n: int) -> Path:

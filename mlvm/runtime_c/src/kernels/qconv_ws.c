@@ -1847,27 +1847,34 @@ MLVM_Q_NOINLINE static void q_widen_input(const mlvm_qconv2d_t *p, const qgeom_t
         const mlvm_index_t n = hi - lo;
         const uint8_t *src = xc + (r0 - p->pt) * w + (lo - p->pl);
         uint16_t *d = (uint16_t *)(void *)xh + r0 * wq + lo;
-#define MLVM_Q_WIDEN4(s, e)                                                    \
+#define MLVM_Q_WIDEN4(s, e, FLIP)                                              \
     do { /* (x0, x2), (x1, x3) -> (x0, x1), (x2, x3) */                        \
         uint32_t v, l, h, pair;                                                \
         memcpy(&v, s, 4);                                                      \
-        v ^= flip4;                                                            \
+        v = FLIP(v);                                                           \
         l = __uxtb16(v), h = q_uxtb16_8(v);                                    \
         pair = q_pkhbt(l, h), memcpy(e, &pair, 4);                             \
         pair = q_pkhtb(h, l), memcpy((e) + 2, &pair, 4);                       \
     } while (0)
-        if (n >= 4 && n <= 8) { /* two steps, no loop (a keyword spotter's rows of 5) */
+#define MLVM_Q_FLIP4(v) ((v) ^ flip4)
+#define MLVM_Q_AS_IS(v) (v)
+        if (n == 5 && flip == 0) { /* a keyword spotter's rows: four, then one */
             for (r = r0; r < r1; ++r, src += w, d += wq) {
-                MLVM_Q_WIDEN4(src, d);
-                MLVM_Q_WIDEN4(src + n - 4, d + n - 4);
+                MLVM_Q_WIDEN4(src, d, MLVM_Q_AS_IS);
+                d[4] = src[4];
+            }
+        } else if (n >= 4 && n <= 8) { /* two steps, no loop */
+            for (r = r0; r < r1; ++r, src += w, d += wq) {
+                MLVM_Q_WIDEN4(src, d, MLVM_Q_FLIP4);
+                MLVM_Q_WIDEN4(src + n - 4, d + n - 4, MLVM_Q_FLIP4);
             }
         } else if (n > 8) {
             for (r = r0; r < r1; ++r, src += w, d += wq) {
                 const uint8_t *s = src, *const last = src + n - 4;
                 uint16_t *e = d;
                 for (; s < last; s += 4, e += 4)
-                    MLVM_Q_WIDEN4(s, e);
-                MLVM_Q_WIDEN4(last, d + n - 4);
+                    MLVM_Q_WIDEN4(s, e, MLVM_Q_FLIP4);
+                MLVM_Q_WIDEN4(last, d + n - 4, MLVM_Q_FLIP4);
             }
         } else {
             for (r = r0; r < r1; ++r, src += w, d += wq) {
@@ -1876,6 +1883,8 @@ MLVM_Q_NOINLINE static void q_widen_input(const mlvm_qconv2d_t *p, const qgeom_t
                     d[j] = (uint16_t)(src[j] ^ flip);
             }
         }
+#undef MLVM_Q_AS_IS
+#undef MLVM_Q_FLIP4
 #undef MLVM_Q_WIDEN4
     }
 }

@@ -2066,6 +2066,87 @@ static void q_dw3_channel(const qsink_t *s, const qgeom_t *g, mlvm_index_t o, co
         }
 }
 
+/* A 3x3 depthwise layer of stride 2 (one output per group): each channel's
+ * plane copied once, padded with the zero point, at a pitch of 2 ow + 2
+ * bytes (ph rows, q_dw3s2_rows), then per output and kernel row one
+ * 32-bit load of its three taps' bytes (and one more), UXTB16 of it and
+ * of it rotated by 8, one SMLAD with the taps' (w0, w2) and one SMLABB
+ * with w1: 5 instructions per 3 multiply-adds, where the taps chunk of
+ * the phase planes took about 25 per output. */
+static mlvm_index_t q_dw3s2_pitch(const mlvm_qconv2d_t *p) { return 2 * p->ow + 2; }
+
+static mlvm_index_t q_dw3s2_rows(const mlvm_qconv2d_t *p) { return 2 * p->oh + 1; }
+
+static int q_dw3s2_shape(const mlvm_qconv2d_t *p, const qgeom_t *g)
+{
+    return p->c == p->groups && p->o == p->c && p->kh == 3 && p->kw == 3 && p->sh == 2 && p->sw == 2
+           && p->dh == 1 && p->dw == 1
+           && (size_t)(q_dw3s2_rows(p) * q_dw3s2_pitch(p)) <= g->in_bytes;
+}
+
+/* Channel xc (h x w bytes) into xp at the pitch, x ^ flip, padding zxu. */
+static void q_dw3s2_copy(const mlvm_qconv2d_t *p, const uint8_t *xc, uint8_t flip, uint8_t zxu, uint8_t *xp)
+{
+    const mlvm_index_t pitch = q_dw3s2_pitch(p), hp = q_dw3s2_rows(p);
+    const mlvm_index_t c0 = mlvm_imax(p->pl, 0), n = mlvm_imin(p->w, pitch - c0);
+    mlvm_index_t r;
+    memset(xp, zxu, (size_t)(hp * pitch));
+    for (r = 0; r < p->h; ++r) {
+        const mlvm_index_t y = r + p->pt;
+        if (y < 0 || y >= hp)
+            continue;
+        if (n > 0)
+            q_bytes(xp + y * pitch + c0, xc + r * p->w + (c0 - p->pl), n, 1, flip);
+    }
+}
+
+static void q_dw3s2_channel(const mlvm_qconv2d_t *p, const qsink_t *s, mlvm_index_t o,
+                            const int32_t *wt, const uint8_t *xp, uint32_t *acc)
+{
+    const mlvm_index_t pitch = q_dw3s2_pitch(p), ow = p->ow, oh = p->oh;
+    const mlvm_index_t piece = mlvm_imin(ow, MLVM_QW_CHUNK);
+    const mlvm_index_t rows = ow > MLVM_QW_CHUNK ? 1 : MLVM_QW_CHUNK / ow;
+#ifdef MLVM_Q_VCVTR
+    const int fast = s->requant;
+#else
+    const int fast = 0;
+#endif
+    const int32_t init = fast ? (int32_t)q_base(s, o) : 0;
+    int32_t w02[3], w1[3];
+    mlvm_index_t y, x0, r, x;
+    for (r = 0; r < 3; ++r) {
+        w02[r] = (int32_t)((uint32_t)(uint16_t)wt[3 * r] | (uint32_t)wt[3 * r + 2] << 16);
+        w1[r] = wt[3 * r + 1];
+    }
+    for (y = 0; y < oh; y += rows)
+        for (x0 = 0; x0 < ow; x0 += piece) {
+            const mlvm_index_t len = mlvm_imin(piece, ow - x0), nr = mlvm_imin(rows, oh - y);
+            uint32_t *a = acc;
+            for (r = 0; r < nr; ++r) {
+                const uint8_t *row = xp + 2 * (y + r) * pitch + 2 * x0;
+                for (x = 0; x < len; ++x, row += 2) {
+                    uint32_t v0, v1, v2;
+                    int32_t sum;
+                    memcpy(&v0, row, 4), memcpy(&v1, row + pitch, 4), memcpy(&v2, row + 2 * pitch, 4);
+                    sum = __smlad((int32_t)__uxtb16(v0), w02[0], init);
+                    sum = __smlabb((int32_t)q_uxtb16_8(v0), w1[0], sum);
+                    sum = __smlad((int32_t)__uxtb16(v1), w02[1], sum);
+                    sum = __smlabb((int32_t)q_uxtb16_8(v1), w1[1], sum);
+                    sum = __smlad((int32_t)__uxtb16(v2), w02[2], sum);
+                    *a++ = (uint32_t)__smlabb((int32_t)q_uxtb16_8(v2), w1[2], sum);
+                }
+            }
+#ifdef MLVM_Q_VCVTR
+            if (fast) {
+                q_requant_run((uint8_t *)s->out + o * s->ld + y * ow + x0, acc, len * nr, 0u,
+                              q_mult(s, o), NULL, 0u, s, 1);
+                continue;
+            }
+#endif
+            q_finish_scalar(s, o, y * ow + x0, acc, len * nr);
+        }
+}
+
 /* The results of a chunk of flat positions [q0, q0 + len) at the copy's
  * pitch wq that are output positions (columns below ow), run by run of a
  * row, to a compact sink: the columns past a row's end are neither
@@ -2115,7 +2196,7 @@ MLVM_Q_NOINLINE static void q_taps_path(const qcall_t *c, const qgeom_t *g)
     qsink_t s;
     mlvm_index_t n, gi, o, t, q0;
 #if defined(MLVM_Q_DSP)
-    const int dw3 = q_dw3_shape(p);
+    const int dw3 = q_dw3_shape(p), dw3s2 = q_dw3s2_shape(p, g);
     uint32_t *const xh = (uint32_t *)(void *)(st.w + qw_align((size_t)g->k * 4));
 #endif
     mlvm_tap_offsets(&g->win, &g->ph, g->k, st.off);
@@ -2126,7 +2207,7 @@ MLVM_Q_NOINLINE static void q_taps_path(const qcall_t *c, const qgeom_t *g)
 #endif
     for (n = 0; n < p->n; ++n) {
 #if defined(MLVM_Q_DSP)
-        if (!dw3) /* (q_widen_input reads the input itself) */
+        if (!dw3 && !dw3s2) /* (q_widen_input and q_dw3s2_copy read the input themselves) */
 #endif
             q_copy(p, g, (const uint8_t *)c->x + n * p->c * p->h * p->w, 0, p->c, 1, st.flip, st.zxu,
                    st.xs);
@@ -2138,6 +2219,9 @@ MLVM_Q_NOINLINE static void q_taps_path(const qcall_t *c, const qgeom_t *g)
             if (dw3) /* the group's one channel, widened once for its outputs */
                 q_widen_input(p, g, (const uint8_t *)c->x + (n * p->c + gi) * p->h * p->w, st.flip,
                               xh);
+            if (dw3s2)
+                q_dw3s2_copy(p, (const uint8_t *)c->x + (n * p->c + gi) * p->h * p->w, st.flip, st.zxu,
+                             st.xs);
 #endif
             for (o = 0; o < og; ++o) {
                 const mlvm_index_t oo = gi * og + o;
@@ -2155,6 +2239,10 @@ MLVM_Q_NOINLINE static void q_taps_path(const qcall_t *c, const qgeom_t *g)
 #if defined(MLVM_Q_DSP)
                 if (dw3) {
                     q_dw3_channel(&s, g, o, wt, xh, acc);
+                    continue;
+                }
+                if (dw3s2) {
+                    q_dw3s2_channel(p, &s, o, wt, st.xs, acc);
                     continue;
                 }
 #endif

@@ -2020,6 +2020,23 @@ static void q_dw3_rows(q_dw3_t *a)
 }
 #endif
 
+/* A depthwise chunk's n sums of channel o, from compact position at, to
+ * the sink: requantized as they are where they started from the bias
+ * (fast), else finished one by one. */
+static inline void q_dw_done(const qsink_t *s, mlvm_index_t o, mlvm_index_t at, const uint32_t *acc,
+                             mlvm_index_t n, int fast)
+{
+#ifdef MLVM_Q_VCVTR
+    if (fast) {
+        q_requant_run((uint8_t *)s->out + o * s->ld + at, acc, n, 0u, q_mult(s, o), NULL, 0u, s, 1);
+        return;
+    }
+#else
+    (void)fast;
+#endif
+    q_finish_scalar(s, o, at, acc, n);
+}
+
 /* Channel o of a q_dw3_shape group: its kernel rows' pairs from the taps
  * less the zero point (wt), then as many whole output rows as the chunk
  * holds at a time (pieces of a row where one is longer) into the compact
@@ -2055,14 +2072,7 @@ static void q_dw3_channel(const qsink_t *s, const qgeom_t *g, mlvm_index_t o, co
             a.adv = a.pitch - 4 * a.pairs;
             a.rows = (uint32_t)nr;
             q_dw3_rows(&a);
-#ifdef MLVM_Q_VCVTR
-            if (fast) {
-                q_requant_run((uint8_t *)s->out + o * s->ld + y * ow + x0, acc, len * nr, 0u,
-                              q_mult(s, o), NULL, 0u, s, 1);
-                continue;
-            }
-#endif
-            q_finish_scalar(s, o, y * ow + x0, acc, len * nr);
+            q_dw_done(s, o, y * ow + x0, acc, len * nr, fast);
         }
 }
 
@@ -2136,14 +2146,7 @@ static void q_dw3s2_channel(const mlvm_qconv2d_t *p, const qsink_t *s, mlvm_inde
                     *a++ = (uint32_t)__smlabb((int32_t)q_uxtb16_8(v2), w1[2], sum);
                 }
             }
-#ifdef MLVM_Q_VCVTR
-            if (fast) {
-                q_requant_run((uint8_t *)s->out + o * s->ld + y * ow + x0, acc, len * nr, 0u,
-                              q_mult(s, o), NULL, 0u, s, 1);
-                continue;
-            }
-#endif
-            q_finish_scalar(s, o, y * ow + x0, acc, len * nr);
+            q_dw_done(s, o, y * ow + x0, acc, len * nr, fast);
         }
 }
 

@@ -24,7 +24,9 @@
  * Groups with fewer output channels (depthwise) add their taps over chunks
  * of 64 positions of planar copies (all channels copied at once); on cores
  * with the DSP extension a 3x3 one of stride 1 reads its channel's plane
- * widened to halfwords, two taps per load (q_dw3_rows). With vectors, the
+ * widened to halfwords, two taps per load (q_dw3_rows), and one of stride
+ * 2 its plane's bytes padded, three taps per load (q_dw3s2_channel). With
+ * vectors, the
  * depthwise kernels of depthwise.h take most such layers first, with no
  * workspace (qdepthwise_perm.c, qdepthwise_rows3.c, qdepthwise_lanes.c). */
 #include <math.h>
@@ -2077,12 +2079,13 @@ static void q_dw3_channel(const qsink_t *s, const qgeom_t *g, mlvm_index_t o, co
 }
 
 /* A 3x3 depthwise layer of stride 2 (one output per group): each channel's
- * plane copied once, padded with the zero point, at a pitch of 2 ow + 2
- * bytes (ph rows, q_dw3s2_rows), then per output and kernel row one
- * 32-bit load of its three taps' bytes (and one more), UXTB16 of it and
- * of it rotated by 8, one SMLAD with the taps' (w0, w2) and one SMLABB
- * with w1: 5 instructions per 3 multiply-adds, where the taps chunk of
- * the phase planes took about 25 per output. */
+ * plane copied once, padded with the zero point, 2 oh + 1 rows at a pitch
+ * of 2 ow + 2 bytes, then per output and kernel row one 32-bit load of
+ * its three taps' bytes and one more, UXTB16 of it and of it rotated by
+ * 8, one SMLAD with the taps' (w0, w2) and one SMLABB with w1: about 23
+ * instructions per output at -O2, where the phase planes' copies and the
+ * taps chunk took about 40. No read passes the plane's end: the last
+ * output's load ends at column 2 ow + 1 of row 2 oh, the last byte. */
 static mlvm_index_t q_dw3s2_pitch(const mlvm_qconv2d_t *p) { return 2 * p->ow + 2; }
 
 static mlvm_index_t q_dw3s2_rows(const mlvm_qconv2d_t *p) { return 2 * p->oh + 1; }
@@ -2098,7 +2101,8 @@ static int q_dw3s2_shape(const mlvm_qconv2d_t *p, const qgeom_t *g)
 static void q_dw3s2_copy(const mlvm_qconv2d_t *p, const uint8_t *xc, uint8_t flip, uint8_t zxu, uint8_t *xp)
 {
     const mlvm_index_t pitch = q_dw3s2_pitch(p), hp = q_dw3s2_rows(p);
-    const mlvm_index_t c0 = mlvm_imax(p->pl, 0), n = mlvm_imin(p->w, pitch - c0);
+    /* (a negative pad crops: the row's columns from -pl) */
+    const mlvm_index_t c0 = mlvm_imax(p->pl, 0), n = mlvm_imin(p->w - (c0 - p->pl), pitch - c0);
     mlvm_index_t r;
     memset(xp, zxu, (size_t)(hp * pitch));
     for (r = 0; r < p->h; ++r) {
@@ -2117,7 +2121,7 @@ static void q_dw3s2_channel(const mlvm_qconv2d_t *p, const qsink_t *s, mlvm_inde
     const mlvm_index_t piece = mlvm_imin(ow, MLVM_QW_CHUNK);
     const mlvm_index_t rows = ow > MLVM_QW_CHUNK ? 1 : MLVM_QW_CHUNK / ow;
 #ifdef MLVM_Q_VCVTR
-    const int fast = s->requant;
+    const int fast = s->requant; /* the sums start from the bias less the zero point's share */
 #else
     const int fast = 0;
 #endif
@@ -2191,7 +2195,7 @@ MLVM_Q_NOINLINE static void q_taps_path(const qcall_t *c, const qgeom_t *g)
     q_start(c, g, &st);
     int32_t *wt = (int32_t *)(void *)st.w;
 #if defined(MLVM_Q_DSP)
-    void *const rows = NULL; /* q_finish_valid and q_dw3_channel store compact rows */
+    void *const rows = NULL; /* q_finish_valid and the 3x3 paths store compact rows */
 #else
     void *rows = (uint8_t *)wt + g->w_bytes;
 #endif

@@ -1230,6 +1230,12 @@ def pool2d_dims(op: MlvmOp, x: SSAValue) -> dict[str, int]:
                 pb=padding[2], pr=padding[3])
 
 
+def pool2d_is_global(d: dict[str, int]) -> bool:
+    """Whether pool2d_dims `d` are one window the size of the map, no
+    padding (ONNX GlobalAveragePool's form)."""
+    return (d["kh"], d["kw"]) == (d["h"], d["w"]) and not any(d[k] for k in ("pt", "pl", "pb", "pr"))
+
+
 def pool2d_elems(kind: str) -> tuple[str, ...]:
     """The element types mlvm.pool2d of `kind` takes: f32, and 8-bit
     integers for a max."""

@@ -35,7 +35,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from mlvm.dialect.base import MlvmOp, result_dtype, result_shape, type_str
 from mlvm.dialect.elements import ELEMS, FLOATS
-from mlvm.dialect.nn import ConvWindowOp, _int, align64, conv2d_dims, conv2d_phase_plane, pool2d_dims
+from mlvm.dialect.nn import ConvWindowOp, _int, align64, conv2d_dims, conv2d_phase_plane, pool2d_dims, pool2d_is_global
 from mlvm.dialect.ops import ElementwiseOp, from_qlanes, qconv_lane_count
 from mlvm.dialect.shapes import broadcast_shapes
 
@@ -759,8 +759,7 @@ class QAvgPool2dOp(MlvmOp):
     def is_global(self) -> bool:
         """One window the size of the map and no padding: onnxruntime's
         QLinearAveragePool then takes its global pool's integer sums."""
-        d = self.dims()
-        return (d["kh"], d["kw"]) == (d["h"], d["w"]) and not any(d[k] for k in ("pt", "pl", "pb", "pr"))
+        return pool2d_is_global(self.dims())
 
     def reference(
         self, inputs: Sequence[np.ndarray], params: Mapping[str, np.ndarray]

@@ -56,7 +56,7 @@ from xdsl.pattern_rewriter import (
 
 from mlvm.dialect.base import MlvmOp
 from mlvm.dialect.elements import elem_of_type, to_bytes
-from mlvm.dialect.nn import Pool2dOp
+from mlvm.dialect.nn import Pool2dOp, pool2d_is_global
 from mlvm.dialect.ops import (
     AddOp,
     BroadcastToOp,
@@ -271,8 +271,7 @@ class GlobalPoolAsMean(RewritePattern):
     def match_and_rewrite(self, op: Pool2dOp, rewriter: PatternRewriter) -> None:
         if op.kind.data != "avg" or op.elem_of(op.x, "x") != "f32":
             return
-        d = op.dims()
-        if (d["kh"], d["kw"]) != (d["h"], d["w"]) or any(d[k] for k in ("pt", "pl", "pb", "pr")):
+        if not pool2d_is_global(op.dims()):
             return
         rewriter.replace(op, ReduceOp.build(
             operands=[op.x], result_types=[op.result.type],

@@ -468,14 +468,19 @@ class FuseQdqMul(RewritePattern):
         rewriter.replace(q, [], [b.op(QuantizeOp, [f, one.result, zero.result], shape, e.name)])
 
 
-def _unary_8(q: QuantizeOp, src: Operation, elems: tuple[str, ...]) -> DequantizeOp | None:
-    """The dequantize of quantize(src(dequantize(x))), x and the result of
-    one type of `elems` with one scale and zero point each, src read by q
-    alone."""
-    dx = _dq(src.operands[0], elems)
-    if dx is None or _elem(q.result) != _elem(dx.q) or not only_use(src.results[0], q):
+def _one_value_params(dx: DequantizeOp, q: QuantizeOp) -> bool:
+    """Whether dx's and q's scales and zero points are one value each."""
+    return all(prod(value_shape(v)) == 1 for v in (dx.scale, dx.zero_point, q.scale, q.zero_point))
+
+
+def _unary_u8(q: QuantizeOp, src: Operation) -> DequantizeOp | None:
+    """The dequantize of quantize(src(dequantize(x))), x and the result u8
+    with one scale and zero point each, src read by q alone (onnxruntime
+    computes an i8 softmax in f32 on x86)."""
+    dx = _dq(src.operands[0], ("ui8",))
+    if dx is None or _elem(q.result) != "ui8" or not only_use(src.results[0], q):
         return None
-    return None if any(prod(value_shape(v)) != 1 for v in (dx.scale, dx.zero_point, q.scale, q.zero_point)) else dx
+    return dx if _one_value_params(dx, q) else None
 
 
 @dataclass(frozen=True)
@@ -571,10 +576,10 @@ class FuseQdqAvgPool(RewritePattern):
         dx = _dq(found.x, ("ui8",) if found.u8_only else ("ui8", "i8"))
         if dx is None or _elem(q.result) != _elem(dx.q):
             return
-        if any(prod(value_shape(v)) != 1 for v in (dx.scale, dx.zero_point, q.scale, q.zero_point)):
+        src = q.x.owner
+        assert isinstance(src, Operation)  # (the op _pool_of found)
+        if not _one_value_params(dx, q) or not _unbroadcast(src, q, dx):
             return
-        if value_shape(q.result) != value_shape(q.x) or value_shape(dx.result) != value_shape(dx.q):
-            return  # (a parameter of a higher rank broadcasts the values)
         zx = constant_of(dx.zero_point)
         if found.pad is not None and zx is None:
             return
@@ -674,7 +679,7 @@ class FuseQdqMove(RewritePattern):
         dx = _dq(src.operands[0], ("i8", "ui8"))
         if dx is None or _elem(q.result) not in ("i8", "ui8"):
             return
-        if any(prod(value_shape(v)) != 1 for v in (dx.scale, dx.zero_point, q.scale, q.zero_point)):
+        if not _one_value_params(dx, q):
             return
         if not _unbroadcast(src, q, dx):
             return
@@ -698,7 +703,7 @@ class FuseQdqSoftmax(RewritePattern):
         src = q.x.owner
         if not isinstance(src, SoftmaxOp):
             return
-        dx = _unary_8(q, src, ("ui8",))  # (onnxruntime computes an i8 softmax in f32)
+        dx = _unary_u8(q, src)
         if dx is None:
             return
         sx = constant_of(dx.scale)

@@ -31,6 +31,7 @@ from mlvm.frontend.onnx.ops import (
     binary,
     cast,
     converter,
+    kept_dims,
     reduce,
     reshape,
     slice_value,
@@ -180,7 +181,7 @@ def _global_pool(imp: Importer, node: onnx.NodeProto, ins: list[Value | None], a
         raise NodeError(f"needs a rank of 3 or more (N, C, spatial dims), not {len(s)}")
     axes = list(range(2, len(s)))
     if node.op_type == "GlobalMaxPool":
-        return [reduce(imp, x, "max", axes, list(s[:2]) + [1] * len(axes), True)]
+        return [reduce(imp, x, "max", axes, kept_dims(s, axes), True)]
     if len(s) > 4 or imp.elem(x) not in pool2d_elems("avg") or 0 in s[2:]:
-        return [reduce(imp, x, "mean", axes, list(s[:2]) + [1] * len(axes), True)]
+        return [reduce(imp, x, "mean", axes, kept_dims(s, axes), True)]
     return [_pool_2d(imp, x, "avg", {"kernel_shape": list(s[2:])}, False)]

@@ -2022,19 +2022,35 @@ static void q_dw3_rows(q_dw3_t *a)
 }
 #endif
 
-/* A depthwise chunk's n sums of channel o, from compact position at, to
- * the sink: requantized as they are where they started from the bias
- * (fast), else finished one by one. */
-static inline void q_dw_done(const qsink_t *s, mlvm_index_t o, mlvm_index_t at, const uint32_t *acc,
-                             mlvm_index_t n, int fast)
+/* Whether the 3x3 depthwise paths start channel o's sums from its bias
+ * less the zero point's share (q_dw_init) and requantize them as they
+ * are (q_dw_done): with VCVTR, bytes out. */
+static inline int q_dw_biased(const qsink_t *s)
 {
 #ifdef MLVM_Q_VCVTR
-    if (fast) {
+    return s->requant;
+#else
+    (void)s;
+    return 0;
+#endif
+}
+
+static inline int32_t q_dw_init(const qsink_t *s, mlvm_index_t o)
+{
+    return q_dw_biased(s) ? (int32_t)q_base(s, o) : 0;
+}
+
+/* A depthwise chunk's n sums of channel o, from compact position at, to
+ * the sink: requantized as they are where they started from the bias,
+ * else finished one by one. */
+static inline void q_dw_done(const qsink_t *s, mlvm_index_t o, mlvm_index_t at, const uint32_t *acc,
+                             mlvm_index_t n)
+{
+#ifdef MLVM_Q_VCVTR
+    if (q_dw_biased(s)) {
         q_requant_run((uint8_t *)s->out + o * s->ld + at, acc, n, 0u, q_mult(s, o), NULL, 0u, s, 1);
         return;
     }
-#else
-    (void)fast;
 #endif
     q_finish_scalar(s, o, at, acc, n);
 }
@@ -2049,11 +2065,6 @@ static void q_dw3_channel(const qsink_t *s, const qgeom_t *g, mlvm_index_t o, co
     const mlvm_index_t wq = q_dw3_pitch(g), ow = g->win.ow, oh = g->win.oh;
     const mlvm_index_t piece = mlvm_imin(ow, MLVM_QW_CHUNK);
     const mlvm_index_t rows = ow > MLVM_QW_CHUNK ? 1 : MLVM_QW_CHUNK / ow;
-#ifdef MLVM_Q_VCVTR
-    const int fast = s->requant; /* the sums start from the bias less the zero point's share */
-#else
-    const int fast = 0;
-#endif
     int32_t wp[6];
     q_dw3_t a;
     mlvm_index_t y, x0, r;
@@ -2062,7 +2073,7 @@ static void q_dw3_channel(const qsink_t *s, const qgeom_t *g, mlvm_index_t o, co
         wp[2 * r + 1] = (int32_t)((uint32_t)(uint16_t)wt[3 * r + 1] | (uint32_t)wt[3 * r + 2] << 16);
     }
     a.wp = wp;
-    a.init = fast ? (int32_t)q_base(s, o) : 0;
+    a.init = q_dw_init(s, o);
     a.pitch = (uint32_t)wq * 2;
     for (y = 0; y < oh; y += rows)
         for (x0 = 0; x0 < ow; x0 += piece) {
@@ -2074,7 +2085,7 @@ static void q_dw3_channel(const qsink_t *s, const qgeom_t *g, mlvm_index_t o, co
             a.adv = a.pitch - 4 * a.pairs;
             a.rows = (uint32_t)nr;
             q_dw3_rows(&a);
-            q_dw_done(s, o, y * ow + x0, acc, len * nr, fast);
+            q_dw_done(s, o, y * ow + x0, acc, len * nr);
         }
 }
 
@@ -2120,12 +2131,7 @@ static void q_dw3s2_channel(const mlvm_qconv2d_t *p, const qsink_t *s, mlvm_inde
     const mlvm_index_t pitch = q_dw3s2_pitch(p), ow = p->ow, oh = p->oh;
     const mlvm_index_t piece = mlvm_imin(ow, MLVM_QW_CHUNK);
     const mlvm_index_t rows = ow > MLVM_QW_CHUNK ? 1 : MLVM_QW_CHUNK / ow;
-#ifdef MLVM_Q_VCVTR
-    const int fast = s->requant; /* the sums start from the bias less the zero point's share */
-#else
-    const int fast = 0;
-#endif
-    const int32_t init = fast ? (int32_t)q_base(s, o) : 0;
+    const int32_t init = q_dw_init(s, o);
     int32_t w02[3], w1[3];
     mlvm_index_t y, x0, r, x;
     for (r = 0; r < 3; ++r) {
@@ -2150,7 +2156,7 @@ static void q_dw3s2_channel(const mlvm_qconv2d_t *p, const qsink_t *s, mlvm_inde
                     *a++ = (uint32_t)__smlabb((int32_t)q_uxtb16_8(v2), w1[2], sum);
                 }
             }
-            q_dw_done(s, o, y * ow + x0, acc, len * nr, fast);
+            q_dw_done(s, o, y * ow + x0, acc, len * nr);
         }
 }
 
